@@ -1,0 +1,1 @@
+"""Benchmarks behind ``masume bench`` (figures recorded in docs/benchmarks.md)."""

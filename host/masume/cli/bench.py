@@ -1,0 +1,32 @@
+"""``masume bench link|rules``: print the project's speed figures (docs/benchmarks.md)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("bench", help="measure speed (see docs/benchmarks.md)")
+    kinds = parser.add_subparsers(dest="bench", metavar="WHAT", required=True)
+
+    link = kinds.add_parser("link", help="board link: latency, throughput, firmware scan time")
+    link.add_argument("--board", default=None, help="board for latency (default: the largest)")
+    link.add_argument("--events", type=int, default=2000, help="events for the throughput run")
+    link.set_defaults(handler=_link)
+
+    rules = kinds.add_parser("rules", help="rules engine: legal actions and playouts per second")
+    rules.add_argument("--game", required=True)
+    rules.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    rules.set_defaults(handler=_rules)
+
+
+def _link(args: argparse.Namespace) -> int:
+    from masume.bench.link import run
+
+    return run(board=args.board, events=args.events)
+
+
+def _rules(args: argparse.Namespace) -> int:
+    from masume.bench.rules import run
+
+    return run(game=args.game, seconds=args.seconds)
