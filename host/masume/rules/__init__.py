@@ -14,6 +14,7 @@ from .base import Game, IllegalAction, NotationError, Outcome, Position, Rules, 
 #: Game name -> module that defines ``RULES``. The one place a game is registered.
 GAMES: dict[str, str] = {
     "soccer-shogi": "masume.rules.soccer_shogi",
+    "shogi-soccer": "masume.rules.shogi_soccer",
 }
 
 
