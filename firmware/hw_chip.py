@@ -1,0 +1,94 @@
+# The hardware boundary on the real chip (Raspberry Pi Pico W or ESP32-S3):
+# the reed-switch matrix, the WS2812 chain, the buttons, the die's random
+# source, USB CDC serial and the watchdog. Pins come from the board definition
+# (hardware/controllers/*.toml, copied into board.json by `masume board deploy`).
+# Same methods as hw_sim.Hardware. Nothing here allocates in sample() or show().
+
+import os
+import select
+import sys
+import time
+
+import machine
+import micropython
+import neopixel
+
+from scanner import SLOT
+
+WATCHDOG_MS = 8000
+
+
+class Hardware:
+    def __init__(self, definition):
+        pins = definition["pins"]
+        kinds = [cell[1] for cell in definition["cells"] if cell[1] != "none"]
+        if any(kind != "presence" for kind in kinds):
+            # Identity and card readers (NFC behind a multiplexer) need their
+            # reader driver, which this firmware does not have yet.
+            raise NotImplementedError("this firmware reads presence sensors only")
+        Pin = machine.Pin
+        self.rows = [Pin(p, Pin.OPEN_DRAIN, value=1) for p in pins["matrix_rows"]]
+        self.cols = [Pin(p, Pin.IN, Pin.PULL_UP) for p in pins["matrix_cols"]]
+        self.count = len(kinds)
+        self.button_pins = [Pin(pin, Pin.IN, Pin.PULL_UP) for _, pin in definition["buttons"]]
+        self.np = neopixel.NeoPixel(Pin(pins["led_data"]), max(1, definition["led_count"]))
+        micropython.kbd_intr(-1)  # binary frames on USB CDC: 0x03 is data, not Ctrl-C
+        self.stdin = sys.stdin.buffer
+        self.stdout = sys.stdout.buffer
+        self.poller = select.poll()
+        self.poller.register(sys.stdin, select.POLLIN)
+        self.one = bytearray(1)
+        self.wdt = machine.WDT(timeout=WATCHDOG_MS)
+
+    def ticks_ms(self):
+        return time.ticks_ms()
+
+    def random_u32(self):
+        return int.from_bytes(os.urandom(4), "little")
+
+    def sample(self, raw):
+        # Sensed cell i sits at row i // columns, column i % columns (masume.boards).
+        ncols = len(self.cols)
+        for r, row in enumerate(self.rows):
+            row.value(0)
+            time.sleep_us(10)  # let the column lines settle through the diodes
+            for k, col in enumerate(self.cols):
+                i = r * ncols + k
+                if i < self.count:
+                    base = i * SLOT
+                    occupied = col.value() == 0
+                    raw[base] = 1 if occupied else 0
+                    raw[base + 1] = 1
+            row.value(1)
+
+    def buttons(self):
+        bits = 0
+        for i, pin in enumerate(self.button_pins):
+            if pin.value() == 0:
+                bits |= 1 << i
+        return bits
+
+    def die_value(self):
+        while True:  # rejection sampling: each face exactly 1 in 6
+            b = os.urandom(1)[0]
+            if b < 252:
+                return b % 6 + 1
+
+    def serial_read(self, buf):
+        n = 0
+        while n < len(buf) and self.poller.poll(0):
+            self.stdin.readinto(self.one)
+            buf[n] = self.one[0]
+            n += 1
+        return n
+
+    def serial_write(self, data):
+        self.stdout.write(data)
+
+    def show(self, leds, now):
+        leds.render(now)
+        self.np.buf[:] = leds.pixels
+        self.np.write()
+
+    def feed_watchdog(self):
+        self.wdt.feed()

@@ -1,0 +1,16 @@
+"""The board link, host side: transports and the session that keeps a board connected."""
+
+from .events import BoardEvent, Led, Reading
+from .session import BoardMismatch, BoardSession
+from .transport import LinkDown, SerialTransport, Transport
+
+__all__ = [
+    "BoardEvent",
+    "BoardMismatch",
+    "BoardSession",
+    "Led",
+    "LinkDown",
+    "Reading",
+    "SerialTransport",
+    "Transport",
+]

