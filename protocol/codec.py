@@ -171,7 +171,10 @@ def _unpack_str(p, i):
     n = p[i]
     if i + 1 + n > len(p):
         raise FrameError("string runs past the payload")
-    return bytes(p[i + 1:i + 1 + n]).decode(), i + 1 + n
+    try:
+        return bytes(p[i + 1:i + 1 + n]).decode(), i + 1 + n
+    except UnicodeError:
+        raise FrameError("string is not UTF-8")
 
 
 def pack_hello(boot, ack):

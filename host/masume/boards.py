@@ -2,7 +2,9 @@
 
 A definition is data (format in hardware/README.md). This module expands its
 compact grid blocks into cells, numbers the cells (the protocol's addresses),
-assigns LED chain positions and sensor matrix positions, and checks the result.
+assigns LED chain positions and sensor addresses (a (row, column) in the presence
+matrix, or a (bank, channel) reader chip-select address for identity and card
+sensors), and checks the result against the controller's pin map.
 The firmware gets the expanded table as JSON (:meth:`Board.firmware_json`) and
 reports its CRC-32 in the handshake, so the host never drives a board with a
 different map.
@@ -25,8 +27,16 @@ from pathlib import Path
 from typing import Any, Iterable
 
 SENSOR_KINDS = ("presence", "identity", "card", "none")
+#: Sensor kinds read by a reader (RFID/NFC) behind the reader chip-select tree.
+READER_KINDS = ("identity", "card")
 LED_CHAINS = ("serpentine", "rows", "explicit")
 FORMAT_VERSION = 1
+#: Readers per bank of the chip-select tree: one 4-to-16 decoder (74HC154) per bank.
+READERS_PER_BANK = 16
+#: Worst-case current of one WS2812B at full white (3 x 20 mA), for the power check,
+#: of which about 1 mA is drawn even when the LED is dark.
+LED_FULL_WHITE_MA = 60
+LED_DARK_MA = 1
 
 
 class BoardError(ValueError):
@@ -44,7 +54,16 @@ class Cell:
     y: float
     sensor: str  # one of SENSOR_KINDS
     leds: tuple[int, ...]  # positions on the LED chain; () for none
-    matrix: tuple[int, int] | None  # (row, column) in the sensor matrix, for sensed cells
+    #: Sensor address, for sensed cells: (row, column) in the presence matrix, or
+    #: (bank, channel) of the reader's chip select for identity and card cells.
+    matrix: tuple[int, int] | None
+
+    @property
+    def reader(self) -> int | None:
+        """The reader number (bank * 16 + channel) of an identity or card cell, else None."""
+        if self.sensor in READER_KINDS and self.matrix is not None:
+            return self.matrix[0] * READERS_PER_BANK + self.matrix[1]
+        return None
 
 
 @dataclass(frozen=True)
@@ -69,8 +88,13 @@ class Board:
     buttons: tuple[Button, ...]
     die: bool
     led_count: int
-    matrix_size: tuple[int, int]  # (rows, columns) of the sensor matrix in use
+    #: (rows, columns) of the presence matrix in use, or (banks, channels per bank)
+    #: of the reader chip-select tree on a board sensed by readers.
+    matrix_size: tuple[int, int]
     source: str = ""
+    #: Optional LED power limits from the definition's [power] table:
+    #: {"budget_ma": int, "brightness_cap": int}; {} when the definition has none.
+    power: dict[str, int] = field(default_factory=dict)
     _by_name: dict[str, Cell] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -112,9 +136,18 @@ class Board:
             known = ", ".join(self.pieces)
             raise KeyError(f"board {self.id!r} has no piece {name!r} (pieces: {known})") from None
 
+    @property
+    def readers(self) -> tuple[Cell, ...]:
+        """Cells read by a reader (identity and card), in reader-number order."""
+        return tuple(c for c in self.cells if c.sensor in READER_KINDS)
+
+    def zone(self, zone: str) -> tuple[Cell, ...]:
+        """The cells of one zone, in index order (empty if the zone is unknown)."""
+        return tuple(c for c in self.cells if c.zone == zone)
+
     def firmware_dict(self) -> dict[str, Any]:
         """What the firmware needs, in a compact canonical form."""
-        return {
+        out = {
             "format": FORMAT_VERSION,
             "id": self.id,
             "controller": self.controller,
@@ -125,6 +158,11 @@ class Board:
             "led_count": self.led_count,
             "matrix": list(self.matrix_size),
         }
+        # Only present when the definition has a [power] table, so definitions
+        # without one keep their bytes (and their hash) exactly.
+        if self.power:
+            out["power"] = dict(self.power)
+        return out
 
     def firmware_json(self) -> bytes:
         """The canonical bytes the firmware stores as board.json."""
@@ -171,8 +209,56 @@ def load_board(key: str | Path) -> Board:
 def _load_controller(name: str) -> dict[str, Any]:
     path = controllers_dir() / f"{name}.toml"
     if not path.is_file():
-        raise BoardError(f"unknown controller {name!r}")
-    return tomllib.loads(path.read_text(encoding="utf-8"))
+        known = ", ".join(sorted(p.stem for p in controllers_dir().glob("*.toml")))
+        raise BoardError(f"unknown controller {name!r}; known controllers: {known}")
+    controller = tomllib.loads(path.read_text(encoding="utf-8"))
+    _check_controller(name, controller)
+    return controller
+
+
+def _pin_uses(pins: dict[str, Any]) -> tuple[list[tuple[str, int]], list[tuple[str, int]], list[tuple[str, int]]]:
+    """The controller's GPIOs as (key, pin) pairs: (always used, matrix, readers)."""
+    always = [("led_data", pins["led_data"])] if "led_data" in pins else []
+    always += [("buttons", p) for p in pins.get("buttons", [])]
+    if isinstance(pins.get("status_led"), int):  # "LED" names the Pico W's Wi-Fi-chip LED
+        always.append(("status_led", pins["status_led"]))
+    matrix = [("matrix_rows", p) for p in pins.get("matrix_rows", [])]
+    matrix += [("matrix_cols", p) for p in pins.get("matrix_cols", [])]
+    readers = [(f"reader_spi.{k}", v) for k, v in pins.get("reader_spi", {}).items() if k != "id"]
+    if "reader_cs" in pins:
+        readers.append(("reader_cs", pins["reader_cs"]))
+    readers += [("reader_mux", p) for p in pins.get("reader_mux", [])]
+    return always, matrix, readers
+
+
+def _check_controller(name: str, controller: dict[str, Any]) -> None:
+    """Pins must be usable GPIOs, and a pin serves one purpose.
+
+    The presence matrix and the readers may share pins with each other (a board
+    senses through one of them, see _expand), but never with the LED data line,
+    the buttons or the status LED, which every board uses.
+    """
+    pins = controller.get("pins")
+    if not isinstance(pins, dict) or "led_data" not in pins:
+        raise BoardError(f"controller {name}: no [pins] table with led_data")
+    always, matrix, readers = _pin_uses(pins)
+    usable = controller.get("gpio")
+    if usable is not None:
+        for key, pin in always + matrix + readers:
+            if pin not in usable:
+                raise BoardError(f"controller {name}: {key} pin {pin} is not a usable GPIO")
+    for group in (always + matrix, always + readers):
+        seen: dict[int, str] = {}
+        for key, pin in group:
+            if pin in seen:
+                raise BoardError(f"controller {name}: pin {pin} used twice ({seen[pin]}, {key})")
+            seen[pin] = key
+
+
+def _names(value: Any, what: str) -> list[str]:
+    if not isinstance(value, list) or not value:
+        raise BoardError(f"{what} must be a non-empty list")
+    return [str(v) for v in value]
 
 
 def _expand(data: dict[str, Any], path: Path) -> Board:
@@ -184,10 +270,12 @@ def _expand(data: dict[str, Any], path: Path) -> Board:
     default_sensor = data.get("sensor", "presence")
 
     raw: list[dict[str, Any]] = []
-    for block in data.get("grid", []):
-        for j, rank in enumerate(block["ranks"]):
-            for i, file in enumerate(block["files"]):
-                fmt = block.get("name", "{file}{rank}")
+    for n, block in enumerate(data.get("grid", []), 1):
+        files = _names(block.get("files"), f"grid block {n}: 'files'")
+        ranks = _names(block.get("ranks"), f"grid block {n}: 'ranks'")
+        fmt = block.get("name", "{file}{rank}")
+        for j, rank in enumerate(ranks):
+            for i, file in enumerate(files):
                 raw.append(
                     {
                         "name": fmt.format(file=file, rank=rank),
@@ -196,6 +284,7 @@ def _expand(data: dict[str, Any], path: Path) -> Board:
                         "y": block.get("y", 0) + j,
                         "sensor": block.get("sensor", default_sensor),
                         "leds": block.get("leds", 1),
+                        "segment": block.get("segment", ""),
                     }
                 )
     for cell in data.get("cell", []):
@@ -208,6 +297,7 @@ def _expand(data: dict[str, Any], path: Path) -> Board:
                 "sensor": cell.get("sensor", default_sensor),
                 "leds": cell.get("leds", 1),
                 "led": cell.get("led"),
+                "segment": cell.get("segment", ""),
             }
         )
     if not raw:
@@ -219,7 +309,16 @@ def _expand(data: dict[str, Any], path: Path) -> Board:
         raise BoardError(f"cell names used twice: {', '.join(dupes)}")
     for c in raw:
         if c["sensor"] not in SENSOR_KINDS:
-            raise BoardError(f"cell {c['name']}: unknown sensor kind {c['sensor']!r}")
+            raise BoardError(
+                f"cell {c['name']}: unknown sensor kind {c['sensor']!r} "
+                f"(one of {', '.join(SENSOR_KINDS)})"
+            )
+        if not isinstance(c["leds"], int) or isinstance(c["leds"], bool) or c["leds"] < 0:
+            raise BoardError(f"cell {c['name']}: 'leds' must be a whole number >= 0")
+        for axis in ("x", "y"):
+            if not isinstance(c[axis], (int, float)) or isinstance(c[axis], bool):
+                raise BoardError(f"cell {c['name']}: {axis!r} must be a number")
+    _apply_zones(raw, data.get("zones", {}))
 
     chain = data.get("leds", "serpentine")
     if chain not in LED_CHAINS:
@@ -228,21 +327,37 @@ def _expand(data: dict[str, Any], path: Path) -> Board:
     led_count = sum(len(v) for v in leds.values())
 
     sensed = [c for c in raw if c["sensor"] != "none"]
-    cols = len(pins.get("matrix_cols", [])) or 1
-    rows_needed = -(-len(sensed) // cols)
-    rows_avail = len(pins.get("matrix_rows", [])) or rows_needed
     presence = [c for c in sensed if c["sensor"] == "presence"]
-    if presence and rows_needed > rows_avail:
+    readers = [c for c in sensed if c["sensor"] in READER_KINDS]
+    if presence and readers:
         raise BoardError(
-            f"{len(sensed)} sensed cells need a {rows_needed} x {cols} matrix; "
-            f"controller {data['controller']} drives {rows_avail} rows"
+            "presence cells and identity/card cells on one board: the controllers' "
+            "reader address lines share pins with the presence matrix"
         )
-    matrix = {c["name"]: divmod(k, cols) for k, c in enumerate(sensed)}
+    if readers:
+        matrix, matrix_size = _reader_addresses(readers, pins, data["controller"])
+        if any(c["sensor"] == "identity" for c in readers) and not data.get("pieces"):
+            raise BoardError("identity cells need a [pieces] table of piece codes")
+    else:
+        cols = len(pins.get("matrix_cols", [])) or 1
+        rows_needed = -(-len(sensed) // cols)
+        rows_avail = len(pins.get("matrix_rows", [])) or rows_needed
+        if presence and rows_needed > rows_avail:
+            raise BoardError(
+                f"{len(sensed)} sensed cells need a {rows_needed} x {cols} matrix; "
+                f"controller {data['controller']} drives {rows_avail} rows"
+            )
+        matrix = {c["name"]: divmod(k, cols) for k, c in enumerate(sensed)}
+        matrix_size = (rows_needed, cols)
 
     button_pins = pins.get("buttons", [])
     buttons_raw = data.get("button", [])
     if len(buttons_raw) > len(button_pins):
         raise BoardError(f"{len(buttons_raw)} buttons but the controller has {len(button_pins)} button pins")
+    button_names = [b["name"] for b in buttons_raw]
+    dupes = sorted({n for n in button_names if button_names.count(n) > 1})
+    if dupes:
+        raise BoardError(f"button names used twice: {', '.join(dupes)}")
     buttons = tuple(Button(i, b["name"], button_pins[i]) for i, b in enumerate(buttons_raw))
 
     pieces = {str(k): int(v) for k, v in data.get("pieces", {}).items()}
@@ -266,6 +381,7 @@ def _expand(data: dict[str, Any], path: Path) -> Board:
     die = bool(data.get("die", False))
     if die and "roll" not in {b.name for b in buttons}:
         raise BoardError("a board with a die needs a button named 'roll'")
+    power = _power(data.get("power"), led_count)
     return Board(
         id=data["id"],
         title=data["title"],
@@ -278,37 +394,102 @@ def _expand(data: dict[str, Any], path: Path) -> Board:
         buttons=buttons,
         die=die,
         led_count=led_count,
-        matrix_size=(rows_needed, cols),
+        matrix_size=matrix_size,
         source=str(path),
+        power=power,
     )
 
 
+def _apply_zones(raw: list[dict[str, Any]], zones: dict[str, Any]) -> None:
+    """[zones] overrides: zone name -> the cells that belong to it, whatever their block said."""
+    by_name = {c["name"]: c for c in raw}
+    claimed: dict[str, str] = {}
+    for zone, members in zones.items():
+        for name in _names(members, f"zone {zone!r}"):
+            if name not in by_name:
+                raise BoardError(f"zone {zone!r} lists {name!r}, which is not a cell")
+            if name in claimed:
+                raise BoardError(f"cell {name} is listed in zones {claimed[name]!r} and {zone!r}")
+            claimed[name] = zone
+            by_name[name]["zone"] = zone
+
+
+def _reader_addresses(
+    readers: list[dict[str, Any]], pins: dict[str, Any], controller: str
+) -> tuple[dict[str, tuple[int, int]], tuple[int, int]]:
+    """(bank, channel) per reader cell, numbered in cell order, and the (banks, channels) in use."""
+    lines = pins.get("reader_mux", [])
+    if not lines or "reader_spi" not in pins or "reader_cs" not in pins:
+        raise BoardError(f"identity/card cells need readers, but controller {controller} has no reader pins")
+    per_bank = min(READERS_PER_BANK, 2 ** len(lines))
+    capacity = 2 ** len(lines)
+    if len(readers) > capacity:
+        raise BoardError(
+            f"{len(readers)} identity/card cells but controller {controller} addresses "
+            f"{capacity} readers ({len(lines)} reader_mux lines)"
+        )
+    addresses = {c["name"]: divmod(k, per_bank) for k, c in enumerate(readers)}
+    return addresses, (-(-len(readers) // per_bank), per_bank)
+
+
+def _power(table: Any, led_count: int) -> dict[str, int]:
+    """The optional [power] table: the LEDs' current budget and the firmware's brightness cap."""
+    if table is None:
+        return {}
+    try:
+        budget = int(table["budget_ma"])
+        cap = int(table["brightness_cap"])
+    except (KeyError, TypeError, ValueError):
+        raise BoardError("[power] needs whole numbers budget_ma and brightness_cap") from None
+    if not 1 <= cap <= 255 or budget <= 0:
+        raise BoardError("[power]: brightness_cap must be 1-255 and budget_ma positive")
+    full_white = led_count * (LED_DARK_MA + (LED_FULL_WHITE_MA - LED_DARK_MA) * cap / 255)
+    if full_white > budget:
+        raise BoardError(
+            f"[power]: {led_count} LEDs at full white with brightness_cap {cap} draw "
+            f"{full_white:.0f} mA, over the budget of {budget} mA"
+        )
+    return {"budget_ma": budget, "brightness_cap": cap}
+
+
 def _assign_leds(raw: Iterable[dict[str, Any]], chain: str) -> dict[str, tuple[int, ...]]:
-    """Chain positions per cell. Serpentine: rows bottom to top, direction alternating."""
+    """Chain positions per cell.
+
+    Serpentine: rows (cells of equal y) bottom to top, the first left to right,
+    then alternating direction. Rows: every row left to right. Cells may name a
+    ``segment``: the chain runs through the segments in the order they first
+    appear (grid blocks, then cells), each laid out on its own; the unnamed
+    segment is an ordinary one.
+    """
     lit = [c for c in raw if c["leds"] > 0]
+    out: dict[str, tuple[int, ...]] = {}
     if chain == "explicit":
-        out: dict[str, tuple[int, ...]] = {}
         for c in lit:
             if c.get("led") is None:
                 raise BoardError(f"cell {c['name']}: explicit LED chain needs 'led'")
             out[c["name"]] = tuple(range(c["led"], c["led"] + c["leds"]))
-        used = [i for v in out.values() for i in v]
+        used = sorted(i for v in out.values() for i in v)
         if len(used) != len(set(used)):
             raise BoardError("two cells share an LED")
+        if used and used != list(range(len(used))):
+            gaps = sorted(set(range(used[-1] + 1)) - set(used))
+            raise BoardError(f"the explicit LED chain has gaps at {', '.join(map(str, gaps[:8]))}")
     else:
-        rows: dict[float, list[dict[str, Any]]] = {}
+        segments: dict[str, list[dict[str, Any]]] = {}
         for c in lit:
-            rows.setdefault(c["y"], []).append(c)
-        order: list[dict[str, Any]] = []
-        for k, y in enumerate(sorted(rows)):
-            row = sorted(rows[y], key=lambda c: c["x"])
-            if chain == "serpentine" and k % 2 == 1:
-                row.reverse()
-            order.extend(row)
-        out, n = {}, 0
-        for c in order:
-            out[c["name"]] = tuple(range(n, n + c["leds"]))
-            n += c["leds"]
+            segments.setdefault(c.get("segment", ""), []).append(c)
+        n = 0
+        for cells in segments.values():
+            rows: dict[float, list[dict[str, Any]]] = {}
+            for c in cells:
+                rows.setdefault(c["y"], []).append(c)
+            for k, y in enumerate(sorted(rows)):
+                row = sorted(rows[y], key=lambda c: c["x"])
+                if chain == "serpentine" and k % 2 == 1:
+                    row.reverse()
+                for c in row:
+                    out[c["name"]] = tuple(range(n, n + c["leds"]))
+                    n += c["leds"]
     for c in raw:
         out.setdefault(c["name"], ())
     return out

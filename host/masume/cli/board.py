@@ -1,9 +1,119 @@
-"""``masume board``: placeholder until its module lands."""
+"""``masume board list|monitor|deploy``: the boards, their events, their firmware."""
 
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    pass
+    parser = sub.add_parser("board", help="list boards, watch a board's events, deploy firmware")
+    what = parser.add_subparsers(dest="board_command", metavar="WHAT", required=True)
+
+    listing = what.add_parser("list", help="the board definitions in hardware/boards/")
+    listing.set_defaults(handler=_list)
+
+    monitor = what.add_parser("monitor", help="print a board's events as they happen")
+    monitor.add_argument("--port", required=True, help="serial port (or a masume sim port)")
+    monitor.add_argument("--board", help="refuse any board but this definition id")
+    monitor.add_argument("--json", action="store_true", help="one JSON object per event")
+    monitor.add_argument("--count", type=int, help="exit after this many events")
+    monitor.set_defaults(handler=_monitor)
+
+    deploy = what.add_parser("deploy", help="copy the firmware and a board definition to a chip")
+    deploy.add_argument("--board", required=True)
+    deploy.add_argument("--port", help="the chip's serial port (mpremote's 'auto' if omitted)")
+    deploy.add_argument("--dry-run", action="store_true",
+                        help="write the files to a folder and print the plan, touch no chip")
+    deploy.set_defaults(handler=_deploy)
+
+
+def _list(args: argparse.Namespace) -> int:
+    from masume.boards import board_ids, load_board
+
+    for board_id in board_ids():
+        b = load_board(board_id)
+        kinds = sorted({c.sensor for c in b.sensed})
+        print(f"{b.id:22} {len(b.sensed):4} sensed cells ({', '.join(kinds)}), "
+              f"{b.led_count} LEDs, {len(b.buttons)} buttons{', die' if b.die else ''}  {b.title}")
+    return 0
+
+
+def _monitor(args: argparse.Namespace) -> int:
+    import logging
+
+    from masume.link import BoardMismatch, BoardSession, SerialTransport
+
+    logging.basicConfig(level=logging.WARNING, format="monitor: %(message)s", stream=sys.stderr)
+    count = 0
+    with BoardSession(SerialTransport(args.port), expect=args.board) as session:
+        try:
+            for event in session.events():
+                if event.type == "snapshot":
+                    continue
+                if args.json:
+                    print(event.to_json(), flush=True)
+                else:
+                    print(_describe(event), flush=True)
+                count += 1
+                if args.count is not None and count >= args.count:
+                    break
+        except BoardMismatch as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    return 0
+
+
+def _describe(event) -> str:
+    if event.type == "square":
+        return f"#{event.seq} {event.square}: {event.reading}"
+    if event.type == "die":
+        return f"#{event.seq} die roll {event.roll_id}: {event.value}"
+    return f"#{event.seq} button {event.button}"
+
+
+#: Where each file goes on the chip: the firmware at the root, the codec as a package in /lib.
+def _plan(staging: Path) -> list[tuple[Path, str]]:
+    files = [(p, f":{p.name}") for p in sorted(staging.glob("*.py"))]
+    files.append((staging / "board.json", ":board.json"))
+    files += [(p, f":lib/masume_protocol/{p.name}")
+              for p in sorted((staging / "masume_protocol").glob("*.py"))]
+    return files
+
+
+def _deploy(args: argparse.Namespace) -> int:
+    import shutil
+    from importlib import resources
+
+    from masume.boards import BoardError, load_board
+    from masume.sim.board import stage_firmware
+
+    try:
+        board = load_board(args.board)
+    except BoardError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    staging = Path(tempfile.mkdtemp(prefix=f"masume-deploy-{board.id}-"))
+    stage_firmware(board, staging)
+    (staging / "hw_sim.py").unlink()  # the chip has real hardware
+    fw = Path(str(resources.files("masume_firmware")))
+    for name in ("hw_chip.py", "main.py"):
+        shutil.copy(fw / name, staging / name)
+    plan = _plan(staging)
+    print(f"board {board.id}: definition hash {board.hash:08x}, {len(plan)} files from {staging}")
+    connect = ["connect", args.port] if args.port else []
+    commands = [connect + ["mkdir", ":lib"], connect + ["mkdir", ":lib/masume_protocol"]]
+    commands += [connect + ["cp", str(src), dst] for src, dst in plan]
+    commands.append(connect + ["reset"])
+    for cmd in commands:
+        print("mpremote " + " ".join(cmd))
+        if args.dry_run:
+            continue
+        result = subprocess.run([sys.executable, "-m", "mpremote", *cmd], capture_output=True, text=True)
+        if result.returncode != 0 and "mkdir" not in cmd:  # mkdir fails when it exists
+            print(f"error: mpremote {' '.join(cmd)}: {result.stderr.strip()}", file=sys.stderr)
+            return 1
+    return 0

@@ -1,9 +1,84 @@
-"""``masume sim``: placeholder until its module lands."""
+"""``masume sim --board BOARD``: a simulated board on a real serial device.
+
+Prints ``port: PATH`` first, then reads commands from stdin, one per line, and
+answers each with ``ok ...`` or ``error: ...``:
+
+    place SQ PIECE   put PIECE (a piece name of the board, or tag:UID on a card zone) on SQ
+    lift SQ          take the top piece off SQ
+    roll [N]         roll the die (N forces the face, for tests)
+    press NAME       press a button
+    noise N          put N random bytes on the line
+    unplug / replug  pull and reconnect the USB cable (PATH stays the same)
+    leds             print what the LEDs show: CELL=RRGGBB/pattern ...
+    quit             stop (so does the end of stdin)
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    pass
+    parser = sub.add_parser("sim", help="run a simulated board on a pseudo-terminal",
+                            description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--board", required=True, help="board definition id (masume board list)")
+    parser.add_argument("--link", help="path of the port symlink (default: a fresh one in /tmp)")
+    parser.add_argument("--seed", type=int, help="seed for the die and noise")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from masume.boards import BoardError
+    from masume.sim.board import SimulatedBoard
+
+    try:
+        sim = SimulatedBoard(args.board, link=args.link, seed=args.seed,
+                             on_log=lambda m: print(f"sim: {m}", file=sys.stderr, flush=True))
+    except BoardError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    with sim:
+        print(f"port: {sim.port}", flush=True)
+        for line in sys.stdin:
+            words = line.split()
+            if not words:
+                continue
+            if words[0] == "quit":
+                break
+            print(execute(sim, words), flush=True)
+    return 0
+
+
+def execute(sim, words: list[str]) -> str:
+    """Carry out one command; the answer line."""
+    from masume.sim.table import TableError
+    from masume_protocol.codec import PATTERNS
+
+    cmd, rest = words[0], words[1:]
+    try:
+        if cmd == "place" and len(rest) == 2:
+            sim.place(rest[0], rest[1])
+        elif cmd == "lift" and len(rest) == 1:
+            return f"ok lift {rest[0]} {sim.lift(rest[0])}"
+        elif cmd == "roll" and len(rest) <= 1:
+            sim.roll(int(rest[0]) if rest else None)
+        elif cmd == "press" and len(rest) == 1:
+            sim.press(rest[0])
+        elif cmd == "noise" and len(rest) == 1:
+            sim.noise(int(rest[0]))
+        elif cmd == "unplug" and not rest:
+            sim.unplug()
+        elif cmd == "replug" and not rest:
+            sim.replug()
+        elif cmd == "leds" and not rest:
+            shown = " ".join(
+                f"{cell}={r:02x}{g:02x}{b:02x}/{PATTERNS[sim.led_patterns[cell]]}"
+                for cell, (r, g, b) in sorted(sim.led_colours.items())
+            )
+            return f"ok leds {shown}".rstrip()
+        else:
+            return f"error: unknown command {' '.join(words)!r} (see masume sim --help)"
+    except (TableError, KeyError, ValueError) as exc:
+        return f"error: {exc.args[0] if exc.args else exc}"
+    return "ok " + " ".join(words)

@@ -326,9 +326,9 @@ class BoardSession:
                     self._queue_command(c.SNAPSHOT_REQ, b"")
             return False
         if mtype == c.WELCOME:
-            # Unasked: the board restarted while the cable stayed in.
-            self._welcome(fields)  # type: ignore[arg-type]
-            return False
+            # Unasked: the board restarted while the cable stayed in. Shake hands
+            # again so that it takes our commands (and we resynchronise).
+            raise LinkDown("the board restarted")
         if mtype == c.ERROR:
             code, text = fields  # type: ignore[misc]
             self.stats.board_errors.append(text)

@@ -106,6 +106,7 @@ class SimulatedBoard:
         self.reboots = 0
         self.failure: str | None = None
         self._booted = threading.Event()
+        self._power_cycle = threading.Event()
         self._session = None
         self._plug()
         self._thread = threading.Thread(target=self._run, name="sim-firmware", daemon=True)
@@ -150,6 +151,15 @@ class SimulatedBoard:
     def replug(self) -> None:
         if not self.plugged:
             self._plug()
+
+    def reboot(self) -> None:
+        """Cut the board's power and restore it: the firmware starts afresh (new boot
+        id, empty journal, LEDs dark) while the pieces stay where they are."""
+        self._booted.clear()
+        self._power_cycle.set()
+        if not self._booted.wait(BOOT_TIMEOUT_S):
+            raise RuntimeError("the simulated firmware did not come back")
+        self.reboots += 1
 
     def noise(self, count: int) -> None:
         """Put ``count`` random bytes on the line, half each way."""
@@ -228,10 +238,10 @@ class SimulatedBoard:
 
     def _hw_tick(self) -> bool:
         """Called by the firmware before every pass of its scan loop."""
+        if self._stop.is_set() or self._power_cycle.is_set():
+            return False
         self._booted.set()
         self.polls += 1
-        if self._stop.is_set():
-            return False
         time.sleep(POLL_INTERVAL_S)
         return True
 
@@ -269,6 +279,8 @@ class SimulatedBoard:
             except MicroPythonWasmError as exc:
                 if self._stop.is_set():
                     break
+                if self._power_cycle.is_set():
+                    continue  # the loop ended because we cut the power
                 # A crashed chip is reset by its watchdog: do the same.
                 self.log(f"firmware stopped ({str(exc).splitlines()[0]}); rebooting")
                 self.reboots += 1
@@ -279,6 +291,7 @@ class SimulatedBoard:
                     self._booted.set()
                     break
             finally:
+                self._power_cycle.clear()
                 try:
                     session.close()
                 except Exception:

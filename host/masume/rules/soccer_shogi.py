@@ -1,0 +1,1413 @@
+"""Soccer Shogi (サッカーしょうぎ, by 水沢 三太 & 二三八): rules engine and notation.
+
+The rules, each with the sentence of the source text it comes from and every
+reading chosen where the text is unclear, are in docs/rules/soccer-shogi.md.
+
+Two sides, blue and red, six players each and one ball on a 5 x 8 pitch
+(A1-E8) with a goal row at each end (B0-D0 is red's goal, B9-D9 blue's). A turn
+is two actions: a step (a dribble when the player holds the ball), a jump or a
+chain of jumps, or a kick. Procedural actions that are not one of the two:
+:class:`Take` (choosing which piece receives the ball after a sandwich),
+:class:`Restart` (after a goal) and :class:`Pass` (only when nothing is legal).
+
+Usage, in the manner of python-chess::
+
+    >>> position = RULES.start()
+    >>> position.status().message
+    'blue, action 1 of 2'
+    >>> position = position.apply(Step("A7", "A6"))
+    >>> position = position.apply(position.parse_action("A6-A5"))
+    >>> position.status().to_move
+    'red'
+    >>> position.layout()["C5"]
+    ('ball', 'blue')
+    >>> position.is_legal(Step("C2", "C3"))
+    True
+    >>> position.parse_action("A2・B3")
+    Traceback (most recent call last):
+    ...
+    masume.rules.base.IllegalAction: A2・B3: a jump goes over one piece to the square right behind it
+
+A chain of jumps that steals the ball, as the source's first game record notes
+red could have played after C2-C3 (the ``!`` marks the steal)::
+
+    >>> position = position.apply(position.parse_action("C2-C3"))
+    >>> chain = position.parse_action("A2*C2*C4*C6*C4*C2*A2")
+    >>> str(chain)
+    'A2・C2・C4・C6!・C4・C2・A2'
+    >>> after = position.apply(chain)
+    >>> after.layout()["A2"], after.layout()["C5"]
+    (('ball', 'red'), ('blue-rest',))
+    >>> after.status().highlights
+    {'flip': ('C5',)}
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any, ClassVar, Iterator, NamedTuple, Union
+
+from .base import IllegalAction, NotationError, Outcome, Status
+
+# --------------------------------------------------------------------------- board
+
+FILES = "ABCDE"
+SIDES: tuple[str, str] = ("blue", "red")
+BLUE, RED = 0, 1
+
+# Square index = rank * 5 + file, ranks 0-9 (0 and 9 are the goal rows).
+EMPTY = 0
+ACTIVE = (1, 2)  # cell code of an active blue / red player
+RESTING = (3, 4)  # cell code of a flipped (resting) blue / red player
+PIECE_NAMES = {1: "blue", 2: "red", 3: "blue-rest", 4: "red-rest"}
+PIECE_CHARS = {1: "B", 2: "R", 3: "b", 4: "r"}
+
+
+def _index(file: int, rank: int) -> int:
+    return rank * 5 + file
+
+
+def _is_square(file: int, rank: int) -> bool:
+    if not (0 <= file < 5 and 0 <= rank <= 9):
+        return False
+    return 1 <= rank <= 8 or 1 <= file <= 3
+
+
+SQUARE_NAMES: dict[int, str] = {
+    _index(f, r): f"{FILES[f]}{r}" for r in range(10) for f in range(5) if _is_square(f, r)
+}
+SQUARE_INDEX: dict[str, int] = {name: i for i, name in SQUARE_NAMES.items()}
+PITCH: tuple[int, ...] = tuple(_index(f, r) for r in range(1, 9) for f in range(5))
+PITCH_SET = frozenset(PITCH)
+GOAL_SQUARES: tuple[frozenset[int], frozenset[int]] = (
+    frozenset(_index(f, 9) for f in (1, 2, 3)),  # blue's goal, defended by blue
+    frozenset(_index(f, 0) for f in (1, 2, 3)),  # red's goal
+)
+ALL_GOALS = GOAL_SQUARES[BLUE] | GOAL_SQUARES[RED]
+#: The keeper area in front of each side's goal.
+KEEPER_AREA: tuple[frozenset[int], frozenset[int]] = (
+    frozenset(_index(f, 8) for f in (1, 2, 3)),
+    frozenset(_index(f, 1) for f in (1, 2, 3)),
+)
+CORNERS = frozenset(_index(f, r) for f in (0, 4) for r in (1, 8))
+#: Rule 2-2: a kick from a corner into the goal square diagonally beside it is
+#: blocked by an opponent on the keeper-area square between them.
+CORNER_SHOT_GUARD: dict[tuple[int, int], int] = {
+    (_index(0, 1), _index(1, 0)): _index(1, 1),  # A1 -> B0, guarded by B1
+    (_index(4, 1), _index(3, 0)): _index(3, 1),  # E1 -> D0, guarded by D1
+    (_index(0, 8), _index(1, 9)): _index(1, 8),  # A8 -> B9, guarded by B8
+    (_index(4, 8), _index(3, 9)): _index(3, 8),  # E8 -> D9, guarded by D8
+}
+
+ORTHOGONAL = ((1, 0), (-1, 0), (0, 1), (0, -1))
+DIAGONAL = ((1, 1), (-1, 1), (1, -1), (-1, -1))
+DIRECTIONS = ORTHOGONAL + DIAGONAL
+
+
+def _neighbour(square: int, direction: tuple[int, int]) -> int:
+    """The square one step away, or -1 off the board."""
+    file, rank = square % 5 + direction[0], square // 5 + direction[1]
+    return _index(file, rank) if _is_square(file, rank) else -1
+
+
+#: Pitch squares one step away (players never stand in a goal).
+STEPS: dict[int, tuple[int, ...]] = {
+    s: tuple(n for d in DIRECTIONS if (n := _neighbour(s, d)) in PITCH_SET) for s in PITCH
+}
+#: (jumped square, landing square) per family: 0 orthogonal, 1 diagonal.
+JUMPS: dict[int, tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]] = {}
+for _s in PITCH:
+    _families = []
+    for _family in (ORTHOGONAL, DIAGONAL):
+        _hops = []
+        for _d in _family:
+            _mid = _neighbour(_s, _d)
+            _land = _neighbour(_mid, _d) if _mid >= 0 else -1
+            if _mid in PITCH_SET and _land in PITCH_SET:
+                _hops.append((_mid, _land))
+        _families.append(tuple(_hops))
+    JUMPS[_s] = (_families[0], _families[1])
+#: The squares a kick from a square passes, in order, in each of 8 directions.
+RAYS: dict[int, tuple[tuple[int, ...], ...]] = {}
+for _s in PITCH:
+    _rays = []
+    for _d in DIRECTIONS:
+        _ray, _q = [], _neighbour(_s, _d)
+        while _q >= 0:
+            _ray.append(_q)
+            if _q in ALL_GOALS:  # the goal row is the end of the board
+                break
+            _q = _neighbour(_q, _d)
+        if _ray:
+            _rays.append(tuple(_ray))
+    RAYS[_s] = tuple(_rays)
+
+
+def _side_of(cell: int) -> int:
+    return (cell - 1) % 2
+
+
+def square_name(index: int) -> str:
+    return SQUARE_NAMES[index]
+
+
+def _square(name: str) -> int:
+    """Index of a square name; NotationError for anything else."""
+    index = SQUARE_INDEX.get(name.upper())
+    if index is None:
+        raise NotationError(
+            f"{name!r} is not a square of the board (pitch A1-E8, goals B0-D0 and B9-D9)"
+        )
+    return index
+
+
+def _start_cells(first: int) -> tuple[tuple[int, ...], int, tuple[int, int]]:
+    """Cells, ball square and keeper squares of the starting position.
+
+    The figure of the source is lost; the squares come from the game records
+    (docs/rules/soccer-shogi.md, "Starting position"). They are written for
+    blue moving first and mirrored (rank r -> 9 - r) when red does.
+    """
+    blue = ["A7", "B7", "D7", "E7", "C8", "C5"]
+    red = ["A2", "B2", "C2", "D2", "E2", "C1"]
+    ball, keepers = "C5", ("C8", "C1")
+    if first == RED:
+        blue = ["A7", "B7", "C7", "D7", "E7", "C8"]
+        red = ["A2", "B2", "D2", "E2", "C1", "C4"]
+        ball = "C4"
+    cells = [EMPTY] * 50
+    for name in blue:
+        cells[SQUARE_INDEX[name]] = ACTIVE[BLUE]
+    for name in red:
+        cells[SQUARE_INDEX[name]] = ACTIVE[RED]
+    return tuple(cells), SQUARE_INDEX[ball], (SQUARE_INDEX[keepers[0]], SQUARE_INDEX[keepers[1]])
+
+
+# --------------------------------------------------------------------------- actions
+
+
+@dataclass(frozen=True)
+class Step:
+    """A player moves to a neighbouring square (a dribble if it holds the ball).
+
+    >>> str(Step("A7", "A6"))
+    'A7-A6'
+    """
+
+    frm: str
+    to: str
+
+    def __str__(self) -> str:
+        return f"{self.frm}-{self.to}"
+
+
+@dataclass(frozen=True)
+class Jump:
+    """A jump or a chain of jumps; ``path`` includes the starting square.
+
+    ``steal`` is the index in ``path`` of the landing square where the ball was
+    taken by jumping over the opponent who held it (0: no steal); the notation
+    marks it with ``!``.
+
+    >>> str(Jump(("E2", "C2", "C4", "A4", "A6"), steal=4))
+    'E2・C2・C4・A4・A6!'
+    >>> Jump(("A4", "A6"), steal=1).ascii()
+    'A4*A6!'
+    """
+
+    path: tuple[str, ...]
+    steal: int = 0
+
+    def __str__(self) -> str:
+        return self._written("・")
+
+    def ascii(self) -> str:
+        """The notation with ``*`` between the squares, for ASCII-only text."""
+        return self._written("*")
+
+    def _written(self, separator: str) -> str:
+        return separator.join(
+            square + ("!" if i and i == self.steal else "") for i, square in enumerate(self.path)
+        )
+
+    @property
+    def frm(self) -> str:
+        return self.path[0]
+
+    @property
+    def to(self) -> str:
+        return self.path[-1]
+
+
+@dataclass(frozen=True)
+class Kick:
+    """The player holding the ball kicks it along one of 8 lines.
+
+    ``free`` says the ball stops on an empty square (the source writes an ``f``
+    after it); a kick into a goal square is a shot and is written ``goal``.
+
+    >>> str(Kick("C5", "A5")), str(Kick("A5", "E5", free=True)), str(Kick("B2", "D0"))
+    ('b(C5-A5)', 'b(A5-E5)f', 'b(B2-D0)goal')
+    """
+
+    frm: str
+    to: str
+    free: bool = False
+
+    def __str__(self) -> str:
+        suffix = "goal" if self.to in GOAL_NAMES else ("f" if self.free else "")
+        return f"b({self.frm}-{self.to}){suffix}"
+
+
+@dataclass(frozen=True)
+class Take:
+    """After a sandwich, the stealing side moves the ball from the sandwiched
+    holder (``frm``) to one of its sandwiching pieces (``to``). Procedural: it
+    does not count as one of the turn's two actions.
+
+    >>> str(Take("B4", "B3"))
+    'b(B4-B3)!'
+    """
+
+    frm: str
+    to: str
+
+    def __str__(self) -> str:
+        return f"b({self.frm}-{self.to})!"
+
+
+@dataclass(frozen=True)
+class Restart:
+    """After a goal: the pieces go back to the start, the conceding side first.
+
+    >>> str(Restart())
+    'restart'
+    """
+
+    def __str__(self) -> str:
+        return "restart"
+
+
+@dataclass(frozen=True)
+class Pass:
+    """Ends the turn; legal only when the side to move has no legal action at all.
+
+    >>> str(Pass())
+    'pass'
+    """
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+Action = Union[Step, Jump, Kick, Take, Restart, Pass]
+GOAL_NAMES = frozenset(SQUARE_NAMES[i] for i in ALL_GOALS)
+
+
+# --------------------------------------------------------------------------- options
+
+
+@dataclass(frozen=True)
+class Options:
+    """Named rule options (RULES.start keyword arguments); defaults follow the source text."""
+
+    #: Goals that win the match (the source: "先に2点取ったら勝ち").
+    goals_to_win: int = 2
+    #: Published clarification: the keeper may not jump.
+    keepers_cannot_jump: bool = False
+    #: Published clarification: a keeper holding the ball in its own keeper area
+    #: may not kick it; it must carry the ball out (docs: "Rule options").
+    keeper_first_action_no_pass: bool = False
+
+    @classmethod
+    def make(cls, **options: Any) -> "Options":
+        known = {f for f in cls.__dataclass_fields__}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise ValueError(
+                f"unknown soccer-shogi option(s) {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(known))}"
+            )
+        made = cls(**options)
+        if not isinstance(made.goals_to_win, int) or made.goals_to_win < 1:
+            raise ValueError(f"goals_to_win must be a whole number of at least 1, not {made.goals_to_win!r}")
+        for name in ("keepers_cannot_jump", "keeper_first_action_no_pass"):
+            if not isinstance(getattr(made, name), bool):
+                raise ValueError(f"{name} must be true or false")
+        return made
+
+
+# --------------------------------------------------------------------------- position
+
+PLAY, TAKE, GOAL, OVER = "play", "take", "goal", "over"
+
+
+class _Effect(NamedTuple):
+    """What an action does to the pieces, before the turn rules are applied."""
+
+    action: Action
+    cells: tuple[int, ...]
+    ball: int
+    keepers: tuple[int, int]
+    flipped: tuple[int, ...]  # squares turned over by a jump steal
+    goal: bool  # the ball went into the opponent's goal
+    mover_from: int  # -1 for a kick
+    mover_to: int
+
+
+@dataclass(frozen=True)
+class Position:
+    """A moment of a Soccer Shogi match. Immutable and hashable.
+
+    Build one with ``RULES.start()`` or ``RULES.from_text(...)``. Fields are
+    internal codes (square indices); use the methods for names.
+
+    >>> position = RULES.start(first="red")
+    >>> position.status().to_move, position.ball_square
+    ('red', 'C4')
+    """
+
+    game: ClassVar[str] = "soccer-shogi"
+    sides: ClassVar[tuple[str, ...]] = SIDES
+
+    cells: tuple[int, ...]  # 50 cell codes: EMPTY, ACTIVE[side], RESTING[side]
+    ball: int  # square of the ball (on a holder, on the ground, or in a goal)
+    side: int  # BLUE or RED: whose action it is
+    done: int  # actions the side to move has made in this turn (0, 1 or 2)
+    phase: str = PLAY  # PLAY, TAKE (a sandwich to resolve), GOAL (restart due), OVER
+    keepers: tuple[int, int] = (_index(2, 8), _index(2, 1))  # each side's keeper square
+    entered: int = -1  # a non-keeper that entered its own keeper area on action 1
+    score: tuple[int, int] = (0, 0)
+    resigned: int = -1
+    flipped: tuple[int, ...] = ()  # squares just turned over by a steal (to highlight)
+    options: Options = field(default_factory=Options)
+
+    # ------------------------------------------------------------- reading
+
+    @property
+    def to_move(self) -> str:
+        return SIDES[self.side]
+
+    @property
+    def ball_square(self) -> str:
+        return SQUARE_NAMES[self.ball]
+
+    def ball_holder(self) -> str | None:
+        """The side whose player holds the ball, or None for a free ball."""
+        cell = self.cells[self.ball]
+        return SIDES[_side_of(cell)] if cell else None
+
+    def piece_at(self, square: str) -> str | None:
+        """``blue``, ``red``, ``blue-rest``, ``red-rest`` or None (the ball is not a player)."""
+        return PIECE_NAMES.get(self.cells[_square(square)])
+
+    def keeper(self, side: str) -> str:
+        """The square of ``side``'s keeper (it may stand outside its keeper area)."""
+        return SQUARE_NAMES[self.keepers[SIDES.index(side)]]
+
+    def players(self, side: str) -> tuple[str, ...]:
+        s = SIDES.index(side)
+        return tuple(
+            SQUARE_NAMES[i] for i in PITCH if self.cells[i] in (ACTIVE[s], RESTING[s])
+        )
+
+    def layout(self) -> dict[str, tuple[str, ...]]:
+        """Square name -> piece names, bottom to top (the ball lies under its holder).
+
+        >>> RULES.start().layout()["C5"], RULES.start().layout()["C1"]
+        (('ball', 'blue'), ('red',))
+        """
+        out: dict[str, tuple[str, ...]] = {}
+        for i in PITCH:
+            cell = self.cells[i]
+            if cell:
+                out[SQUARE_NAMES[i]] = ("ball", PIECE_NAMES[cell]) if i == self.ball else (PIECE_NAMES[cell],)
+        if not self.cells[self.ball]:
+            out[SQUARE_NAMES[self.ball]] = ("ball",)
+        return out
+
+    def outcome(self) -> Outcome | None:
+        score = {SIDES[0]: self.score[0], SIDES[1]: self.score[1]}
+        if self.resigned >= 0:
+            return Outcome(SIDES[1 - self.resigned], "resignation", score)
+        for s in (BLUE, RED):
+            if self.score[s] >= self.options.goals_to_win:
+                return Outcome(SIDES[s], "goals", score)
+        return None
+
+    def status(self) -> Status:
+        """Whose action, which of the two, the score, a message and squares to light.
+
+        >>> RULES.start().status().message
+        'blue, action 1 of 2'
+        """
+        score = {SIDES[0]: self.score[0], SIDES[1]: self.score[1]}
+        who = self.to_move
+        highlights: dict[str, tuple[str, ...]] = {}
+        if self.flipped:
+            highlights["flip"] = tuple(SQUARE_NAMES[i] for i in self.flipped)
+        number = min(self.done + 1, 2)
+        outcome = self.outcome()
+        if outcome is not None:
+            tally = f"{self.score[0]}-{self.score[1]}"
+            message = f"{outcome.winner} wins {tally} ({outcome.reason})"
+            if self.phase == OVER and self.cells[self.ball] == EMPTY and self.ball in ALL_GOALS:
+                highlights["goal"] = (self.ball_square,)
+            return Status(who, number, 2, score, None, message, highlights)
+        if self.phase == GOAL:
+            scorer = SIDES[1 - self.side]
+            setup = Position._start(self.side, self.score, self.options)
+            highlights = {
+                "goal": (self.ball_square,),
+                "setup": tuple(sorted(setup.layout(), key=SQUARE_INDEX.__getitem__)),
+            }
+            message = (
+                f"goal! {scorer} scores ({self.score[0]}-{self.score[1]}); "
+                f"{who} kicks off: set the pieces up and restart"
+            )
+            return Status(who, 1, 2, score, None, message, highlights)
+        if self.phase == TAKE:
+            receivers, run = _sandwich(self.cells, self.ball, self.side)
+            highlights["take"] = tuple(SQUARE_NAMES[i] for i in receivers)
+            highlights["sandwich"] = tuple(SQUARE_NAMES[i] for i in run)
+            choices = " or ".join(SQUARE_NAMES[i] for i in receivers)
+            message = (
+                f"{who} sandwiches {self.ball_square}: move the ball to {choices} "
+                f"and turn the sandwiched pieces over"
+            )
+            return Status(who, max(self.done, 1), 2, score, None, message, highlights)
+        return Status(who, number, 2, score, None, f"{who}, action {number} of 2", highlights)
+
+    # ------------------------------------------------------------- actions
+
+    def legal_actions(self) -> Iterator[Action]:
+        """Every legal action, each once.
+
+        A chain of jumps can wander (the source's own example revisits squares),
+        so only one chain per distinct result is listed: the shortest.
+        :meth:`is_legal` and :meth:`apply` accept any legal path.
+
+        >>> len(list(RULES.start().legal_actions())) > 0
+        True
+        """
+        return iter(self._children)
+
+    def is_legal(self, action: object) -> bool:
+        if action in self._children:
+            return True
+        if isinstance(action, Jump):
+            try:
+                self._apply_jump_path(action)
+            except (IllegalAction, NotationError):
+                return False
+            return True
+        return False
+
+    def apply(self, action: Action) -> "Position":
+        """The position after ``action``; IllegalAction says why it is not allowed."""
+        try:
+            return self._children[action]  # type: ignore[index]
+        except (KeyError, TypeError):
+            pass
+        if isinstance(action, Jump):
+            return self._apply_jump_path(action)
+        raise IllegalAction(f"{_written(action)}: {self._why_illegal(action)}")
+
+    @cached_property
+    def _children(self) -> dict[Action, "Position"]:
+        """Legal action -> resulting position, computed once per position."""
+        if self.phase == OVER or self.outcome() is not None:
+            return {}
+        if self.phase == GOAL:
+            return {Restart(): Position._start(self.side, self.score, self.options)}
+        if self.phase == TAKE:
+            every, legal = self._take_variants()
+            # Should no choice let the turn go on, the steal still happens (docs: "Pass").
+            return legal or every
+        children: dict[Action, Position] = {}
+        for effect in self._effects():
+            child, _ = self._resolve(effect)
+            if child is not None:
+                children[effect.action] = child
+        if not children:
+            children[Pass()] = self._end_turn(self.cells, self.ball, self.keepers, ())
+        return children
+
+    def _has_legal_action(self) -> bool:
+        """Whether any action is legal, stopping at the first one found."""
+        if self.phase == OVER:
+            return False
+        if self.phase != PLAY:
+            return True
+        return any(self._resolve(effect)[0] is not None for effect in self._effects())
+
+    # ------------------------------------------------------------- generation
+
+    def _effects(self) -> Iterator[_Effect]:
+        """Every step, jump chain and kick the pieces allow, before the turn rules."""
+        me = self.side
+        mine = ACTIVE[me]
+        cells = self.cells
+        for square in PITCH:
+            if cells[square] == mine:
+                yield from self._step_effects(square)
+        if cells[self.ball] == mine and not self._keeper_may_not_kick():
+            yield from self._kick_effects()
+        cannot_jump = self.keepers[me] if self.options.keepers_cannot_jump else -1
+        for square in PITCH:
+            if cells[square] == mine and square != cannot_jump:
+                yield from self._jump_effects(square)
+
+    def _keeper_may_not_kick(self) -> bool:
+        return (
+            self.options.keeper_first_action_no_pass
+            and self.ball == self.keepers[self.side]
+            and self.ball in KEEPER_AREA[self.side]
+        )
+
+    def _moved_keepers(self, frm: int, to: int) -> tuple[int, int]:
+        if self.keepers[self.side] != frm:
+            return self.keepers
+        return (to, self.keepers[1]) if self.side == BLUE else (self.keepers[0], to)
+
+    def _step_effects(self, square: int) -> Iterator[_Effect]:
+        cells, ball, piece = self.cells, self.ball, ACTIVE[self.side]
+        for target in STEPS[square]:
+            if cells[target] != EMPTY:
+                continue
+            new = list(cells)
+            new[square], new[target] = EMPTY, piece
+            # A dribble carries the ball; a step onto the free ball takes it.
+            new_ball = target if ball in (square, target) else ball
+            yield _Effect(
+                Step(SQUARE_NAMES[square], SQUARE_NAMES[target]),
+                tuple(new), new_ball, self._moved_keepers(square, target), (), False, square, target,
+            )
+
+    def _kick_effects(self) -> Iterator[_Effect]:
+        cells, frm, me = self.cells, self.ball, self.side
+        opponent_pieces = (ACTIVE[1 - me], RESTING[1 - me])
+        for ray in RAYS[frm]:
+            for target in ray:
+                if target in ALL_GOALS:
+                    guard = CORNER_SHOT_GUARD.get((frm, target))
+                    blocked = guard is not None and cells[guard] in opponent_pieces
+                    if target in GOAL_SQUARES[1 - me] and not blocked:
+                        yield _Effect(
+                            Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target]),
+                            cells, target, self.keepers, (), True, -1, -1,
+                        )
+                    break
+                occupant = cells[target]
+                if occupant == EMPTY:
+                    yield _Effect(
+                        Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target], free=True),
+                        cells, target, self.keepers, (), False, -1, -1,
+                    )
+                    continue
+                if occupant == ACTIVE[me]:
+                    yield _Effect(
+                        Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target]),
+                        cells, target, self.keepers, (), False, -1, -1,
+                    )
+                break
+
+    def _jump_effects(self, square: int) -> Iterator[_Effect]:
+        """One chain per distinct result (end square, ball taken or not), the shortest.
+
+        While the jumper is in the air its own square is empty; the only thing
+        a chain changes on the way is the ball (picked up from the ground, or
+        taken from the opponent who is then flipped), so (square, has ball) is
+        the whole state of a chain.
+        """
+        cells, ball, me = self.cells, self.ball, self.side
+        board = list(cells)
+        board[square] = EMPTY
+        starts_with_ball = ball == square
+        free_ball = ball if cells[ball] == EMPTY else -1
+        victim = ball if cells[ball] == ACTIVE[1 - me] else -1
+        start = (square, starts_with_ball)
+        best: dict[tuple[int, bool], tuple[tuple[int, ...], int]] = {}
+        for family in (0, 1):
+            paths: dict[tuple[int, bool], tuple[tuple[int, ...], int]] = {start: ((square,), 0)}
+            frontier = [start]
+            while frontier:
+                following = []
+                for state in frontier:
+                    at, has_ball = state
+                    path, steal = paths[state]
+                    for mid, land in JUMPS[at][family]:
+                        if board[mid] == EMPTY or board[land] != EMPTY:
+                            continue
+                        new_has_ball, new_steal = has_ball, steal
+                        if not has_ball and (land == free_ball or mid == victim):
+                            new_has_ball = True
+                            if mid == victim:
+                                new_steal = len(path)
+                        new_state = (land, new_has_ball)
+                        if new_state not in paths:
+                            paths[new_state] = (path + (land,), new_steal)
+                            following.append(new_state)
+                frontier = following
+            for state, found in paths.items():
+                if state != start and (state not in best or len(found[0]) < len(best[state][0])):
+                    best[state] = found
+        piece = ACTIVE[me]
+        for (end, has_ball), (path, steal) in best.items():
+            new = list(board)
+            new[end] = piece
+            flipped: tuple[int, ...] = ()
+            if steal:
+                new[victim] = RESTING[1 - me]
+                flipped = (victim,)
+            yield _Effect(
+                Jump(tuple(SQUARE_NAMES[i] for i in path), steal),
+                tuple(new), end if has_ball else ball, self._moved_keepers(square, end),
+                flipped, False, square, end,
+            )
+
+    # ------------------------------------------------------------- turn rules
+
+    def _resolve(self, effect: _Effect) -> tuple["Position | None", str]:
+        """The position an effect leads to under the turn rules, or None and why not."""
+        me, options = self.side, self.options
+        if effect.goal:
+            score = (self.score[0] + 1, self.score[1]) if me == BLUE else (self.score[0], self.score[1] + 1)
+            over = max(score) >= options.goals_to_win
+            return (
+                Position(effect.cells, effect.ball, 1 - me, 0, OVER if over else GOAL,
+                         effect.keepers, -1, score, -1, (), options),
+                "",
+            )
+        thief_receivers, _ = _sandwich(effect.cells, effect.ball, me)
+        if self.done == 0:
+            entered = -1
+            if (
+                effect.mover_to in KEEPER_AREA[me]
+                and effect.mover_from != self.keepers[me]
+                and effect.mover_from not in KEEPER_AREA[me]
+            ):
+                entered = effect.mover_to
+            child = Position(effect.cells, effect.ball, me, 1, TAKE if thief_receivers else PLAY,
+                             effect.keepers, entered, self.score, -1, effect.flipped, options)
+            if child._has_legal_action() if child.phase == PLAY else child._take_variants()[1]:
+                return child, ""
+            return None, self._dead_end_reason(effect, entered)
+        # The second action ends the turn: the keeper-area rules apply now.
+        if self.entered >= 0 and (
+            effect.mover_from != self.entered or effect.mover_to in KEEPER_AREA[me]
+        ):
+            return None, (
+                f"{SQUARE_NAMES[self.entered]} entered {SIDES[me]}'s keeper area on the first "
+                f"action and must leave it with the second"
+            )
+        problem = _turn_end_problem(effect.cells, effect.ball, me)
+        if problem:
+            return None, problem
+        if thief_receivers:
+            child = Position(effect.cells, effect.ball, me, 2, TAKE, effect.keepers, -1,
+                             self.score, -1, effect.flipped, options)
+            if not child._take_variants()[1]:
+                return None, "the ball would end the turn in the keeper area"
+            return child, ""
+        return self._end_turn(effect.cells, effect.ball, effect.keepers, effect.flipped), ""
+
+    def _dead_end_reason(self, effect: _Effect, entered: int) -> str:
+        me = self.side
+        if entered >= 0:
+            return (
+                f"a player other than the keeper may enter the keeper area on the first action "
+                f"only if it can leave it with the second, and {SQUARE_NAMES[entered]} could not"
+            )
+        if effect.ball in KEEPER_AREA[me] and effect.cells[effect.ball] == ACTIVE[me]:
+            return (
+                f"{SIDES[me]} could not get the ball out of its keeper area with the second action"
+            )
+        if effect.mover_to in KEEPER_AREA[1 - me]:
+            return (
+                f"{SQUARE_NAMES[effect.mover_to]} could not leave {SIDES[1 - me]}'s keeper area "
+                f"(or shoot) with the second action"
+            )
+        return f"{SIDES[me]} would have no legal second action"
+
+    def _end_turn(
+        self,
+        cells: tuple[int, ...],
+        ball: int,
+        keepers: tuple[int, int],
+        flipped: tuple[int, ...],
+    ) -> "Position":
+        """Close the turn of the side to move: keeper role, resting players, rule 3-5."""
+        me = self.side
+        in_area = [i for i in KEEPER_AREA[me] if cells[i] in (ACTIVE[me], RESTING[me])]
+        if len(in_area) == 1:  # whoever stands alone in the area is the keeper now
+            keepers = (in_area[0], keepers[1]) if me == BLUE else (keepers[0], in_area[0])
+        if RESTING[me] in cells:  # a flipped player sits out one turn of its own side
+            cells = tuple(ACTIVE[me] if c == RESTING[me] else c for c in cells)
+        receivers, _ = _sandwich(cells, ball, 1 - me)
+        return Position(cells, ball, 1 - me, 0, TAKE if receivers else PLAY, keepers, -1,
+                        self.score, -1, flipped, self.options)
+
+    def _take_variants(self) -> tuple[dict[Action, "Position"], dict[Action, "Position"]]:
+        """The Take variants, one per sandwiching piece: all, and those that let the
+        turn go on legally (the receiver may not end the turn in its keeper area
+        holding the ball; after a first action a legal second one must follow)."""
+        receivers, run = _sandwich(self.cells, self.ball, self.side)
+        me = self.side
+        flipped = tuple(sorted(run))
+        cells = list(self.cells)
+        for i in run:
+            cells[i] = RESTING[1 - me]
+        frozen_cells = tuple(cells)
+        variants: dict[Action, Position] = {}
+        for receiver in receivers:
+            action = Take(SQUARE_NAMES[self.ball], SQUARE_NAMES[receiver])
+            if self.done == 2:
+                variants[action] = self._end_turn(frozen_cells, receiver, self.keepers, flipped)
+            else:
+                variants[action] = Position(frozen_cells, receiver, me, self.done, PLAY, self.keepers,
+                                            self.entered, self.score, -1, flipped, self.options)
+        if self.done == 2:
+            legal = {a: p for a, p in variants.items() if SQUARE_INDEX[a.to] not in KEEPER_AREA[me]}
+        else:
+            legal = {a: p for a, p in variants.items() if p._has_legal_action()}
+        return variants, legal
+
+    # ------------------------------------------------------------- explaining
+
+    def _apply_jump_path(self, jump: Jump) -> "Position":
+        """Check a chain of jumps square by square (any path, revisits included)."""
+        written = str(jump)
+        if self.phase != PLAY or self.outcome() is not None:
+            raise IllegalAction(f"{written}: {self._phase_reason()}")
+        try:
+            path = [_square(s) for s in jump.path]
+        except NotationError as exc:
+            raise IllegalAction(f"{written}: {exc}") from None
+        me = self.side
+        start = path[0]
+        problem = self._mover_problem(start)
+        if problem:
+            raise IllegalAction(f"{written}: {problem}")
+        if len(path) < 2:
+            raise IllegalAction(f"{written}: a jump needs a landing square")
+        if self.options.keepers_cannot_jump and start == self.keepers[me]:
+            raise IllegalAction(f"{written}: the keeper may not jump (rule option)")
+        board = list(self.cells)
+        board[start] = EMPTY
+        has_ball = self.ball == start
+        free_ball = self.ball if self.cells[self.ball] == EMPTY else -1
+        victim = self.ball if self.cells[self.ball] == ACTIVE[1 - me] else -1
+        family = -1
+        steal = 0
+        for k in range(1, len(path)):
+            at, land = path[k - 1], path[k]
+            df, dr = land % 5 - at % 5, land // 5 - at // 5
+            hop = f"{SQUARE_NAMES[at]}・{SQUARE_NAMES[land]}"
+            if (abs(df), abs(dr)) not in ((2, 0), (0, 2), (2, 2)):
+                raise IllegalAction(
+                    f"{written}: {hop}: a jump goes over one piece to the square right behind it"
+                )
+            hop_family = 1 if df and dr else 0
+            if family >= 0 and hop_family != family:
+                kind = "orthogonal" if family == 0 else "diagonal"
+                raise IllegalAction(
+                    f"{written}: {hop}: a chain that starts {kind} stays {kind}"
+                )
+            family = hop_family
+            mid = _index(at % 5 + df // 2, at // 5 + dr // 2)
+            if land in ALL_GOALS:
+                raise IllegalAction(f"{written}: {hop}: no player may enter a goal")
+            if board[mid] == EMPTY:
+                raise IllegalAction(f"{written}: {hop}: there is no player on {SQUARE_NAMES[mid]} to jump over")
+            if board[land] != EMPTY:
+                raise IllegalAction(f"{written}: {hop}: {SQUARE_NAMES[land]} is taken")
+            if not has_ball and (land == free_ball or mid == victim):
+                has_ball = True
+                if mid == victim:
+                    steal = k
+                    board[victim] = RESTING[1 - me]
+        end = path[-1]
+        if end == start and has_ball == (self.ball == start):
+            raise IllegalAction(f"{written}: the chain ends where it started without taking the ball")
+        if jump.steal != steal:
+            if steal:
+                raise IllegalAction(
+                    f"{written}: the ball is taken on {jump.path[steal]} (mark that square with !)"
+                )
+            raise IllegalAction(f"{written}: no ball is taken on {jump.path[jump.steal]}")
+        board[end] = ACTIVE[me]
+        effect = _Effect(
+            jump, tuple(board), end if has_ball else self.ball, self._moved_keepers(start, end),
+            (victim,) if steal else (), False, start, end,
+        )
+        child, reason = self._resolve(effect)
+        if child is None:
+            raise IllegalAction(f"{written}: {reason}")
+        return child
+
+    def _phase_reason(self) -> str:
+        outcome = self.outcome()
+        if outcome is not None:
+            return f"the game is over ({outcome})"
+        if self.phase == GOAL:
+            return "a goal was scored: the pieces go back to the start first (restart)"
+        if self.phase == TAKE:
+            choices = " or ".join(str(a) for a in self._children)
+            return f"{self.to_move} first takes the ball from the sandwiched {self.ball_square} ({choices})"
+        return ""
+
+    def _mover_problem(self, square: int) -> str:
+        me = self.side
+        cell = self.cells[square]
+        name = SQUARE_NAMES[square]
+        if cell == EMPTY:
+            return f"there is no player on {name}"
+        if _side_of(cell) != me:
+            return f"{name} is a {SIDES[1 - me]} player and it is {SIDES[me]}'s turn"
+        if cell == RESTING[me]:
+            return f"{name} lost the ball and rests (turned over) until {SIDES[me]}'s turn ends"
+        return ""
+
+    def _why_illegal(self, action: object) -> str:
+        """A reason a player understands, for an action not in the legal list."""
+        if not isinstance(action, (Step, Jump, Kick, Take, Restart, Pass)):
+            return "not a soccer-shogi action"
+        phase_reason = self._phase_reason()
+        if isinstance(action, Restart):
+            return phase_reason if self.outcome() else "restart only follows a goal"
+        if isinstance(action, Take):
+            if self.phase != TAKE:
+                return "no sandwich to resolve: a kick never goes to an opponent"
+            choices = " or ".join(str(a) for a in self._children)
+            return f"the ball goes from {self.ball_square} to one of the sandwiching pieces ({choices})"
+        if phase_reason:
+            return phase_reason
+        if isinstance(action, Pass):
+            return "pass only when no action is possible"
+        try:
+            frm, to = _square(action.frm), _square(action.to)
+        except NotationError as exc:
+            return str(exc)
+        if isinstance(action, Step):
+            problem = self._mover_problem(frm)
+            if problem:
+                return problem
+            if to in ALL_GOALS:
+                return "no player may enter a goal"
+            if to not in STEPS[frm]:
+                return "a step goes to one of the 8 neighbouring squares"
+            if self.cells[to] != EMPTY:
+                return f"{action.to} is taken"
+        if isinstance(action, Kick):
+            return self._kick_problem(action, frm, to)
+        for effect in self._effects():
+            if effect.action == action:
+                return self._resolve(effect)[1] or "not allowed here"
+        return "not allowed here"
+
+    def _kick_problem(self, kick: Kick, frm: int, to: int) -> str:
+        me = self.side
+        if self.ball != frm or self.cells[frm] != ACTIVE[me]:
+            return f"{SIDES[me]} has no player with the ball on {kick.frm}"
+        if self._keeper_may_not_kick():
+            return "the keeper must carry the ball out of its keeper area (rule option)"
+        for ray in RAYS[frm]:
+            if to not in ray:
+                continue
+            for passed in ray[: ray.index(to)]:
+                if passed in ALL_GOALS or self.cells[passed] != EMPTY:
+                    return f"the ball cannot pass {SQUARE_NAMES[passed]}: a piece stands there"
+            if to in GOAL_SQUARES[me]:
+                return f"{SIDES[me]} may not kick into its own goal"
+            guard = CORNER_SHOT_GUARD.get((frm, to))
+            if guard is not None and self.cells[guard] in (ACTIVE[1 - me], RESTING[1 - me]):
+                return f"a {SIDES[1 - me]} player on {SQUARE_NAMES[guard]} blocks the shot from the corner"
+            occupant = self.cells[to]
+            if occupant in (ACTIVE[1 - me], RESTING[1 - me]):
+                return f"the ball may not be kicked to an opponent ({kick.to})"
+            if occupant == RESTING[me]:
+                return f"{kick.to} is resting (turned over) and cannot receive the ball"
+            if occupant == ACTIVE[me] and kick.free:
+                return f"{kick.to} holds a team-mate: that is a pass, not a free ball (drop the f)"
+            if occupant == EMPTY and to not in ALL_GOALS and not kick.free:
+                return f"{kick.to} is empty: the ball would be free (write b({kick.frm}-{kick.to})f)"
+            for effect in self._effects():
+                if effect.action == kick:
+                    return self._resolve(effect)[1] or "not allowed here"
+            return "not allowed here"
+        return "a kick goes straight along one of the 8 lines through the ball"
+
+    # ------------------------------------------------------------- notation
+
+    def parse_action(self, text: str) -> Action:
+        """Read one action in the source's notation, in the context of this position.
+
+        ``A7-A6`` step; ``C5・C3`` jump (``*`` also accepted); ``E2・C2・C4・A4・A6!``
+        chain (``!`` after the square where the ball is taken, optional);
+        ``b(C5-A5)`` kick, optionally followed by ``f`` (free ball) or ``goal``;
+        ``b(B4-B3)!`` taking the ball after a sandwich; ``restart``; ``pass``.
+
+        >>> position = RULES.start()
+        >>> position.parse_action("b(C5-E5)")
+        Kick(frm='C5', to='E5', free=True)
+        >>> position.parse_action("C5 to C4")
+        Traceback (most recent call last):
+        ...
+        masume.rules.base.NotationError: 'C5 to C4' is not soccer-shogi notation (A7-A6, C5・C3, b(C5-A5), b(A5-E5)f, b(B2-D0)goal, b(B4-B3)!, restart)
+        """
+        action = parse_notation(text)
+        if isinstance(action, Kick) and self.phase == TAKE and action.frm == self.ball_square:
+            action = Take(action.frm, action.to)  # the ! is optional
+        if isinstance(action, Take) and self.phase == PLAY:
+            raise IllegalAction(f"{text.strip()}: {self._why_illegal(action)}")
+        if isinstance(action, Kick):
+            action = self._complete_kick(action, text)
+        if isinstance(action, Jump):
+            action = self._complete_jump(action, text)
+        if not self.is_legal(action):
+            self.apply(action)  # raises IllegalAction with the reason
+        return action
+
+    def _complete_kick(self, kick: Kick, text: str) -> Kick:
+        """Fill in ``free`` from the board: the f after a kick is optional emphasis."""
+        try:
+            to = _square(kick.to)
+        except NotationError as exc:
+            raise NotationError(f"{text.strip()}: {exc}") from None
+        occupant = self.cells[to]
+        if to in ALL_GOALS or occupant != EMPTY:
+            if kick.free:
+                if to in ALL_GOALS:
+                    raise IllegalAction(f"{text.strip()}: a kick into {kick.to} is a shot, not a free ball")
+                raise IllegalAction(
+                    f"{text.strip()}: {kick.to} is not empty, so the ball would not be free"
+                )
+            return kick
+        return Kick(kick.frm, kick.to, free=True)
+
+    def _complete_jump(self, jump: Jump, text: str) -> Jump:
+        """Put the steal mark where the ball is really taken (the ! is optional)."""
+        if jump.steal:
+            return jump
+        for candidate_steal in range(len(jump.path)):
+            candidate = Jump(jump.path, candidate_steal)
+            if self.is_legal(candidate):
+                return candidate
+        return jump
+
+    def notation(self, action: Action) -> str:
+        """The action in the source's notation; round-trips with :meth:`parse_action`.
+
+        >>> position = RULES.start()
+        >>> position.notation(position.parse_action("b(C5-E5)"))
+        'b(C5-E5)f'
+        """
+        return str(action)
+
+    # ------------------------------------------------------------- text
+
+    def to_text(self) -> str:
+        """The whole position on one line; ``RULES.from_text`` reads it back.
+
+        >>> RULES.start().to_text()
+        '2B2/BB1BB/5/2B2/5/5/RRRRR/2R2 blue 0 ball=C5 keepers=C8,C1 score=0-0'
+        """
+        ranks = []
+        for rank in range(8, 0, -1):
+            row, gap = "", 0
+            for file in range(5):
+                cell = self.cells[_index(file, rank)]
+                if cell == EMPTY:
+                    gap += 1
+                    continue
+                if gap:
+                    row, gap = row + str(gap), 0
+                row += PIECE_CHARS[cell]
+            ranks.append(row + (str(gap) if gap else ""))
+        fields = [
+            "/".join(ranks),
+            self.to_move,
+            str(self.done),
+            f"ball={self.ball_square}",
+            f"keepers={SQUARE_NAMES[self.keepers[0]]},{SQUARE_NAMES[self.keepers[1]]}",
+            f"score={self.score[0]}-{self.score[1]}",
+        ]
+        if self.phase != PLAY:
+            fields.append(f"phase={self.phase}")
+        if self.entered >= 0:
+            fields.append(f"entered={SQUARE_NAMES[self.entered]}")
+        if self.flipped:
+            fields.append("flip=" + ",".join(SQUARE_NAMES[i] for i in self.flipped))
+        if self.resigned >= 0:
+            fields.append(f"resigned={SIDES[self.resigned]}")
+        defaults = Options()
+        if self.options.goals_to_win != defaults.goals_to_win:
+            fields.append(f"goals={self.options.goals_to_win}")
+        if self.options.keepers_cannot_jump:
+            fields.append("keepers-cannot-jump")
+        if self.options.keeper_first_action_no_pass:
+            fields.append("keeper-first-action-no-pass")
+        return " ".join(fields)
+
+    def diagram(self) -> str:
+        """A text drawing, blue's goal (row 9) on top.
+
+        >>> print(RULES.start().diagram())
+              A   B   C   D   E
+         9        .   .   .        blue goal
+         8    .   .   Bk  .   .
+         7    B   B   .   B   B
+         6    .   .   .   .   .
+         5    .   .   B*  .   .
+         4    .   .   .   .   .
+         3    .   .   .   .   .
+         2    R   R   R   R   R
+         1    .   .   Rk  .   .
+         0        .   .   .        red goal
+        blue, action 1 of 2; score blue 0 red 0
+        B/R player, b/r resting, * with the ball, o free ball, k keeper
+        """
+        lines = ["      " + "   ".join(FILES)]
+        for rank in range(9, -1, -1):
+            cells = []
+            for file in range(5):
+                i = _index(file, rank)
+                if i not in SQUARE_NAMES:
+                    cells.append("  ")
+                    continue
+                cell = self.cells[i]
+                mark = PIECE_CHARS.get(cell, "")
+                if cell and i == self.keepers[_side_of(cell)]:
+                    mark += "k"
+                if i == self.ball:
+                    mark = mark + "*" if cell else "o"
+                cells.append((mark or ".").ljust(2))
+            row = f"{rank:>2}    " + "  ".join(cells)
+            if rank in (0, 9):
+                row = row.rstrip() + "        " + ("blue goal" if rank == 9 else "red goal")
+            lines.append(row.rstrip())
+        lines.append(f"{self.status().message}; score blue {self.score[0]} red {self.score[1]}")
+        lines.append("B/R player, b/r resting, * with the ball, o free ball, k keeper")
+        return "\n".join(lines)
+
+    @staticmethod
+    def _start(first: int, score: tuple[int, int], options: Options) -> "Position":
+        cells, ball, keepers = _start_cells(first)
+        return Position(cells, ball, first, 0, PLAY, keepers, -1, score, -1, (), options)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _sandwich(cells: tuple[int, ...], ball: int, thief: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(sandwiching pieces, sandwiched squares) when ``thief`` sandwiches the ball holder.
+
+    Rules 3-3 and 3-4: the holder, with any opponents lined up with it, between
+    two active ``thief`` players along a file or a rank; at a board corner the
+    end line closes the file.
+    """
+    victim = 1 - thief
+    if cells[ball] != ACTIVE[victim]:
+        return (), ()
+    victims = (ACTIVE[victim], RESTING[victim])
+    receivers: list[int] = []
+    run_squares: set[int] = set()
+    for axis in ((1, 0), (0, 1)):
+        ends: list[int] = []  # closing piece squares; -2 for the end line
+        run = [ball]
+        for sign in (1, -1):
+            direction = (axis[0] * sign, axis[1] * sign)
+            at = ball
+            while True:
+                nxt = _neighbour(at, direction)
+                if nxt not in PITCH_SET:
+                    if axis == (0, 1) and at in CORNERS:
+                        ends.append(-2)
+                    break
+                cell = cells[nxt]
+                if cell in victims:
+                    run.append(nxt)
+                    at = nxt
+                    continue
+                if cell == ACTIVE[thief]:
+                    ends.append(nxt)
+                break
+        pieces = [e for e in ends if e >= 0]
+        if len(ends) == 2 and pieces:
+            receivers.extend(pieces)
+            run_squares.update(run)
+    return tuple(sorted(receivers)), tuple(sorted(run_squares))
+
+
+def _turn_end_problem(cells: tuple[int, ...], ball: int, side: int, check_ball: bool = True) -> str:
+    """Why ``side`` may not end its turn with these cells (rule 1-4), or ''."""
+    mine = (ACTIVE[side], RESTING[side])
+    own = [i for i in sorted(KEEPER_AREA[side]) if cells[i] in mine]
+    if len(own) > 1:
+        squares = " and ".join(SQUARE_NAMES[i] for i in own)
+        return f"only one player may stay in the keeper area when the turn ends ({squares})"
+    if check_ball and ball in KEEPER_AREA[side] and cells[ball] in mine:
+        return (
+            f"{SQUARE_NAMES[ball]} may not end the turn holding the ball in its own keeper area: "
+            "carry it out or kick it out"
+        )
+    for i in sorted(KEEPER_AREA[1 - side]):
+        if cells[i] in mine:
+            return (
+                f"{SQUARE_NAMES[i]} may not end the turn in {SIDES[1 - side]}'s keeper area "
+                "(an attacker must leave it, or shoot, with the second action)"
+            )
+    return ""
+
+
+def _written(action: object) -> str:
+    return str(action)
+
+
+_NOTATION_HELP = "(A7-A6, C5・C3, b(C5-A5), b(A5-E5)f, b(B2-D0)goal, b(B4-B3)!, restart)"
+_SQ = r"[A-Ea-e][0-9]"
+_KICK_RE = re.compile(rf"^b\(\s*({_SQ})\s*-\s*({_SQ})\s*\)\s*(f|goal|!)?$", re.IGNORECASE)
+_STEP_RE = re.compile(rf"^({_SQ})\s*-\s*({_SQ})$")
+_JUMP_RE = re.compile(rf"^{_SQ}!?(?:\s*[・*]?\s*{_SQ}!?)+$")
+
+
+def parse_notation(text: str) -> Action:
+    """Read an action without a position (context-free: no ``f`` or ``!`` filled in).
+
+    >>> parse_notation("E2・C2・C4・A4・A6!")
+    Jump(path=('E2', 'C2', 'C4', 'A4', 'A6'), steal=4)
+    >>> parse_notation("b(A5-E5)f")
+    Kick(frm='A5', to='E5', free=True)
+    >>> parse_notation("E2-D3-C3")
+    Traceback (most recent call last):
+    ...
+    masume.rules.base.NotationError: 'E2-D3-C3' is two steps: write each action on its own (E2-D3, D3-C3)
+    """
+    if not isinstance(text, str):
+        raise NotationError(f"{text!r} is not text")
+    # NFKC folds full-width letters, digits and the half-width middle dot.
+    normal = unicodedata.normalize("NFKC", text).strip()
+    normal = normal.replace("·", "・").replace("→", "-").replace("ー", "-").replace("−", "-")
+    lowered = normal.lower()
+    if lowered in ("restart", "kickoff", "kick-off"):
+        return Restart()
+    if lowered == "pass":
+        return Pass()
+    if not normal:
+        raise NotationError("empty action")
+    kick = _KICK_RE.match(normal)
+    if kick:
+        frm, to = kick.group(1).upper(), kick.group(2).upper()
+        suffix = (kick.group(3) or "").lower()
+        for name in (frm, to):
+            _square(name)
+        if suffix == "!":
+            return Take(frm, to)
+        if suffix == "goal" and to not in GOAL_NAMES:
+            raise NotationError(f"{text.strip()!r}: 'goal' follows only a kick into a goal square (B0-D0, B9-D9)")
+        if suffix == "f" and to in GOAL_NAMES:
+            raise NotationError(f"{text.strip()!r}: a kick into a goal is written 'goal', not 'f'")
+        return Kick(frm, to, free=suffix == "f")
+    steps = normal.split("-")
+    if len(steps) > 2 and all(re.fullmatch(_SQ, s.strip()) for s in steps):
+        pairs = ", ".join(f"{a.strip().upper()}-{b.strip().upper()}" for a, b in zip(steps, steps[1:]))
+        raise NotationError(f"{text.strip()!r} is two steps: write each action on its own ({pairs})")
+    step = _STEP_RE.match(normal)
+    if step:
+        frm, to = step.group(1).upper(), step.group(2).upper()
+        _square(frm)
+        _square(to)
+        return Step(frm, to)
+    if _JUMP_RE.match(normal):
+        squares = re.findall(rf"({_SQ})(!?)", normal)
+        path = tuple(s.upper() for s, _ in squares)
+        for name in path:
+            _square(name)
+        marks = [i for i, (_, bang) in enumerate(squares) if bang]
+        if marks and marks[0] == 0:
+            raise NotationError(f"{text.strip()!r}: ! goes after the square where the ball is taken")
+        if len(marks) > 1:
+            raise NotationError(f"{text.strip()!r}: the ball can be taken only once in a chain")
+        return Jump(path, marks[0] if marks else 0)
+    raise NotationError(f"{text.strip()!r} is not soccer-shogi notation {_NOTATION_HELP}")
+
+
+# --------------------------------------------------------------------------- rules
+
+
+class SoccerShogiRules:
+    """The entry point, as ``masume.rules.load_rules("soccer-shogi")`` returns it.
+
+    >>> RULES.start(goals_to_win=3).options.goals_to_win
+    3
+    """
+
+    name = "soccer-shogi"
+    board = "soccer-shogi"
+    Options = Options
+
+    def start(self, first: str = "blue", **options: Any) -> Position:
+        """The starting position; ``first`` moves first; ``options`` see :class:`Options`."""
+        if first not in SIDES:
+            raise ValueError(f"first must be blue or red, not {first!r}")
+        return Position._start(SIDES.index(first), (0, 0), Options.make(**options))
+
+    def from_text(self, text: str, **options: Any) -> Position:
+        """The position written by :meth:`Position.to_text`; options given here override.
+
+        >>> text = RULES.start(first="red").to_text()
+        >>> RULES.from_text(text) == RULES.start(first="red")
+        True
+        """
+        return _read_text(text, options)
+
+    def resign(self, position: Position, side: str) -> Position:
+        """The position after ``side`` resigns.
+
+        >>> RULES.resign(RULES.start(), "red").outcome()
+        Outcome(winner='blue', reason='resignation', score={'blue': 0, 'red': 0})
+        """
+        if side not in SIDES:
+            raise ValueError(f"side must be blue or red, not {side!r}")
+        if position.outcome() is not None:
+            raise IllegalAction(f"the game is already over ({position.outcome()})")
+        return replace(position, phase=OVER, resigned=SIDES.index(side), flipped=())
+
+
+def _read_text(text: str, overrides: dict[str, Any]) -> Position:
+    def bad(why: str) -> NotationError:
+        return NotationError(f"not a soccer-shogi position ({why}): {text!r}")
+
+    if not isinstance(text, str):
+        raise bad("not text")
+    parts = text.split()
+    if len(parts) < 3:
+        raise bad("expected the board, the side to move and the actions made")
+    board, side_name, done_text, *rest = parts
+    ranks = board.split("/")
+    if len(ranks) != 8:
+        raise bad("the board needs 8 ranks separated by /")
+    cells = [EMPTY] * 50
+    chars = {v: k for k, v in PIECE_CHARS.items()}
+    for k, row in enumerate(ranks):
+        rank, file = 8 - k, 0
+        for char in row:
+            if char.isdigit():
+                file += int(char)
+            elif char in chars:
+                if file >= 5:
+                    break
+                cells[_index(file, rank)] = chars[char]
+                file += 1
+            else:
+                raise bad(f"unknown piece {char!r}")
+        if file != 5:
+            raise bad(f"rank {rank} does not have 5 squares")
+    if side_name not in SIDES:
+        raise bad("the side to move is blue or red")
+    if done_text not in ("0", "1", "2"):
+        raise bad("actions made this turn is 0, 1 or 2")
+    values: dict[str, str] = {}
+    flags: set[str] = set()
+    for item in rest:
+        key, sep, value = item.partition("=")
+        if sep:
+            values[key] = value
+        else:
+            flags.add(key)
+    known_values = {"ball", "keepers", "score", "phase", "entered", "flip", "resigned", "goals"}
+    known_flags = {"keepers-cannot-jump", "keeper-first-action-no-pass"}
+    unknown = sorted((set(values) - known_values) | (flags - known_flags))
+    if unknown:
+        raise bad(f"unknown field(s) {', '.join(unknown)}")
+    try:
+        ball = _square(values.get("ball", ""))
+        keeper_names = values.get("keepers", "").split(",")
+        if len(keeper_names) != 2:
+            raise bad("keepers=<blue's square>,<red's square>")
+        keepers = (_square(keeper_names[0]), _square(keeper_names[1]))
+        entered = _square(values["entered"]) if "entered" in values else -1
+        flipped = tuple(_square(s) for s in values["flip"].split(",")) if values.get("flip") else ()
+    except NotationError as exc:
+        raise bad(str(exc)) from None
+    score_match = re.fullmatch(r"(\d+)-(\d+)", values.get("score", ""))
+    if not score_match:
+        raise bad("score=<blue>-<red>")
+    phase = values.get("phase", PLAY)
+    if phase not in (PLAY, TAKE, GOAL, OVER):
+        raise bad("phase is take, goal or over")
+    resigned = -1
+    if "resigned" in values:
+        if values["resigned"] not in SIDES:
+            raise bad("resigned=blue or resigned=red")
+        resigned = SIDES.index(values["resigned"])
+    option_values: dict[str, Any] = {
+        "keepers_cannot_jump": "keepers-cannot-jump" in flags,
+        "keeper_first_action_no_pass": "keeper-first-action-no-pass" in flags,
+    }
+    if "goals" in values:
+        if not values["goals"].isdigit():
+            raise bad("goals=<number>")
+        option_values["goals_to_win"] = int(values["goals"])
+    option_values.update(overrides)
+    try:
+        options = Options.make(**option_values)
+    except ValueError as exc:
+        raise bad(str(exc)) from None
+    side = SIDES.index(side_name)
+    position = Position(
+        tuple(cells), ball, side, int(done_text), phase, keepers, entered,
+        (int(score_match.group(1)), int(score_match.group(2))), resigned, flipped, options,
+    )
+    problem = _impossible(position)
+    if problem:
+        raise bad(problem)
+    return position
+
+
+def _impossible(position: Position) -> str:
+    """What makes a position impossible, or '' (also used by the tests)."""
+    cells = position.cells
+    for s in (BLUE, RED):
+        count = sum(1 for i in PITCH if cells[i] in (ACTIVE[s], RESTING[s]))
+        if count != 6:
+            return f"{SIDES[s]} has {count} players, not 6"
+        keeper = position.keepers[s]
+        if keeper not in PITCH_SET or cells[keeper] not in (ACTIVE[s], RESTING[s]):
+            return f"{SIDES[s]}'s keeper square holds no {SIDES[s]} player"
+    if any(cells[i] for i in ALL_GOALS):
+        return "a player stands in a goal"
+    in_goal = position.ball in ALL_GOALS
+    if in_goal != (position.phase in (GOAL, OVER) and position.resigned < 0) and not (
+        position.phase == OVER and not in_goal
+    ):
+        return "the ball is in a goal only right after a goal"
+    if cells[position.ball] in RESTING:
+        return "a resting player cannot hold the ball"
+    if position.phase == TAKE and not _sandwich(cells, position.ball, position.side)[0]:
+        return "phase=take needs a sandwiched ball holder"
+    if position.phase == PLAY and position.done == 2:
+        return "a turn has two actions"
+    return ""
+
+
+RULES = SoccerShogiRules()
+
+__all__ = [
+    "RULES",
+    "Action",
+    "Jump",
+    "Kick",
+    "Options",
+    "Pass",
+    "Position",
+    "Restart",
+    "SoccerShogiRules",
+    "Step",
+    "Take",
+    "parse_notation",
+]

@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # helpers: micropython_vm, firmware_checks
+
+
+@pytest.fixture
+def make_sim(tmp_path: Path) -> Iterator[Callable[..., "SimulatedBoard"]]:  # noqa: F821
+    """Start simulated boards (real firmware on the MicroPython VM, real pty); all
+    are closed at the end of the test."""
+    from masume.sim.board import SimulatedBoard
+
+    started: list[SimulatedBoard] = []
+
+    def make(board: str = "soccer-shogi", **kwargs) -> SimulatedBoard:
+        kwargs.setdefault("link", tmp_path / f"port-{len(started)}")
+        kwargs.setdefault("seed", 1234 + len(started))
+        sim = SimulatedBoard(board, **kwargs)
+        started.append(sim)
+        return sim
+
+    yield make
+    for sim in started:
+        sim.close()
+
+
+@pytest.fixture
+def connect() -> Iterator[Callable[..., "BoardSession"]]:  # noqa: F821
+    """Open host sessions (pyserial on the port); all are closed at the end."""
+    from masume.link import BoardSession, SerialTransport
+
+    sessions: list[BoardSession] = []
+
+    def open_session(port: str, **kwargs) -> BoardSession:
+        session = BoardSession(SerialTransport(port), **kwargs).start()
+        sessions.append(session)
+        return session
+
+    yield open_session
+    for session in sessions:
+        session.close()
