@@ -19,7 +19,7 @@ Usage, in the manner of python-chess::
     >>> rules = load_rules("soccer-shogi")
     >>> game = Game(rules.start())
     >>> action = next(iter(game.legal_actions()))
-    >>> game.push(action)
+    >>> after = game.push(action)
     >>> game.pop() == action
     True
 """
@@ -147,7 +147,7 @@ class Game:
 
     >>> from masume.rules import load_rules
     >>> game = Game(load_rules("soccer-shogi").start())
-    >>> game.push_notation("A7-A6")
+    >>> action = game.push_notation("A7-A6")
     >>> [str(a) for a in game.actions]
     ['A7-A6']
     """

@@ -358,7 +358,7 @@ class _Effect(NamedTuple):
     mover_to: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Position:
     """A moment of a Soccer Shogi match. Immutable and hashable.
 
@@ -384,6 +384,9 @@ class Position:
     resigned: int = -1
     flipped: tuple[int, ...] = ()  # squares just turned over by a steal (to highlight)
     options: Options = field(default_factory=Options)
+
+    def __repr__(self) -> str:
+        return f"Position({self.to_text()!r})"
 
     # ------------------------------------------------------------- reading
 
@@ -780,11 +783,24 @@ class Position:
 
     def _apply_jump_path(self, jump: Jump) -> "Position":
         """Check a chain of jumps square by square (any path, revisits included)."""
-        written = str(jump)
+        effect = self._simulate_jump(jump.path)
+        if jump.steal != effect.action.steal:
+            if effect.action.steal:
+                where = jump.path[effect.action.steal]
+                raise IllegalAction(f"{jump}: the ball is taken on {where} (mark that square with !)")
+            raise IllegalAction(f"{jump}: no ball is taken on {jump.path[jump.steal]}")
+        child, reason = self._resolve(effect)
+        if child is None:
+            raise IllegalAction(f"{jump}: {reason}")
+        return child
+
+    def _simulate_jump(self, names: tuple[str, ...]) -> _Effect:
+        """What a chain along ``names`` does; IllegalAction names the first bad hop."""
+        written = "・".join(names)
         if self.phase != PLAY or self.outcome() is not None:
             raise IllegalAction(f"{written}: {self._phase_reason()}")
         try:
-            path = [_square(s) for s in jump.path]
+            path = [_square(s) for s in names]
         except NotationError as exc:
             raise IllegalAction(f"{written}: {exc}") from None
         me = self.side
@@ -806,25 +822,21 @@ class Position:
         for k in range(1, len(path)):
             at, land = path[k - 1], path[k]
             df, dr = land % 5 - at % 5, land // 5 - at // 5
-            hop = f"{SQUARE_NAMES[at]}・{SQUARE_NAMES[land]}"
+            where = f"{written}: " + (f"{SQUARE_NAMES[at]}・{SQUARE_NAMES[land]}: " if len(path) > 2 else "")
             if (abs(df), abs(dr)) not in ((2, 0), (0, 2), (2, 2)):
-                raise IllegalAction(
-                    f"{written}: {hop}: a jump goes over one piece to the square right behind it"
-                )
+                raise IllegalAction(f"{where}a jump goes over one piece to the square right behind it")
             hop_family = 1 if df and dr else 0
             if family >= 0 and hop_family != family:
                 kind = "orthogonal" if family == 0 else "diagonal"
-                raise IllegalAction(
-                    f"{written}: {hop}: a chain that starts {kind} stays {kind}"
-                )
+                raise IllegalAction(f"{where}a chain that starts {kind} stays {kind}")
             family = hop_family
             mid = _index(at % 5 + df // 2, at // 5 + dr // 2)
             if land in ALL_GOALS:
-                raise IllegalAction(f"{written}: {hop}: no player may enter a goal")
+                raise IllegalAction(f"{where}no player may enter a goal")
             if board[mid] == EMPTY:
-                raise IllegalAction(f"{written}: {hop}: there is no player on {SQUARE_NAMES[mid]} to jump over")
+                raise IllegalAction(f"{where}there is no player on {SQUARE_NAMES[mid]} to jump over")
             if board[land] != EMPTY:
-                raise IllegalAction(f"{written}: {hop}: {SQUARE_NAMES[land]} is taken")
+                raise IllegalAction(f"{where}{SQUARE_NAMES[land]} is taken")
             if not has_ball and (land == free_ball or mid == victim):
                 has_ball = True
                 if mid == victim:
@@ -833,21 +845,11 @@ class Position:
         end = path[-1]
         if end == start and has_ball == (self.ball == start):
             raise IllegalAction(f"{written}: the chain ends where it started without taking the ball")
-        if jump.steal != steal:
-            if steal:
-                raise IllegalAction(
-                    f"{written}: the ball is taken on {jump.path[steal]} (mark that square with !)"
-                )
-            raise IllegalAction(f"{written}: no ball is taken on {jump.path[jump.steal]}")
         board[end] = ACTIVE[me]
-        effect = _Effect(
-            jump, tuple(board), end if has_ball else self.ball, self._moved_keepers(start, end),
-            (victim,) if steal else (), False, start, end,
+        return _Effect(
+            Jump(tuple(names), steal), tuple(board), end if has_ball else self.ball,
+            self._moved_keepers(start, end), (victim,) if steal else (), False, start, end,
         )
-        child, reason = self._resolve(effect)
-        if child is None:
-            raise IllegalAction(f"{written}: {reason}")
-        return child
 
     def _phase_reason(self) -> str:
         outcome = self.outcome()
@@ -993,11 +995,7 @@ class Position:
         """Put the steal mark where the ball is really taken (the ! is optional)."""
         if jump.steal:
             return jump
-        for candidate_steal in range(len(jump.path)):
-            candidate = Jump(jump.path, candidate_steal)
-            if self.is_legal(candidate):
-                return candidate
-        return jump
+        return Jump(jump.path, self._simulate_jump(jump.path).action.steal)
 
     def notation(self, action: Action) -> str:
         """The action in the source's notation; round-trips with :meth:`parse_action`.
@@ -1382,9 +1380,9 @@ def _impossible(position: Position) -> str:
     if any(cells[i] for i in ALL_GOALS):
         return "a player stands in a goal"
     in_goal = position.ball in ALL_GOALS
-    if in_goal != (position.phase in (GOAL, OVER) and position.resigned < 0) and not (
-        position.phase == OVER and not in_goal
-    ):
+    if position.phase == GOAL and not in_goal:
+        return "phase=goal needs the ball in a goal"
+    if position.phase in (PLAY, TAKE) and in_goal:
         return "the ball is in a goal only right after a goal"
     if cells[position.ball] in RESTING:
         return "a resting player cannot hold the ball"
