@@ -36,6 +36,8 @@ class Board:
         self.sensed = [i for i, cell in enumerate(cells) if cell[1] != "none"]
         self.kinds = [cells[i][1] for i in self.sensed]
         self.scanner = Scanner(len(self.sensed))
+        hw.sample(self.scanner.raw)
+        self.scanner.baseline()
         self.leds = Leds([tuple(cell[2]) for cell in cells], definition["led_count"],
                          definition.get("brightness", 255))
         self.journal = Journal()

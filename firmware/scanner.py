@@ -25,6 +25,12 @@ class Scanner:
         self.pending = bytearray(count)  # 1 while a candidate differs from stable
         self.changed = bytearray(count)  # 1 for cells that became stable this pass
 
+    def baseline(self):
+        """Take the raw readings as known, without reporting them (at power-up:
+        the host asks for a snapshot, so the pieces already there are no news)."""
+        self.candidate[:] = self.raw
+        self.stable[:] = self.raw
+
     def update(self, now):
         """Compare raw with what is known; returns how many cells changed this pass."""
         raw = self.raw

@@ -113,6 +113,15 @@ def check_scanner_reports_a_change_once_after_50ms():
     assert s.update(200) == 0  # reported once
 
 
+def check_scanner_baseline_is_not_reported():
+    from scanner import Scanner
+
+    s = Scanner(2)
+    _set(s, 1, b"\x01")
+    s.baseline()  # power-up: the pieces already standing are no news
+    assert s.update(0) == 0 and s.update(100) == 0 and s.reading(1) == b"\x01"
+
+
 def check_scanner_ignores_bounces_shorter_than_the_hold():
     from scanner import Scanner
 
