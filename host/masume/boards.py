@@ -158,10 +158,12 @@ class Board:
             "led_count": self.led_count,
             "matrix": list(self.matrix_size),
         }
-        # Only present when the definition has a [power] table, so definitions
-        # without one keep their bytes (and their hash) exactly.
+        # The firmware's LED brightness cap (0-255, scales every colour), from the
+        # definition's [power] table. Only present when there is one, so
+        # definitions without it keep their bytes (and their hash) exactly; the
+        # firmware then runs at 255.
         if self.power:
-            out["power"] = dict(self.power)
+            out["brightness"] = self.power["brightness_cap"]
         return out
 
     def firmware_json(self) -> bytes:
