@@ -51,6 +51,10 @@ def _monitor(args: argparse.Namespace) -> int:
     count = 0
     with BoardSession(SerialTransport(args.port), expect=args.board) as session:
         try:
+            session.wait_connected()
+            board = session.board
+            print(f"monitor: connected to {board.id} (firmware {session.firmware}, "
+                  f"definition {board.hash:08x}) on {args.port}", file=sys.stderr, flush=True)
             for event in session.events():
                 if event.type == "snapshot":
                     continue
