@@ -300,9 +300,13 @@ def _resolve_move(position: "Position", side: str, kind: str, target: str) -> Ac
         origins = " or ".join(f"{target}{piece_word(side, kind)}({NAMES[i]})" for i in able)
         raise NotationError(f"{len(able)} {kind}s can move to {target}: write {origins}")
     if pieces:
-        # the one piece (or the first) says why: the stage, the turn, or its move
-        reason = position._why_illegal(Move(side, kind, NAMES[pieces[0]], target))
-        if len(pieces) == 1 or not playing:
+        # the piece the player most likely meant says why: the only one, or the only
+        # one whose way of moving reaches the square
+        meant = [i for i in pieces if INDEX[target] in position._pattern(i, True)]
+        one = pieces[0] if len(pieces) == 1 else meant[0] if len(meant) == 1 else None
+        if one is not None or not playing:
+            origin = NAMES[pieces[0] if one is None else one]
+            reason = position._why_illegal(Move(side, kind, origin, target))
             raise IllegalAction(reason or f"the {kind} cannot move to {target}")
         raise IllegalAction(f"none of {side}'s {kind}s can move to {target}")
     if not playing:
@@ -393,9 +397,7 @@ def parse_position_text(text: str) -> dict[str, object]:
     for r, row in enumerate(ranks):
         width = 0
         for ch in row:
-            if ch.isdigit():
-                if ch == "0":
-                    raise NotationError(f"rank {RANK_LETTERS[r]}: 0 is not a count of squares")
+            if ch in "123456789":
                 cells.extend(EMPTY * int(ch))
                 width += int(ch)
             elif ch in "KRBNPkrbnp":

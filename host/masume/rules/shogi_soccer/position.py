@@ -612,14 +612,13 @@ class Position:
         targets = pass_targets(board, self.ball, i)
         if g in targets:
             return None
-        front = GOAL_FRONT[g]
-        keeper = "k" if side == SENTE else "K"
-        if board[front] == keeper:
-            return f"the goalkeeper on {NAMES[front]} stops every shot"
         lone = EMPTY * i + board[i] + EMPTY * (SIZE - i - 1)
-        if g in pass_targets(lone, i, i):
-            return "the shot is blocked: a shot follows a pass's path, which pieces stop"
-        return f"a shot follows the paths of a pass, and {self._describe(i, False)}"
+        if g not in pass_targets(lone, i, i):
+            return f"a shot follows the paths of a pass, and {self._describe(i, False)}"
+        front = GOAL_FRONT[g]
+        if board[front] == ("k" if side == SENTE else "K"):
+            return f"the goalkeeper on {NAMES[front]} stops every shot"
+        return "the shot is blocked: a shot follows a pass's path, which pieces stop"
 
     # ------------------------------------------------------------------ results
 
@@ -666,12 +665,14 @@ class Position:
     def _checkmated(self) -> bool:
         if self.result is not None or self.stage not in PLAY_STAGES:
             return False
-        return not self._has_safe_continuation()
+        if self._threatens(1 - self.turn):
+            return not self._has_safe_continuation()
+        return next(self._actions(), None) is None
 
     def is_checkmate(self) -> bool:
-        """True when every action of the side to move lets the opponent score or eject
-        its goalkeeper at once (【勝敗】: no 受け手 left). A side with no action at all
-        is checkmated too.
+        """True when the side to move is in check (the opponent threatens to score or to
+        eject its goalkeeper) and no action of its turn removes every such threat
+        (【勝敗】: no 受け手 left), or when it has no action at all.
 
         >>> from masume.rules.shogi_soccer import RULES
         >>> RULES.from_text("4kp3/9/4R1p2/9/9/9/9/9/9/9/4K4 gote play 5-C - -").is_checkmate()
