@@ -451,3 +451,42 @@ def test_reader_cells_are_addressed_bank_and_channel(tmp_path: Path) -> None:
     assert board.cell("c16").matrix == (1, 0) and board.cell("c16").reader == 16
     assert board.matrix_size == (2, 16)
     assert all(c.sensor in READER_KINDS for c in board.readers)
+
+
+# --- the documentation agrees with the definitions ----------------------------------
+
+HARDWARE = boards_dir().parent
+
+
+def test_readme_example_loads_as_described(tmp_path: Path) -> None:
+    text = (HARDWARE / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"```toml\n(.*?)```", text, re.S).group(1)
+    board = load_board(_write(tmp_path, "mini", example))
+    assert [board.cell(n).leds[0] for n in ("A1", "B1", "C1", "C2", "B2", "A2", "goal")] == list(range(7))
+    assert [c.matrix for c in board.cells] == [(0, k) for k in range(7)]
+    assert board.cell("A1").zone == "corner" and board.button("confirm").pin == 17
+
+
+@pytest.mark.parametrize("board_id", sorted(GAMES))
+def test_parts_list_counts_match_the_definition(board_id: str) -> None:
+    text = (HARDWARE / "parts.md").read_text(encoding="utf-8")
+    section = re.search(rf"^## {re.escape(board_id)} \(.*?(?=^## |\Z)", text, re.S | re.M)
+    assert section, f"parts.md has no section for {board_id}"
+    body = section.group(0)
+    board = load_board(board_id)
+
+    def count(part: str) -> int:
+        row = re.search(rf"^\| {part}[^|]*\| (\d+)", body, re.M)
+        assert row, f"{board_id}: no '{part}' row"
+        return int(row.group(1))
+
+    assert count("WS2812B") == board.led_count
+    assert count("buttons") == len(board.buttons)
+    if board.readers:
+        assert count("MFRC522") == len(board.readers)
+        assert count("74HC154") == 1 + board.matrix_size[0]
+    else:
+        assert count("reed switches") == count("diodes") == len(board.sensed)
+    assert f"full white, uncapped | {board.led_count * 60} mA" in body
+    if board.power:
+        assert f"**{board.power['brightness_cap']}**" in body
