@@ -889,34 +889,52 @@ def _record_files() -> list[Path]:
 
 @pytest.mark.parametrize("path", _record_files(), ids=lambda p: p.name)
 def test_record_files_replay(path: Path) -> None:
-    try:
-        from masume import records
-    except ImportError:
-        records = None
-    if records is not None and hasattr(records, "read_record"):
-        record = records.read_record(path.read_text(encoding="utf-8"), game="shogi-soccer")
-        assert record is not None
-        return
-    # No generic reader yet: read the format (comments, [Key "Value"] headers, one turn a line).
-    headers: dict[str, str] = {}
-    p: Position | None = None
-    for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            key, _, value = line[1:-1].partition(" ")
-            headers[key] = value.strip().strip('"')
-            continue
-        if p is None:
-            options = {"play_out": True} if headers.get("Options") == "play_out" else {}
-            start = headers.get("Position")
-            p = RULES.from_text(start, **options) if start else RULES.start(**options)
-        side = p.side_to_move
-        for text in line.replace("、", ",").split(","):
-            assert p.side_to_move == side, f"{path.name}: {text!r} is not {side}'s"
-            p = p.apply(p.parse_action(text))
-    assert p is not None
-    if "Result" in headers:
-        outcome = p.outcome()
-        assert outcome is not None and f"{outcome.winner}:{outcome.reason}" == headers["Result"]
+    from masume.records import final_position, read_record
+
+    record = read_record(path)
+    assert record.game == "shogi-soccer"
+    position = final_position(record, load_rules("shogi-soccer"))
+    outcome = position.outcome()
+    assert outcome is not None
+    assert f"{outcome.winner}:{outcome.reason}" == record.headers["Result"]
+
+
+def test_a_record_written_reads_back() -> None:
+    from masume.records import parse_record, replay, write_record
+
+    game = Game(RULES.start())
+    for text in (SYSTEM_343, *FIG1_SENTE, *FIG1_GOTE, "2-Cパス", "3-A桂", "4-AGK", "シュート"):
+        game.push_notation(text)
+    text = write_record(game, {"Event": "test"})
+    assert text.splitlines()[2] == SYSTEM_343
+    again = replay(parse_record(text))
+    assert again.position == game.position and again.actions == game.actions
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["", ".geometry", ".actions", ".position", ".notation"],
+)
+def test_docstring_examples(module: str) -> None:
+    import doctest
+    import importlib
+
+    mod = importlib.import_module("masume.rules.shogi_soccer" + module)
+    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_record_check_names_the_bad_action(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from masume.cli import main
+
+    bad = tmp_path / "bad.txt"
+    bad.write_text(
+        '[Game "shogi-soccer"]\n'
+        "# figure 3: the bishop on 3-E cannot reach 6-B\n"
+        '[Position "4k4/9/9/9/2B6/9/9/9/9/9/4K4 sente play 3-E - -"]\n'
+        "6-Bパス\n",
+        encoding="utf-8",
+    )
+    assert main(["record", "check", "--game", "shogi-soccer", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "line 4: 6-Bパス: from rank E a bishop's pass reaches forward only as far as rank C" in err
