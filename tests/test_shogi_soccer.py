@@ -197,6 +197,19 @@ class TestSetUp:
         assert len(actions) == len(set(actions)) == len(list(all_systems()))
         assert Declare(("RPP", "BPPP", "NNP")) in actions
 
+    def test_every_split_of_the_ten_pieces_is_a_system(self) -> None:
+        # brute force: every piece to one of the three areas, at most 8 in the own area
+        pieces = "RBNNPPPPPP"
+        splits = set()
+        for code in range(3**10):
+            groups = ["", "", ""]
+            for piece in pieces:
+                code, area = divmod(code, 3)
+                groups[area] += piece
+            if len(groups[0]) <= 8:
+                splits.add(tuple(groups))
+        assert set(all_systems()) == splits
+
     def test_gote_declares_a_system_first_without_touching_the_board(self) -> None:
         p = RULES.start()
         a = p.parse_action(SYSTEM_343)

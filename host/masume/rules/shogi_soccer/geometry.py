@@ -141,10 +141,11 @@ KNIGHT_SQUARES: Final = tuple(
 )
 
 
-def moves_like_king(board: str, i: int) -> bool:
-    """A goalkeeper moves and passes as a king only inside its own penalty area."""
-    piece = board[i]
-    return piece in "Kk" and i in PENALTY_AREA[side_of(piece)]
+#: The squares next to each square: orthogonally, and in all eight directions.
+NEIGHBOURS_4: Final = tuple(tuple(RAYS[i][d][0] for d in _ORTH_DIRS if RAYS[i][d]) for i in range(SIZE))
+NEIGHBOURS_8: Final = tuple(tuple(RAYS[i][d][0] for d in _ALL_DIRS if RAYS[i][d]) for i in range(SIZE))
+#: The opponent's piece letters, by the letter of a piece.
+_THEIRS: Final = {**{c: "krbnp" for c in "KRBNP"}, **{c: "KRBNP" for c in "krbnp"}}
 
 
 def move_targets(board: str, ball: int, i: int) -> list[int]:
@@ -155,29 +156,21 @@ def move_targets(board: str, ball: int, i: int) -> list[int]:
     over a free ball picks it up (trap) and may then not end on an opponent.
     """
     piece = board[i]
-    side = side_of(piece)
+    theirs = _THEIRS[piece]
     kind = piece.upper()
     holder = ball == i
     out: list[int] = []
-
-    def land(t: int, trapped: bool) -> None:
-        occupant = board[t]
-        if occupant == EMPTY:
-            out.append(t)
-        elif side_of(occupant) != side and not trapped and (holder or ball == t):
-            out.append(t)
-
-    if kind == "N":
-        for t in KNIGHT_SQUARES[i]:
-            land(t, False)
-        return out
-    if kind == "P" or kind == "K":
-        dirs = _ALL_DIRS if kind == "K" and i in PENALTY_AREA[side] else _ORTH_DIRS
-        rays = RAYS[i]
-        for d in dirs:
-            ray = rays[d]
-            if ray:
-                land(ray[0], False)
+    if kind == "N" or kind == "P" or kind == "K":
+        if kind == "N":
+            targets: tuple[int, ...] = KNIGHT_SQUARES[i]
+        elif kind == "K" and i in PENALTY_AREA[side_of(piece)]:
+            targets = NEIGHBOURS_8[i]
+        else:
+            targets = NEIGHBOURS_4[i]
+        for t in targets:
+            occupant = board[t]
+            if occupant == EMPTY or (occupant in theirs and (holder or ball == t)):
+                out.append(t)
         return out
     area = AREA_OF[i]
     rays = RAYS[i]
@@ -186,14 +179,20 @@ def move_targets(board: str, ball: int, i: int) -> list[int]:
         if not ray:
             continue
         if AREA_OF[ray[0]] != area:
-            land(ray[0], False)  # across an area line: one row only, from the row before it
+            # across an area line: one row only, from the row before it
+            t = ray[0]
+            occupant = board[t]
+            if occupant == EMPTY or (occupant in theirs and (holder or ball == t)):
+                out.append(t)
             continue
         trapped = False
         for t in ray:
             if AREA_OF[t] != area:
                 break  # stop before the line
-            if board[t] != EMPTY:
-                land(t, trapped)
+            occupant = board[t]
+            if occupant != EMPTY:
+                if occupant in theirs and not trapped and (holder or ball == t):
+                    out.append(t)
                 break
             out.append(t)
             if t == ball:

@@ -197,11 +197,6 @@ class Position:
             return NAMES[self.ball]
         return None
 
-    def _holder_side(self) -> int | None:
-        if self.ball < SIZE and self.board[self.ball] != EMPTY:
-            return side_of(self.board[self.ball])
-        return None
-
     def _count(self, side: int) -> Counter[str]:
         return Counter(c.upper() for c in self.board if c != EMPTY and side_of(c) == side)
 
