@@ -455,7 +455,8 @@ class Position:
         number = min(self.done + 1, 2)
         outcome = self.outcome()
         if outcome is not None:
-            tally = f"{self.score[0]}-{self.score[1]}"
+            winner = SIDES.index(outcome.winner or SIDES[0])
+            tally = f"{self.score[winner]}-{self.score[1 - winner]}"
             message = f"{outcome.winner} wins {tally} ({outcome.reason})"
             if self.phase == OVER and self.cells[self.ball] == EMPTY and self.ball in ALL_GOALS:
                 highlights["goal"] = (self.ball_square,)
@@ -545,7 +546,23 @@ class Position:
             return False
         if self.phase != PLAY:
             return True
+        if self.done == 1:  # the turn rules alone decide; no need to build the positions
+            return any(self._may_end_turn(effect) for effect in self._effects())
         return any(self._resolve(effect)[0] is not None for effect in self._effects())
+
+    def _may_end_turn(self, effect: _Effect) -> bool:
+        """The second action's test of :meth:`_resolve`, without building the position."""
+        if effect.goal:
+            return True
+        me = self.side
+        if self.entered >= 0 and (
+            effect.mover_from != self.entered or effect.mover_to in KEEPER_AREA[me]
+        ):
+            return False
+        if _turn_end_problem(effect.cells, effect.ball, me):
+            return False
+        receivers, _ = _sandwich(effect.cells, effect.ball, me)
+        return not receivers or any(r not in KEEPER_AREA[me] for r in receivers)
 
     # ------------------------------------------------------------- generation
 
@@ -1101,54 +1118,69 @@ class Position:
 # --------------------------------------------------------------------------- helpers
 
 
+#: For each pitch square, per axis (rank, then file), the pitch squares outward
+#: on each side in order, and whether that side ends at an end line behind a corner.
+SANDWICH_LINES: dict[int, tuple[tuple[tuple[tuple[int, ...], bool], ...], ...]] = {}
+for _s in PITCH:
+    _axes = []
+    for _axis in ((1, 0), (0, 1)):
+        _sides = []
+        for _sign in (1, -1):
+            _d = (_axis[0] * _sign, _axis[1] * _sign)
+            _line, _q = [], _neighbour(_s, _d)
+            while _q in PITCH_SET:
+                _line.append(_q)
+                _q = _neighbour(_q, _d)
+            _last = _line[-1] if _line else _s
+            _sides.append((tuple(_line), _axis == (0, 1) and _last in CORNERS))
+        _axes.append(tuple(_sides))
+    SANDWICH_LINES[_s] = tuple(_axes)
+
+
 def _sandwich(cells: tuple[int, ...], ball: int, thief: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(sandwiching pieces, sandwiched squares) when ``thief`` sandwiches the ball holder.
 
     Rules 3-3 and 3-4: the holder, with any opponents lined up with it, between
     two active ``thief`` players along a file or a rank; at a board corner the
-    end line closes the file.
+    end line closes the file (rule 3-3: "エンドラインと味方のコマではさむ").
     """
     victim = 1 - thief
     if cells[ball] != ACTIVE[victim]:
         return (), ()
     victims = (ACTIVE[victim], RESTING[victim])
+    closer = ACTIVE[thief]
     receivers: list[int] = []
     run_squares: set[int] = set()
-    for axis in ((1, 0), (0, 1)):
-        ends: list[int] = []  # closing piece squares; -2 for the end line
+    for axis in SANDWICH_LINES[ball]:
+        closers: list[int] = []
+        closed = 0
         run = [ball]
-        for sign in (1, -1):
-            direction = (axis[0] * sign, axis[1] * sign)
-            at = ball
-            while True:
-                nxt = _neighbour(at, direction)
-                if nxt not in PITCH_SET:
-                    if axis == (0, 1) and at in CORNERS:
-                        ends.append(-2)
-                    break
-                cell = cells[nxt]
+        for line, ends_at_end_line in axis:
+            for square in line:
+                cell = cells[square]
                 if cell in victims:
-                    run.append(nxt)
-                    at = nxt
+                    run.append(square)
                     continue
-                if cell == ACTIVE[thief]:
-                    ends.append(nxt)
+                if cell == closer:
+                    closers.append(square)
+                    closed += 1
                 break
-        pieces = [e for e in ends if e >= 0]
-        if len(ends) == 2 and pieces:
-            receivers.extend(pieces)
+            else:  # the run reached the edge of the pitch
+                closed += ends_at_end_line
+        if closed == 2 and closers:
+            receivers.extend(closers)
             run_squares.update(run)
     return tuple(sorted(receivers)), tuple(sorted(run_squares))
 
 
-def _turn_end_problem(cells: tuple[int, ...], ball: int, side: int, check_ball: bool = True) -> str:
+def _turn_end_problem(cells: tuple[int, ...], ball: int, side: int) -> str:
     """Why ``side`` may not end its turn with these cells (rule 1-4), or ''."""
     mine = (ACTIVE[side], RESTING[side])
     own = [i for i in sorted(KEEPER_AREA[side]) if cells[i] in mine]
     if len(own) > 1:
         squares = " and ".join(SQUARE_NAMES[i] for i in own)
         return f"only one player may stay in the keeper area when the turn ends ({squares})"
-    if check_ball and ball in KEEPER_AREA[side] and cells[ball] in mine:
+    if ball in KEEPER_AREA[side] and cells[ball] in mine:
         return (
             f"{SQUARE_NAMES[ball]} may not end the turn holding the ball in its own keeper area: "
             "carry it out or kick it out"

@@ -1,0 +1,295 @@
+"""Game record files: read, check, write. Generic over games (the Position protocol).
+
+A record is plain text (UTF-8)::
+
+    # comment lines start with '#'
+    [Game "soccer-shogi"]
+    [Blue "Dad"]
+    A7-A6, A6-A5
+    C2-C3、C3-C4
+
+- Header lines ``[Key "Value"]`` come before the first turn line (a backslash
+  escapes a quote or a backslash inside the value). Keys this module reads:
+  ``Game`` (the rules), ``First`` (the side that moves first: passed to
+  ``rules.start(first=...)``), ``Options`` (rule options, ``name=value`` separated
+  by spaces, passed to ``rules.start``), ``Position`` (start from this position
+  text instead; see ``Position.to_text``), ``Resigned`` (the side that resigned
+  after the last turn line). Any other key (Event, Date, Result, player names, ...)
+  is kept as it is.
+- Then one side's turn per line, its actions separated by ``,`` or ``、``, in the
+  game's notation. Sides alternate as the rules say, from the side that moves
+  first. Procedural actions (a restart after a goal, a choice after a steal)
+  are written on the line of the side the rules give them to.
+- Blank lines are ignored anywhere.
+
+Usage::
+
+    >>> from masume.rules import load_rules
+    >>> record = parse_record('[Game "soccer-shogi"]\\nA7-A6, A6-A5\\nC2-C3、C3-C4\\n')
+    >>> [turn.actions for turn in record.turns]
+    [('A7-A6', 'A6-A5'), ('C2-C3', 'C3-C4')]
+    >>> game = replay(record)
+    >>> game.position.status().to_move
+    'blue'
+    >>> print(write_record(game, {"Game": "soccer-shogi"}), end="")
+    [Game "soccer-shogi"]
+    A7-A6, A6-A5
+    C2-C3, C3-C4
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .rules import Game, IllegalAction, NotationError, Position, Rules, load_rules
+
+_HEADER = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_-]*)\s+"((?:[^"\\]|\\.)*)"\s*\]$')
+_SEPARATORS = re.compile(r"[,、]")
+
+
+class RecordError(ValueError):
+    """A record that cannot be read or replayed.
+
+    ``str(error)`` is ``line N: ACTION: reason`` (or ``line N: reason`` when the
+    problem is not one action); N is the line number in the file, counting from 1.
+    """
+
+    def __init__(self, line: int, reason: str, action: str | None = None) -> None:
+        self.line = line
+        self.action = action
+        self.reason = reason
+        where = f"line {line}: " if line else ""
+        super().__init__(f"{where}{action}: {reason}" if action is not None else f"{where}{reason}")
+
+
+@dataclass(frozen=True)
+class TurnLine:
+    """One side's turn as written: the file line number and the action texts."""
+
+    line: int
+    actions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Record:
+    """A parsed record file: headers in file order and the turn lines."""
+
+    headers: Mapping[str, str] = field(default_factory=dict)
+    turns: tuple[TurnLine, ...] = ()
+
+    @property
+    def game(self) -> str | None:
+        return self.headers.get("Game")
+
+
+def parse_record(text: str) -> Record:
+    """Split a record into headers and turn lines; RecordError for a malformed header.
+
+    >>> parse_record('# hello\\n[Event "club"]\\n\\nA7-A6 , A6-A5\\n').turns
+    (TurnLine(line=4, actions=('A7-A6', 'A6-A5')),)
+    """
+    headers: dict[str, str] = {}
+    turns: list[TurnLine] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip().lstrip("\ufeff")
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("["):
+            match = _HEADER.match(line)
+            if not match:
+                raise RecordError(number, f'malformed header {line!r} (write [Key "Value"])')
+            if turns:
+                raise RecordError(number, "headers come before the first turn line")
+            key, value = match.group(1), re.sub(r"\\(.)", r"\1", match.group(2))
+            if key in headers:
+                raise RecordError(number, f"header {key} given twice")
+            headers[key] = value
+            continue
+        actions = tuple(part.strip() for part in _SEPARATORS.split(line))
+        if any(not action for action in actions):
+            raise RecordError(number, f"empty action in {line!r} (actions are separated by , or 、)")
+        turns.append(TurnLine(number, actions))
+    return Record(headers, tuple(turns))
+
+
+def read_record(path: str | Path) -> Record:
+    """Read a record file; OSError if it cannot be read, RecordError if malformed."""
+    return parse_record(Path(path).read_text(encoding="utf-8"))
+
+
+def parse_options(text: str) -> dict[str, Any]:
+    """``goals_to_win=3 keepers_cannot_jump=true`` -> keyword arguments.
+
+    >>> parse_options("goals_to_win=3 keepers_cannot_jump=true")
+    {'goals_to_win': 3, 'keepers_cannot_jump': True}
+    """
+    options: dict[str, Any] = {}
+    for item in text.split():
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise ValueError(f"option {item!r} is not name=value")
+        options[name.replace("-", "_")] = _option_value(value)
+    return options
+
+
+def _option_value(value: str) -> Any:
+    lowered = value.lower()
+    if lowered in ("true", "yes", "on"):
+        return True
+    if lowered in ("false", "no", "off"):
+        return False
+    if re.fullmatch(r"-?\d+", value):
+        return int(value)
+    return value
+
+
+def rules_for(record: Record, game: str | None = None) -> Rules:
+    """The rules named by ``game``, else by the record's Game header."""
+    name = game or record.game
+    if not name:
+        raise RecordError(0, 'which game? give --game or a [Game "..."] header')
+    try:
+        return load_rules(name)
+    except ValueError as exc:
+        raise RecordError(0, str(exc)) from None
+
+
+def start_position(record: Record, rules: Rules) -> Position:
+    """The position the record starts from (Position, First and Options headers)."""
+    headers = record.headers
+    try:
+        options = parse_options(headers.get("Options", ""))
+    except ValueError as exc:
+        raise RecordError(0, f"Options header: {exc}") from None
+    try:
+        if "Position" in headers:
+            return rules.from_text(headers["Position"], **options)
+        if "First" in headers:
+            return rules.start(first=headers["First"], **options)
+        return rules.start(**options)
+    except (NotationError, ValueError, TypeError) as exc:
+        raise RecordError(0, f"cannot set up the start: {exc}") from None
+
+
+def replay(record: Record, rules: Rules | None = None) -> Game:
+    """Play the record through; RecordError at the first illegal or misplaced action.
+
+    Checks that every action is legal and that every line is exactly one side's
+    turn: all its actions are made by the side to move when the line starts, and
+    after them the side to move has changed or the game has ended.
+    """
+    rules = rules or rules_for(record)
+    game = Game(start_position(record, rules))
+    for turn in record.turns:
+        position = game.position
+        if position.outcome() is not None:
+            raise RecordError(turn.line, f"the game is already over ({position.outcome()})", turn.actions[0])
+        side = position.status().to_move
+        for k, text in enumerate(turn.actions):
+            if k and game.position.status().to_move != side:
+                raise RecordError(
+                    turn.line,
+                    f"{side}'s turn ended with {turn.actions[k - 1]}; "
+                    f"{game.position.status().to_move}'s turn goes on the next line",
+                    text,
+                )
+            if k and game.position.outcome() is not None:
+                raise RecordError(turn.line, f"the game is already over ({game.position.outcome()})", text)
+            try:
+                action = game.position.parse_action(text)
+                game.push(action)
+            except NotationError as exc:
+                raise RecordError(turn.line, f"not {rules.name} notation: {_without_prefix(exc, text)}", text) from None
+            except IllegalAction as exc:
+                raise RecordError(turn.line, _without_prefix(exc, text), text) from None
+        after = game.position
+        if after.outcome() is None and after.status().to_move == side:
+            status = after.status()
+            raise RecordError(
+                turn.line,
+                f"{side}'s turn is not over ({status.message}); one line holds one whole turn",
+                turn.actions[-1],
+            )
+    return game
+
+
+def final_position(record: Record, rules: Rules | None = None) -> Position:
+    """The position at the end of the record, resignation included."""
+    rules = rules or rules_for(record)
+    position = replay(record, rules).position
+    resigned = record.headers.get("Resigned")
+    if resigned:
+        try:
+            position = rules.resign(position, resigned)
+        except (IllegalAction, ValueError) as exc:
+            last = record.turns[-1].line if record.turns else 0
+            raise RecordError(last, f"Resigned header: {exc}") from None
+    return position
+
+
+def check_record(record: Record, rules: Rules | None = None) -> Position:
+    """Replay and return the final position; RecordError for the first problem."""
+    return final_position(record, rules)
+
+
+def _without_prefix(exc: Exception, text: str) -> str:
+    """Engines often start their message with the action itself; say it once."""
+    message = str(exc)
+    for prefix in (f"{text}: ", f"{text.strip()}: ", f"{text.strip()!r}: "):
+        if message.startswith(prefix):
+            return message[len(prefix):]
+    return message
+
+
+def write_record(game: Game, headers: Mapping[str, str] | None = None) -> str:
+    """The game as record text: headers, then one line per side's turn.
+
+    A ``Game`` header is added from the position, and a ``Position`` header when
+    the game did not begin at the rules' default start.
+    """
+    out: dict[str, str] = {"Game": game.start.game}
+    out.update(headers or {})
+    if "Position" not in out:
+        try:
+            expected = start_position(Record(out), load_rules(out["Game"]))
+        except (RecordError, ValueError):
+            expected = None
+        if expected != game.start:
+            out["Position"] = game.start.to_text()
+    lines = [f'[{key} "{_escape(value)}"]' for key, value in out.items()]
+    positions = game.positions()
+    current: list[str] = []
+    side = None
+    for before, action, after in zip(positions, game.actions, positions[1:]):
+        if side is None:
+            side = before.status().to_move
+        current.append(before.notation(action))
+        if after.outcome() is not None or after.status().to_move != side:
+            lines.append(", ".join(current))
+            current, side = [], None
+    if current:
+        lines.append(", ".join(current))
+    return "\n".join(lines) + "\n"
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+__all__ = [
+    "Record",
+    "RecordError",
+    "TurnLine",
+    "check_record",
+    "final_position",
+    "parse_options",
+    "parse_record",
+    "read_record",
+    "replay",
+    "rules_for",
+    "start_position",
+    "write_record",
+]
