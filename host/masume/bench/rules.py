@@ -1,0 +1,166 @@
+"""``masume bench rules --game G``: how fast a rules engine is, beside python-chess.
+
+Two figures, each measured for ``seconds`` on the engine and then on python-chess
+in the same run, with the ratio (engine / chess; above 1 means faster):
+
+- legal-action generation: positions per second for which the full list of
+  legal actions is built. The positions are sampled from random playouts and
+  rebuilt from their text before timing, so no engine cache helps;
+- random playouts: games per second from the start, each action picked
+  uniformly among the legal ones (chance outcomes included) until the game has
+  an outcome or ``MOVE_CAP`` actions have been played.
+
+Generic over games: it uses only the Position protocol.
+"""
+
+from __future__ import annotations
+
+import platform
+import random
+import sys
+import time
+from typing import Any, Callable, Sequence
+
+from masume.rules import Position, Rules, load_rules
+
+#: Actions (or chess plies) after which a random playout stops without an outcome.
+MOVE_CAP = 1000
+#: Sampled positions for the generation figure.
+SAMPLE_SIZE = 400
+
+
+def run(game: str, seconds: float) -> int:
+    """Print the figures; return the exit status."""
+    try:
+        rules = load_rules(game)
+    except ValueError as exc:
+        print(f"masume bench rules: {exc}", file=sys.stderr)
+        return 2
+    if seconds <= 0:
+        print("masume bench rules: --seconds must be positive", file=sys.stderr)
+        return 2
+    rng = random.Random(20150101)
+    chess = _import_chess()
+    chess_version = f"python-chess {chess.__version__}" if chess else "python-chess not installed"
+    print(
+        f"masume bench rules --game {game}: {seconds:g} s per measurement; "
+        f"{platform.python_implementation()} {platform.python_version()}, {chess_version}"
+    )
+
+    samples = _sample_positions(rules, SAMPLE_SIZE, rng)
+    gen_rate, gen_width = _generation_rate(rules, samples, seconds)
+    play_rate, play_length = _playout_rate(lambda: _engine_playout(rules, rng), seconds)
+    if chess is None:
+        print(f"legal actions: {game} {gen_rate:.1f} positions/s ({gen_width:.1f} actions each)")
+        print(f"random playouts: {game} {play_rate:.2f} playouts/s ({play_length:.0f} actions each)")
+        return 0
+
+    boards = _sample_boards(chess, SAMPLE_SIZE, rng)
+    chess_gen_rate, chess_width = _chess_generation_rate(boards, seconds)
+    chess_play_rate, chess_length = _playout_rate(lambda: _chess_playout(chess, rng), seconds)
+    print(
+        f"legal actions: {game} {gen_rate:.1f} positions/s ({gen_width:.1f} actions each); "
+        f"python-chess {chess_gen_rate:.1f} positions/s ({chess_width:.1f} moves each); "
+        f"ratio {gen_rate / chess_gen_rate:.4f}"
+    )
+    print(
+        f"random playouts: {game} {play_rate:.3f} playouts/s ({play_length:.0f} actions each, "
+        f"cap {MOVE_CAP}); python-chess {chess_play_rate:.3f} playouts/s ({chess_length:.0f} plies each); "
+        f"ratio {play_rate / chess_play_rate:.4f}"
+    )
+    return 0
+
+
+def _import_chess() -> Any:
+    try:
+        import chess
+    except ImportError:
+        return None
+    return chess
+
+
+# ----------------------------------------------------------------- the engine
+
+
+def _sample_positions(rules: Rules, count: int, rng: random.Random) -> list[str]:
+    """Texts of positions met in random playouts (every one has legal actions)."""
+    texts: list[str] = []
+    while len(texts) < count:
+        position = rules.start()
+        for _ in range(MOVE_CAP):
+            actions = list(position.legal_actions())
+            if not actions or position.outcome() is not None:
+                break
+            texts.append(position.to_text())
+            position = position.apply(rng.choice(actions))
+            if len(texts) >= count:
+                break
+    return texts
+
+
+def _generation_rate(rules: Rules, texts: Sequence[str], seconds: float) -> tuple[float, float]:
+    """(positions per second, mean number of legal actions)."""
+    timed, positions, actions = 0.0, 0, 0
+    while timed < seconds:
+        fresh = [rules.from_text(t) for t in texts]  # untimed: no cached results
+        began = time.perf_counter()
+        for position in fresh:
+            actions += sum(1 for _ in position.legal_actions())
+        timed += time.perf_counter() - began
+        positions += len(fresh)
+    return positions / timed, actions / positions
+
+
+def _engine_playout(rules: Rules, rng: random.Random) -> int:
+    position: Position = rules.start()
+    played = 0
+    while played < MOVE_CAP and position.outcome() is None:
+        actions = list(position.legal_actions())
+        if not actions:
+            break
+        position = position.apply(rng.choice(actions))
+        played += 1
+    return played
+
+
+def _playout_rate(playout: Callable[[], int], seconds: float) -> tuple[float, float]:
+    """(playouts per second, mean length); at least one playout, however long."""
+    began = time.perf_counter()
+    games, moves = 0, 0
+    while True:
+        moves += playout()
+        games += 1
+        elapsed = time.perf_counter() - began
+        if elapsed >= seconds:
+            return games / elapsed, moves / games
+
+
+# ----------------------------------------------------------------- python-chess
+
+
+def _sample_boards(chess: Any, count: int, rng: random.Random) -> list[Any]:
+    boards: list[Any] = []
+    while len(boards) < count:
+        board = chess.Board()
+        while len(boards) < count and board.outcome() is None and board.ply() < MOVE_CAP:
+            boards.append(board.copy(stack=False))
+            board.push(rng.choice(list(board.legal_moves)))
+    return boards
+
+
+def _chess_generation_rate(boards: Sequence[Any], seconds: float) -> tuple[float, float]:
+    timed, positions, moves = 0.0, 0, 0
+    while timed < seconds:
+        began = time.perf_counter()
+        for board in boards:  # python-chess caches nothing between calls
+            moves += sum(1 for _ in board.legal_moves)
+        timed += time.perf_counter() - began
+        positions += len(boards)
+    return positions / timed, moves / positions
+
+
+def _chess_playout(chess: Any, rng: random.Random) -> int:
+    board = chess.Board()
+    while board.ply() < MOVE_CAP and board.outcome() is None:
+        board.push(rng.choice(list(board.legal_moves)))
+    return board.ply()
