@@ -11,7 +11,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from masume import boards
 from masume.boards import READER_KINDS, BoardError, board_ids, boards_dir, load_board
 
@@ -85,7 +84,10 @@ def test_led_chain_has_no_gaps_or_overlaps(board_id: str) -> None:
 @pytest.mark.parametrize("board_id", ALL)
 def test_serpentine_chain_steps_between_neighbours_within_a_row(board_id: str) -> None:
     board = load_board(board_id)
-    if tomllib.loads((boards_dir() / f"{board_id}.toml").read_text()).get("leds", "serpentine") != "serpentine":
+    if (
+        tomllib.loads((boards_dir() / f"{board_id}.toml").read_text()).get("leds", "serpentine")
+        != "serpentine"
+    ):
         pytest.skip("not a serpentine chain")
     at = {i: c for c in board.cells for i in c.leds}
     lit = [c for c in board.cells if c.leds]
@@ -99,18 +101,28 @@ def test_serpentine_chain_steps_between_neighbours_within_a_row(board_id: str) -
 
 
 def test_serpentine_order_alternates_rows(tmp_path: Path) -> None:
-    path = _write(tmp_path, "snake", _board(grid="""
+    path = _write(
+        tmp_path,
+        "snake",
+        _board(
+            grid="""
 [[grid]]
 files = ["a", "b", "c"]
 ranks = ["1", "2", "3"]
-"""))
+"""
+        ),
+    )
     board = load_board(path)
     order = [board.cell(n).leds[0] for n in ("a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3")]
     assert order == [0, 1, 2, 5, 4, 3, 6, 7, 8]
 
 
 def test_led_segments_are_chained_one_after_the_other(tmp_path: Path) -> None:
-    path = _write(tmp_path, "segments", _board(grid="""
+    path = _write(
+        tmp_path,
+        "segments",
+        _board(
+            grid="""
 [[grid]]
 files = ["a", "b"]
 ranks = ["1", "2"]
@@ -128,11 +140,15 @@ x = 6
 y = 1
 segment = "tray"
 sensor = "none"
-"""))
+"""
+        ),
+    )
     board = load_board(path)
     # Without the segment, row y = 1 would run a1 b1 tray-1 tray-2; with it the
     # tray follows the whole grid.
-    assert [board.cell(n).leds[0] for n in ("a1", "b1", "b2", "a2", "tray-1", "tray-2")] == list(range(6))
+    assert [board.cell(n).leds[0] for n in ("a1", "b1", "b2", "a2", "tray-1", "tray-2")] == list(
+        range(6)
+    )
 
 
 def test_hash_is_the_crc32_of_the_canonical_json() -> None:
@@ -145,18 +161,25 @@ def test_hash_is_the_crc32_of_the_canonical_json() -> None:
 def test_hash_is_the_same_in_every_interpreter() -> None:
     """No set or hash order leaks into the expansion: fresh interpreters with
     different hash seeds compute the same hashes as this one."""
-    script = "from masume.boards import board_ids, load_board\n" \
-             "print(' '.join(f'{i}={load_board(i).hash:08x}' for i in board_ids()))"
+    script = (
+        "from masume.boards import board_ids, load_board\n"
+        "print(' '.join(f'{i}={load_board(i).hash:08x}' for i in board_ids()))"
+    )
     here = " ".join(f"{i}={load_board(i).hash:08x}" for i in ALL)
     for seed in ("1", "2"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
-        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                             text=True, check=True).stdout.strip()
+        out = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+        ).stdout.strip()
         assert out == here
 
 
-def test_hash_does_not_depend_on_the_order_of_pin_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    controller = tomllib.loads((boards.controllers_dir() / "pico-w.toml").read_text(encoding="utf-8"))
+def test_hash_does_not_depend_on_the_order_of_pin_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    controller = tomllib.loads(
+        (boards.controllers_dir() / "pico-w.toml").read_text(encoding="utf-8")
+    )
     lines = ['id = "pico-w"', 'title = "x"', f"gpio = {controller['gpio']}", "[pins]"]
     for key, value in reversed(list(controller["pins"].items())):
         if isinstance(value, dict):
@@ -180,7 +203,9 @@ def test_hash_does_not_depend_on_the_order_of_pin_keys(tmp_path: Path, monkeypat
         ('name = "roll"', 'name = "dice"\n[[button]]\nname = "roll"'),  # a button's pin
     ],
 )
-def test_hash_changes_when_a_cell_or_button_changes(change: tuple[str, str], tmp_path: Path) -> None:
+def test_hash_changes_when_a_cell_or_button_changes(
+    change: tuple[str, str], tmp_path: Path
+) -> None:
     text = (boards_dir() / "masume-tactics.toml").read_text(encoding="utf-8")
     old, new = change
     assert old in text
@@ -249,15 +274,32 @@ def test_esp32_s3_strapping_pins_carry_only_buttons() -> None:
 def test_shogi_soccer_is_nine_by_eleven_plus_two_goal_mouths() -> None:
     board = load_board("shogi-soccer")
     squares = {c.name for c in board.sensed}
-    assert squares == {f"{f}-{r}" for f in "123456789" for r in "ABCDEFGHIJK"} | {"goal-A", "goal-K"}
+    assert squares == {f"{f}-{r}" for f in "123456789" for r in "ABCDEFGHIJK"} | {
+        "goal-A",
+        "goal-K",
+    }
     assert all(c.sensor == "identity" for c in board.sensed)
     # The mouths stick out from 5-A and 5-K; files run left to right, A at the top.
     a, k = board.cell("5-A"), board.cell("5-K")
     assert (board.cell("goal-A").x, board.cell("goal-A").y) == (a.x, a.y + 1)
     assert (board.cell("goal-K").x, board.cell("goal-K").y) == (k.x, k.y - 1)
     assert board.cell("1-K").x < board.cell("9-K").x and k.y < a.y
-    assert {c.name for c in board.zone("penalty-gote")} == {"4-A", "5-A", "6-A", "4-B", "5-B", "6-B"}
-    assert {c.name for c in board.zone("penalty-sente")} == {"4-K", "5-K", "6-K", "4-J", "5-J", "6-J"}
+    assert {c.name for c in board.zone("penalty-gote")} == {
+        "4-A",
+        "5-A",
+        "6-A",
+        "4-B",
+        "5-B",
+        "6-B",
+    }
+    assert {c.name for c in board.zone("penalty-sente")} == {
+        "4-K",
+        "5-K",
+        "6-K",
+        "4-J",
+        "5-J",
+        "6-J",
+    }
     kinds = ("king", "rook", "bishop", "knight", "pawn")
     assert set(board.pieces) == {"ball"} | {f"{s}-{k}" for s in ("sente", "gote") for k in kinds}
 
@@ -299,7 +341,9 @@ def test_masume_tactics_grid_fits_b3_with_an_odd_pitch_width() -> None:
 
 def test_masume_tactics_knows_shirts_and_kicks() -> None:
     board = load_board("masume-tactics")
-    assert set(board.pieces) == {"ball"} | {f"{s}-{n}" for s in ("home", "away") for n in range(1, 12)}
+    assert set(board.pieces) == {"ball"} | {
+        f"{s}-{n}" for s in ("home", "away") for n in range(1, 12)
+    }
     assert board.die
     assert {"roll", "ground", "lob", "inside"} <= {b.name for b in board.buttons}
     assert len(board.zone("die-tray")) == 7 and len(board.zone("timer")) == 10
@@ -327,8 +371,16 @@ def test_magic_number_eleven_field_and_tracks() -> None:
 
 def test_eyeshield21_zones_per_side() -> None:
     board = load_board("eyeshield21")
-    sizes = {"character": 5, "reaction": 2, "bench": 3, "guts": 1, "deck": 1, "discard": 1,
-             "pass": 8, "run": 8}
+    sizes = {
+        "character": 5,
+        "reaction": 2,
+        "bench": 3,
+        "guts": 1,
+        "deck": 1,
+        "discard": 1,
+        "pass": 8,
+        "run": 8,
+    }
     for side in ("home", "away"):
         for zone, n in sizes.items():
             cells = board.zone(f"{side}-{zone}")
@@ -375,23 +427,36 @@ MALFORMED = {
     "missing-id": ('title = "x"\ncontroller = "pico-w"\n', r"missing 'id'"),
     "no-cells": (_board(grid=""), r"no cells"),
     "presence-over-matrix": (
-        _board(grid='[[grid]]\nfiles = ["a","b","c","d","e","f","g","h","i"]\n'
-                    'ranks = ["1","2","3","4","5","6","7","8"]\n'),
+        _board(
+            grid='[[grid]]\nfiles = ["a","b","c","d","e","f","g","h","i"]\n'
+            'ranks = ["1","2","3","4","5","6","7","8"]\n'
+        ),
         r"72 sensed cells need a 9 x 8 matrix; controller pico-w drives 8 rows",
     ),
     "readers-over-capacity": (
-        _board(extra='sensor = "card"',
-               grid='[[grid]]\nfiles = [' + ",".join(f'"{i}"' for i in range(17)) + ']\n'
-                    'ranks = [' + ",".join(f'"r{j}"' for j in range(16)) + ']\n'),
+        _board(
+            extra='sensor = "card"',
+            grid="[[grid]]\nfiles = [" + ",".join(f'"{i}"' for i in range(17)) + "]\n"
+            "ranks = [" + ",".join(f'"r{j}"' for j in range(16)) + "]\n",
+        ),
         r"272 identity/card cells but controller pico-w addresses 256 readers",
     ),
     "presence-and-readers": (
         _board() + '[[cell]]\nname = "zone"\nx = 3\ny = 0\nsensor = "card"\n',
         r"presence cells and identity/card cells on one board",
     ),
-    "identity-without-pieces": (_board(extra='sensor = "identity"'), r"identity cells need a \[pieces\] table"),
-    "bad-piece-code": (_board(extra='sensor = "identity"\n[pieces]\nball = 300\n'), r"piece codes must be"),
-    "zone-unknown-cell": (_board() + '[zones]\ngoal = ["z9"]\n', r"zone 'goal' lists 'z9', which is not a cell"),
+    "identity-without-pieces": (
+        _board(extra='sensor = "identity"'),
+        r"identity cells need a \[pieces\] table",
+    ),
+    "bad-piece-code": (
+        _board(extra='sensor = "identity"\n[pieces]\nball = 300\n'),
+        r"piece codes must be",
+    ),
+    "zone-unknown-cell": (
+        _board() + '[zones]\ngoal = ["z9"]\n',
+        r"zone 'goal' lists 'z9', which is not a cell",
+    ),
     "zone-twice": (
         _board() + '[zones]\ngoal = ["a1"]\nbox = ["a1"]\n',
         r"cell a1 is listed in zones 'goal' and 'box'",
@@ -399,15 +464,20 @@ MALFORMED = {
     "unknown-chain": (_board(extra='leds = "zigzag"'), r"unknown LED chain 'zigzag'"),
     "explicit-gap": (
         _board(extra='leds = "explicit"', grid="")
-        + '[[cell]]\nname = "p"\nx = 0\ny = 0\nled = 0\n[[cell]]\nname = "q"\nx = 1\ny = 0\nled = 2\n',
+        + '[[cell]]\nname = "p"\nx = 0\ny = 0\nled = 0\n'
+        + '[[cell]]\nname = "q"\nx = 1\ny = 0\nled = 2\n',
         r"explicit LED chain has gaps at 1",
     ),
     "explicit-shared": (
         _board(extra='leds = "explicit"', grid="")
-        + '[[cell]]\nname = "p"\nx = 0\ny = 0\nled = 0\n[[cell]]\nname = "q"\nx = 1\ny = 0\nled = 0\n',
+        + '[[cell]]\nname = "p"\nx = 0\ny = 0\nled = 0\n'
+        + '[[cell]]\nname = "q"\nx = 1\ny = 0\nled = 0\n',
         r"two cells share an LED",
     ),
-    "negative-leds": (_board(grid='[[grid]]\nfiles = ["a"]\nranks = ["1"]\nleds = -1\n'), r"'leds' must be"),
+    "negative-leds": (
+        _board(grid='[[grid]]\nfiles = ["a"]\nranks = ["1"]\nleds = -1\n'),
+        r"'leds' must be",
+    ),
     "grid-without-files": (_board(grid='[[grid]]\nranks = ["1"]\n'), r"grid block 1: 'files'"),
     "power-over-budget": (
         _board() + "[power]\nbudget_ma = 100\nbrightness_cap = 255\n",
@@ -432,19 +502,31 @@ def test_unknown_board_id_lists_the_known_ones() -> None:
         load_board("chess")
 
 
-def test_controller_with_a_pin_used_twice_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_controller_with_a_pin_used_twice_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     text = (boards.controllers_dir() / "pico-w.toml").read_text(encoding="utf-8")
-    (tmp_path / "bad.toml").write_text(text.replace("buttons = [17,", "buttons = [16,"), encoding="utf-8")
-    (tmp_path / "gp29.toml").write_text(text.replace("led_data = 16", "led_data = 29"), encoding="utf-8")
+    (tmp_path / "bad.toml").write_text(
+        text.replace("buttons = [17,", "buttons = [16,"), encoding="utf-8"
+    )
+    (tmp_path / "gp29.toml").write_text(
+        text.replace("led_data = 16", "led_data = 29"), encoding="utf-8"
+    )
     monkeypatch.setattr(boards, "controllers_dir", lambda: tmp_path)
-    with pytest.raises(BoardError, match=r"controller bad: pin 16 used twice \(led_data, buttons\)"):
+    with pytest.raises(
+        BoardError, match=r"controller bad: pin 16 used twice \(led_data, buttons\)"
+    ):
         load_board(_write(tmp_path / "..", "t1", _board(controller="bad")))
     with pytest.raises(BoardError, match=r"controller gp29: led_data pin 29 is not a usable GPIO"):
         load_board(_write(tmp_path / "..", "t2", _board(controller="gp29")))
 
 
 def test_reader_cells_are_addressed_bank_and_channel(tmp_path: Path) -> None:
-    grid = '[[grid]]\nfiles = [' + ",".join(f'"{i}"' for i in range(20)) + ']\nranks = ["r"]\nname = "c{file}"\n'
+    grid = (
+        "[[grid]]\nfiles = ["
+        + ",".join(f'"{i}"' for i in range(20))
+        + ']\nranks = ["r"]\nname = "c{file}"\n'
+    )
     board = load_board(_write(tmp_path, "cards", _board(extra='sensor = "card"', grid=grid)))
     assert board.cell("c0").matrix == (0, 0)
     assert board.cell("c15").matrix == (0, 15)
@@ -462,7 +544,9 @@ def test_readme_example_loads_as_described(tmp_path: Path) -> None:
     text = (HARDWARE / "README.md").read_text(encoding="utf-8")
     example = re.search(r"```toml\n(.*?)```", text, re.S).group(1)
     board = load_board(_write(tmp_path, "mini", example))
-    assert [board.cell(n).leds[0] for n in ("A1", "B1", "C1", "C2", "B2", "A2", "goal")] == list(range(7))
+    assert [board.cell(n).leds[0] for n in ("A1", "B1", "C1", "C2", "B2", "A2", "goal")] == list(
+        range(7)
+    )
     assert [c.matrix for c in board.cells] == [(0, k) for k in range(7)]
     assert board.cell("A1").zone == "corner" and board.button("confirm").pin == 17
 

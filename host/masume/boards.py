@@ -218,7 +218,9 @@ def _load_controller(name: str) -> dict[str, Any]:
     return controller
 
 
-def _pin_uses(pins: dict[str, Any]) -> tuple[list[tuple[str, int]], list[tuple[str, int]], list[tuple[str, int]]]:
+def _pin_uses(
+    pins: dict[str, Any],
+) -> tuple[list[tuple[str, int]], list[tuple[str, int]], list[tuple[str, int]]]:
     """The controller's GPIOs as (key, pin) pairs: (always used, matrix, readers)."""
     always = [("led_data", pins["led_data"])] if "led_data" in pins else []
     always += [("buttons", p) for p in pins.get("buttons", [])]
@@ -355,7 +357,9 @@ def _expand(data: dict[str, Any], path: Path) -> Board:
     button_pins = pins.get("buttons", [])
     buttons_raw = data.get("button", [])
     if len(buttons_raw) > len(button_pins):
-        raise BoardError(f"{len(buttons_raw)} buttons but the controller has {len(button_pins)} button pins")
+        raise BoardError(
+            f"{len(buttons_raw)} buttons but the controller has {len(button_pins)} button pins"
+        )
     button_names = [b["name"] for b in buttons_raw]
     dupes = sorted({n for n in button_names if button_names.count(n) > 1})
     if dupes:
@@ -422,7 +426,9 @@ def _reader_addresses(
     """(bank, channel) per reader cell, numbered in cell order, and the (banks, channels) in use."""
     lines = pins.get("reader_mux", [])
     if not lines or "reader_spi" not in pins or "reader_cs" not in pins:
-        raise BoardError(f"identity/card cells need readers, but controller {controller} has no reader pins")
+        raise BoardError(
+            f"identity/card cells need readers, but controller {controller} has no reader pins"
+        )
     per_bank = min(READERS_PER_BANK, 2 ** len(lines))
     capacity = 2 ** len(lines)
     if len(readers) > capacity:
