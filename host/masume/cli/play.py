@@ -1,9 +1,155 @@
-"""``masume play``: placeholder until its module lands."""
+"""``masume play GAME``: play on a board, with the web view.
+
+With ``--port`` it drives that board. Without, it looks for a masume board on USB
+(a Raspberry Pi Pico or an ESP32-S3) and, when none is attached, starts the
+simulated board itself. The web view's address is printed; on the simulated
+board the page is the players' hands. Actions are printed as they are played.
+
+On the simulated board the terminal takes the simulator's commands too (``place
+C5 ball``, ``lift A7``, ``press takeback``, ... as in ``masume sim``).
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
+
+#: USB vendor ids of the reference controllers: Raspberry Pi (Pico W), Espressif (ESP32-S3).
+BOARD_USB_VENDORS = {0x2E8A: "Raspberry Pi Pico", 0x303A: "ESP32-S3"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    pass
+    parser = sub.add_parser("play", help="play a game on a board (or the simulated board)",
+                            description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("game", help="soccer-shogi, shogi-soccer, ...")
+    parser.add_argument("--port", help="the board's serial port (default: find one, else simulate)")
+    parser.add_argument("--simulate", action="store_true", help="use the simulated board even if one is attached")
+    parser.add_argument("--board", help="board definition id (default: the game's table)")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a rule option, e.g. goals_to_win=3 (repeatable)")
+    parser.add_argument("--resume", metavar="FOLDER|last", help="go on with a saved game")
+    parser.add_argument("--games-dir", type=Path, help="where games are saved "
+                        "(default: ~/.local/share/masume/games)")
+    parser.add_argument("--http-host", default="127.0.0.1", help="web view address (0.0.0.0: the whole network)")
+    parser.add_argument("--http-port", type=int, default=8021, help="web view port (0: any free one)")
+    parser.add_argument("--no-web", action="store_true", help="no web view")
+    parser.add_argument("--blue", "--first-player", dest="first_player", help="name of the first player")
+    parser.add_argument("--red", "--second-player", dest="second_player", help="name of the second player")
+    parser.set_defaults(handler=run)
+
+
+def find_board_port() -> str | None:
+    """The first serial port that looks like a masume controller."""
+    from serial.tools import list_ports
+
+    for port in list_ports.comports():
+        if port.vid in BOARD_USB_VENDORS:
+            return port.device
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    import logging
+
+    from masume.boards import BoardError, load_board
+    from masume.link import BoardSession, SerialTransport
+    from masume.play.table import TableSession
+    from masume.records import RecordError, parse_options
+    from masume.rules import load_rules
+    from masume.storage import GameStore, default_games_dir
+
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s", stream=sys.stderr)
+    try:
+        rules = load_rules(args.game)
+        board = load_board(args.board or rules.board)
+        options = parse_options(" ".join(args.option))
+    except (ValueError, BoardError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+    games_dir = args.games_dir or default_games_dir()
+    try:
+        if args.resume:
+            folder = GameStore.latest(games_dir, args.game) if args.resume == "last" else Path(args.resume)
+            if folder is None:
+                print(f"error: no saved {args.game} game in {games_dir}", file=sys.stderr)
+                return 2
+            store, game = GameStore.resume(folder)
+            print(f"resuming {folder} after {len(game.actions)} actions", flush=True)
+        else:
+            headers = {k: v for k, v in (("Blue", args.first_player), ("Red", args.second_player)) if v}
+            if options:
+                headers["Options"] = " ".join(args.option)
+            store = GameStore.new(games_dir, args.game, headers)
+            from masume.rules import Game
+
+            game = Game(rules.start(**options))
+    except (RecordError, OSError, TypeError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+    port = args.port or (None if args.simulate else find_board_port())
+    sim = None
+    table: TableSession | None = None
+    if port is None:
+        from masume.sim.board import SimulatedBoard
+
+        sim = SimulatedBoard(board, on_leds=lambda *_: table and table.sim_changed(),
+                             on_log=lambda m: print(f"sim: {m}", file=sys.stderr))
+        _set_up(sim, game.position.layout())
+        port = sim.port
+    link = BoardSession(SerialTransport(port), expect=board.id, resolve=lambda _id: board).start()
+
+    def report(what: str, side: str, notation: str) -> None:
+        print(f"{side}: {notation}" if what == "played" else f"took back {notation}", flush=True)
+
+    table = TableSession(rules, board, link, game=game, store=store, sim=sim, port=port,
+                         on_action=report).start()
+    print(f"board: {board.id} on {port}{' (simulated)' if sim else ''}", flush=True)
+    print(f"saving to {store.folder}", flush=True)
+    stop_web = None
+    if not args.no_web:
+        from masume.web.server import serve
+
+        url, stop_web = serve(table, host=args.http_host, port=args.http_port)
+        print(f"web view: {url}", flush=True)
+    try:
+        if sim is not None:
+            from masume.cli.sim import execute
+
+            for line in sys.stdin:
+                words = line.split()
+                if words and words[0] == "quit":
+                    break
+                if words:
+                    print(execute(sim, words), flush=True)
+            else:
+                _wait_forever()
+        else:
+            _wait_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if stop_web:
+            stop_web()
+        table.close()
+        link.close()
+        if sim:
+            sim.close()
+    outcome = table.game.position.outcome()
+    print(f"game over: {outcome}" if outcome else f"game saved in {store.folder}", flush=True)
+    return 0
+
+
+def _set_up(sim, layout) -> None:
+    """Stand the simulated board's pieces as the game begins (a person would)."""
+    for square, pieces in layout.items():
+        for piece in pieces:
+            sim.place(square, piece)
+
+
+def _wait_forever() -> None:
+    import threading
+
+    threading.Event().wait()

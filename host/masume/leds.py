@@ -1,0 +1,127 @@
+"""The LED policy: what the board lights, from the game's status and the tracker's view.
+
+A pure function of what the rules and the tracker say; it knows no game. Status
+lights are found by name in the board definition: ``turn-<side>-<n>`` shows whose
+turn it is and which action of the turn (dim: done, bright: now).
+
+What a square shows, most urgent first:
+
+| meaning | colour | pattern |
+| --- | --- | --- |
+| a piece put where it does not belong | red | blink |
+| a square that differs from the game | orange | steady |
+| where a lifted piece may go | green | steady |
+| the lifted piece's own square | white | pulse |
+| the reading chosen when the sensors allowed several | violet | pulse |
+| the rules' highlights: flip, goal, eject, setup, ... | see HIGHLIGHTS | |
+| the squares of the last action | the mover's colour, dim | steady |
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from masume.boards import Board
+from masume.link.events import Led
+from masume.rules import Position
+from masume.tracker import View
+
+RED = (255, 0, 0)
+ORANGE = (255, 110, 0)
+GREEN = (0, 255, 60)
+WHITE = (255, 255, 255)
+VIOLET = (170, 0, 255)
+
+SIDE_COLOURS = {
+    "blue": (0, 90, 255),
+    "red": (255, 30, 0),
+    "black": (200, 200, 200),
+    "white": (255, 255, 255),
+    "sente": (0, 200, 255),
+    "gote": (255, 120, 0),
+    "home": (0, 90, 255),
+    "away": (255, 30, 0),
+}
+FALLBACK_COLOURS = ((0, 200, 255), (255, 120, 0), (120, 255, 0), (255, 0, 160))
+
+#: Meaning of a rules highlight -> how it shows. Unknown meanings show cyan.
+HIGHLIGHTS = {
+    "flip": Led((255, 200, 0), "blink"),
+    "goal": Led(WHITE, "blink"),
+    "eject": Led(RED, "pulse"),
+    "setup": Led((0, 200, 200), "steady"),
+    "checkmate": Led(RED, "blink"),
+    "ball": Led((255, 200, 0), "pulse"),
+}
+DEFAULT_HIGHLIGHT = Led((0, 200, 200), "steady")
+
+
+def side_colour(side: str, sides: tuple[str, ...]) -> tuple[int, int, int]:
+    if side in SIDE_COLOURS:
+        return SIDE_COLOURS[side]
+    index = sides.index(side) if side in sides else 0
+    return FALLBACK_COLOURS[index % len(FALLBACK_COLOURS)]
+
+
+def dim(rgb: tuple[int, int, int], level: int = 40) -> tuple[int, int, int]:
+    return tuple(v * level // 255 for v in rgb)  # type: ignore[return-value]
+
+
+def picture(
+    board: Board,
+    position: Position,
+    view: View,
+    *,
+    last_squares: tuple[str, ...] = (),
+    last_side: str | None = None,
+) -> dict[str, Led]:
+    """The LED picture for the board now: cell name -> Led; cells not named stay dark."""
+    out: dict[str, Led] = {}
+    status = position.status()
+    sides = position.sides
+
+    def light(square: str, led: Led) -> None:
+        if board.has_cell(square) and board.cell(square).leds:
+            out[square] = led
+
+    # Lowest priority first; later lights overwrite.
+    if last_side is not None and view.state == "in-sync":
+        for square in last_squares:
+            light(square, Led(dim(side_colour(last_side, sides), 60)))
+    for meaning, squares in status.highlights.items():
+        for square in squares:
+            light(square, HIGHLIGHTS.get(meaning, DEFAULT_HIGHLIGHT))
+    if view.state == "ambiguous":
+        for square in view.choice:
+            light(square, Led(VIOLET, "pulse"))
+    if view.state == "lifted":
+        for source, destinations in view.destinations.items():
+            light(source, Led(WHITE, "pulse"))
+            for square in destinations:
+                light(square, Led(GREEN))
+    if view.state == "mismatch":
+        for square in view.differing:
+            light(square, Led(ORANGE))
+        for square in view.placed:
+            light(square, Led(RED, "blink"))
+
+    outcome = position.outcome()
+    for side in sides:
+        colour = side_colour(side, sides)
+        k = 1
+        while board.has_cell(f"turn-{side}-{k}"):
+            cell = f"turn-{side}-{k}"
+            if outcome is not None:
+                if outcome.winner == side:
+                    light(cell, Led(colour, "blink"))
+            elif side == status.to_move:
+                if k < status.action_number:
+                    light(cell, Led(dim(colour)))
+                elif k == status.action_number:
+                    light(cell, Led(colour, "pulse" if status.awaiting else "steady"))
+            k += 1
+    return out
+
+
+def leds_equal(a: Mapping[str, Led], b: Mapping[str, Led]) -> bool:
+    return dict(a) == dict(b)

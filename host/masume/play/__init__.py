@@ -1,0 +1,1 @@
+"""Playing a game on a board: one table session (layer 5)."""

@@ -1,0 +1,405 @@
+"""From sensor readings to actions, the robust way.
+
+The tracker never trusts the order of single lift and place events. When the
+board has been still for a moment (``settle``), it compares what the sensors
+read with what the rules say the board would look like after each possible
+continuation of the game, and picks the first reading that fits, in this order:
+
+1. nothing happened (the board matches the game);
+2. the last action was really a different one (a chain of jumps continued, a
+   piece slid one square further);
+3. one new action;
+4. two new actions (a fast second action, or a quick reply), also on top of
+   a changed last action;
+5. a takeback: the board is back where it was one or two actions ago.
+
+While pieces are in the air it says which ones and where they may go (the LED
+policy lights that at once). A board that fits no reading is a mismatch: it
+names the squares that differ from the game, records nothing, and waits until
+the board fits again. Chance actions (a die) never come from the sensors.
+
+It works from the :mod:`masume.rules.base` protocol only (legal actions,
+``apply``, ``layout``), so it knows no game. With identity sensors it compares
+pieces; with presence sensors only occupancy, and where that leaves a real
+choice (two readings fit equally well, or an action the sensors cannot see, like
+the ball passing between two players) the ``confirm`` button steps through the
+choices.
+
+>>> from masume.boards import load_board
+>>> from masume.rules import Game, load_rules
+>>> game = Game(load_rules("soccer-shogi").start())
+>>> tracker = Tracker(game, load_board("soccer-shogi"))
+>>> readings = tracker.expected_readings()
+>>> readings["A7"], readings["A6"] = (), ("blue",)
+>>> tracker.observe(readings, now=0.0)
+>>> [str(a) for a in tracker.tick(now=1.0).pushed]
+['A7-A6']
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Hashable, Iterable, Mapping
+
+from masume.boards import Board
+from masume.link.events import Reading
+from masume.rules import Game, Position
+
+SETTLE_S = 0.35
+
+#: What one cell shows to its sensor, comparable across sensor kinds:
+#: presence -> bool, identity and card -> sorted piece names.
+Signature = object
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a tick did to the game: actions taken back, then actions played."""
+
+    popped: tuple[Hashable, ...] = ()
+    pushed: tuple[Hashable, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.popped or self.pushed)
+
+
+@dataclass(frozen=True)
+class View:
+    """What the tracker sees now, for the LED policy and the web view.
+
+    state: in-sync, lifted, moving (changed, not settled yet), mismatch, or
+    ambiguous (a reading was chosen among others; confirm steps through them).
+    """
+
+    state: str
+    message: str = ""
+    #: lifted: square -> squares the lifted piece may go to
+    destinations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: mismatch: squares that differ from the game; placed: where a piece stands wrongly
+    differing: tuple[str, ...] = ()
+    placed: tuple[str, ...] = ()
+    #: ambiguous: the squares of the reading chosen now
+    choice: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """One way to explain the board: take back ``pops`` actions, then play ``pushes``."""
+
+    pops: int
+    pushes: tuple[Hashable, ...]
+
+
+class Tracker:
+    def __init__(self, game: Game, board: Board, *, settle: float = SETTLE_S) -> None:
+        self.game = game
+        self.board = board
+        self.settle = settle
+        self._cells = [c for c in board.sensed]
+        self._sensed: dict[str, Signature] | None = None
+        self._changed_at = 0.0
+        self._settled_on: dict[str, Signature] | None = None
+        self._signatures: dict[Hashable, dict[str, Signature]] = {}
+        self._choices: list[_Reading] = []  # the readings that fit equally well
+        self._choice_index = 0
+        self._chosen_popped: tuple[Hashable, ...] = ()
+        self.view = View("in-sync")
+
+    # ---- what the board should read -----------------------------------------
+
+    def signature(self, position: Position) -> dict[str, Signature]:
+        """Per sensed cell, what its sensor reads when the board shows ``position``."""
+        key = position
+        cached = self._signatures.get(key)
+        if cached is None:
+            layout = position.layout()
+            cached = {c.name: self._expected(c.sensor, layout.get(c.name, ())) for c in self._cells}
+            if len(self._signatures) > 50_000:
+                self._signatures.clear()
+            self._signatures[key] = cached
+        return cached
+
+    @staticmethod
+    def _expected(sensor: str, pieces: tuple[str, ...]) -> Signature:
+        if sensor == "presence":
+            return bool(pieces)
+        return tuple(sorted(pieces))
+
+    def expected_readings(self) -> dict[str, Reading]:
+        """The readings a board showing the current position gives (for tests, sims)."""
+        layout = self.game.position.layout()
+        out: dict[str, Reading] = {}
+        for c in self._cells:
+            pieces = tuple(layout.get(c.name, ()))
+            if c.sensor == "presence":
+                out[c.name] = bool(pieces)
+            elif c.sensor == "card":
+                out[c.name] = pieces[-1][4:] if pieces and pieces[-1].startswith("tag:") else None
+            else:
+                out[c.name] = pieces
+        return out
+
+    def _sensed_signature(self, sensor: str, reading: Reading) -> Signature:
+        if sensor == "presence":
+            return bool(reading)
+        if sensor == "card":
+            return (f"tag:{reading}",) if reading else ()
+        return tuple(sorted(reading or ()))
+
+    # ---- input ------------------------------------------------------------------
+
+    def observe(self, readings: Mapping[str, Reading], now: float) -> None:
+        """All readings at once (after a connect or resynchronisation)."""
+        self._sensed = {
+            c.name: self._sensed_signature(c.sensor, readings.get(c.name)) for c in self._cells
+        }
+        self._changed_at = now
+        self._update_view()
+
+    def observe_square(self, square: str, reading: Reading, now: float) -> None:
+        if self._sensed is None or not self.board.has_cell(square):
+            return
+        cell = self.board.cell(square)
+        self._sensed[square] = self._sensed_signature(cell.sensor, reading)
+        self._changed_at = now
+        self._update_view()
+
+    def tick(self, now: float) -> Change:
+        """Decide, once the board has been still for ``settle`` seconds."""
+        if self._sensed is None or now - self._changed_at < self.settle:
+            return Change()
+        if self._settled_on == self._sensed:
+            return Change()
+        self._settled_on = dict(self._sensed)
+        if self._differences(self.game.position) == ():
+            self._update_view()
+            return Change()
+        choices = self._explain()
+        if not choices:
+            self._choices = []
+            self._update_view(settled=True)
+            return Change()
+        change = self._apply(choices[0])
+        self._choices, self._choice_index = choices, 0
+        self._update_view(settled=True)
+        return change
+
+    # ---- buttons --------------------------------------------------------------------
+
+    def takeback(self) -> Change:
+        """Take back the last action (the board then shows what to put back)."""
+        self._choices = []
+        if not self.game.actions:
+            return Change()
+        action = self.game.pop()
+        # The board still shows the action: that is not a new one, it is what
+        # to put back. Only a change of the board is looked at again.
+        self._settled_on = dict(self._sensed) if self._sensed is not None else None
+        self._update_view(settled=True)
+        return Change(popped=(action,))
+
+    def confirm(self) -> Change:
+        """Step to the next reading of what happened, where the sensors left a choice."""
+        if not self._choices:
+            invisible = self._invisible_actions()
+            if not invisible:
+                return Change()
+            self._choices = [_Reading(0, ())] + [_Reading(0, (a,)) for a in invisible]
+            self._choice_index = 0
+            self._chosen_popped = ()
+        current = self._choices[self._choice_index]
+        undo = Change(popped=tuple(self.game.pop() for _ in current.pushes)[::-1])
+        for action in self._chosen_popped:
+            self.game.push(action)
+        self._choice_index = (self._choice_index + 1) % len(self._choices)
+        redo = self._apply(self._choices[self._choice_index])
+        self._update_view(settled=True)
+        return Change(popped=undo.popped + redo.popped, pushed=tuple(self._chosen_popped) + redo.pushed)
+
+    # ---- the search ---------------------------------------------------------------
+
+    def _differences(self, position: Position) -> tuple[str, ...]:
+        assert self._sensed is not None
+        want = self.signature(position)
+        return tuple(name for name, sig in self._sensed.items() if want[name] != sig)
+
+    def _fits(self, position: Position) -> bool:
+        return self.signature(position) == self._sensed
+
+    def _actions(self, position: Position) -> Iterable[Hashable]:
+        """Actions the sensors may show: none while the rules wait for a die."""
+        if position.outcome() is not None or position.status().awaiting:
+            return ()
+        return position.legal_actions()
+
+    def _explain(self) -> list[_Reading]:
+        positions = self.game.positions()
+        bases = [positions[-1 - k] for k in range(min(3, len(positions)))]
+        target = self._sensed
+        assert target is not None
+
+        def one(base: Position, pops: int) -> list[_Reading]:
+            return [_Reading(pops, (a,)) for a in self._actions(base) if self._fits(base.apply(a))]
+
+        def two(base: Position, pops: int) -> list[_Reading]:
+            differ = set(self._differences(base))
+            out = []
+            for a in self._actions(base):
+                mid = base.apply(a)
+                touched = self._touched(base, mid)
+                if not touched & differ:
+                    continue  # the first action must move something that ended up moved
+                out += [_Reading(pops, (a, b)) for b in self._actions(mid) if self._fits(mid.apply(b))]
+            return out
+
+        searches = []
+        if len(bases) > 1:
+            searches.append(lambda: one(bases[1], 1))
+        searches.append(lambda: one(bases[0], 0))
+        if len(bases) > 1:
+            searches.append(lambda: two(bases[1], 1))
+        searches.append(lambda: two(bases[0], 0))
+        for pops in (1, 2):
+            if len(bases) > pops:
+                searches.append(lambda pops=pops: [_Reading(pops, ())] if self._fits(bases[pops]) else [])
+        for search in searches:
+            found = search()
+            if found:
+                return _unique(found)
+        return []
+
+    def _touched(self, before: Position, after: Position) -> set[str]:
+        a, b = self.signature(before), self.signature(after)
+        return {name for name in a if a[name] != b[name]}
+
+    def _apply(self, reading: _Reading) -> Change:
+        popped = tuple(self.game.pop() for _ in range(reading.pops))[::-1]
+        self._chosen_popped = popped
+        for action in reading.pushes:
+            self.game.push(action)
+        return Change(popped=popped, pushed=reading.pushes)
+
+    def _invisible_actions(self) -> list[Hashable]:
+        """Actions that change nothing the sensors can read (presence boards)."""
+        position = self.game.position
+        if self._sensed is None or not self._fits(position):
+            return []
+        return [a for a in self._actions(position) if self._fits(position.apply(a))]
+
+    # ---- the view -------------------------------------------------------------------
+
+    def _update_view(self, settled: bool = False) -> None:
+        if self._sensed is None:
+            self.view = View("in-sync", "waiting for the board")
+            return
+        position = self.game.position
+        differing = self._differences(position)
+        if not differing:
+            if len(self._choices) > 1:
+                chosen = self._choices[self._choice_index]
+                squares = self._squares_of(chosen)
+                self.view = View(
+                    "ambiguous",
+                    f"the sensors allow {len(self._choices)} readings; press confirm for the next",
+                    choice=squares,
+                )
+            else:
+                self.view = View("in-sync")
+            return
+        lifted = self._lifted(position, differing)
+        if lifted is not None:
+            self.view = View("lifted", "", destinations=lifted, differing=differing)
+            return
+        want = self.signature(position)
+        placed = tuple(sq for sq in differing if _more(self._sensed[sq], want[sq]))
+        if settled:
+            names = ", ".join(differing[:6]) + (" ..." if len(differing) > 6 else "")
+            self.view = View("mismatch", f"the board does not match the game at {names}",
+                             differing=differing, placed=placed)
+        else:
+            self.view = View("moving", differing=differing, placed=placed)
+
+    def _squares_of(self, reading: _Reading) -> tuple[str, ...]:
+        positions = self.game.positions()
+        before = positions[-1 - len(reading.pushes)]
+        squares = self._touched(before, self.game.position)
+        if not squares and reading.pushes:
+            squares = set(_action_squares(reading.pushes[-1], self.board))
+        return tuple(sorted(squares))
+
+    def _lifted(self, position: Position, differing: tuple[str, ...]) -> dict[str, tuple[str, ...]] | None:
+        """If the only differences are pieces missing: where each lifted piece may go.
+
+        Checked against the current position and, for a chain of jumps going on,
+        the one before it (then the lifted piece's square is where the chain began).
+        """
+        if not self._only_missing(position, differing):
+            return None
+        out: dict[str, set[str]] = {sq: set() for sq in differing}
+        positions = self.game.positions()
+        if len(positions) > 1:
+            before = positions[-2]
+            missing = self._differences(before)
+            if missing and self._only_missing(before, missing):
+                for square, dests in self._destinations(before, set(missing)).items():
+                    out.setdefault(square, set()).update(dests)
+        for square, dests in self._destinations(position, set(differing)).items():
+            out[square].update(dests)
+        return {sq: tuple(sorted(dests)) for sq, dests in out.items()}
+
+    def _only_missing(self, position: Position, differing: Iterable[str]) -> bool:
+        assert self._sensed is not None
+        want = self.signature(position)
+        return all(_less(self._sensed[sq], want[sq]) for sq in differing)
+
+    def _destinations(self, base: Position, lifted: set[str]) -> dict[str, set[str]]:
+        """For each lifted square, the squares the actions that lift exactly that fill."""
+        assert self._sensed is not None
+        now = self.signature(base)
+        out: dict[str, set[str]] = {sq: set() for sq in lifted}
+        for action in self._actions(base):
+            after = self.signature(base.apply(action))
+            changed = {n for n in now if now[n] != after[n]}
+            left = changed & lifted
+            # The action must leave on each lifted square just what is still there.
+            if not left or any(after[sq] != self._sensed[sq] for sq in left):
+                continue
+            gained = {n for n in changed if _more(after[n], now[n])} - lifted
+            for sq in left:
+                out[sq] |= gained
+        return out
+
+
+def _unique(readings: list[_Reading]) -> list[_Reading]:
+    seen: set[_Reading] = set()
+    out = []
+    for r in readings:
+        if r not in seen:
+            seen.add(r)
+            out.append(r)
+    return out
+
+
+def _as_counter(sig: Signature) -> Counter:
+    if isinstance(sig, bool):
+        return Counter({"?": 1} if sig else {})
+    return Counter(sig)  # type: ignore[arg-type]
+
+
+def _less(sensed: Signature, want: Signature) -> bool:
+    """Fewer pieces than wanted, and nothing that should not be there."""
+    s, w = _as_counter(sensed), _as_counter(want)
+    return s != w and all(s[k] <= w[k] for k in s)
+
+
+def _more(sig: Signature, other: Signature) -> bool:
+    a, b = _as_counter(sig), _as_counter(other)
+    return any(a[k] > b[k] for k in a)
+
+
+def _action_squares(action: Hashable, board: Board) -> list[str]:
+    """Square names written in an action's notation (for showing invisible actions)."""
+    import re
+
+    return [m for m in re.findall(r"[A-Za-z0-9-]+", str(action)) if board.has_cell(m)]
