@@ -610,6 +610,8 @@ class Position:
     def _kick_effects(self) -> Iterator[_Effect]:
         cells, frm, me = self.cells, self.ball, self.side
         opponent_pieces = (ACTIVE[1 - me], RESTING[1 - me])
+        # Rule 1-4: a kick from the own keeper area takes the ball out of it.
+        stays_in_area = KEEPER_AREA[me] if frm in KEEPER_AREA[me] else frozenset()
         for ray in RAYS[frm]:
             for target in ray:
                 if target in ALL_GOALS:
@@ -622,6 +624,10 @@ class Position:
                         )
                     break
                 occupant = cells[target]
+                if target in stays_in_area:
+                    if occupant == EMPTY:
+                        continue
+                    break
                 if occupant == EMPTY:
                     yield _Effect(
                         Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target], free=True),
@@ -942,6 +948,8 @@ class Position:
                     return f"the ball cannot pass {SQUARE_NAMES[passed]}: a piece stands there"
             if to in GOAL_SQUARES[me]:
                 return f"{SIDES[me]} may not kick into its own goal"
+            if frm in KEEPER_AREA[me] and to in KEEPER_AREA[me]:
+                return "a kick from the own keeper area must take the ball out of it"
             guard = CORNER_SHOT_GUARD.get((frm, to))
             if guard is not None and self.cells[guard] in (ACTIVE[1 - me], RESTING[1 - me]):
                 return f"a {SIDES[1 - me]} player on {SQUARE_NAMES[guard]} blocks the shot from the corner"
@@ -1199,7 +1207,7 @@ def _written(action: object) -> str:
 
 
 _NOTATION_HELP = "(A7-A6, C5・C3, b(C5-A5), b(A5-E5)f, b(B2-D0)goal, b(B4-B3)!, restart)"
-_SQ = r"[A-Ea-e][0-9]"
+_SQ = r"[A-Za-z][0-9]{1,2}"  # wider than the board, so that F7 is "not a square"
 _KICK_RE = re.compile(rf"^b\(\s*({_SQ})\s*-\s*({_SQ})\s*\)\s*(f|goal|!)?$", re.IGNORECASE)
 _STEP_RE = re.compile(rf"^({_SQ})\s*-\s*({_SQ})$")
 _JUMP_RE = re.compile(rf"^{_SQ}!?(?:\s*[・*]?\s*{_SQ}!?)+$")
