@@ -1,0 +1,672 @@
+// masume web view: draws the physical board from its definition and the table's
+// state (pushed by the host over Server-Sent Events), and on the simulated board
+// turns clicks into lifts, placements and button presses through /api/sim/*.
+// The picture changes only from state pushes: it shows what the host knows.
+// Nothing in here knows any game: cells, pieces, buttons and zones all come
+// from the board definition in the state.
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+
+  // ---------------------------------------------------------------- colours
+  // A piece's side is the word before its first "-" ("blue-rest" -> "blue",
+  // "sente-king" -> "sente", "home-10" -> "home"). Colour words are used as they
+  // are; any other word gets a colour of its own from a hash of it.
+  const COLOUR_WORDS = {
+    blue: "#2563eb", red: "#dc2626", green: "#15803d", yellow: "#ca8a04",
+    orange: "#ea580c", purple: "#7c3aed", pink: "#db2777", black: "#1f2937",
+    white: "#e5e7eb", grey: "#6b7280", gray: "#6b7280", brown: "#92400e",
+    cyan: "#0891b2", teal: "#0f766e", gold: "#b45309", silver: "#94a3b8",
+  };
+
+  function hash(text) {
+    let h = 2166136261;
+    for (let i = 0; i < text.length; i++) {
+      h ^= text.charCodeAt(i);
+      h = Math.imul(h, 16777619);
+    }
+    return h >>> 0;
+  }
+
+  function sideOf(name) {
+    const dash = name.indexOf("-");
+    return (dash > 0 ? name.slice(0, dash) : name).toLowerCase();
+  }
+
+  function sideColour(side) {
+    side = String(side).toLowerCase();
+    if (COLOUR_WORDS[side]) return COLOUR_WORDS[side];
+    const h = hash(side);
+    return `hsl(${h % 360}, ${55 + (h >> 9) % 20}%, ${38 + (h >> 17) % 10}%)`;
+  }
+
+  function pieceKind(name) {
+    if (name === "?") return "unknown";
+    if (name.startsWith("tag:")) return "card";
+    if (name === "ball" || name.endsWith("-ball")) return "ball";
+    if (name.endsWith("-rest")) return "rest";
+    return "token";
+  }
+
+  // Short labels: the words after the side, abbreviated to the shortest prefix
+  // that is unique among the board's pieces ("king", "knight" -> "Ki", "Kn").
+  let labelOf = new Map();
+
+  function pieceWord(name) {
+    let rest = name.endsWith("-rest") ? name.slice(0, -5) : name;
+    const dash = rest.indexOf("-");
+    return dash > 0 ? rest.slice(dash + 1) : "";
+  }
+
+  function makeLabels(pieces) {
+    labelOf = new Map();
+    const words = [...new Set(pieces.map(pieceWord).filter((w) => w && !/^\d+$/.test(w)))];
+    for (const word of words) {
+      let n = 1;
+      while (n < word.length && words.some((o) => o !== word && o.startsWith(word.slice(0, n)))) n++;
+      labelOf.set(word, word[0].toUpperCase() + word.slice(1, n));
+    }
+  }
+
+  function pieceLabel(name) {
+    const kind = pieceKind(name);
+    if (kind === "unknown") return "?";
+    if (kind === "ball") return "";
+    if (kind === "card") {
+      const tag = name.slice(4);
+      return tag.length > 6 ? "\u2026" + tag.slice(-4) : tag;
+    }
+    const word = pieceWord(name);
+    if (!word) return pieceKind(name) === "token" && !COLOUR_WORDS[sideOf(name)] && !name.includes("-")
+      ? name.slice(0, 2) : "";
+    return labelOf.get(word) || word.slice(0, 3);
+  }
+
+  function pieceElement(name) {
+    const el = document.createElement("span");
+    const kind = pieceKind(name);
+    el.className = `piece piece-${kind}`;
+    el.dataset.piece = name;
+    el.title = name === "?" ? "a piece (this board only senses that the square is occupied)" : name;
+    if (kind !== "ball" && kind !== "unknown" && kind !== "card") {
+      el.style.setProperty("--c", sideColour(sideOf(name)));
+    }
+    const label = pieceLabel(name);
+    if (label) {
+      const text = document.createElement("span");
+      text.className = "piece-label";
+      text.textContent = label;
+      el.appendChild(text);
+    }
+    return el;
+  }
+
+  // ----------------------------------------------------------------- state
+  let state = null;
+  let drawn = null;           // the board id and side the cells were drawn for
+  let cells = new Map();      // cell name -> {el, def, stack, sig}
+  let buttonsDrawn = null;
+  let movesSig = null;
+  let flipped = localStorage.getItem("masume-flipped") === "1";
+  let hand = [];              // piece names held by the person at the simulated table
+  let selected = -1;          // index in hand of the piece to put down next
+  let handKey = null;
+
+  function simulated() {
+    return !!(state && state.simulated);
+  }
+
+  // ----------------------------------------------------------------- board
+  function drawBoard(board) {
+    const el = $("board");
+    el.textContent = "";
+    cells = new Map();
+    const defs = board.cells || [];
+    const xs = defs.map((c) => c.x), ys = defs.map((c) => c.y);
+    const pad = 0.2;
+    const minX = Math.min(...xs) - pad, maxX = Math.max(...xs) + 1 + pad;
+    const minY = Math.min(...ys) - pad, maxY = Math.max(...ys) + 1 + pad;
+    const w = maxX - minX, h = maxY - minY;
+    el.style.setProperty("--cols", w);
+    el.style.setProperty("--rows", h);
+    el.style.aspectRatio = `${w} / ${h}`;
+    el.dataset.board = board.id || "";
+    el.classList.toggle("mat", defs.some((c) => c.sensor === "card"));
+    for (const def of defs) {
+      const lamp = def.sensor === "none";
+      const c = document.createElement("div");
+      c.className = lamp ? "lamp" : "cell";
+      c.dataset.cell = def.name;
+      c.dataset.zone = def.zone || "";
+      c.dataset.sensor = def.sensor || "";
+      if (def.zone) c.classList.add(`zone-${def.zone.replace(/[^\w-]/g, "_")}`);
+      if (!lamp && Math.floor(def.y) % 2 === 0) c.classList.add("stripe");
+      // Cells are unit squares with (x, y) at their lower-left corner, y up.
+      const left = flipped ? maxX - def.x - 1 : def.x - minX;
+      const bottom = flipped ? maxY - def.y - 1 : def.y - minY;
+      c.style.left = `${(left / w) * 100}%`;
+      c.style.bottom = `${(bottom / h) * 100}%`;
+      c.style.width = `${(1 / w) * 100}%`;
+      c.style.height = `${(1 / h) * 100}%`;
+      c.title = def.name;
+      const glow = document.createElement("span");
+      glow.className = "glow";
+      c.appendChild(glow);
+      let stack = null;
+      if (!lamp) {
+        c.setAttribute("role", "gridcell");
+        const label = document.createElement("span");
+        label.className = "cell-name";
+        label.textContent = def.name;
+        c.appendChild(label);
+        stack = document.createElement("span");
+        stack.className = "stack";
+        c.appendChild(stack);
+      }
+      el.appendChild(c);
+      cells.set(def.name, { el: c, def, stack, sig: "" });
+    }
+    resizeBoard();
+  }
+
+  function resizeBoard() {
+    const el = $("board");
+    const w = parseFloat(el.style.getPropertyValue("--cols")) || 1;
+    const h = parseFloat(el.style.getPropertyValue("--rows")) || 1;
+    // As wide as the column allows, but no taller than the window.
+    el.style.width = `min(100%, calc((100svh - 6.5rem) * ${w / h}))`;
+    const unit = el.clientWidth / w;
+    el.style.setProperty("--u", `${unit}px`);
+  }
+  window.addEventListener("resize", resizeBoard);
+
+  function hex(rgb) {
+    return "#" + rgb.map((v) => Math.max(0, Math.min(255, v | 0)).toString(16).padStart(2, "0")).join("");
+  }
+
+  function drawStack(cell, pieces) {
+    const sig = pieces.join("\u0000");
+    if (sig === cell.sig) return;
+    cell.sig = sig;
+    const stack = cell.stack;
+    stack.textContent = "";
+    cell.el.dataset.pieces = pieces.join(" ");
+    cell.el.classList.toggle("occupied", pieces.length > 0);
+    pieces.forEach((name, i) => {
+      const p = pieceElement(name);
+      const top = i === pieces.length - 1;
+      p.classList.add(top ? "top" : "under");
+      p.style.setProperty("--depth", String(pieces.length - 1 - i));
+      stack.appendChild(p);
+    });
+    if (pieces.length > 2) {
+      const count = document.createElement("span");
+      count.className = "count";
+      count.textContent = String(pieces.length);
+      stack.appendChild(count);
+    }
+  }
+
+  function drawCells() {
+    const pieces = state.pieces || {};
+    const leds = state.leds || {};
+    const flagged = new Set((state.tracker && state.tracker.squares) || []);
+    for (const [name, cell] of cells) {
+      if (cell.stack) drawStack(cell, pieces[name] || []);
+      const led = leds[name];
+      const el = cell.el;
+      if (led && Array.isArray(led.rgb) && led.rgb.some((v) => v > 0)) {
+        const colour = hex(led.rgb);
+        el.dataset.led = colour;
+        el.dataset.pattern = led.pattern || "steady";
+        el.style.setProperty("--led", colour);
+      } else if (el.dataset.led) {
+        delete el.dataset.led;
+        delete el.dataset.pattern;
+        el.style.removeProperty("--led");
+      }
+      el.classList.toggle("flagged", flagged.has(name));
+      el.classList.toggle("clickable", simulated() && !!cell.stack);
+      if (simulated() && cell.stack) el.tabIndex = 0; else el.removeAttribute("tabindex");
+    }
+  }
+
+  // ----------------------------------------------------------------- panel
+  function chip(side) {
+    const i = document.createElement("i");
+    i.className = "chip";
+    i.style.setProperty("--c", sideColour(side));
+    return i;
+  }
+
+  function text(value) {
+    if (value === null || value === undefined) return "";
+    if (typeof value === "string") return value;
+    if (typeof value === "number" || typeof value === "boolean") return String(value);
+    if (Array.isArray(value)) return value.map(text).join(", ");
+    return Object.entries(value).map(([k, v]) => `${k}: ${text(v)}`).join(", ");
+  }
+
+  function drawPanel() {
+    const board = state.board || {};
+    const status = state.status || {};
+    $("title").textContent = board.title || state.game || "";
+    document.title = `masume \u2013 ${state.game || board.id || ""}`;
+
+    const turn = $("turn");
+    turn.textContent = "";
+    if (status.to_move) {
+      turn.dataset.side = status.to_move;
+      turn.append(chip(status.to_move), document.createTextNode(` ${status.to_move}`));
+      if (status.actions_per_turn > 1 && status.action_number) {
+        const a = document.createElement("span");
+        a.className = "action-number";
+        a.textContent = ` \u00b7 action ${status.action_number} of ${status.actions_per_turn}`;
+        turn.appendChild(a);
+      }
+    } else {
+      delete turn.dataset.side;
+      turn.textContent = "\u2013";
+    }
+
+    const score = $("score");
+    score.textContent = "";
+    const entries = status.score && typeof status.score === "object" ? Object.entries(status.score) : [];
+    if (!entries.length) score.textContent = status.score != null ? text(status.score) : "\u2013";
+    entries.forEach(([side, n], i) => {
+      if (i) score.appendChild(document.createTextNode(" \u2013 "));
+      const s = document.createElement("span");
+      s.className = "score-side";
+      s.dataset.side = side;
+      const b = document.createElement("b");
+      b.textContent = text(n);
+      s.append(chip(side), document.createTextNode(`${side} `), b);
+      score.appendChild(s);
+    });
+
+    $("message").textContent = text(status.message);
+    const awaiting = $("awaiting");
+    awaiting.hidden = status.awaiting == null;
+    awaiting.textContent = status.awaiting == null ? "" : `waiting for: ${text(status.awaiting)}`;
+
+    const tracker = state.tracker || {};
+    const tr = $("tracker");
+    tr.dataset.state = tracker.state || "";
+    const showTracker = tracker.state && tracker.state !== "in-sync";
+    tr.hidden = !showTracker;
+    tr.textContent = showTracker ? (tracker.message || tracker.state) : "";
+
+    const outcome = $("outcome");
+    outcome.hidden = state.outcome == null;
+    outcome.textContent = "";
+    if (state.outcome != null) {
+      const o = state.outcome;
+      if (typeof o === "object" && !Array.isArray(o)) {
+        const head = document.createElement("strong");
+        head.textContent = o.winner ? `${o.winner} wins` : (o.result ? text(o.result) : "game over");
+        if (o.winner) head.prepend(chip(o.winner));
+        outcome.appendChild(head);
+        const rest = Object.entries(o).filter(([k]) => k !== "winner" && k !== "result" && o[k] != null);
+        if (rest.length) {
+          const d = document.createElement("div");
+          d.textContent = rest.map(([k, v]) => (k === "reason" || k === "message" ? text(v) : `${k}: ${text(v)}`)).join(" \u00b7 ");
+          outcome.appendChild(d);
+        }
+      } else {
+        outcome.textContent = text(o);
+      }
+    }
+
+    const link = state.link || {};
+    const l = $("link");
+    l.dataset.connected = link.connected ? "true" : "false";
+    const where = state.simulated ? "simulated board" : "board";
+    l.textContent = link.connected
+      ? `${where} connected${link.port ? ` on ${link.port}` : ""}`
+      : `${where} not connected${link.error ? `: ${link.error}` : ""}`;
+
+    const dieRow = $("die-row");
+    dieRow.hidden = !board.die && state.last_die == null;
+    $("die").textContent = state.last_die == null ? "\u2013" : text(state.last_die);
+
+    drawButtons(board);
+    drawMoves(state.moves || []);
+  }
+
+  function drawButtons(board) {
+    const sig = JSON.stringify([board.id, board.buttons, board.die, simulated()]);
+    if (sig === buttonsDrawn) return;
+    buttonsDrawn = sig;
+    const box = $("buttons");
+    box.textContent = "";
+    const names = (board.buttons || []).filter((b) => !(board.die && b === "roll"));
+    for (const name of names) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.dataset.button = name;
+      b.textContent = name;
+      b.disabled = !simulated();
+      b.title = simulated() ? `press ${name} on the board` : "press it on the board itself";
+      box.appendChild(b);
+    }
+    $("roll-box").hidden = !board.die;
+    $("roll").disabled = !simulated();
+    $("roll-value").disabled = !simulated();
+  }
+
+  function drawMoves(moves) {
+    const sig = JSON.stringify(moves);
+    if (sig === movesSig) return;
+    movesSig = sig;
+    const list = $("moves");
+    list.textContent = "";
+    for (const move of moves) {
+      const li = document.createElement("li");
+      li.dataset.number = move.number;
+      const num = document.createElement("span");
+      num.className = "num";
+      num.textContent = `${move.number}.`;
+      li.appendChild(num);
+      if (move.side) {
+        const side = document.createElement("span");
+        side.className = "side";
+        side.append(chip(move.side), document.createTextNode(move.side));
+        li.appendChild(side);
+      }
+      for (const action of move.actions || []) {
+        const a = document.createElement("span");
+        a.className = "action";
+        a.textContent = text(action);
+        li.appendChild(a);
+      }
+      list.appendChild(li);
+    }
+    list.scrollTop = list.scrollHeight;
+  }
+
+  // ------------------------------------------------------------------ hand
+  function saveHand() {
+    if (handKey) sessionStorage.setItem(handKey, JSON.stringify(hand));
+  }
+
+  function loadHand(key) {
+    handKey = key;
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(key) || "[]");
+      hand = Array.isArray(saved) ? saved.filter((p) => typeof p === "string") : [];
+    } catch (e) {
+      hand = [];
+    }
+    selected = hand.length - 1;
+  }
+
+  function drawHand() {
+    const box = $("hand");
+    box.textContent = "";
+    if (!hand.length) {
+      const e = document.createElement("span");
+      e.className = "empty";
+      e.textContent = "nothing in hand";
+      box.appendChild(e);
+    }
+    hand.forEach((name, i) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "hand-piece" + (i === selected ? " selected" : "");
+      b.dataset.handIndex = String(i);
+      b.dataset.piece = name;
+      b.title = `${name}${i === selected ? " (chosen: click a square to put it down)" : ""}`;
+      b.setAttribute("aria-pressed", i === selected ? "true" : "false");
+      b.append(pieceElement(name));
+      const cap = document.createElement("span");
+      cap.className = "caption";
+      cap.textContent = name.startsWith("tag:") ? "card" : name;
+      b.appendChild(cap);
+      box.appendChild(b);
+    });
+    $("hand-return").disabled = selected < 0;
+    document.body.classList.toggle("holding", selected >= 0);
+  }
+
+  function drawPalette(board) {
+    const box = $("palette");
+    box.textContent = "";
+    makeLabels(board.pieces || []);
+    for (const name of board.pieces || []) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "palette-piece";
+      b.dataset.pieceChoice = name;
+      b.title = `take a ${name} from the box`;
+      b.append(pieceElement(name));
+      const cap = document.createElement("span");
+      cap.className = "caption";
+      cap.textContent = name;
+      b.appendChild(cap);
+      box.appendChild(b);
+    }
+  }
+
+  function take(name) {
+    hand.push(name);
+    selected = hand.length - 1;
+    saveHand();
+    drawHand();
+  }
+
+  // ------------------------------------------------------------------- api
+  let queue = Promise.resolve();
+  let errorTimer = null;
+
+  function showError(message) {
+    const e = $("error");
+    e.textContent = message;
+    e.hidden = false;
+    clearTimeout(errorTimer);
+    errorTimer = setTimeout(() => { e.hidden = true; }, 6000);
+  }
+
+  // Requests go one after another, in the order the person clicked.
+  function post(path, body) {
+    const run = async () => {
+      let res, data = {};
+      try {
+        res = await fetch(path, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify(body),
+        });
+        data = await res.json().catch(() => ({}));
+      } catch (err) {
+        showError(`the host did not answer: ${err.message || err}`);
+        throw err;
+      }
+      if (!res.ok) {
+        showError(data.error || `${res.status} ${res.statusText}`);
+        throw new Error(data.error || res.statusText);
+      }
+      return data;
+    };
+    const p = queue.then(run, run);
+    queue = p.catch(() => {});
+    return p;
+  }
+
+  function lift(square) {
+    return post("/api/sim/lift", { square }).then((data) => {
+      take(data.piece);
+    }, () => {});
+  }
+
+  function place(square) {
+    if (selected < 0) return Promise.resolve();
+    const index = selected;
+    const piece = hand[index];
+    // Taken out of the hand only once the table has it.
+    return post("/api/sim/place", { square, piece }).then(() => {
+      const i = hand[index] === piece ? index : hand.lastIndexOf(piece);
+      if (i >= 0) hand.splice(i, 1);
+      selected = hand.length - 1;
+      saveHand();
+      drawHand();
+    }, () => {});
+  }
+
+  // ----------------------------------------------------------------- input
+  function closeMenu() {
+    $("cell-menu").hidden = true;
+  }
+
+  function openMenu(cell, top) {
+    const menu = $("cell-menu");
+    menu.textContent = "";
+    const square = cell.def.name;
+    const holding = hand[selected];
+    const add = (label, attr, fn) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.dataset.menu = attr;
+      b.textContent = label;
+      b.addEventListener("click", () => { closeMenu(); fn(); });
+      menu.appendChild(b);
+    };
+    add(`put ${holding} on ${square}`, "place", () => place(square));
+    add(`pick up ${top} from ${square}`, "lift", () => lift(square));
+    add("cancel", "cancel", () => {});
+    const r = cell.el.getBoundingClientRect();
+    menu.hidden = false;
+    const mw = menu.offsetWidth, mh = menu.offsetHeight;
+    const x = Math.min(Math.max(4, r.left + r.width / 2 - mw / 2), window.innerWidth - mw - 4);
+    const y = r.bottom + mh + 4 < window.innerHeight ? r.bottom + 4 : Math.max(4, r.top - mh - 4);
+    menu.style.left = `${x}px`;
+    menu.style.top = `${y}px`;
+    menu.querySelector("button").focus();
+  }
+
+  function cellClicked(name) {
+    const cell = cells.get(name);
+    if (!cell || !cell.stack || !simulated()) return;
+    const pieces = (state.pieces || {})[name] || [];
+    const holding = selected >= 0;
+    if (holding && pieces.length) openMenu(cell, pieces[pieces.length - 1]);
+    else if (holding) place(name);
+    else if (pieces.length) lift(name);
+  }
+
+  $("board").addEventListener("click", (ev) => {
+    const el = ev.target.closest("[data-cell]");
+    if (!el) return;
+    ev.stopPropagation();
+    closeMenu();
+    cellClicked(el.dataset.cell);
+  });
+  $("board").addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter" && ev.key !== " ") return;
+    const el = ev.target.closest("[data-cell]");
+    if (!el) return;
+    ev.preventDefault();
+    cellClicked(el.dataset.cell);
+  });
+  document.addEventListener("click", (ev) => {
+    if (!ev.target.closest("#cell-menu")) closeMenu();
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") closeMenu();
+  });
+
+  $("hand").addEventListener("click", (ev) => {
+    const b = ev.target.closest("[data-hand-index]");
+    if (!b) return;
+    const i = Number(b.dataset.handIndex);
+    selected = selected === i ? -1 : i;
+    drawHand();
+  });
+  $("hand-return").addEventListener("click", () => {
+    if (selected < 0) return;
+    hand.splice(selected, 1);
+    selected = hand.length - 1;
+    saveHand();
+    drawHand();
+  });
+  $("palette").addEventListener("click", (ev) => {
+    const b = ev.target.closest("[data-piece-choice]");
+    if (b) take(b.dataset.pieceChoice);
+  });
+  $("palette-other").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const input = $("palette-name");
+    const name = input.value.trim();
+    if (name) take(name);
+    input.value = "";
+  });
+  $("buttons").addEventListener("click", (ev) => {
+    const b = ev.target.closest("[data-button]");
+    if (b && simulated()) post("/api/sim/press", { button: b.dataset.button }).catch(() => {});
+  });
+  $("roll").addEventListener("click", () => {
+    if (!simulated()) return;
+    const v = $("roll-value").value;
+    post("/api/sim/roll", v ? { value: Number(v) } : {}).catch(() => {});
+  });
+  $("flip").addEventListener("click", () => {
+    flipped = !flipped;
+    localStorage.setItem("masume-flipped", flipped ? "1" : "0");
+    drawn = null;
+    if (state) render(state);
+  });
+
+  // ---------------------------------------------------------------- render
+  function render(next) {
+    state = next;
+    const board = state.board || {};
+    const key = `${board.id}|${flipped}|${(board.cells || []).length}`;
+    if (key !== drawn) {
+      drawn = key;
+      makeLabels(board.pieces || []);
+      drawBoard(board);
+      drawPalette(board);
+      loadHand(`masume-hand:${board.id}`);
+      buttonsDrawn = null;
+    }
+    document.body.classList.toggle("simulated", simulated());
+    $("sim-controls").hidden = !simulated();
+    drawCells();
+    drawPanel();
+    drawHand();
+    document.body.dataset.ready = "true";
+  }
+
+  // ---------------------------------------------------------------- stream
+  function setConn(kind, message) {
+    const c = $("conn");
+    c.dataset.conn = kind;
+    c.textContent = message;
+  }
+
+  function connect() {
+    const source = new EventSource("/api/stream");
+    source.onopen = () => setConn("live", "live");
+    source.onmessage = (ev) => {
+      try {
+        render(JSON.parse(ev.data));
+        setConn("live", "live");
+      } catch (err) {
+        showError(`could not draw the state: ${err.message || err}`);
+        console.error(err);
+      }
+    };
+    source.onerror = () => {
+      setConn("lost", "lost contact with the host, reconnecting\u2026");
+    };
+  }
+
+  if (typeof ResizeObserver !== "undefined") {
+    new ResizeObserver(() => {
+      const el = $("board");
+      const w = parseFloat(el.style.getPropertyValue("--cols")) || 1;
+      el.style.setProperty("--u", `${el.clientWidth / w}px`);
+    }).observe($("board"));
+  }
+  connect();
+})();

@@ -1,0 +1,500 @@
+"""The web view: its API and event stream over a small in-memory table, and the page
+in headless Chromium.
+
+The table here is a stand-in with the table session's shape (``simulated``,
+``state()``, ``subscribe()``, ``sim_*``): a dict of stacks on the real soccer-shogi
+board definition. The real session, with the simulated board behind it, is tested
+with ``masume play``.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import shutil
+import threading
+import time
+import warnings
+from pathlib import Path
+from typing import Callable
+
+import httpx
+import pytest
+
+with warnings.catch_warnings():
+    # Starlette 1.x asks for httpx2 behind its TestClient; httpx is what the test extras
+    # install, and it works.
+    warnings.filterwarnings("ignore", message=".*httpx2", category=UserWarning)
+    from starlette.testclient import TestClient
+
+from masume.boards import load_board
+from masume.web import create_app, serve
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+class FakeTable:
+    """A table in memory: stacks of pieces per cell, LEDs set by the test, and a log
+    of the sim calls. Checks what the simulated board would check (a real cell, a
+    known piece, something to lift) and refuses everything when not simulated."""
+
+    def __init__(self, board: str = "soccer-shogi", *, simulated: bool = True) -> None:
+        self._board = load_board(board)
+        self.simulated = simulated
+        self.pieces: dict[str, list[str]] = {"C5": ["ball", "blue"], "A2": ["red"]}
+        self.leds: dict[str, dict] = {}
+        self.status = {
+            "to_move": "blue", "action_number": 1, "actions_per_turn": 2,
+            "score": {"blue": 0, "red": 0}, "message": "blue, action 1 of 2", "awaiting": None,
+        }
+        self.tracker = {"state": "in-sync", "message": "", "squares": []}
+        self.moves: list[dict] = []
+        self.outcome = None
+        self.last_die = None
+        self.calls: list[tuple] = []
+        self._subscribers: list[Callable[[], None]] = []
+        self._lock = threading.Lock()
+
+    # -- the contract
+    def state(self) -> dict:
+        b = self._board
+        with self._lock:
+            return {
+                "game": "soccer-shogi",
+                "board": {
+                    "id": b.id, "title": b.title,
+                    "cells": [
+                        {"name": c.name, "x": c.x, "y": c.y, "zone": c.zone, "sensor": c.sensor}
+                        for c in b.cells
+                    ],
+                    "buttons": [x.name for x in b.buttons], "die": b.die,
+                    "pieces": list(b.pieces),
+                },
+                "simulated": self.simulated,
+                "pieces": {k: list(v) for k, v in self.pieces.items() if v},
+                "leds": json.loads(json.dumps(self.leds)),
+                "status": dict(self.status),
+                "tracker": dict(self.tracker),
+                "moves": json.loads(json.dumps(self.moves)),
+                "outcome": self.outcome,
+                "link": {"connected": True, "port": "/tmp/fake-port", "error": None},
+                "last_die": self.last_die,
+            }
+
+    def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
+        with self._lock:
+            self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._subscribers:
+                    self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    @property
+    def subscribers(self) -> int:
+        with self._lock:
+            return len(self._subscribers)
+
+    def changed(self) -> None:
+        with self._lock:
+            callbacks = list(self._subscribers)
+        for callback in callbacks:
+            callback()
+
+    def _square(self, square: str) -> None:
+        if not self.simulated:
+            raise ValueError("not a simulated board")
+        if not self._board.has_cell(square) or self._board.cell(square).sensor == "none":
+            raise ValueError(f"no square {square!r} on board {self._board.id!r}")
+
+    def sim_lift(self, square: str) -> str:
+        self._square(square)
+        with self._lock:
+            stack = self.pieces.get(square)
+            if not stack:
+                raise ValueError(f"{square} is empty")
+            piece = stack.pop()
+            self.calls.append(("lift", square))
+        self.changed()
+        return piece
+
+    def sim_place(self, square: str, piece: str) -> None:
+        self._square(square)
+        if piece not in self._board.pieces:
+            raise ValueError(f"unknown piece {piece!r}")
+        with self._lock:
+            self.pieces.setdefault(square, []).append(piece)
+            self.calls.append(("place", square, piece))
+        self.changed()
+
+    def sim_press(self, button: str) -> None:
+        if not self.simulated:
+            raise ValueError("not a simulated board")
+        self._board.button(button)  # KeyError names the board
+        with self._lock:
+            self.calls.append(("press", button))
+        self.changed()
+
+    def sim_roll(self, value: int | None = None) -> None:
+        if not self.simulated:
+            raise ValueError("not a simulated board")
+        if not self._board.die:
+            raise ValueError(f"board {self._board.id!r} has no die")
+        with self._lock:
+            self.calls.append(("roll", value))
+        self.changed()
+
+    def set(self, **changes) -> None:
+        """Change state fields (as the host would) and tell the subscribers."""
+        with self._lock:
+            for key, value in changes.items():
+                setattr(self, key, value)
+        self.changed()
+
+
+# ---------------------------------------------------------------------- the API
+
+
+@pytest.fixture
+def table() -> FakeTable:
+    return FakeTable()
+
+
+@pytest.fixture
+def client(table: FakeTable) -> TestClient:
+    return TestClient(create_app(table))
+
+
+def test_page_and_static_files(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200
+    assert "text/html" in page.headers["content-type"]
+    for asset in ("/static/app.js", "/static/style.css"):
+        assert asset in page.text
+        r = client.get(asset)
+        assert r.status_code == 200 and r.text.strip()
+        assert r.headers["cache-control"] == "no-cache"
+    assert client.get("/static/nothing.js").status_code == 404
+
+
+def test_state_is_the_tables_state(client: TestClient, table: FakeTable) -> None:
+    r = client.get("/api/state")
+    assert r.status_code == 200
+    assert r.json() == table.state()
+    assert r.json()["pieces"]["C5"] == ["ball", "blue"]
+
+
+def test_lift_and_place_go_to_the_table(client: TestClient, table: FakeTable) -> None:
+    r = client.post("/api/sim/lift", json={"square": "C5"})
+    assert r.status_code == 200 and r.json() == {"ok": True, "piece": "blue"}
+    r = client.post("/api/sim/place", json={"square": "C4", "piece": "blue"})
+    assert r.status_code == 200 and r.json() == {"ok": True}
+    assert table.calls == [("lift", "C5"), ("place", "C4", "blue")]
+    assert client.get("/api/state").json()["pieces"] == {"C5": ["ball"], "C4": ["blue"], "A2": ["red"]}
+
+
+def test_press_and_roll(client: TestClient, table: FakeTable) -> None:
+    assert client.post("/api/sim/press", json={"button": "confirm"}).json() == {"ok": True}
+    r = client.post("/api/sim/press", json={"button": "jump"})
+    assert r.status_code == 400 and "jump" in r.json()["error"]
+    # soccer-shogi has no die: the table's refusal comes back as the error
+    r = client.post("/api/sim/roll", json={})
+    assert r.status_code == 400 and r.json()["error"] == "board 'soccer-shogi' has no die"
+    r = client.post("/api/sim/roll", json={"value": "six"})
+    assert r.status_code == 400 and "whole number" in r.json()["error"]
+    assert table.calls == [("press", "confirm")]
+
+
+def test_roll_passes_the_value() -> None:
+    table = FakeTable("masume-tactics")
+    client = TestClient(create_app(table))
+    assert client.post("/api/sim/roll", json={"value": 4}).status_code == 200
+    assert client.post("/api/sim/roll").status_code == 200  # no body: a random roll
+    assert table.calls == [("roll", 4), ("roll", None)]
+
+
+@pytest.mark.parametrize(
+    "path, body, error",
+    [
+        ("/api/sim/lift", {"square": "E7"}, "E7 is empty"),
+        ("/api/sim/lift", {"square": "Z9"}, "no square 'Z9'"),
+        ("/api/sim/lift", {"square": "turn-blue-1"}, "no square 'turn-blue-1'"),
+        ("/api/sim/lift", {}, "'square' is required"),
+        ("/api/sim/lift", {"square": 5}, "'square' is required"),
+        ("/api/sim/place", {"square": "C4"}, "'piece' is required"),
+        ("/api/sim/place", {"square": "C4", "piece": "dragon"}, "unknown piece 'dragon'"),
+        ("/api/sim/press", {}, "'button' is required"),
+    ],
+)
+def test_bad_requests_say_why(client: TestClient, path: str, body: dict, error: str) -> None:
+    r = client.post(path, json=body)
+    assert r.status_code == 400
+    assert error in r.json()["error"]
+
+
+def test_body_must_be_a_json_object(client: TestClient) -> None:
+    r = client.post("/api/sim/lift", content=b"C5")
+    assert r.status_code == 400 and r.json() == {"error": "the request body is not JSON"}
+    r = client.post("/api/sim/lift", json=["C5"])
+    assert r.status_code == 400 and "JSON object" in r.json()["error"]
+    assert client.get("/api/sim/lift").status_code == 405
+
+
+def test_a_real_board_is_only_mirrored() -> None:
+    table = FakeTable(simulated=False)
+    client = TestClient(create_app(table))
+    assert client.get("/api/state").json()["simulated"] is False
+    for path, body in [
+        ("/api/sim/lift", {"square": "C5"}),
+        ("/api/sim/place", {"square": "C4", "piece": "blue"}),
+        ("/api/sim/press", {"button": "confirm"}),
+        ("/api/sim/roll", {}),
+    ]:
+        r = client.post(path, json=body)
+        assert r.status_code == 409, path
+        assert "real board" in r.json()["error"]
+    assert table.calls == []
+
+
+# ------------------------------------------------------------- the event stream
+
+
+class Events:
+    """Reads a server's /api/stream in a thread: each event's data, parsed, in a
+    queue; comment lines (heartbeats) counted."""
+
+    def __init__(self, url: str) -> None:
+        self.queue: queue.Queue[dict] = queue.Queue()
+        self.comments = 0
+        self._client = httpx.Client(timeout=httpx.Timeout(10, read=None))
+        self._response = self._client.send(
+            self._client.build_request("GET", url + "api/stream"), stream=True
+        )
+        assert self._response.status_code == 200
+        assert self._response.headers["content-type"].startswith("text/event-stream")
+        self.ended = threading.Event()
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        data: list[str] = []
+        try:
+            for line in self._response.iter_lines():
+                if line.startswith(":"):
+                    self.comments += 1
+                elif line.startswith("data:"):
+                    data.append(line[5:].strip())
+                elif line == "" and data:
+                    self.queue.put(json.loads("\n".join(data)))
+                    data = []
+        except httpx.HTTPError:
+            pass
+        finally:
+            self.ended.set()
+
+    def next(self, timeout: float = 5.0) -> dict:
+        return self.queue.get(timeout=timeout)
+
+    def drain(self, quiet: float = 0.3) -> list[dict]:
+        """Events until none came for ``quiet`` seconds."""
+        out = []
+        while True:
+            try:
+                out.append(self.queue.get(timeout=quiet))
+            except queue.Empty:
+                return out
+
+    def close(self) -> None:
+        self._response.close()
+        self._client.close()
+
+
+@pytest.fixture
+def served(table: FakeTable):
+    stops = []
+
+    def start(**options) -> str:
+        url, stop = serve(table, **options)
+        stops.append(stop)
+        return url
+
+    yield start
+    for stop in stops:
+        stop()
+
+
+def test_serve_picks_a_port_and_stops(table: FakeTable) -> None:
+    url, stop = serve(table)
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/")
+    assert not url.endswith(":0/")
+    assert httpx.get(url + "api/state").json()["game"] == "soccer-shogi"
+    stop()
+    stop()  # a second stop does nothing
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(url + "api/state", timeout=2)
+
+
+def test_stream_sends_the_state_at_connect_and_on_change(served, table: FakeTable) -> None:
+    url = served()
+    events = Events(url)
+    try:
+        first = events.next()
+        assert first == table.state()
+        table.set(leds={"C4": {"rgb": [0, 255, 0], "pattern": "blink"}})
+        assert events.next()["leds"] == {"C4": {"rgb": [0, 255, 0], "pattern": "blink"}}
+        # A change that changes nothing is not pushed again.
+        table.changed()
+        assert events.drain() == []
+    finally:
+        events.close()
+
+
+def test_stream_coalesces_bursts(served, table: FakeTable) -> None:
+    url = served()
+    events = Events(url)
+    try:
+        events.next()
+        start = time.monotonic()
+        for n in range(200):
+            table.set(status={**table.status, "message": f"change {n}"})
+            time.sleep(0.001)
+        got = events.drain()
+        elapsed = time.monotonic() - start
+        assert got, "no push after a burst of changes"
+        assert got[-1]["status"]["message"] == "change 199"  # the last state always arrives
+        assert len(got) <= elapsed * 20 + 2, f"{len(got)} pushes in {elapsed:.2f} s"
+    finally:
+        events.close()
+
+
+def test_stream_heartbeat_and_unsubscribe(served, table: FakeTable) -> None:
+    url = served(heartbeat_s=0.1)
+    events = Events(url)
+    events.next()
+    assert table.subscribers == 1
+    time.sleep(0.5)
+    assert events.comments >= 3
+    events.close()
+    deadline = time.monotonic() + 5
+    while table.subscribers and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert table.subscribers == 0, "a closed stream stays subscribed"
+
+
+def test_stop_ends_open_streams(table: FakeTable) -> None:
+    url, stop = serve(table)
+    events = Events(url)
+    events.next()
+    started = time.monotonic()
+    stop()
+    assert time.monotonic() - started < 3
+    assert events.ended.wait(5), "the stream did not end when the server stopped"
+    events.close()
+    assert table.subscribers == 0
+
+
+# ------------------------------------------------------------------- the page
+
+
+def launch_chromium(playwright):
+    if not Path(CHROMIUM).exists():
+        found = shutil.which("chromium")
+        pytest.fail(
+            f"headless Chromium is needed at {CHROMIUM} (found: {found or 'none'}); "
+            "run ./scripts/setup, which installs Debian's chromium"
+        )
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+@pytest.mark.browser
+def test_page_in_chromium(served, table: FakeTable) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    url = served()
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 800})
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(url)
+            expect(page.locator("body[data-ready=true]")).to_have_count(1)
+
+            # Every cell of the definition is drawn, the squares and the lamps.
+            board = load_board("soccer-shogi")
+            expect(page.locator("#board [data-cell]")).to_have_count(len(board.cells))
+            expect(page.locator('[data-cell="C5"] .piece.top')).to_have_attribute("data-piece", "blue")
+            expect(page.locator('[data-cell="C5"] .piece.under')).to_have_attribute("data-piece", "ball")
+            expect(page.locator("#turn")).to_contain_text("blue")
+            expect(page.locator("#turn")).to_contain_text("action 1 of 2")
+            expect(page.locator("#score")).to_contain_text("0")
+            expect(page.locator('[data-button="takeback"]')).to_be_enabled()
+            expect(page.locator('[data-piece-choice="blue"]')).to_have_count(1)
+            expect(page.locator("#link")).to_contain_text("connected")
+
+            # Lift the top piece of C5 into the hand, put it down on C4.
+            page.locator('[data-cell="C5"]').click()
+            expect(page.locator("#hand .hand-piece[data-piece='blue']")).to_have_count(1)
+            page.locator('[data-cell="C4"]').click()
+            expect(page.locator('[data-cell="C4"] .piece.top')).to_have_attribute("data-piece", "blue")
+            expect(page.locator("#hand .hand-piece")).to_have_count(0)
+            assert table.calls == [("lift", "C5"), ("place", "C4", "blue")]
+
+            # A piece from the box, and a button.
+            page.locator('[data-piece-choice="red"]').click()
+            page.locator('[data-cell="E8"]').click()
+            expect(page.locator('[data-cell="E8"] .piece.top')).to_have_attribute("data-piece", "red")
+            page.locator('[data-button="confirm"]').click()
+            expect(page.locator('[data-cell="E8"]')).to_be_visible()
+            deadline = time.monotonic() + 5
+            while ("press", "confirm") not in table.calls and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert table.calls[-2:] == [("place", "E8", "red"), ("press", "confirm")]
+
+            # What the host says shows up: LEDs, tracker, moves, outcome.
+            table.set(
+                leds={
+                    "C3": {"rgb": [0, 255, 0], "pattern": "blink"},
+                    "turn-blue-1": {"rgb": [0, 0, 255], "pattern": "pulse"},
+                },
+                tracker={"state": "mismatch", "message": "put the ball back on C5", "squares": ["C5"]},
+                moves=[{"number": 1, "side": "blue", "actions": ["C5-C4", "E8"]}],
+            )
+            c3 = page.locator('[data-cell="C3"]')
+            expect(c3).to_have_attribute("data-led", "#00ff00")
+            expect(c3).to_have_attribute("data-pattern", "blink")
+            lamp = page.locator('[data-cell="turn-blue-1"]')
+            expect(lamp).to_have_attribute("data-led", "#0000ff")
+            expect(lamp).to_have_attribute("data-pattern", "pulse")
+            expect(page.locator("#tracker")).to_have_text("put the ball back on C5")
+            expect(page.locator('[data-cell="C5"]')).to_have_class(lambda_re("flagged"))
+            expect(page.locator("#moves .action")).to_have_text(["C5-C4", "E8"])
+            table.set(leds={}, outcome={"winner": "blue", "reason": "goal"})
+            expect(c3).not_to_have_attribute("data-led", "#00ff00")
+            expect(page.locator("#outcome")).to_contain_text("blue wins")
+
+            # A refused request is shown, not swallowed, and the piece stays in hand.
+            page.locator("#palette-name").fill("dragon")
+            page.locator("#palette-other button").click()
+            page.locator('[data-cell="A3"]').click()
+            expect(page.locator("#error")).to_contain_text("unknown piece 'dragon'")
+            expect(page.locator("#hand .hand-piece[data-piece='dragon']")).to_have_count(1)
+            assert errors == []
+        finally:
+            browser.close()
+
+
+def lambda_re(word: str):
+    import re
+
+    return re.compile(rf"(^|\s){re.escape(word)}(\s|$)")
