@@ -951,3 +951,16 @@ def test_record_check_names_the_bad_action(tmp_path: Path, capsys: pytest.Captur
     assert main(["record", "check", "--game", "shogi-soccer", str(bad)]) == 1
     err = capsys.readouterr().err
     assert "line 4: 6-Bパス: from rank E a bishop's pass reaches forward only as far as rank C" in err
+
+
+def test_bench_rules_runs_on_this_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    from masume.cli import main
+
+    assert main(["bench", "rules", "--game", "shogi-soccer", "--seconds", "0.1"]) == 0
+    out = capsys.readouterr().out
+    for label, unit in (("legal actions:", "positions/s"), ("random playouts:", "playouts/s")):
+        line = next(line for line in out.splitlines() if line.startswith(label))
+        ours = float(re.search(r"shogi-soccer ([0-9.]+) " + unit, line).group(1))
+        assert ours > 0
