@@ -92,6 +92,7 @@ KEEPER_AREA: tuple[frozenset[int], frozenset[int]] = (
     frozenset(_index(f, 8) for f in (1, 2, 3)),
     frozenset(_index(f, 1) for f in (1, 2, 3)),
 )
+AREA_SQUARES = (tuple(sorted(KEEPER_AREA[0])), tuple(sorted(KEEPER_AREA[1])))
 CORNERS = frozenset(_index(f, r) for f in (0, 4) for r in (1, 8))
 #: Rule 2-2: a kick from a corner into the goal square diagonally beside it is
 #: blocked by an opponent on the keeper-area square between them.
@@ -116,6 +117,11 @@ def _neighbour(square: int, direction: tuple[int, int]) -> int:
 #: Pitch squares one step away (players never stand in a goal).
 STEPS: dict[int, tuple[int, ...]] = {
     s: tuple(n for d in DIRECTIONS if (n := _neighbour(s, d)) in PITCH_SET) for s in PITCH
+}
+#: Pitch squares outside both keeper areas, and the steps between them.
+QUIET_SQUARES: tuple[int, ...] = tuple(s for s in PITCH if s not in KEEPER_AREA[0] | KEEPER_AREA[1])
+QUIET_STEPS: dict[int, tuple[int, ...]] = {
+    s: tuple(t for t in STEPS[s] if t in QUIET_SQUARES) for s in QUIET_SQUARES
 }
 #: (jumped square, landing square) per family: 0 orthogonal, 1 diagonal.
 JUMPS: dict[int, tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]] = {}
@@ -547,8 +553,26 @@ class Position:
         if self.phase != PLAY:
             return True
         if self.done == 1:  # the turn rules alone decide; no need to build the positions
+            if self._has_quiet_step():
+                return True
             return any(self._may_end_turn(effect) for effect in self._effects())
         return any(self._resolve(effect)[0] is not None for effect in self._effects())
+
+    def _has_quiet_step(self) -> bool:
+        """A shortcut for the common case: with nothing owed under rule 1-4, a step
+        between two squares outside both keeper areas, not touching the ball, is
+        always a legal second action (a sandwich it closes is taken by the mover,
+        who stands outside its area)."""
+        me = self.side
+        if self.entered >= 0 or _turn_end_problem(self.cells, self.ball, me):
+            return False
+        cells, ball, mine = self.cells, self.ball, ACTIVE[me]
+        for square in QUIET_SQUARES:
+            if cells[square] == mine and square != ball:
+                for target in QUIET_STEPS[square]:
+                    if cells[target] == EMPTY and target != ball:
+                        return True
+        return False
 
     def _may_end_turn(self, effect: _Effect) -> bool:
         """The second action's test of :meth:`_resolve`, without building the position."""
@@ -1184,7 +1208,7 @@ def _sandwich(cells: tuple[int, ...], ball: int, thief: int) -> tuple[tuple[int,
 def _turn_end_problem(cells: tuple[int, ...], ball: int, side: int) -> str:
     """Why ``side`` may not end its turn with these cells (rule 1-4), or ''."""
     mine = (ACTIVE[side], RESTING[side])
-    own = [i for i in sorted(KEEPER_AREA[side]) if cells[i] in mine]
+    own = [i for i in AREA_SQUARES[side] if cells[i] in mine]
     if len(own) > 1:
         squares = " and ".join(SQUARE_NAMES[i] for i in own)
         return f"only one player may stay in the keeper area when the turn ends ({squares})"
@@ -1193,7 +1217,7 @@ def _turn_end_problem(cells: tuple[int, ...], ball: int, side: int) -> str:
             f"{SQUARE_NAMES[ball]} may not end the turn holding the ball in its own keeper area: "
             "carry it out or kick it out"
         )
-    for i in sorted(KEEPER_AREA[1 - side]):
+    for i in AREA_SQUARES[1 - side]:
         if cells[i] in mine:
             return (
                 f"{SQUARE_NAMES[i]} may not end the turn in {SIDES[1 - side]}'s keeper area "
