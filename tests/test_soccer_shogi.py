@@ -5,6 +5,7 @@ and property tests of random legal play."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -658,6 +659,81 @@ def test_a_take_that_would_leave_the_ball_in_the_own_keeper_area_is_refused_at_t
     assert set(after.legal_actions()) == {Take("C2", "C3")}
     first_action = setup("C2 A8 B8 E8 A7 E7", "C1 C4 A1 E1 A3 E3", ball="C2", side="red", keepers="B8,C1")
     assert set(play(first_action, "C4-C3").legal_actions()) == {Take("C2", "C1"), Take("C2", "C3")}
+
+
+# ---------------------------------------------------------------- the notes of the game records
+
+
+def test_record_1_turn_3_the_threat_b4_a4_then_a4_a6() -> None:
+    # "このままだとB4-A4、A4・A6! とボールを奪われてしまいそうです": had blue not moved the ball.
+    position = play(record_position("example-1.txt", 4), "D7-D6", "D6-D7")
+    after = play(position, "B4-A4", "A4・A6!")
+    assert after.layout()["A6"] == ("ball", "red") and after.layout()["A5"] == ("blue-rest",)
+    # ... which b(A5-E5)f avoids: the ball is no longer on A5.
+    moved = play(record_position("example-1.txt", 4), "b(A5-E5)f", "E7-E6", "B4-A4")
+    with pytest.raises(IllegalAction):
+        moved.apply(Jump(("A4", "A6"), steal=1))
+
+
+def test_record_1_turn_3_one_jump_would_have_done_red_s_two_steps() -> None:
+    # "B2・D2とジャンプすれば、1手でこの盤面の状況にすることができます" — read B4・D4.
+    position = record_position("example-1.txt", 5)
+    two_steps = play(position, "C4-D4", "B4-C4")
+    one_jump = play(position, "B4・D4")
+    assert one_jump.layout() == two_steps.layout()
+    assert one_jump.status().action_number == 2  # one action saved ("1手損しています")
+    with pytest.raises(IllegalAction, match="no player on B2"):
+        position.parse_action("B2・D2")
+
+
+def test_record_1_turn_4_the_chain_steals_with_the_first_action() -> None:
+    # "E2・C2・C4・A4・A6! というジャンプ攻撃で1手目でボールを奪って"
+    position = play(record_position("example-1.txt", 8), "C8-D8", "D8-C8")
+    after = play(position, "E2・C2・C4・A4・A6!")
+    assert after.status().to_move == "red" and after.status().action_number == 2
+    assert after.layout()["A6"] == ("ball", "red")
+
+
+@pytest.mark.parametrize("lines, corners", [(9, ("A1", "E1")), (13, ("A1",))])
+def test_record_1_the_plan_a5_c3_a1_or_e1_then_a_corner_shot(lines: int, corners: tuple[str, ...]) -> None:
+    # Turns 5 and 7: "次の1手目でA5C3A1またはE1とコーナーに飛び込んで、そこから2手目のシュート".
+    # By turn 7 red's keeper stands on D1, which blocks the shot from E1 (rule 2-2).
+    # Red's turn here is a neutral one instead of the record's (which, at turn 5, fills C3).
+    position = play(record_position("example-1.txt", lines), "A2-A3", "A3-A2")
+    goals = {"A1": "B0", "E1": "D0"}
+    for corner in ("A1", "E1"):
+        jumped = play(position, f"A5C3{corner}")
+        shot = Kick(corner, goals[corner])
+        if corner in corners:
+            assert jumped.apply(shot).score[0] == 1
+        else:
+            with pytest.raises(IllegalAction, match="blocks the shot from the corner"):
+                jumped.apply(shot)
+
+
+@pytest.mark.slow
+def test_record_3_turn_5_is_game_set() -> None:
+    # "キーパーエリアに2選手を入れられればすべて防げるのですが…「ゲームセット」です。"
+    # After red's turn 5 every legal turn of blue leaves red a goal.
+    position = record_position("example-3.txt", 9)
+    assert position.status().to_move == "blue"
+
+    def turns(p: Position) -> Iterator[Position]:  # the position after every whole turn from p
+        for first in p.legal_actions():
+            q = p.apply(first)
+            if q.status().to_move != p.status().to_move or q.outcome() or q.phase != "play":
+                yield q
+                continue
+            for second in q.legal_actions():
+                yield q.apply(second)
+
+    blue_turns = list(turns(position))
+    assert len(blue_turns) > 100
+    for after_blue in blue_turns:
+        red = after_blue
+        if red.phase == "take":  # cannot happen here, but a take would come first
+            red = red.apply(next(iter(red.legal_actions())))
+        assert any(r.outcome() is not None for r in turns(red)), after_blue.to_text()
 
 
 # ---------------------------------------------------------------- goals, restart, match
