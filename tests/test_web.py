@@ -441,6 +441,7 @@ def test_page_in_chromium(served, table: FakeTable) -> None:
             expect(page.locator('[data-button="takeback"]')).to_be_enabled()
             expect(page.locator('[data-piece-choice="blue"]')).to_have_count(1)
             expect(page.locator("#link")).to_contain_text("connected")
+            expect(page.locator("#tracker")).to_be_hidden()  # in sync: nothing to say
 
             # Lift the top piece of C5 into the hand, put it down on C4.
             page.locator('[data-cell="C5"]').click()
@@ -461,6 +462,17 @@ def test_page_in_chromium(served, table: FakeTable) -> None:
                 time.sleep(0.05)
             assert table.calls[-2:] == [("place", "E8", "red"), ("press", "confirm")]
 
+            # Holding a piece over an occupied square: the page asks which is meant.
+            page.locator('[data-piece-choice="ball"]').click()
+            page.locator('[data-cell="C4"]').click()
+            page.locator('#cell-menu [data-menu="place"]').click()
+            expect(page.locator('[data-cell="C4"] .piece.top')).to_have_attribute("data-piece", "ball")
+            page.locator('[data-cell="C4"]').click()  # nothing in hand: lifts the top piece
+            expect(page.locator("#hand .hand-piece[data-piece='ball']")).to_have_count(1)
+            page.locator("#hand-return").click()
+            expect(page.locator("#hand .hand-piece")).to_have_count(0)
+            assert table.calls[-2:] == [("place", "C4", "ball"), ("lift", "C4")]
+
             # What the host says shows up: LEDs, tracker, moves, outcome.
             table.set(
                 leds={
@@ -476,6 +488,7 @@ def test_page_in_chromium(served, table: FakeTable) -> None:
             lamp = page.locator('[data-cell="turn-blue-1"]')
             expect(lamp).to_have_attribute("data-led", "#0000ff")
             expect(lamp).to_have_attribute("data-pattern", "pulse")
+            expect(page.locator("#tracker")).to_be_visible()
             expect(page.locator("#tracker")).to_have_text("put the ball back on C5")
             expect(page.locator('[data-cell="C5"]')).to_have_class(lambda_re("flagged"))
             expect(page.locator("#moves .action")).to_have_text(["C5-C4", "E8"])

@@ -78,9 +78,9 @@
       return tag.length > 6 ? "\u2026" + tag.slice(-4) : tag;
     }
     const word = pieceWord(name);
-    if (!word) return pieceKind(name) === "token" && !COLOUR_WORDS[sideOf(name)] && !name.includes("-")
-      ? name.slice(0, 2) : "";
-    return labelOf.get(word) || word.slice(0, 3);
+    if (word) return labelOf.get(word) || word.slice(0, 3);
+    // A one-word name: a colour word needs no label; any other word gets its start.
+    return COLOUR_WORDS[sideOf(name)] ? "" : name.slice(0, 2);
   }
 
   function pieceElement(name) {
@@ -142,13 +142,17 @@
       c.dataset.sensor = def.sensor || "";
       if (def.zone) c.classList.add(`zone-${def.zone.replace(/[^\w-]/g, "_")}`);
       if (!lamp && Math.floor(def.y) % 2 === 0) c.classList.add("stripe");
-      // Cells are unit squares with (x, y) at their lower-left corner, y up.
-      const left = flipped ? maxX - def.x - 1 : def.x - minX;
-      const bottom = flipped ? maxY - def.y - 1 : def.y - minY;
+      // Cells are unit squares with (x, y) at their lower-left corner, y up; a
+      // lamp is a round light in the middle of its unit, smaller when lamps sit
+      // closer together than a unit (die pips).
+      const size = lamp ? lampSize(def, defs) : 1;
+      const off = (1 - size) / 2;
+      const left = (flipped ? maxX - def.x - 1 : def.x - minX) + off;
+      const bottom = (flipped ? maxY - def.y - 1 : def.y - minY) + off;
       c.style.left = `${(left / w) * 100}%`;
       c.style.bottom = `${(bottom / h) * 100}%`;
-      c.style.width = `${(1 / w) * 100}%`;
-      c.style.height = `${(1 / h) * 100}%`;
+      c.style.width = `${(size / w) * 100}%`;
+      c.style.height = `${(size / h) * 100}%`;
       c.title = def.name;
       const glow = document.createElement("span");
       glow.className = "glow";
@@ -170,14 +174,33 @@
     resizeBoard();
   }
 
+  function lampSize(def, defs) {
+    let near = 1;
+    for (const o of defs) {
+      if (o === def) continue;
+      const d = Math.max(Math.abs(o.x - def.x), Math.abs(o.y - def.y));
+      if (d > 0 && d < near) near = d;
+    }
+    return Math.min(0.56, near * 0.8);
+  }
+
   function resizeBoard() {
     const el = $("board");
     const w = parseFloat(el.style.getPropertyValue("--cols")) || 1;
     const h = parseFloat(el.style.getPropertyValue("--rows")) || 1;
-    // As wide as the column allows, but no taller than the window.
-    el.style.width = `min(100%, calc((100svh - 6.5rem) * ${w / h}))`;
+    // As wide as the column allows, but no taller than the window (leaving room
+    // for the header, the tracker line and, on the simulated board, the trays).
+    const reserve = simulated() ? 13 : 7.5;
+    el.style.width = `min(100%, calc((100svh - ${reserve}rem) * ${w / h}))`;
+    setUnit();
+  }
+
+  function setUnit() {
+    const el = $("board");
+    const w = parseFloat(el.style.getPropertyValue("--cols")) || 1;
     const unit = el.clientWidth / w;
     el.style.setProperty("--u", `${unit}px`);
+    el.classList.toggle("small", unit < 38);
   }
   window.addEventListener("resize", resizeBoard);
 
@@ -217,14 +240,20 @@
       const led = leds[name];
       const el = cell.el;
       if (led && Array.isArray(led.rgb) && led.rgb.some((v) => v > 0)) {
+        // data-led is the colour the host sent; the glow is that hue at full
+        // brightness, as strong as the LED is bright (a dim LED is a faint light,
+        // not a dark patch).
         const colour = hex(led.rgb);
+        const peak = Math.max(...led.rgb);
         el.dataset.led = colour;
         el.dataset.pattern = led.pattern || "steady";
-        el.style.setProperty("--led", colour);
+        el.style.setProperty("--led", hex(led.rgb.map((v) => (v * 255) / peak)));
+        el.style.setProperty("--led-a", (0.4 + 0.6 * Math.min(1, peak / 255)).toFixed(3));
       } else if (el.dataset.led) {
         delete el.dataset.led;
         delete el.dataset.pattern;
         el.style.removeProperty("--led");
+        el.style.removeProperty("--led-a");
       }
       el.classList.toggle("flagged", flagged.has(name));
       el.classList.toggle("clickable", simulated() && !!cell.stack);
@@ -247,6 +276,14 @@
     if (Array.isArray(value)) return value.map(text).join(", ");
     return Object.entries(value).map(([k, v]) => `${k}: ${text(v)}`).join(", ");
   }
+
+  const TRACKER_TEXT = {
+    lifted: "a piece is lifted",
+    mismatch: "the board does not match the game",
+    ambiguous: "more than one action fits: go on, or take back",
+    setup: "set up the pieces",
+    "game-over": "game over",
+  };
 
   function drawPanel() {
     const board = state.board || {};
@@ -290,12 +327,14 @@
     awaiting.hidden = status.awaiting == null;
     awaiting.textContent = status.awaiting == null ? "" : `waiting for: ${text(status.awaiting)}`;
 
+    // The tracker line keeps its place when empty, so the board never moves
+    // under the pointer when a piece is lifted.
     const tracker = state.tracker || {};
     const tr = $("tracker");
     tr.dataset.state = tracker.state || "";
-    const showTracker = tracker.state && tracker.state !== "in-sync";
-    tr.hidden = !showTracker;
-    tr.textContent = showTracker ? (tracker.message || tracker.state) : "";
+    const showTracker = !!tracker.state && tracker.state !== "in-sync";
+    tr.classList.toggle("quiet", !showTracker);
+    tr.textContent = showTracker ? (tracker.message || TRACKER_TEXT[tracker.state] || tracker.state) : "";
 
     const outcome = $("outcome");
     outcome.hidden = state.outcome == null;
@@ -433,6 +472,7 @@
     const box = $("palette");
     box.textContent = "";
     makeLabels(board.pieces || []);
+    box.classList.toggle("many", (board.pieces || []).length > 8);
     for (const name of board.pieces || []) {
       const b = document.createElement("button");
       b.type = "button";
@@ -629,7 +669,10 @@
       loadHand(`masume-hand:${board.id}`);
       buttonsDrawn = null;
     }
-    document.body.classList.toggle("simulated", simulated());
+    if (document.body.classList.contains("simulated") !== simulated()) {
+      document.body.classList.toggle("simulated", simulated());
+      resizeBoard();
+    }
     $("sim-controls").hidden = !simulated();
     drawCells();
     drawPanel();
@@ -662,11 +705,7 @@
   }
 
   if (typeof ResizeObserver !== "undefined") {
-    new ResizeObserver(() => {
-      const el = $("board");
-      const w = parseFloat(el.style.getPropertyValue("--cols")) || 1;
-      el.style.setProperty("--u", `${el.clientWidth / w}px`);
-    }).observe($("board"));
+    new ResizeObserver(setUnit).observe($("board"));
   }
   connect();
 })();
