@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from masume.records import Record
+    from masume.rules import Position
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,7 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     show.set_defaults(handler=_show)
 
 
-def _final(args: argparse.Namespace):  # -> (record, position) or an exit code
+def _final(args: argparse.Namespace) -> "tuple[Record, Position] | int":
+    """The record and its final position, or the exit code after printing why not."""
     from masume.records import RecordError, final_position, read_record, rules_for
 
     try:

@@ -524,7 +524,7 @@ class Position:
             pass
         if isinstance(action, Jump):
             return self._apply_jump_path(action)
-        raise IllegalAction(f"{_written(action)}: {self._why_illegal(action)}")
+        raise IllegalAction(f"{action}: {self._why_illegal(action)}")
 
     @cached_property
     def _children(self) -> dict[Action, "Position"]:
@@ -1224,10 +1224,6 @@ def _turn_end_problem(cells: tuple[int, ...], ball: int, side: int) -> str:
                 "(an attacker must leave it, or shoot, with the second action)"
             )
     return ""
-
-
-def _written(action: object) -> str:
-    return str(action)
 
 
 _NOTATION_HELP = "(A7-A6, C5・C3, b(C5-A5), b(A5-E5)f, b(B2-D0)goal, b(B4-B3)!, restart)"
