@@ -123,7 +123,7 @@
     el.textContent = "";
     cells = new Map();
     const defs = board.cells || [];
-    const xs = defs.map((c) => c.x), ys = defs.map((c) => c.y);
+    const xs = defs.length ? defs.map((c) => c.x) : [0], ys = defs.length ? defs.map((c) => c.y) : [0];
     const pad = 0.2;
     const minX = Math.min(...xs) - pad, maxX = Math.max(...xs) + 1 + pad;
     const minY = Math.min(...ys) - pad, maxY = Math.max(...ys) + 1 + pad;
