@@ -958,6 +958,38 @@ def test_pass_only_when_nothing_else_is_legal() -> None:
     assert after.status().to_move == "red" and after.layout()["A5"] == ("blue",)
 
 
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(
+    st.text(max_size=30),
+    st.text(alphabet="ABCDEFabcde0123456789-・*!()bfgoal, ", max_size=30),
+))
+def test_no_text_crashes_the_parser(text: str) -> None:
+    position = play(RULES.start(), "A7-A6", "A6-A5", "C2-C3")
+    try:
+        action = position.parse_action(text)
+    except (NotationError, IllegalAction) as exc:
+        assert str(exc)
+    else:
+        assert position.is_legal(action)
+    try:
+        RULES.from_text(text)
+    except NotationError as exc:
+        assert "not a soccer-shogi position" in str(exc)
+
+
+@pytest.mark.parametrize(
+    "action",
+    [Step("A7", "Z9"), Step(None, 3), Jump(("A7",)), Jump(("C5", "C3"), steal=7), Jump("C5C3"),
+     Jump((1, 2)), Kick("C5", "C0", free=True), Take("C5", "C4"), "A7-A6", ["A7", "A6"], None],
+    ids=repr,
+)
+def test_no_odd_action_crashes_apply(action: object) -> None:
+    position = RULES.start()
+    assert not position.is_legal(action)
+    with pytest.raises(IllegalAction):
+        position.apply(action)  # type: ignore[arg-type]
+
+
 # ---------------------------------------------------------------- random legal play
 
 

@@ -162,7 +162,7 @@ def square_name(index: int) -> str:
 
 def _square(name: str) -> int:
     """Index of a square name; NotationError for anything else."""
-    index = SQUARE_INDEX.get(name.upper())
+    index = SQUARE_INDEX.get(name.upper()) if isinstance(name, str) else None
     if index is None:
         raise NotationError(
             f"{name!r} is not a square of the board (pitch A1-E8, goals B0-D0 and B9-D9)"
@@ -506,12 +506,15 @@ class Position:
         return iter(self._children)
 
     def is_legal(self, action: object) -> bool:
-        if action in self._children:
-            return True
+        try:
+            if action in self._children:
+                return True
+        except TypeError:  # not hashable, so not an action
+            return False
         if isinstance(action, Jump):
             try:
                 self._apply_jump_path(action)
-            except (IllegalAction, NotationError):
+            except (IllegalAction, NotationError, TypeError):
                 return False
             return True
         return False
@@ -830,6 +833,8 @@ class Position:
 
     def _apply_jump_path(self, jump: Jump) -> "Position":
         """Check a chain of jumps square by square (any path, revisits included)."""
+        if not isinstance(jump.steal, int) or not 0 <= jump.steal < max(len(jump.path), 1):
+            raise IllegalAction(f"{jump}: steal must be the index of a landing square in the path")
         effect = self._simulate_jump(jump.path)
         if jump.steal != effect.action.steal:
             if effect.action.steal:
@@ -843,7 +848,9 @@ class Position:
 
     def _simulate_jump(self, names: tuple[str, ...]) -> _Effect:
         """What a chain along ``names`` does; IllegalAction names the first bad hop."""
-        written = "・".join(names)
+        if not isinstance(names, (tuple, list)) or not names:
+            raise IllegalAction(f"{names!r}: a jump's path is a tuple of square names")
+        written = "・".join(map(str, names))
         if self.phase != PLAY or self.outcome() is not None:
             raise IllegalAction(f"{written}: {self._phase_reason()}")
         try:
