@@ -52,19 +52,19 @@ def test_comments_headers_blank_lines_and_both_separators() -> None:
         "C2-C3、C3-C4\n"
     )
     assert record.headers == {"Game": "soccer-shogi", "Blue": 'Dad "the wall"'}
-    assert [(t.line, t.actions) for t in record.turns] == [
-        (5, ("A7-A6", "A6-A5")),
-        (7, ("C2-C3", "C3-C4")),
+    assert [(t.number, t.line, t.actions) for t in record.turns] == [
+        (1, 5, ("A7-A6", "A6-A5")),
+        (2, 7, ("C2-C3", "C3-C4")),
     ]
 
 
 @pytest.mark.parametrize(
     "text, message",
     [
-        ('[Game soccer-shogi]\n', 'line 1: malformed header'),
-        ('A7-A6, A6-A5\n[Game "soccer-shogi"]\n', "line 2: headers come before the first turn line"),
-        ('[Game "a"]\n[Game "b"]\n', "line 2: header Game given twice"),
-        ("\nA7-A6,, A6-A5\n", "line 2: empty action"),
+        ('[Game soccer-shogi]\n', '^file line 1: malformed header'),
+        ('A7-A6, A6-A5\n[Game "soccer-shogi"]\n', "^file line 2: headers come before the first turn line"),
+        ('[Game "a"]\n[Game "b"]\n', "^file line 2: header Game given twice"),
+        ("# turn lines are counted, not file lines\nA7-A6,, A6-A5\n", "^line 1: empty action"),
     ],
 )
 def test_malformed_records_name_the_line(text: str, message: str) -> None:
@@ -107,16 +107,24 @@ def test_each_illegal_twin_fails_where_and_why_its_header_says(path: Path) -> No
 
 
 def test_each_line_holds_exactly_one_sides_turn() -> None:
-    with pytest.raises(RecordError, match="line 2: A7-A6: blue's turn is not over"):
+    with pytest.raises(RecordError, match="^line 1: A7-A6: blue's turn is not over"):
         replay(parse_record('[Game "soccer-shogi"]\nA7-A6\nA6-A5\n'))
-    with pytest.raises(RecordError, match="line 2: C2-C3: blue's turn ended with A6-A5"):
+    with pytest.raises(RecordError, match="^line 1: C2-C3: blue's turn ended with A6-A5"):
         replay(parse_record('[Game "soccer-shogi"]\nA7-A6, A6-A5, C2-C3\n'))
 
 
+def test_n_counts_the_turn_lines_and_the_file_line_is_kept() -> None:
+    text = '# a comment\n[Game "soccer-shogi"]\n\nA7-A6, A6-A5\n# red\nC2-C3, C2-C4\n'
+    with pytest.raises(RecordError) as caught:
+        replay(parse_record(text))
+    assert str(caught.value) == "line 2: C2-C4: there is no player on C2"
+    assert (caught.value.line, caught.value.file_line, caught.value.action) == (2, 6, "C2-C4")
+
+
 def test_notation_errors_and_illegal_actions_are_reported_with_the_action() -> None:
-    with pytest.raises(RecordError, match=r"^line 2: A7-Z9: not soccer-shogi notation: 'Z9' is not a square"):
+    with pytest.raises(RecordError, match=r"^line 1: A7-Z9: not soccer-shogi notation: 'Z9' is not a square"):
         replay(parse_record('[Game "soccer-shogi"]\nA7-Z9, A6-A5\n'))
-    with pytest.raises(RecordError, match=r"^line 2: A6-A5: there is no player on A6$"):
+    with pytest.raises(RecordError, match=r"^line 1: A6-A5: there is no player on A6$"):
         replay(parse_record('[Game "soccer-shogi"]\nA6-A5, A7-A6\n'))
 
 
@@ -254,9 +262,9 @@ def test_records_work_for_any_game(count_game: CountRules) -> None:
     game = replay(parse_record('[Game "count-to-ten"]\n+2\n+2\n+1\n+2\n+2\n+1\n'))
     assert game.position.outcome() == Outcome("even", "ten")
     assert parse_record(write_record(game)).turns[-1].actions == ("+1",)
-    with pytest.raises(RecordError, match="line 2: \\+3: not count-to-ten notation: write \\+1 or \\+2"):
+    with pytest.raises(RecordError, match="^line 1: \\+3: not count-to-ten notation: write \\+1 or \\+2"):
         replay(parse_record('[Game "count-to-ten"]\n+3\n'))
-    with pytest.raises(RecordError, match="line 2: \\+2: odd's turn ended with \\+1"):
+    with pytest.raises(RecordError, match="^line 1: \\+2: odd's turn ended with \\+1"):
         replay(parse_record('[Game "count-to-ten"]\n+1, +2\n'))
     with pytest.raises(RecordError, match="Resigned header: no resigning"):
         final_position(parse_record('[Game "count-to-ten"]\n[Resigned "odd"]\n+1\n'))

@@ -22,6 +22,9 @@ A record is plain text (UTF-8)::
   are written on the line of the side the rules give them to.
 - Blank lines are ignored anywhere.
 
+Problems with an action are reported as ``line N: ACTION: reason``, N counting the
+turn lines (the first turn line is line 1); see :class:`RecordError`.
+
 Usage::
 
     >>> from masume.rules import load_rules
@@ -53,22 +56,31 @@ _SEPARATORS = re.compile(r"[,、]")
 class RecordError(ValueError):
     """A record that cannot be read or replayed.
 
-    ``str(error)`` is ``line N: ACTION: reason`` (or ``line N: reason`` when the
-    problem is not one action); N is the line number in the file, counting from 1.
+    A problem with an action reads ``line N: ACTION: reason``, where N counts the
+    turn lines as they come in the file (the first turn line is line 1; comments,
+    headers and blank lines are not counted). ``file_line`` is the line number in
+    the file, for editors. A problem outside the turn lines (a malformed header)
+    reads ``file line K: reason``.
     """
 
-    def __init__(self, line: int, reason: str, action: str | None = None) -> None:
+    def __init__(
+        self, reason: str, *, line: int = 0, action: str | None = None, file_line: int = 0
+    ) -> None:
         self.line = line
         self.action = action
         self.reason = reason
-        where = f"line {line}: " if line else ""
-        super().__init__(f"{where}{action}: {reason}" if action is not None else f"{where}{reason}")
+        self.file_line = file_line
+        where = f"line {line}: " if line else (f"file line {file_line}: " if file_line else "")
+        what = f"{action}: " if action is not None else ""
+        super().__init__(f"{where}{what}{reason}")
 
 
 @dataclass(frozen=True)
 class TurnLine:
-    """One side's turn as written: the file line number and the action texts."""
+    """One side's turn as written: its number among the turn lines (from 1), its
+    line number in the file, and the action texts."""
 
+    number: int
     line: int
     actions: tuple[str, ...]
 
@@ -89,7 +101,7 @@ def parse_record(text: str) -> Record:
     """Split a record into headers and turn lines; RecordError for a malformed header.
 
     >>> parse_record('# hello\\n[Event "club"]\\n\\nA7-A6 , A6-A5\\n').turns
-    (TurnLine(line=4, actions=('A7-A6', 'A6-A5')),)
+    (TurnLine(number=1, line=4, actions=('A7-A6', 'A6-A5')),)
     """
     headers: dict[str, str] = {}
     turns: list[TurnLine] = []
@@ -100,18 +112,21 @@ def parse_record(text: str) -> Record:
         if line.startswith("["):
             match = _HEADER.match(line)
             if not match:
-                raise RecordError(number, f'malformed header {line!r} (write [Key "Value"])')
+                raise RecordError(f'malformed header {line!r} (write [Key "Value"])', file_line=number)
             if turns:
-                raise RecordError(number, "headers come before the first turn line")
+                raise RecordError("headers come before the first turn line", file_line=number)
             key, value = match.group(1), re.sub(r"\\(.)", r"\1", match.group(2))
             if key in headers:
-                raise RecordError(number, f"header {key} given twice")
+                raise RecordError(f"header {key} given twice", file_line=number)
             headers[key] = value
             continue
         actions = tuple(part.strip() for part in _SEPARATORS.split(line))
         if any(not action for action in actions):
-            raise RecordError(number, f"empty action in {line!r} (actions are separated by , or 、)")
-        turns.append(TurnLine(number, actions))
+            raise RecordError(
+                f"empty action in {line!r} (actions are separated by , or 、)",
+                line=len(turns) + 1, file_line=number,
+            )
+        turns.append(TurnLine(len(turns) + 1, number, actions))
     return Record(headers, tuple(turns))
 
 
@@ -150,11 +165,11 @@ def rules_for(record: Record, game: str | None = None) -> Rules:
     """The rules named by ``game``, else by the record's Game header."""
     name = game or record.game
     if not name:
-        raise RecordError(0, 'which game? give --game or a [Game "..."] header')
+        raise RecordError('which game? give --game or a [Game "..."] header')
     try:
         return load_rules(name)
     except ValueError as exc:
-        raise RecordError(0, str(exc)) from None
+        raise RecordError(str(exc)) from None
 
 
 def start_position(record: Record, rules: Rules) -> Position:
@@ -163,7 +178,7 @@ def start_position(record: Record, rules: Rules) -> Position:
     try:
         options = parse_options(headers.get("Options", ""))
     except ValueError as exc:
-        raise RecordError(0, f"Options header: {exc}") from None
+        raise RecordError(f"Options header: {exc}") from None
     try:
         if "Position" in headers:
             return rules.from_text(headers["Position"], **options)
@@ -171,7 +186,7 @@ def start_position(record: Record, rules: Rules) -> Position:
             return rules.start(first=headers["First"], **options)
         return rules.start(**options)
     except (NotationError, ValueError, TypeError) as exc:
-        raise RecordError(0, f"cannot set up the start: {exc}") from None
+        raise RecordError(f"cannot set up the start: {exc}") from None
 
 
 def replay(record: Record, rules: Rules | None = None) -> Game:
@@ -185,33 +200,37 @@ def replay(record: Record, rules: Rules | None = None) -> Game:
     game = Game(start_position(record, rules))
     for turn in record.turns:
         position = game.position
+        where = {"line": turn.number, "file_line": turn.line}
         if position.outcome() is not None:
-            raise RecordError(turn.line, f"the game is already over ({position.outcome()})", turn.actions[0])
+            raise RecordError(
+                f"the game is already over ({position.outcome()})", action=turn.actions[0], **where
+            )
         side = position.status().to_move
         for k, text in enumerate(turn.actions):
             if k and game.position.status().to_move != side:
                 raise RecordError(
-                    turn.line,
                     f"{side}'s turn ended with {turn.actions[k - 1]}; "
                     f"{game.position.status().to_move}'s turn goes on the next line",
-                    text,
+                    action=text, **where,
                 )
             if k and game.position.outcome() is not None:
-                raise RecordError(turn.line, f"the game is already over ({game.position.outcome()})", text)
+                raise RecordError(
+                    f"the game is already over ({game.position.outcome()})", action=text, **where
+                )
             try:
                 action = game.position.parse_action(text)
                 game.push(action)
             except NotationError as exc:
-                raise RecordError(turn.line, f"not {rules.name} notation: {_without_prefix(exc, text)}", text) from None
+                reason = f"not {rules.name} notation: {_without_prefix(exc, text)}"
+                raise RecordError(reason, action=text, **where) from None
             except IllegalAction as exc:
-                raise RecordError(turn.line, _without_prefix(exc, text), text) from None
+                raise RecordError(_without_prefix(exc, text), action=text, **where) from None
         after = game.position
         if after.outcome() is None and after.status().to_move == side:
             status = after.status()
             raise RecordError(
-                turn.line,
                 f"{side}'s turn is not over ({status.message}); one line holds one whole turn",
-                turn.actions[-1],
+                action=turn.actions[-1], **where,
             )
     return game
 
@@ -225,8 +244,7 @@ def final_position(record: Record, rules: Rules | None = None) -> Position:
         try:
             position = rules.resign(position, resigned)
         except (IllegalAction, ValueError) as exc:
-            last = record.turns[-1].line if record.turns else 0
-            raise RecordError(last, f"Resigned header: {exc}") from None
+            raise RecordError(f"Resigned header: {exc}") from None
     return position
 
 

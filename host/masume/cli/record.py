@@ -45,7 +45,7 @@ def _final(args: argparse.Namespace) -> "tuple[Record, Position] | int":
         print(f"{args.file}: not a UTF-8 text file", file=sys.stderr)
         return 2
     except RecordError as exc:
-        print(f"{args.file}: {exc}" if not exc.line else str(exc), file=sys.stderr)
+        print(str(exc) if exc.line else f"{args.file}: {exc}", file=sys.stderr)
         return 1
 
 
