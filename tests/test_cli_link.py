@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 MASUME = [sys.executable, "-m", "masume.cli"]
 
 
-def start_sim(board: str = "soccer-shogi") -> tuple[subprocess.Popen, str]:
+def start_sim(board: str = "soccer-shogi-reed") -> tuple[subprocess.Popen, str]:
     sim = subprocess.Popen([*MASUME, "sim", "--board", board], stdin=subprocess.PIPE,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
     first = sim.stdout.readline()
@@ -40,7 +40,7 @@ def test_monitor_prints_json_events_from_the_simulated_board() -> None:
         monitor = subprocess.Popen([*MASUME, "board", "monitor", "--port", port, "--json",
                                     "--count", "4"], stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True)
-        assert monitor.stderr.readline().startswith("monitor: connected to soccer-shogi")
+        assert monitor.stderr.readline().startswith("monitor: connected to soccer-shogi-reed")
         assert command(sim, "place C5 ball", 0.2) == "ok place C5 ball"
         assert command(sim, "place C5 blue", 0.2) == "ok place C5 blue"
         assert command(sim, "noise 64") == "ok noise 64"
@@ -69,10 +69,10 @@ def test_monitor_prints_json_events_from_the_simulated_board() -> None:
 def test_sim_answers_bad_commands_with_errors_and_goes_on() -> None:
     sim, _ = start_sim()
     try:
-        assert command(sim, "place Z9 ball") == "error: no square 'Z9' on board 'soccer-shogi'"
+        assert command(sim, "place Z9 ball") == "error: no square 'Z9' on board 'soccer-shogi-reed'"
         assert command(sim, "place C5 dragon").startswith("error: unknown piece 'dragon'")
         assert command(sim, "lift A1") == "error: A1 is empty"
-        assert command(sim, "roll 3") == "error: board 'soccer-shogi' has no die"
+        assert command(sim, "roll 3") == "error: board 'soccer-shogi-reed' has no die"
         assert command(sim, "fly away").startswith("error: unknown command")
         assert command(sim, "place B2 red") == "ok place B2 red"
         assert command(sim, "leds") == "ok leds"
@@ -89,7 +89,7 @@ def test_monitor_refuses_a_board_it_was_not_asked_for() -> None:
         result = subprocess.run([*MASUME, "board", "monitor", "--port", port, "--board",
                                  "shogi-soccer"], capture_output=True, text=True, timeout=30)
         assert result.returncode == 2
-        assert "expected board 'shogi-soccer', but 'soccer-shogi' is connected" in result.stderr
+        assert "expected board 'shogi-soccer', but 'soccer-shogi-reed' is connected" in result.stderr
     finally:
         sim.stdin.close()
         sim.wait(timeout=10)

@@ -181,7 +181,8 @@ class Tracker:
             self._update_view(settled=True)
             return Change()
         change = self._apply(choices[0])
-        self._choices, self._choice_index = choices, 0
+        # Keep the other readings only where there are others, for confirm.
+        self._choices, self._choice_index = (choices if len(choices) > 1 else []), 0
         self._update_view(settled=True)
         return change
 
@@ -240,34 +241,62 @@ class Tracker:
         assert target is not None
 
         def one(base: Position, pops: int) -> list[_Reading]:
-            return [_Reading(pops, (a,)) for a in self._actions(base) if self._fits(base.apply(a))]
+            return [_Reading(pops, (a,)) for a in self._actions(base)
+                    if (not pops or self._same_origin(base, a)) and self._fits(base.apply(a))]
 
         def two(base: Position, pops: int) -> list[_Reading]:
             differ = set(self._differences(base))
             out = []
             for a in self._actions(base):
+                if pops and not self._same_origin(base, a):
+                    continue
                 mid = base.apply(a)
-                touched = self._touched(base, mid)
-                if not touched & differ:
+                if not self._touched(base, mid) & differ:
                     continue  # the first action must move something that ended up moved
                 out += [_Reading(pops, (a, b)) for b in self._actions(mid) if self._fits(mid.apply(b))]
             return out
 
+        # Each step of the search: amending the last action first (a chain that
+        # went on, a slide that went further), then new actions; both kinds stay
+        # on offer, so confirm can switch between them where both fit.
         searches = []
         if len(bases) > 1:
-            searches.append(lambda: one(bases[1], 1))
-        searches.append(lambda: one(bases[0], 0))
-        if len(bases) > 1:
-            searches.append(lambda: two(bases[1], 1))
-        searches.append(lambda: two(bases[0], 0))
+            searches.append(lambda: one(bases[1], 1) + one(bases[0], 0))
+            searches.append(lambda: two(bases[1], 1) + two(bases[0], 0))
+        else:
+            searches += [lambda: one(bases[0], 0), lambda: two(bases[0], 0)]
         for pops in (1, 2):
             if len(bases) > pops:
                 searches.append(lambda pops=pops: [_Reading(pops, ())] if self._fits(bases[pops]) else [])
         for search in searches:
             found = search()
             if found:
-                return _unique(found)
+                return self._distinct(found, bases)
         return []
+
+    def _same_origin(self, base: Position, action: Hashable) -> bool:
+        """Does ``action`` take pieces from where the last action took them? Only
+        then can it be the last action, read again."""
+        last = self._sources(base, self.game.positions()[-1])
+        return bool(last) and last <= self._sources(base, base.apply(action))
+
+    def _sources(self, before: Position, after: Position) -> set[str]:
+        a, b = self.signature(before), self.signature(after)
+        return {name for name in a if _less(b[name], a[name])}
+
+    def _distinct(self, readings: list[_Reading], bases: list[Position]) -> list[_Reading]:
+        """One reading per resulting position: two orders of the same two moves are
+        no question worth asking."""
+        seen: set[Position] = set()
+        out = []
+        for reading in readings:
+            result = bases[reading.pops]
+            for action in reading.pushes:
+                result = result.apply(action)
+            if result not in seen:
+                seen.add(result)
+                out.append(reading)
+        return out
 
     def _touched(self, before: Position, after: Position) -> set[str]:
         a, b = self.signature(before), self.signature(after)
@@ -369,16 +398,6 @@ class Tracker:
             for sq in left:
                 out[sq] |= gained
         return out
-
-
-def _unique(readings: list[_Reading]) -> list[_Reading]:
-    seen: set[_Reading] = set()
-    out = []
-    for r in readings:
-        if r not in seen:
-            seen.add(r)
-            out.append(r)
-    return out
 
 
 def _as_counter(sig: Signature) -> Counter:

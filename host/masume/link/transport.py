@@ -15,6 +15,12 @@ import serial
 from masume_protocol.codec import Deframer
 
 
+#: What pyserial raises when the device vanishes: SerialException, OSError, and
+#: TypeError or AttributeError from its internals when the port closes under a
+#: read or write in another thread.
+_GONE = (serial.SerialException, OSError, TypeError, AttributeError)
+
+
 class LinkDown(Exception):
     """The transport is not usable now (unplugged, port gone, broker away)."""
 
@@ -60,11 +66,12 @@ class SerialTransport:
             self._serial = None
 
     def send(self, frame: bytes) -> None:
-        if self._serial is None:
+        port = self._serial
+        if port is None:
             raise LinkDown("port closed")
         try:
-            self._serial.write(frame)
-        except (serial.SerialException, OSError) as exc:
+            port.write(frame)
+        except _GONE as exc:
             raise LinkDown(f"write failed: {exc}") from exc
 
     def receive(self, timeout: float) -> list[bytes]:
@@ -76,8 +83,6 @@ class SerialTransport:
             data = port.read(max(1, port.in_waiting))
             if data and port.in_waiting:
                 data += port.read(port.in_waiting)
-        except (serial.SerialException, OSError, TypeError) as exc:
-            # pyserial raises SerialException when the device vanishes; TypeError
-            # comes from its internals when the fd closes under it.
+        except _GONE as exc:
             raise LinkDown(f"read failed: {exc}") from exc
         return self._deframer.feed(data) if data else []

@@ -282,7 +282,7 @@ class SimulatedBoard:
                 if self._power_cycle.is_set():
                     continue  # the loop ended because we cut the power
                 # A crashed chip is reset by its watchdog: do the same.
-                self.log(f"firmware stopped ({str(exc).splitlines()[0]}); rebooting")
+                self.log(f"firmware stopped ({exc}); rebooting")
                 self.reboots += 1
                 quick_failures = quick_failures + 1 if time.monotonic() - started < 1 else 0
                 if quick_failures >= MAX_QUICK_REBOOTS:
