@@ -950,7 +950,8 @@ def test_record_check_names_the_bad_action(tmp_path: Path, capsys: pytest.Captur
     )
     assert main(["record", "check", "--game", "shogi-soccer", str(bad)]) == 1
     err = capsys.readouterr().err
-    assert "line 4: 6-Bパス: from rank E a bishop's pass reaches forward only as far as rank C" in err
+    # N counts the turn lines (headers and comments are not turns): this is the first.
+    assert "line 1: 6-Bパス: from rank E a bishop's pass reaches forward only as far as rank C" in err
 
 
 def test_bench_rules_runs_on_this_engine(capsys: pytest.CaptureFixture[str]) -> None:
