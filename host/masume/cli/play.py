@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from masume.storage import GameStore, default_games_dir
 
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s", stream=sys.stderr)
+    _stop_on_sigterm()
     try:
         rules = load_rules(args.game)
         board = load_board(args.board or rules.board)
@@ -147,6 +148,16 @@ def _set_up(sim, layout) -> None:
     for square, pieces in layout.items():
         for piece in pieces:
             sim.place(square, piece)
+
+
+def _stop_on_sigterm() -> None:
+    """SIGTERM ends the game as Ctrl-C does: the web view and the board close cleanly."""
+    import signal
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
 
 
 def _wait_forever() -> None:

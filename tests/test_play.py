@@ -1,0 +1,273 @@
+"""`masume play` as players use it: the simulated board through the page in
+headless Chromium, a real serial port, saving, a crash and resuming."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from masume.rules import load_rules
+
+pytestmark = pytest.mark.slow
+MASUME = [sys.executable, "-m", "masume.cli"]
+CHROMIUM = "/usr/bin/chromium"
+
+
+class Play:
+    """A running `masume play`, read line by line."""
+
+    def __init__(self, *args: str, stdin=subprocess.PIPE) -> None:
+        self.proc = subprocess.Popen([*MASUME, "play", *args], stdin=stdin, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.lines: list[str] = []
+
+    def until(self, prefix: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise AssertionError(f"play ended before {prefix!r}: {self.proc.stderr.read()}")
+            self.lines.append(line.rstrip("\n"))
+            if line.startswith(prefix):
+                return line.rstrip("\n")
+        raise AssertionError(f"no {prefix!r} in {self.lines}")
+
+    def command(self, line: str, hold: float = 0.5) -> str:
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        answer = self.until("ok" if not line.startswith("x") else "")
+        time.sleep(hold)  # a hand rests: the tracker reads a still board
+        return answer
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=20)
+
+
+def state(url: str) -> dict:
+    with urllib.request.urlopen(url + "api/state") as response:
+        return json.load(response)
+
+
+def wait_state(url: str, check, timeout: float = 15.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        current = state(url)
+        if check(current):
+            return current
+        assert time.monotonic() < deadline, json.dumps(current)[:2000]
+        time.sleep(0.05)
+
+
+# ---- in the browser -----------------------------------------------------------
+
+
+def steps(before: dict, after: dict) -> tuple[list[str], list[tuple[str, str]]]:
+    """The hand movements that turn layout ``before`` into ``after``: the squares
+    to lift the top piece off (in order), then (square, piece) to put down."""
+    lifts, places = [], []
+    for square in sorted(set(before) | set(after)):
+        was, now = list(before.get(square, ())), list(after.get(square, ()))
+        keep = 0
+        while keep < min(len(was), len(now)) and was[keep] == now[keep]:
+            keep += 1
+        lifts += [square] * (len(was) - keep)
+        places += [(square, piece) for piece in now[keep:]]
+    return lifts, places
+
+
+class Page:
+    """The players' hands on the page: click pieces, the hand and squares."""
+
+    def __init__(self, page, url: str) -> None:
+        self.page = page
+        self.url = url
+
+    def hand_count(self) -> int:
+        return self.page.locator("#hand .hand-piece").count()
+
+    def lift(self, square: str) -> None:
+        n = self.hand_count()
+        self.page.click(f'[data-cell="{square}"]')
+        if self.page.locator("#cell-menu:not([hidden])").count():
+            self.page.click('#cell-menu [data-menu="lift"]')
+        self.page.wait_for_function(f"document.querySelectorAll('#hand .hand-piece').length > {n}")
+
+    def place(self, square: str, piece: str) -> None:
+        held = self.page.locator(f'#hand .hand-piece[data-piece="{piece}"]')
+        if held.count():
+            if "selected" not in (held.last.get_attribute("class") or ""):
+                held.last.click()
+        else:
+            self.page.click(f'[data-piece-choice="{piece}"]')  # from the box of spare pieces
+            self.page.wait_for_selector(f'#hand .hand-piece.selected[data-piece="{piece}"]')
+        count = len(state(self.url)["pieces"].get(square, []))
+        held = self.hand_count()
+        self.page.click(f'[data-cell="{square}"]')
+        if self.page.locator("#cell-menu:not([hidden])").count():
+            self.page.click('#cell-menu [data-menu="place"]')
+        wait_state(self.url, lambda s: len(s["pieces"].get(square, [])) == count + 1)
+        self.page.wait_for_function(
+            f"document.querySelectorAll('#hand .hand-piece').length === {held - 1}")
+
+    def play(self, position, action) -> None:
+        lifts, places = steps(position.layout(), position.apply(action).layout())
+        for square in lifts:
+            self.lift(square)
+        for square, piece in places:
+            self.place(square, piece)
+        # Put away what the hand still holds (a player turned over shows its other face).
+        while self.page.locator("#hand .hand-piece").count():
+            if not self.page.locator("#hand .hand-piece.selected").count():
+                self.page.locator("#hand .hand-piece").first.click()
+            self.page.click("#hand-return")
+
+    def led(self, square: str) -> tuple[str | None, str | None]:
+        cell = self.page.locator(f'[data-cell="{square}"]')
+        return cell.get_attribute("data-led"), cell.get_attribute("data-pattern")
+
+
+@pytest.mark.browser
+def test_a_steal_and_a_goal_played_by_clicking(tmp_path: Path) -> None:
+    assert Path(CHROMIUM).exists(), "Chromium is missing: run ./scripts/setup (it installs it)"
+    from playwright.sync_api import sync_playwright
+
+    play = Play("soccer-shogi", "--simulate", "--http-port", "0", "--games-dir", str(tmp_path),
+                stdin=subprocess.DEVNULL)
+    try:
+        url = play.until("web view: ").split(": ", 1)[1]
+        wait_state(url, lambda s: s["link"]["connected"] and s["tracker"]["state"] == "in-sync")
+        rules = load_rules("soccer-shogi")
+        position = rules.start()
+        game = ["C8・A6", "C5-D4", "C1・E3・C5!", "b(C5-C9)goal"]
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+                "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run"])
+            try:
+                page = browser.new_page(viewport={"width": 1200, "height": 900})
+                page.goto(url)
+                hands = Page(page, url)
+                page.wait_for_selector('[data-cell="C5"] .piece')
+                # Lifting the keeper lights where it may go, at once.
+                hands.lift("C8")
+                page.wait_for_function(
+                    "document.querySelector('[data-cell=\"A6\"]').dataset.led === '#00ff3c'")
+                assert hands.led("C8") == ("#ffffff", "pulse")
+                hands.place("C8", "blue")  # put back: no action
+                for k, text in enumerate(game):
+                    action = position.parse_action(text)
+                    hands.play(position, action)
+                    position = position.apply(action)
+                    page.wait_for_function(
+                        f"document.querySelectorAll('#moves .action').length === {k + 1}",
+                        timeout=15000)
+                    if text.endswith("!"):
+                        # The steal: the turned-over blue player is shown on D4.
+                        page.wait_for_function(
+                            "document.querySelector('[data-cell=\"D4\"]').dataset.led === '#ffc800'")
+                        assert hands.led("D4")[1] == "blink"
+                actions = [e.inner_text() for e in page.locator("#moves .action").all()]
+                assert actions == game
+                # The goal lights the goal square, and the squares to set up again.
+                page.wait_for_function(
+                    "document.querySelector('[data-cell=\"C9\"]').dataset.led === '#ffffff'")
+                assert hands.led("C9") == ("#ffffff", "blink")
+                assert hands.led("C1")[0] is not None and hands.led("A7")[0] is not None
+                assert "1" in page.inner_text("#score")
+                page.screenshot(path=str(tmp_path / "goal.png"))
+            finally:
+                browser.close()
+        record = next(tmp_path.glob("*/record.txt")).read_text()
+        assert "C8・A6, C5-D4\nC1・E3・C5!, b(C5-C9)goal" in record
+    finally:
+        play.stop()
+
+
+# ---- from the terminal -----------------------------------------------------------
+
+
+def test_a_game_is_saved_as_it_goes_and_resumes_after_a_crash(tmp_path: Path) -> None:
+    play = Play("soccer-shogi", "--simulate", "--no-web", "--games-dir", str(tmp_path))
+    try:
+        play.until("saving to ")
+        play.command("lift A7", 0.1)
+        play.command("place A6 blue")
+        assert play.until("blue: ") == "blue: A7-A6"
+        play.command("press takeback")
+        assert play.until("took back") == "took back A7-A6"
+        play.command("lift A6", 0.1)
+        play.command("place A7 blue")
+        play.command("lift B7", 0.1)
+        play.command("place B6 blue")
+        assert play.until("blue: ") == "blue: B7-B6"
+    finally:
+        play.proc.kill()  # a power cut: no goodbye
+        play.proc.wait()
+    folder = next(tmp_path.iterdir())
+    assert (folder / "record.txt").read_text().splitlines()[-1] == "B7-B6"
+    log = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
+    assert any(e["kind"] == "board" and e.get("square") == "A6" for e in log)
+    assert [e["pushed"] for e in log if e["kind"] == "tracker" and e["pushed"]] == [["A7-A6"], ["B7-B6"]]
+
+    again = Play("soccer-shogi", "--simulate", "--no-web", "--games-dir", str(tmp_path),
+                 "--resume", "last")
+    try:
+        assert again.until("resuming ") == f"resuming {folder} after 1 actions"
+        again.until("saving to ")
+        again.command("lift D7", 0.1)
+        again.command("place D6 blue")
+        assert again.until("blue: ") == "blue: D7-D6"
+    finally:
+        again.stop()
+    assert (folder / "record.txt").read_text().splitlines()[-1] == "B7-B6, D7-D6"
+
+
+def test_play_drives_a_board_on_a_serial_port(tmp_path: Path) -> None:
+    """`--port`: the path a real board takes (here `masume sim` is that board)."""
+    sim = subprocess.Popen([*MASUME, "sim", "--board", "soccer-shogi"], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, text=True, bufsize=1)
+    try:
+        port = sim.stdout.readline().split(": ", 1)[1].strip()
+        for square, pieces in load_rules("soccer-shogi").start().layout().items():
+            for piece in pieces:
+                sim.stdin.write(f"place {square} {piece}\n")
+                sim.stdin.flush()
+                assert sim.stdout.readline().startswith("ok")
+        play = Play("soccer-shogi", "--port", port, "--http-port", "0", "--games-dir",
+                    str(tmp_path), stdin=subprocess.DEVNULL)
+        try:
+            url = play.until("web view: ").split(": ", 1)[1]
+            current = wait_state(url, lambda s: s["link"]["connected"]
+                                 and s["tracker"]["state"] == "in-sync")
+            assert current["simulated"] is False and current["pieces"]["C5"] == ["ball", "blue"]
+            for line in ("lift E7", "place E6 blue"):
+                sim.stdin.write(line + "\n")
+                sim.stdin.flush()
+                sim.stdout.readline()
+                time.sleep(0.2)
+            assert play.until("blue: ") == "blue: E7-E6"
+            # The board's LEDs are the host's: the turn light of action 2 of 2.
+            deadline = time.monotonic() + 10
+            while True:
+                sim.stdin.write("leds\n")
+                sim.stdin.flush()
+                shown = sim.stdout.readline()
+                if "turn-blue-2=005aff/steady" in shown:
+                    break
+                assert time.monotonic() < deadline, shown
+                time.sleep(0.1)
+        finally:
+            play.stop()
+    finally:
+        sim.stdin.close()
+        sim.wait(timeout=10)
