@@ -254,3 +254,28 @@ def test_random_games_are_tracked_exactly(board: str) -> None:
             assert tracker.view.state == "ambiguous" or tracker.signature(referee.position) == before
             tracker.confirm()
         assert game.position == referee.position, (board, [str(a) for a in referee.actions])
+
+
+def test_after_a_goal_setting_up_the_board_again_is_the_restart() -> None:
+    game, tracker, hands = make("soccer-shogi", "C8・A6", "C5-D4", "C1・E3・C5!")
+    hands.lift("C5", "red")
+    hands.lift("C5", "ball")
+    hands.place("C5", "red")
+    hands.place("C9", "ball")
+    hands.settle()
+    assert game.notations()[-1] == "b(C5-C9)goal"
+    status = game.position.status()
+    assert status.highlights["goal"] == ("C9",) and status.score == {"blue": 0, "red": 1}
+    leds = picture(tracker.board, game.position, tracker.view)
+    assert leds["C9"] == Led(WHITE, "blink")
+    assert all(sq in leds for sq in status.highlights["setup"])  # where the pieces go
+    # The players set the board up again, piece by piece...
+    start = RULES.start().layout()
+    for square, reading in list(hands.readings.items()):
+        want = start.get(square, ())
+        if tuple(sorted(reading)) != tuple(sorted(want)):
+            hands._set(square, want)
+    hands.settle()
+    assert game.notations()[-1] == "restart"
+    assert game.position.status().to_move == "blue"  # the side that conceded begins
+    assert tracker.view.state == "in-sync"
