@@ -266,6 +266,14 @@ def test_play_drives_a_board_on_a_serial_port(tmp_path: Path) -> None:
                     break
                 assert time.monotonic() < deadline, shown
                 time.sleep(0.1)
+            # The cable is pulled mid-game and a move is made meanwhile: when it is
+            # back, the board is read again and the game goes on from there.
+            for line in ("unplug", "lift D7", "place D6 blue", "replug"):
+                sim.stdin.write(line + "\n")
+                sim.stdin.flush()
+                sim.stdout.readline()
+                time.sleep(0.3)
+            assert play.until("blue: ", timeout=30) == "blue: D7-D6"
         finally:
             play.stop()
     finally:

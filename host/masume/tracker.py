@@ -251,7 +251,7 @@ class Tracker:
                 if pops and not self._same_origin(base, a):
                     continue
                 mid = base.apply(a)
-                if not self._touched(base, mid) & differ:
+                if not self.touched(base, mid) & differ:
                     continue  # the first action must move something that ended up moved
                 out += [_Reading(pops, (a, b)) for b in self._actions(mid) if self._fits(mid.apply(b))]
             return out
@@ -298,7 +298,8 @@ class Tracker:
                 out.append(reading)
         return out
 
-    def _touched(self, before: Position, after: Position) -> set[str]:
+    def touched(self, before: Position, after: Position) -> set[str]:
+        """The sensed cells whose reading differs between two positions."""
         a, b = self.signature(before), self.signature(after)
         return {name for name in a if a[name] != b[name]}
 
@@ -352,7 +353,7 @@ class Tracker:
     def _squares_of(self, reading: _Reading) -> tuple[str, ...]:
         positions = self.game.positions()
         before = positions[-1 - len(reading.pushes)]
-        squares = self._touched(before, self.game.position)
+        squares = self.touched(before, self.game.position)
         if not squares and reading.pushes:
             squares = set(_action_squares(reading.pushes[-1], self.board))
         return tuple(sorted(squares))

@@ -183,7 +183,7 @@ class TableSession:
         positions = self.game.positions()
         if len(positions) < 2:
             return ()
-        return tuple(sorted(self.tracker._touched(positions[-2], positions[-1])))
+        return tuple(sorted(self.tracker.touched(positions[-2], positions[-1])))
 
     def _last_side(self) -> str | None:
         positions = self.game.positions()
