@@ -82,6 +82,7 @@ class Board:
                 self.link.receive(frame, now)
             n = hw.serial_read(self.rx)
         self.link.poll(now)
+        hw.serial_flush()
         if self.leds.version != self.led_version or self.leds.animated():
             self.led_version = self.leds.version
             hw.show(self.leds, now)

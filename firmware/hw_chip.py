@@ -85,6 +85,9 @@ class Hardware:
     def serial_write(self, data):
         self.stdout.write(data)
 
+    def serial_flush(self):
+        pass  # USB CDC sends as it is written
+
     def show(self, leds, now):
         leds.render(now)
         self.np.buf[:] = leds.pixels

@@ -16,6 +16,7 @@ class Hardware:
         self._read = serial_read  # () -> hex of the bytes waiting, or ""
         self._write = serial_write  # (hex) -> None
         self._show = show  # (colours hex, patterns hex) -> None
+        self._out = []  # frames written this pass, sent in one host call by serial_flush
 
     def ticks_ms(self):
         return time.ticks_ms()
@@ -40,7 +41,12 @@ class Hardware:
         return len(data)
 
     def serial_write(self, data):
-        self._write(hexlify(data).decode())
+        self._out.append(hexlify(data))
+
+    def serial_flush(self):
+        if self._out:
+            self._write(b"".join(self._out).decode())
+            self._out = []
 
     def show(self, leds, now):
         self._show(hexlify(leds.colour).decode(), hexlify(leds.pattern).decode())
@@ -52,7 +58,9 @@ class Hardware:
 import gc
 
 board = None  # the running app.Board, kept here so the garbage collector sees it
-COLLECT_BELOW = 256 * 1024  # free heap bytes under which a pass ends with a collection
+# Free heap under which a pass ends with a collection: a pass in which every
+# square of the largest board changes allocates about 150 KB.
+COLLECT_BELOW = 480 * 1024
 
 
 def serve(definition_path, tick, *hardware):
@@ -80,6 +88,9 @@ def _loop(tick):
     # Keep this function's frame small (one local, a short value stack): it
     # must stay on the C stack, where the collector sees it.
     while tick():
-        board.poll()
+        try:
+            board.poll()
+        except MemoryError:
+            pass  # the pass is lost, not the board: collect below and go on
         if gc.mem_free() < COLLECT_BELOW:
             gc.collect()

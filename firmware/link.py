@@ -105,7 +105,8 @@ class BoardLink:
         if ticks_diff(now, self.last_heartbeat) >= HEARTBEAT_MS:
             self.last_heartbeat = now
             j = self.journal
-            self.send(c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(j.next, j.first, now)))
+            self.send(c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(j.next, j.first, now,
+                                                                   self.boot)))
         if (len(self.journal) and self.host_alive(now)
                 and ticks_diff(now, self.last_progress) >= RESEND_MS
                 and ticks_diff(now, self.last_resend) >= RESEND_MS):

@@ -61,28 +61,31 @@ def crc32(data):
 
 
 def cobs_encode(data):
-    out = bytearray(b"\x00")
+    n = len(data)
+    out = bytearray(n + 1 + n // 254)  # the most COBS can add: a code byte per 254
     code_at = 0
+    k = 1
     code = 1
-    last = len(data) - 1
-    for i, b in enumerate(data):
+    for i in range(n):
+        b = data[i]
         if b == 0:
             out[code_at] = code
-            code_at = len(out)
-            out.append(0)
+            code_at = k
+            k += 1
             code = 1
         else:
-            out.append(b)
+            out[k] = b
+            k += 1
             code += 1
             # A full block of 254 data bytes ends here; open the next one only
             # if more data follows (the reference encoding has no empty tail block).
-            if code == 0xFF and i != last:
+            if code == 0xFF and i != n - 1:
                 out[code_at] = code
-                code_at = len(out)
-                out.append(0)
+                code_at = k
+                k += 1
                 code = 1
     out[code_at] = code
-    return bytes(out)
+    return bytes(out[:k])
 
 
 def cobs_decode(data):
@@ -286,14 +289,14 @@ def unpack_leds(p):
     return out
 
 
-def pack_heartbeat(next_seq, first_seq, uptime_ms):
-    return struct.pack("<III", next_seq, first_seq, uptime_ms & 0xFFFFFFFF)
+def pack_heartbeat(next_seq, first_seq, uptime_ms, boot):
+    return struct.pack("<IIII", next_seq, first_seq, uptime_ms & 0xFFFFFFFF, boot)
 
 
 def unpack_heartbeat(p):
-    if len(p) != 12:
+    if len(p) != 16:
         raise FrameError("heartbeat: bad length")
-    return struct.unpack("<III", p)  # next_seq, first_seq, uptime_ms
+    return struct.unpack("<IIII", p)  # next_seq, first_seq, uptime_ms, boot
 
 
 def pack_error(code, text):

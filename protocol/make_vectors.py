@@ -32,7 +32,7 @@ MESSAGES = [
     ("led frame", c.LED_FRAME, 4, [[12, [0, 255, 0], c.STEADY], [13, [255, 0, 0], c.BLINK]]),
     ("led set, pulse", c.LED_SET, 5, [[40, [0, 0, 255], c.PULSE]]),
     ("empty led frame (all off)", c.LED_FRAME, 6, []),
-    ("heartbeat", c.HEARTBEAT, 0, [48, 10, 123456]),
+    ("heartbeat", c.HEARTBEAT, 0, [48, 10, 123456, 0x5EED1234]),
     ("ack", c.ACK, 47, None),
     ("error", c.ERROR, 0, [c.E_PAYLOAD, "no cell 999"]),
 ]

@@ -316,6 +316,9 @@ class FakeHardware:
     def serial_write(self, data):
         self.out.append(bytes(data))
 
+    def serial_flush(self):
+        pass
+
     def show(self, leds, now):
         leds.render(now)
         self.shown += 1

@@ -42,6 +42,7 @@ class Bench:
     def die_value(self): return 1
     def serial_read(self, buf): return 0
     def serial_write(self, data): pass
+    def serial_flush(self): pass
     def show(self, leds, now): leds.render(now)
     def feed_watchdog(self): pass
 

@@ -268,7 +268,7 @@ class BoardSession:
                 self._send(c.encode_frame(c.ACK, self._ack))
             if now - last_heartbeat >= HEARTBEAT_S:
                 last_heartbeat = now
-                self._send(c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(0, 0, 0)))
+                self._send(c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(0, 0, 0, 0)))
             self._flush_commands(now)
 
     def _receive(self, timeout: float) -> list[tuple[int, int, object]]:
@@ -318,7 +318,10 @@ class BoardSession:
                 self._pending = [(s, f) for s, f in self._pending if s > seq]
             return False
         if mtype == c.HEARTBEAT:
-            next_seq, first_seq, _ = fields  # type: ignore[misc]
+            next_seq, first_seq, _, boot = fields  # type: ignore[misc]
+            if boot != self._boot:
+                # The board restarted and its WELCOME was lost (noise): shake hands.
+                raise LinkDown("the board restarted")
             if first_seq > self._ack + 1:
                 log.warning("board journal overflowed; resynchronising")
                 self._ack = next_seq - 1

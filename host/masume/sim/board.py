@@ -160,6 +160,7 @@ class SimulatedBoard:
         if not self._booted.wait(BOOT_TIMEOUT_S):
             raise RuntimeError("the simulated firmware did not come back")
         self.reboots += 1
+        self.led_colours, self.led_patterns = {}, {}  # a board without power is dark
 
     def noise(self, count: int) -> None:
         """Put ``count`` random bytes on the line, half each way."""
