@@ -85,12 +85,14 @@ def serve(definition_path, tick, *hardware):
 
 
 def _loop(tick):
-    # Keep this function's frame small (one local, a short value stack): it
+    # Keep this function's frame small (few locals, a short value stack): it
     # must stay on the C stack, where the collector sees it.
-    while tick():
+    collections = 0
+    while tick(collections):
         try:
             board.poll()
         except MemoryError:
             pass  # the pass is lost, not the board: collect below and go on
         if gc.mem_free() < COLLECT_BELOW:
             gc.collect()
+            collections += 1

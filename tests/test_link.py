@@ -85,9 +85,9 @@ def test_thousands_of_changes_arrive_once_in_order_through_noise_and_unplugging(
     assert session.stats.connects >= 11  # it really reconnected after every unplug
     assert session.stats.bad_frames > 0  # and the noise really hit frames
     assert session.readings == {sq: reading_of(sim, sq) for sq in squares}
-    # Thousands of passes allocate many heaps' worth: the VM collected garbage
-    # often, and the firmware never crashed (a crash would be a reboot).
-    assert sim.polls > 5000 and sim.reboots == 0
+    # The VM collected garbage many times, and the firmware never crashed (a
+    # crash would be a reboot).
+    assert sim.collections >= 5 and sim.reboots == 0
 
 
 def test_led_frames_round_trip_and_survive_replug(make_sim, connect) -> None:

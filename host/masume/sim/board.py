@@ -103,6 +103,7 @@ class SimulatedBoard:
         self._staging = Path(tempfile.mkdtemp(prefix="masume-fw-"))
         stage_firmware(self.board, self._staging)
         self.polls = 0
+        self.collections = 0  # garbage collections of the running firmware
         self.reboots = 0
         self.failure: str | None = None
         self._booted = threading.Event()
@@ -237,12 +238,13 @@ class SimulatedBoard:
             },
         )
 
-    def _hw_tick(self) -> bool:
+    def _hw_tick(self, collections: int) -> bool:
         """Called by the firmware before every pass of its scan loop."""
         if self._stop.is_set() or self._power_cycle.is_set():
             return False
         self._booted.set()
         self.polls += 1
+        self.collections = collections
         time.sleep(POLL_INTERVAL_S)
         return True
 
