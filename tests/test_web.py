@@ -59,6 +59,7 @@ class FakeTable:
         self.moves: list[dict] = []
         self.outcome = None
         self.last_die = None
+        self.choices: list[str] = []
         self.calls: list[tuple] = []
         self._subscribers: list[Callable[[], None]] = []
         self._lock = threading.Lock()
@@ -87,6 +88,7 @@ class FakeTable:
                 "outcome": self.outcome,
                 "link": {"connected": True, "port": "/tmp/fake-port", "error": None},
                 "last_die": self.last_die,
+                "choices": [{"text": text} for text in self.choices],
             }
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
@@ -152,6 +154,15 @@ class FakeTable:
             raise ValueError(f"board {self._board.id!r} has no die")
         with self._lock:
             self.calls.append(("roll", value))
+        self.changed()
+
+    def act(self, text: str) -> None:
+        """Any board, real or simulated: a choice is made on the page."""
+        with self._lock:
+            if text not in self.choices:
+                raise ValueError(f"{text!r} is not a choice now")
+            self.calls.append(("act", text))
+            self.choices = []
         self.changed()
 
     def set(self, **changes) -> None:
@@ -263,6 +274,31 @@ def test_a_real_board_is_only_mirrored() -> None:
         r = client.post(path, json=body)
         assert r.status_code == 409, path
         assert "real board" in r.json()["error"]
+    assert table.calls == []
+
+
+def test_a_choice_is_made_on_any_board() -> None:
+    for simulated in (True, False):
+        table = FakeTable(simulated=simulated)
+        table.choices = ["declare A", "declare B"]
+        client = TestClient(create_app(table))
+        assert client.get("/api/state").json()["choices"] == [{"text": "declare A"},
+                                                               {"text": "declare B"}]
+        r = client.post("/api/act", json={"action": "declare B"})
+        assert r.status_code == 200 and r.json() == {"ok": True}
+        assert table.calls == [("act", "declare B")]
+
+
+@pytest.mark.parametrize("body, error", [
+    ({"action": "declare C"}, "'declare C' is not a choice now"),
+    ({}, "'action' is required"),
+    ({"action": 3}, "'action' is required"),
+])
+def test_a_refused_choice_says_why(body: dict, error: str) -> None:
+    table = FakeTable(simulated=False)
+    table.choices = ["declare A"]
+    r = TestClient(create_app(table)).post("/api/act", json=body)
+    assert r.status_code == 400 and error in r.json()["error"]
     assert table.calls == []
 
 
@@ -511,3 +547,48 @@ def lambda_re(word: str):
     import re
 
     return re.compile(rf"(^|\s){re.escape(word)}(\s|$)")
+
+
+@pytest.mark.browser
+def test_choices_panel_in_chromium(served, table: FakeTable) -> None:
+    """A few choices are buttons; many get a text box that narrows the list."""
+    from playwright.sync_api import expect, sync_playwright
+
+    url = served()
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 800})
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(url)
+            expect(page.locator("body[data-ready=true]")).to_have_count(1)
+            expect(page.locator("#choices-card")).to_be_hidden()
+
+            table.set(choices=["kick left", "kick right"])
+            expect(page.locator("#choices [data-choice]")).to_have_text(["kick left", "kick right"])
+            expect(page.locator("#choice-form")).to_be_hidden()
+            page.locator('[data-choice="kick right"]').click()
+            expect(page.locator("#choices-card")).to_be_hidden()  # the host took it
+            assert table.calls == [("act", "kick right")]
+
+            table.set(choices=[f"system {a}-{b}" for a in range(10) for b in range(10)])
+            expect(page.locator("#choice-form")).to_be_visible()
+            expect(page.locator("#choices [data-choice]")).to_have_count(12)
+            expect(page.locator("#choices-more")).to_contain_text("88 more of 100")
+            page.locator("#choice-text").fill("7-")
+            expect(page.locator("#choices [data-choice]")).to_have_count(10)
+            page.locator("#choice-text").fill("system 7-3")
+            expect(page.locator("#choices [data-choice]")).to_have_text(["system 7-3"])
+            page.locator("#choice-text").press("Enter")  # one left: Enter chooses it
+            expect(page.locator("#choices-card")).to_be_hidden()
+            assert table.calls[-1] == ("act", "system 7-3")
+
+            # A refusal is shown.
+            table.set(choices=[f"system {n}" for n in range(20)])
+            page.locator("#choice-text").fill("system 99")
+            page.locator("#choice-form button").click()
+            expect(page.locator("#error")).to_contain_text("'system 99' is not a choice now")
+            assert errors == []
+        finally:
+            browser.close()

@@ -2,7 +2,9 @@
 
 A pure function of what the rules and the tracker say; it knows no game. Status
 lights are found by name in the board definition: ``turn-<side>-<n>`` shows whose
-turn it is and which action of the turn (dim: done, bright: now).
+turn it is and which action of the turn (dim: done, bright: now); a board with one
+lamp per side names it ``turn-<side>`` (lit while it is the side's turn). After the
+game the winner's lamps blink.
 
 What a square shows, most urgent first:
 
@@ -10,7 +12,9 @@ What a square shows, most urgent first:
 | --- | --- | --- |
 | a piece put where it does not belong | red | blink |
 | a square that differs from the game | orange | steady |
+| pieces the last action took off the board, still standing | red | pulse |
 | where a lifted piece may go | green | steady |
+| where only what the lifted piece held may go (a pass, a kick) | amber | steady |
 | the lifted piece's own square | white | pulse |
 | the reading chosen when the sensors allowed several | violet | pulse |
 | the rules' highlights: flip, goal, eject, setup, ... | see HIGHLIGHTS | |
@@ -31,6 +35,8 @@ ORANGE = (255, 110, 0)
 GREEN = (0, 255, 60)
 WHITE = (255, 255, 255)
 VIOLET = (170, 0, 255)
+#: The second colour of a lift: where only what the lifted piece held goes (View.sent).
+AMBER = (255, 150, 0)
 
 SIDE_COLOURS = {
     "blue": (0, 90, 255),
@@ -51,6 +57,7 @@ HIGHLIGHTS = {
     "eject": Led(RED, "pulse"),
     "setup": Led((0, 200, 200), "steady"),
     "checkmate": Led(RED, "blink"),
+    "check": Led((255, 0, 120), "pulse"),
     "ball": Led((255, 200, 0), "pulse"),
 }
 DEFAULT_HIGHLIGHT = Led((0, 200, 200), "steady")
@@ -97,8 +104,12 @@ def picture(
     if view.state == "lifted":
         for source, destinations in view.destinations.items():
             light(source, Led(WHITE, "pulse"))
+            sent = set(view.sent.get(source, ()))
             for square in destinations:
-                light(square, Led(GREEN))
+                light(square, Led(AMBER if square in sent else GREEN))
+    if view.state == "remove":
+        for square in view.differing:
+            light(square, Led(RED, "pulse"))
     if view.state == "mismatch":
         for square in view.differing:
             light(square, Led(ORANGE))
@@ -108,19 +119,32 @@ def picture(
     outcome = position.outcome()
     for side in sides:
         colour = side_colour(side, sides)
-        k = 1
-        while board.has_cell(f"turn-{side}-{k}"):
-            cell = f"turn-{side}-{k}"
-            if outcome is not None:
-                if outcome.winner == side:
+        if outcome is not None:
+            if outcome.winner == side:
+                for cell in _turn_lamps(board, side):
                     light(cell, Led(colour, "blink"))
-            elif side == status.to_move:
-                if k < status.action_number:
-                    light(cell, Led(dim(colour)))
-                elif k == status.action_number:
-                    light(cell, Led(colour, "pulse" if status.awaiting else "steady"))
-            k += 1
+            continue
+        if side != status.to_move:
+            continue
+        now = Led(colour, "pulse" if status.awaiting else "steady")
+        if board.has_cell(f"turn-{side}"):
+            light(f"turn-{side}", now)
+        for k, cell in enumerate(_turn_lamps(board, side, numbered=True), start=1):
+            if k < status.action_number:
+                light(cell, Led(dim(colour)))
+            elif k == status.action_number:
+                light(cell, now)
     return out
+
+
+def _turn_lamps(board: Board, side: str, *, numbered: bool = False) -> list[str]:
+    """The side's turn lamps: ``turn-<side>`` and/or ``turn-<side>-1``, ``-2``, ..."""
+    lamps = [] if numbered or not board.has_cell(f"turn-{side}") else [f"turn-{side}"]
+    k = 1
+    while board.has_cell(f"turn-{side}-{k}"):
+        lamps.append(f"turn-{side}-{k}")
+        k += 1
+    return lamps
 
 
 def leds_equal(a: Mapping[str, Led], b: Mapping[str, Led]) -> bool:

@@ -18,6 +18,19 @@ policy lights that at once). A board that fits no reading is a mismatch: it
 names the squares that differ from the game, records nothing, and waits until
 the board fits again. Chance actions (a die) never come from the sensors.
 
+While pieces are in the air it says which ones and where they may go, and how:
+a destination is a *move* when the lifted piece itself arrives there, and a
+*send* when only what lay under it does (the ball a piece stands on, passed or
+kicked). Lifting the top piece of a stack gives the hand all of the stack, so
+the actions that take only what lies under it are shown too (``View.sent``;
+the LED policy lights them in a second colour).
+
+An action that takes pieces off the board (a capture, an ejection) is read as
+soon as the rest of the board shows it, even while the removed pieces still
+stand on their squares: the view is then ``remove`` and names those squares,
+until the pieces are taken off. Actions the sensors cannot see at all (a die
+roll, a choice declared on the web view) come in through :meth:`Tracker.push`.
+
 It works from the :mod:`masume.rules.base` protocol only (legal actions,
 ``apply``, ``layout``), so it knows no game. With identity sensors it compares
 pieces; with presence sensors only occupancy, and where that leaves a real
@@ -45,6 +58,7 @@ from typing import Hashable, Iterable, Mapping
 from masume.boards import Board
 from masume.link.events import Reading
 from masume.rules import Game, Position
+from masume.rules.base import Layout
 
 SETTLE_S = 0.35
 
@@ -68,15 +82,20 @@ class Change:
 class View:
     """What the tracker sees now, for the LED policy and the web view.
 
-    state: in-sync, lifted, moving (changed, not settled yet), mismatch, or
-    ambiguous (a reading was chosen among others; confirm steps through them).
+    state: in-sync, lifted, moving (changed, not settled yet), mismatch,
+    ambiguous (a reading was chosen among others; confirm steps through them), or
+    remove (the last action took pieces off the board that still stand there).
     """
 
     state: str
     message: str = ""
-    #: lifted: square -> squares the lifted piece may go to
+    #: lifted: square -> every square where what was lifted there may go
     destinations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    #: mismatch: squares that differ from the game; placed: where a piece stands wrongly
+    #: lifted: square -> the destinations where only what lay under the lifted
+    #: piece arrives (a pass, a kick), not the piece itself; a subset of destinations
+    sent: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: mismatch: squares that differ from the game; placed: where a piece stands wrongly;
+    #: remove: the squares where the pieces to take off stand
     differing: tuple[str, ...] = ()
     placed: tuple[str, ...] = ()
     #: ambiguous: the squares of the reading chosen now
@@ -172,7 +191,8 @@ class Tracker:
         if self._settled_on == self._sensed:
             return Change()
         self._settled_on = dict(self._sensed)
-        if self._differences(self.game.position) == ():
+        if self._differences(self.game.position) == () or self._last_leftovers():
+            # In sync, or the last action is shown but for pieces still to take off.
             self._update_view()
             return Change()
         choices = self._explain()
@@ -185,6 +205,16 @@ class Tracker:
         self._choices, self._choice_index = (choices if len(choices) > 1 else []), 0
         self._update_view(settled=True)
         return change
+
+    def push(self, action: Hashable) -> Change:
+        """Play an action the sensors cannot see: a die roll, a choice made on the web view.
+
+        Raises IllegalAction (and changes nothing) when the rules refuse it.
+        """
+        self.game.push(action)
+        self._choices = []
+        self._update_view(settled=True)
+        return Change(pushed=(action,))
 
     # ---- buttons --------------------------------------------------------------------
 
@@ -242,7 +272,7 @@ class Tracker:
 
         def one(base: Position, pops: int) -> list[_Reading]:
             return [_Reading(pops, (a,)) for a in self._actions(base)
-                    if (not pops or self._same_origin(base, a)) and self._fits(base.apply(a))]
+                    if (not pops or self._same_origin(base, a)) and self._shows(base, base.apply(a))]
 
         def two(base: Position, pops: int) -> list[_Reading]:
             differ = set(self._differences(base))
@@ -253,7 +283,8 @@ class Tracker:
                 mid = base.apply(a)
                 if not self.touched(base, mid) & differ:
                     continue  # the first action must move something that ended up moved
-                out += [_Reading(pops, (a, b)) for b in self._actions(mid) if self._fits(mid.apply(b))]
+                out += [_Reading(pops, (a, b)) for b in self._actions(mid)
+                        if self._shows(mid, mid.apply(b))]
             return out
 
         # Each step of the search: amending the last action first (a chain that
@@ -273,6 +304,44 @@ class Tracker:
             if found:
                 return self._distinct(found, bases)
         return []
+
+    def _shows(self, before: Position, after: Position) -> bool:
+        """Does the board show the action ``before -> after`` (removed pieces may linger)?"""
+        return self._fits(after) or self._leftovers(before, after) is not None
+
+    def _leftovers(self, before: Position, after: Position) -> tuple[str, ...] | None:
+        """The squares where pieces that ``before -> after`` took off the board still
+        stand, when they are all that keeps the board from showing ``after``.
+
+        None when the board differs from ``after`` in any other way, or not at all.
+        Only sensors that tell pieces apart can see this; presence sensors cannot.
+        """
+        assert self._sensed is not None
+        want = self.signature(after)
+        differing = [n for n, sig in self._sensed.items() if want[n] != sig]
+        if not differing:
+            return None
+        had = self.signature(before)
+        for name in differing:
+            sensed, wanted = self._sensed[name], want[name]
+            if isinstance(sensed, bool) or isinstance(wanted, bool):
+                return None
+            extra, missing = Counter(sensed) - Counter(wanted), Counter(wanted) - Counter(sensed)
+            # Only pieces that stood on this very square before the action may linger.
+            if missing or extra - (Counter(had[name]) - Counter(wanted)):
+                return None
+        # ... and only pieces the action took off the board, not moved elsewhere.
+        gone = _total(had) - _total(want)
+        lingering = sum((Counter(self._sensed[n]) - Counter(want[n]) for n in differing), Counter())
+        if lingering - gone:
+            return None
+        return tuple(differing)
+
+    def _last_leftovers(self) -> tuple[str, ...] | None:
+        positions = self.game.positions()
+        if len(positions) < 2:
+            return None
+        return self._leftovers(positions[-2], positions[-1])
 
     def _same_origin(self, base: Position, action: Hashable) -> bool:
         """Does ``action`` take pieces from where the last action took them? Only
@@ -337,9 +406,19 @@ class Tracker:
             else:
                 self.view = View("in-sync")
             return
+        leftovers = self._last_leftovers()
+        if leftovers:
+            names = ", ".join(leftovers)
+            self.view = View("remove", f"take off the piece the last action removed: {names}",
+                             differing=leftovers)
+            return
         lifted = self._lifted(position, differing)
         if lifted is not None:
-            self.view = View("lifted", "", destinations=lifted, differing=differing)
+            destinations = {sq: tuple(sorted(kinds)) for sq, kinds in lifted.items()}
+            sent = {sq: tuple(sorted(d for d, kind in kinds.items() if kind == SEND))
+                    for sq, kinds in lifted.items()}
+            self.view = View("lifted", "", destinations=destinations,
+                             sent={sq: d for sq, d in sent.items() if d}, differing=differing)
             return
         want = self.signature(position)
         placed = tuple(sq for sq in differing if _more(self._sensed[sq], want[sq]))
@@ -358,47 +437,90 @@ class Tracker:
             squares = set(_action_squares(reading.pushes[-1], self.board))
         return tuple(sorted(squares))
 
-    def _lifted(self, position: Position, differing: tuple[str, ...]) -> dict[str, tuple[str, ...]] | None:
-        """If the only differences are pieces missing: where each lifted piece may go.
+    def _lifted(self, position: Position, differing: tuple[str, ...]) -> dict[str, dict[str, str]] | None:
+        """If the only differences are pieces missing: for each lifted square, where
+        what was lifted may go (destination -> MOVE or SEND).
 
         Checked against the current position and, for a chain of jumps going on,
         the one before it (then the lifted piece's square is where the chain began).
         """
         if not self._only_missing(position, differing):
             return None
-        out: dict[str, set[str]] = {sq: set() for sq in differing}
+        out: dict[str, dict[str, str]] = {sq: {} for sq in differing}
         positions = self.game.positions()
         if len(positions) > 1:
             before = positions[-2]
             missing = self._differences(before)
             if missing and self._only_missing(before, missing):
-                for square, dests in self._destinations(before, set(missing)).items():
-                    out.setdefault(square, set()).update(dests)
-        for square, dests in self._destinations(position, set(differing)).items():
-            out[square].update(dests)
-        return {sq: tuple(sorted(dests)) for sq, dests in out.items()}
+                for square, kinds in self._destinations(before, set(missing)).items():
+                    _merge_kinds(out.setdefault(square, {}), kinds)
+        for square, kinds in self._destinations(position, set(differing)).items():
+            _merge_kinds(out[square], kinds)
+        return out
 
     def _only_missing(self, position: Position, differing: Iterable[str]) -> bool:
         assert self._sensed is not None
         want = self.signature(position)
         return all(_less(self._sensed[sq], want[sq]) for sq in differing)
 
-    def _destinations(self, base: Position, lifted: set[str]) -> dict[str, set[str]]:
-        """For each lifted square, the squares the actions that lift exactly that fill."""
+    def _destinations(self, base: Position, lifted: set[str]) -> dict[str, dict[str, str]]:
+        """For each lifted square, the squares the actions from it fill, as MOVE or SEND.
+
+        An action fits a lift when it leaves on each lifted square just what is
+        still there, or, when the top piece of the square is in the hand, when it
+        takes anything of that square's stack (the hand reaches what lay under).
+        """
         assert self._sensed is not None
         now = self.signature(base)
-        out: dict[str, set[str]] = {sq: set() for sq in lifted}
+        layout = base.layout()
+        out: dict[str, dict[str, str]] = {sq: {} for sq in lifted}
         for action in self._actions(base):
-            after = self.signature(base.apply(action))
+            after_position = base.apply(action)
+            after = self.signature(after_position)
             changed = {n for n in now if now[n] != after[n]}
             left = changed & lifted
-            # The action must leave on each lifted square just what is still there.
-            if not left or any(after[sq] != self._sensed[sq] for sq in left):
+            if not left or not all(self._lift_fits(sq, now[sq], after[sq], layout) for sq in left):
                 continue
             gained = {n for n in changed if _more(after[n], now[n])} - lifted
+            after_layout = after_position.layout()
             for sq in left:
-                out[sq] |= gained
+                # MOVE when the top piece (the one in the hand) leaves with the action.
+                stack = layout.get(sq, ())
+                taken = Counter(stack) - Counter(after_layout.get(sq, ()))
+                kind = MOVE if stack and taken[stack[-1]] else SEND
+                _merge_kinds(out[sq], {dest: kind for dest in gained})
         return out
+
+    def _lift_fits(self, square: str, now: Signature, after: Signature, layout: Layout) -> bool:
+        assert self._sensed is not None
+        sensed = self._sensed[square]
+        if after == sensed:
+            return True
+        if isinstance(sensed, bool) or _more(after, now):
+            return False
+        stack = layout.get(square, ())
+        return bool(stack) and Counter(sensed)[stack[-1]] < Counter(now)[stack[-1]]  # type: ignore[arg-type]
+
+
+#: How what was lifted reaches a destination (see View.sent).
+MOVE = "move"
+SEND = "send"
+
+
+def _merge_kinds(into: dict[str, str], kinds: Mapping[str, str]) -> None:
+    """Add destinations; a square both a move and a send reach is a move."""
+    for square, kind in kinds.items():
+        if into.get(square) != MOVE:
+            into[square] = kind
+
+
+def _total(signature: Mapping[str, Signature]) -> Counter:
+    """All pieces a board signature names (identity and card sensors)."""
+    out: Counter = Counter()
+    for sig in signature.values():
+        if not isinstance(sig, bool):
+            out.update(sig)  # type: ignore[arg-type]
+    return out
 
 
 def _as_counter(sig: Signature) -> Counter:

@@ -7,6 +7,13 @@
 The web view (masume.web) reads :meth:`TableSession.state` and, on the
 simulated board, moves pieces through the ``sim_*`` methods: the same sensor
 path as a hand on a real board.
+
+Some actions change nothing a sensor could read: declaring a system, calling a
+kick, choosing a card. They are the table's *choices* (:meth:`TableSession.choices`):
+the legal actions whose result stands on the board exactly as the position now
+does. A person makes one on the web view (:meth:`TableSession.act`), on a real
+board as on the simulated one, and it is recorded like any other action. Chance
+outcomes are never choices: they come from the die.
 """
 
 from __future__ import annotations
@@ -14,12 +21,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Hashable
 
 from masume.boards import Board
 from masume.leds import picture
 from masume.link import BoardEvent, BoardMismatch, BoardSession, Led
-from masume.rules import Game, Rules
+from masume.rules import Game, Position, Rules
+from masume.rules.base import IllegalAction, NotationError
 from masume.storage import GameStore
 from masume.tracker import Change, Tracker
 
@@ -59,6 +67,7 @@ class TableSession:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._changed = threading.Event()
+        self._choices_for: tuple[Position, list[Hashable]] | None = None
 
     @property
     def simulated(self) -> bool:
@@ -189,6 +198,49 @@ class TableSession:
         positions = self.game.positions()
         return positions[-2].status().to_move if len(positions) > 1 else None
 
+    # ---- actions the sensors cannot see -------------------------------------------------
+
+    def choices(self) -> list[Hashable]:
+        """The legal actions now that leave every piece where it stands (so the board
+        cannot show them), in the engine's order; none while the rules wait for a
+        chance event, after the game, or while a resignation stands."""
+        with self._lock:
+            position = self.game.position
+            if self._choices_for is not None and self._choices_for[0] is position:
+                return list(self._choices_for[1])
+            found: list[Hashable] = []
+            if (not self.resigned and position.outcome() is None
+                    and not position.status().awaiting):
+                layout = _comparable(position.layout())
+                found = [a for a in position.legal_actions()
+                         if _comparable(position.apply(a).layout()) == layout]
+            self._choices_for = (position, found)
+            return list(found)
+
+    def act(self, text: str) -> Hashable:
+        """Make one of the :meth:`choices`, written in the game's notation.
+
+        Recorded like an action read from the board (record, event log, on_action,
+        LEDs). Raises ValueError, saying why, for text that is not a choice now.
+        """
+        with self._lock:
+            position = self.game.position
+            if self.tracker.view.state != "in-sync":
+                raise ValueError("the board does not match the game yet: "
+                                 "put the pieces right before choosing")
+            try:
+                action = position.parse_action(text.strip())
+            except (NotationError, IllegalAction) as exc:
+                raise ValueError(f"{text.strip()!r}: {exc}") from None
+            if action not in self.choices():
+                # A legal action that moves pieces is made with the pieces.
+                raise ValueError(f"{position.notation(action)!r} is made by moving the pieces "
+                                 "on the board, not chosen here")
+            if self.store:
+                self.store.log("act", action=position.notation(action))
+            self._after(self.tracker.push(action))
+            return action
+
     # ---- what the web view reads -----------------------------------------------------
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
@@ -242,6 +294,9 @@ class TableSession:
                     "awaiting": status.awaiting,
                 },
                 "tracker": {"state": view.state, "message": message, "squares": tracker_squares},
+                # Only while the board shows the game: a choice is made at a still table.
+                "choices": ([{"text": self.game.position.notation(a)} for a in self.choices()]
+                            if view.state == "in-sync" else []),
                 "moves": self._moves(),
                 "outcome": str(outcome) if outcome else None,
                 "link": {"connected": self.link.connected.is_set(), "port": self.port,
@@ -310,3 +365,7 @@ class TableSession:
     def sim_changed(self) -> None:
         """The simulated table's LEDs or pieces changed: tell the page."""
         self._notify()
+
+
+def _comparable(layout: Any) -> dict[str, tuple[str, ...]]:
+    return {square: tuple(pieces) for square, pieces in layout.items() if pieces}

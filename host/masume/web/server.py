@@ -7,6 +7,9 @@ shape) gives:
 - ``state() -> dict``: the whole picture, JSON-able;
 - ``subscribe(callback) -> unsubscribe``: ``callback()`` (from any thread) whenever
   ``state()`` may have changed;
+- ``act(text)``: make one of the choices ``state()["choices"]`` lists (actions the
+  sensors cannot see, e.g. declaring a system), on any board, raising
+  ``ValueError`` with a readable message when it is not a choice now;
 - on the simulated board only: ``sim_lift(square) -> piece``, ``sim_place(square,
   piece)``, ``sim_press(button)``, ``sim_roll(value=None)``, raising ``ValueError``
   with a readable message on misuse.
@@ -19,14 +22,16 @@ Routes:
 ``GET /api/stream``    Server-Sent Events: the full state at connect and after every
                        change (bursts coalesced to at most one push per 50 ms), a
                        comment line as heartbeat every 15 s
+``POST /api/act``      ``{"action"}`` -> ``{"ok": true}``: make a choice (any board)
 ``POST /api/sim/lift`` ``{"square"}`` -> ``{"ok": true, "piece": name}``
 ``POST /api/sim/place`` ``{"square", "piece"}`` -> ``{"ok": true}``
 ``POST /api/sim/press`` ``{"button"}`` -> ``{"ok": true}``
 ``POST /api/sim/roll`` ``{"value"?}`` -> ``{"ok": true}``
 =====================  =================================================================
 
-The sim routes answer 400 ``{"error": ...}`` on a bad request or when the table
-refuses, 409 when the board is a real one (the page then only mirrors it).
+All POST routes answer 400 ``{"error": ...}`` on a bad request or when the table
+refuses; the sim routes answer 409 when the board is a real one (the page then
+only mirrors its pieces; choices are still made on the page).
 
 :func:`serve` runs the app with uvicorn in a background thread and returns its URL
 and a stop function.
@@ -189,9 +194,9 @@ def create_app(
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
 
-    def sim_route(action: Callable[[dict[str, Any]], dict[str, Any]]):
+    def post_route(action: Callable[[dict[str, Any]], dict[str, Any]], *, sim_only: bool = True):
         async def endpoint(request: Request) -> Response:
-            if not getattr(table, "simulated", False):
+            if sim_only and not getattr(table, "simulated", False):
                 return _error(
                     "this is a real board: the page only mirrors it; "
                     "move the pieces and press the buttons on the board itself",
@@ -207,11 +212,15 @@ def create_app(
             except ValueError as exc:
                 return _error(str(exc) or type(exc).__name__, 400)
             except Exception as exc:  # a bug below us; tell the page rather than hang up
-                log.exception("sim request %s failed", request.url.path)
+                log.exception("request %s failed", request.url.path)
                 return _error(f"{type(exc).__name__}: {exc}", 500)
             return JSONResponse({"ok": True, **result})
 
         return endpoint
+
+    def act(data: dict[str, Any]) -> dict[str, Any]:
+        table.act(_text(data, "action"))
+        return {}
 
     def lift(data: dict[str, Any]) -> dict[str, Any]:
         return {"piece": table.sim_lift(_text(data, "square"))}
@@ -236,10 +245,11 @@ def create_app(
             Route("/", index),
             Route("/api/state", api_state),
             Route("/api/stream", api_stream),
-            Route("/api/sim/lift", sim_route(lift), methods=["POST"]),
-            Route("/api/sim/place", sim_route(place), methods=["POST"]),
-            Route("/api/sim/press", sim_route(press), methods=["POST"]),
-            Route("/api/sim/roll", sim_route(roll), methods=["POST"]),
+            Route("/api/act", post_route(act, sim_only=False), methods=["POST"]),
+            Route("/api/sim/lift", post_route(lift), methods=["POST"]),
+            Route("/api/sim/place", post_route(place), methods=["POST"]),
+            Route("/api/sim/press", post_route(press), methods=["POST"]),
+            Route("/api/sim/roll", post_route(roll), methods=["POST"]),
             Mount("/static", _NoCacheStatic(directory=STATIC_DIR), name="static"),
         ]
     )

@@ -713,6 +713,10 @@ class Position:
                 message = f"goal! {decided}"
             elif decided.reason == "checkmate":
                 message = f"{side} is checkmated: {decided}"
+                # The table shows whose goalkeeper is caught (the turn lights show the winner).
+                keeper = self.board.find("K" if self.turn == SENTE else "k")
+                if keeper >= 0:
+                    highlights["checkmate"] = (NAMES[keeper],)
             else:
                 message = str(decided)
         elif self.stage == "system":

@@ -1,6 +1,7 @@
 // masume web view: draws the physical board from its definition and the table's
 // state (pushed by the host over Server-Sent Events), and on the simulated board
 // turns clicks into lifts, placements and button presses through /api/sim/*.
+// Choices (actions the sensors cannot see) go to /api/act on any board.
 // The picture changes only from state pushes: it shows what the host knows.
 // Nothing in here knows any game: cells, pieces, buttons and zones all come
 // from the board definition in the state.
@@ -279,6 +280,7 @@
 
   const TRACKER_TEXT = {
     lifted: "a piece is lifted",
+    remove: "take off the pieces the last action removed",
     mismatch: "the board does not match the game",
     ambiguous: "more than one action fits: go on, or take back",
     setup: "set up the pieces",
@@ -370,7 +372,49 @@
     $("die").textContent = state.last_die == null ? "\u2013" : text(state.last_die);
 
     drawButtons(board);
+    drawChoices(state.choices || []);
     drawMoves(state.moves || []);
+  }
+
+  // Choices: actions the sensors cannot see (declaring a system, calling a kick),
+  // listed by the host. Few: one button each. Many (1,503 systems): a text box
+  // narrows the list to the choices holding every word typed.
+  const CHOICE_BUTTONS = 12;
+  let choicesSig = null;
+
+  function drawChoices(choices) {
+    const sig = JSON.stringify(choices);
+    if (sig === choicesSig) return;
+    choicesSig = sig;
+    $("choices-card").hidden = !choices.length;
+    const many = choices.length > CHOICE_BUTTONS;
+    $("choice-form").hidden = !many;
+    if (!many) $("choice-text").value = "";
+    filterChoices();
+  }
+
+  function filterChoices() {
+    const choices = (state && state.choices) || [];
+    const words = $("choice-text").value.toLowerCase().split(/\s+/).filter(Boolean);
+    const matching = choices.filter((c) => words.every((w) => c.text.toLowerCase().includes(w)));
+    const box = $("choices");
+    box.textContent = "";
+    for (const choice of matching.slice(0, CHOICE_BUTTONS)) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "choice";
+      b.dataset.choice = choice.text;
+      b.textContent = choice.text;
+      box.appendChild(b);
+    }
+    const rest = matching.length - Math.min(matching.length, CHOICE_BUTTONS);
+    $("choices-more").textContent = rest > 0
+      ? `${rest} more of ${choices.length}: type to narrow the list`
+      : (choices.length > CHOICE_BUTTONS && !matching.length ? "no choice holds all these words" : "");
+  }
+
+  function choose(text) {
+    return post("/api/act", { action: text }).then(() => { $("choice-text").value = ""; }, () => {});
   }
 
   function drawButtons(board) {
@@ -643,6 +687,19 @@
   $("buttons").addEventListener("click", (ev) => {
     const b = ev.target.closest("[data-button]");
     if (b && simulated()) post("/api/sim/press", { button: b.dataset.button }).catch(() => {});
+  });
+  $("choices").addEventListener("click", (ev) => {
+    const b = ev.target.closest("[data-choice]");
+    if (b) choose(b.dataset.choice);
+  });
+  $("choice-text").addEventListener("input", filterChoices);
+  $("choice-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const typed = $("choice-text").value.trim();
+    const shown = $("choices").querySelectorAll("[data-choice]");
+    // One match left: choose it; else send what is typed (the host parses notation).
+    if (shown.length === 1) choose(shown[0].dataset.choice);
+    else if (typed) choose(typed);
   });
   $("roll").addEventListener("click", () => {
     if (!simulated()) return;

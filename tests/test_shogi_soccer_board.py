@@ -1,0 +1,341 @@
+"""Shogi-piece soccer on its table: the guided set-up, passes in a second colour,
+ejections taken off the board, checkmate shown, and choices the board cannot see.
+
+The table senses identities (a tag in every piece and in the ball), so the tracker
+follows each piece from the set-up on. These tests move pieces by hand on readings
+(as test_tracker.py does) and drive a TableSession over a fake link.
+"""
+
+from __future__ import annotations
+
+import threading
+import pytest
+
+from masume.boards import load_board
+from masume.leds import AMBER, GREEN, HIGHLIGHTS, RED, WHITE, picture
+from masume.link import Led
+from masume.play.table import TableSession
+from masume.rules import Game, Position, load_rules
+from masume.rules.shogi_soccer import Declare, Move, Pass, Place
+from masume.tracker import Tracker
+
+RULES = load_rules("shogi-soccer")
+BOARD = load_board("shogi-soccer")
+SYSTEM = "システム 3-4-3 飛歩歩-角歩歩歩-桂桂歩"
+#: The set-up of the engine's own example (host/masume/rules/shogi_soccer/__init__.py).
+SENTE_SETUP = ("5-K王打", "5-F角打", "3-H歩打", "7-H歩打", "5-H歩打", "4-K飛打",
+               "2-K歩打", "7-K歩打", "2-C桂打", "6-C桂打", "4-C歩打")
+GOTE_SETUP = ("5-AGK打", "6-ARO打", "3-APA打", "7-APA打", "4-DBI打", "2-DPA打",
+              "6-DPA打", "8-DPA打", "2-INI打", "8-INI打", "4-IPA打")
+
+
+class Hands:
+    """Identity readings moved by hand, with a clock the test controls."""
+
+    def __init__(self, tracker: Tracker) -> None:
+        self.tracker = tracker
+        self.readings = tracker.expected_readings()
+        self.now = 0.0
+        tracker.observe(self.readings, self.now)
+
+    def _set(self, square: str, pieces: tuple[str, ...]) -> None:
+        self.readings[square] = pieces
+        self.now += 0.05
+        self.tracker.observe_square(square, pieces, self.now)
+
+    def lift(self, square: str, piece: str | None = None) -> str:
+        pieces = list(self.readings[square])
+        taken = piece or pieces[-1]
+        pieces.remove(taken)
+        self._set(square, tuple(pieces))
+        return taken
+
+    def place(self, square: str, piece: str) -> None:
+        self._set(square, tuple(self.readings[square]) + (piece,))
+
+    def settle(self):
+        self.now += 1.0
+        return self.tracker.tick(self.now)
+
+
+def piece_of(action: Place) -> str:
+    return f"{action.side}-{action.kind}"
+
+
+def tracked(position: Position) -> tuple[Game, Tracker, Hands]:
+    game = Game(position)
+    tracker = Tracker(game, BOARD)
+    return game, tracker, Hands(tracker)
+
+
+def after(*texts: str) -> Position:
+    game = Game(RULES.start())
+    for text in texts:
+        game.push_notation(text)
+    return game.position
+
+
+def leds(game: Game, tracker: Tracker) -> dict[str, Led]:
+    return picture(BOARD, game.position, tracker.view)
+
+
+# ---- the guided set-up ------------------------------------------------------------
+
+
+def test_every_placement_is_read_one_piece_at_a_time() -> None:
+    game, tracker, hands = tracked(after(SYSTEM))
+    for k, text in enumerate(SENTE_SETUP + GOTE_SETUP):
+        position = game.position
+        action = position.parse_action(text)
+        assert isinstance(action, Place)
+        # The squares where the side may place now are lit, this one among them.
+        shown = leds(game, tracker)
+        assert shown[action.square] == HIGHLIGHTS["setup"]
+        assert set(position.status().highlights["setup"]) == {
+            sq for sq, led in shown.items() if led == HIGHLIGHTS["setup"]}
+        hands.place(action.square, piece_of(action))
+        change = hands.settle()
+        assert change.pushed == (action,), f"placement {k + 1}: {text}"
+        assert tracker.view.state == "in-sync"
+    assert game.position.status().message == "sente: kick-off pass from 5-F to a team-mate"
+    # The kick-off piece stands on the ball on 5-F; both are read there.
+    assert tracker.expected_readings()["5-F"] == ("ball", "sente-bishop")
+
+
+def test_a_piece_placed_outside_the_lit_squares_is_flagged_not_recorded() -> None:
+    game, tracker, hands = tracked(after(SYSTEM))
+    hands.place("5-E", "sente-pawn")  # midfield row E: not one of sente's set-up rows
+    assert hands.settle().pushed == ()
+    assert tracker.view.state == "mismatch" and tracker.view.placed == ("5-E",)
+    assert leds(game, tracker)["5-E"] == Led(RED, "blink")
+    hands.lift("5-E")
+    hands.settle()
+    assert tracker.view.state == "in-sync" and game.actions == []
+
+
+# ---- lifting: moves green, passes in the second colour --------------------------
+
+
+def test_lifting_the_kick_off_piece_lights_its_passes_in_the_second_colour() -> None:
+    game, tracker, hands = tracked(after(SYSTEM, *SENTE_SETUP, *GOTE_SETUP))
+    hands.lift("5-F")  # the bishop; the ball stays under it on the square
+    view = tracker.view
+    assert view.state == "lifted"
+    # The kick-off is a pass to a team-mate: only the ball may go, so every
+    # destination is a pass, lit in the second colour.
+    assert set(view.destinations["5-F"]) == {"2-C", "3-H", "7-H"}
+    assert set(view.sent["5-F"]) == {"2-C", "3-H", "7-H"}
+    shown = leds(game, tracker)
+    assert shown["5-F"] == Led(WHITE, "pulse")
+    assert shown["3-H"] == Led(AMBER)
+    # Pass: bishop back, the ball to the pawn on 3-H.
+    hands.lift("5-F", "ball")
+    hands.place("5-F", "sente-bishop")
+    hands.place("3-H", "ball")
+    change = hands.settle()
+    assert [str(a) for a in change.pushed] == ["3-Hパス(5-F)"]
+    assert tracker.view.state == "in-sync"
+
+
+def test_a_ball_holder_shows_its_moves_green_and_its_passes_in_the_second_colour() -> None:
+    # Sente's rook holds the ball on 5-H; a pawn of sente on 3-H takes passes.
+    game, tracker, hands = tracked(RULES.from_text("4k4/9/9/9/9/9/9/2P1R4/9/9/4K4 sente play 5-H - -"))
+    position = game.position
+    moves = {a.target for a in position.legal_actions() if isinstance(a, Move) and a.origin == "5-H"}
+    passes = {a.target for a in position.legal_actions() if isinstance(a, Pass) and a.origin == "5-H"}
+    assert moves and passes
+    hands.lift("5-H")  # the rook; the ball stays on the square
+    view = tracker.view
+    assert set(view.destinations["5-H"]) == moves | passes
+    assert set(view.sent["5-H"]) == passes - moves
+    shown = leds(game, tracker)
+    for square in moves:
+        assert shown[square] == Led(GREEN), square
+    for square in passes - moves:
+        assert shown[square] == Led(AMBER), square
+
+
+def test_a_knight_jumps_and_is_read_as_one_move() -> None:
+    game, tracker, hands = tracked(after(SYSTEM, *SENTE_SETUP, *GOTE_SETUP, "3-Hパス"))
+    position = game.position
+    knight = next(a for a in position.legal_actions()
+                  if isinstance(a, Move) and a.kind == "knight")
+    hands.lift(knight.origin)
+    assert knight.target in tracker.view.destinations[knight.origin]
+    hands.place(knight.target, f"{knight.side}-knight")
+    assert hands.settle().pushed == (knight,)
+    assert "桂" in position.notation(knight)
+
+
+# ---- ejection -----------------------------------------------------------------------
+
+
+def ejection_position() -> tuple[Position, Move]:
+    """Sente's rook with the ball on 5-H, a gote pawn in its way on 5-E."""
+    position = RULES.from_text("4k4/9/9/9/4p4/9/9/4R4/9/9/4K4 sente play 5-H - -")
+    action = next(a for a in position.legal_actions()
+                  if isinstance(a, Move) and a.target == "5-E")
+    return position, action
+
+
+def test_an_ejection_is_read_with_the_ejected_piece_still_there_then_asked_off() -> None:
+    position, ejection = ejection_position()
+    game, tracker, hands = tracked(position)
+    hands.lift("5-H")
+    assert "5-E" in tracker.view.destinations["5-H"]
+    hands.lift("5-H", "ball")
+    # The rook and the ball go onto the pawn's square, the pawn still under them.
+    hands.place("5-E", "ball")
+    hands.place("5-E", "sente-rook")
+    change = hands.settle()
+    assert change.pushed == (ejection,)
+    assert tracker.view.state == "remove" and tracker.view.differing == ("5-E",)
+    assert "5-E" in tracker.view.message
+    assert game.position.status().highlights["eject"] == ("5-E",)
+    assert leds(game, tracker)["5-E"] == Led(RED, "pulse")
+    # Waiting for the pawn to go is no new action.
+    assert hands.settle().pushed == ()
+    hands.lift("5-E", "gote-pawn")
+    assert hands.settle() .pushed == ()
+    assert tracker.view.state == "in-sync"
+    assert "gote-pawn" not in game.position.layout().get("5-E", ())
+
+
+def test_an_ejected_piece_taken_off_first_is_the_same_ejection() -> None:
+    position, ejection = ejection_position()
+    game, tracker, hands = tracked(position)
+    hands.lift("5-E")  # the pawn off first
+    hands.lift("5-H")
+    hands.lift("5-H", "ball")
+    hands.place("5-E", "ball")
+    hands.place("5-E", "sente-rook")
+    assert hands.settle().pushed == (ejection,)
+    assert tracker.view.state == "in-sync"
+
+
+def test_a_piece_left_behind_that_the_action_did_not_remove_is_a_mismatch() -> None:
+    position, _ = ejection_position()
+    game, tracker, hands = tracked(position)
+    # The rook moves one square with the ball, and a stray gote pawn is put by it.
+    step = next(a for a in position.legal_actions() if isinstance(a, Move) and a.target == "5-G")
+    hands.lift("5-H")
+    hands.lift("5-H", "ball")
+    hands.place("5-G", "ball")
+    hands.place("5-G", "sente-rook")
+    hands.place("5-G", "gote-pawn")
+    assert hands.settle().pushed == ()
+    assert tracker.view.state == "mismatch"
+    hands.lift("5-G", "gote-pawn")
+    assert hands.settle().pushed == (step,)
+
+
+# ---- checkmate and goal ------------------------------------------------------------
+
+
+def test_checkmate_is_shown_on_the_checkmated_keeper_and_the_winners_turn_light() -> None:
+    # Figure 6 of the seed: the pass to 5-B mates.
+    game, tracker, hands = tracked(RULES.from_text("4k4/4P4/6N2/2B6/9/9/9/9/9/9/4K4 sente play 3-D - -"))
+    hands.lift("3-D")
+    assert "5-B" in tracker.view.sent["3-D"]
+    hands.lift("3-D", "ball")
+    hands.place("3-D", "sente-bishop")
+    hands.place("5-B", "ball")
+    assert [str(a) for a in hands.settle().pushed] == ["5-Bパス(3-D)"]
+    assert str(game.position.outcome()) == "sente wins (checkmate)"
+    shown = leds(game, tracker)
+    assert shown["5-A"] == HIGHLIGHTS["checkmate"]
+    assert shown["turn-sente"].pattern == "blink" and "turn-gote" not in shown
+    assert "checkmated" in game.position.status().message
+
+
+def test_a_goal_lights_the_goal_mouth() -> None:
+    # The rook on 5-G has a clear line to goal-A (the keeper stands aside on 4-A).
+    position = RULES.from_text("3k5/9/9/9/9/9/4R4/9/9/9/4K4 sente play 5-G - -")
+    game, tracker, hands = tracked(position)
+    hands.lift("5-G")
+    assert "goal-A" in tracker.view.sent["5-G"]
+    hands.lift("5-G", "ball")
+    hands.place("5-G", "sente-rook")
+    hands.place("goal-A", "ball")
+    assert [str(a) for a in hands.settle().pushed] == ["シュート(5-G)"]
+    assert game.position.outcome().reason == "goal"
+    assert leds(game, tracker)["goal-A"] == HIGHLIGHTS["goal"]
+
+
+# ---- choices: what the board cannot see -------------------------------------------
+
+
+class FakeLink:
+    """The link a TableSession needs, with no board behind it."""
+
+    def __init__(self) -> None:
+        self.connected = threading.Event()
+        self.connected.set()
+        self.error = None
+        self.readings: dict = {}
+        self.sent: list[dict] = []
+
+    def set_leds(self, leds) -> None:
+        self.sent.append(dict(leds))
+
+
+def table_at(position: Position) -> tuple[TableSession, list[tuple[str, str, str]]]:
+    reported: list[tuple[str, str, str]] = []
+    table = TableSession(RULES, BOARD, FakeLink(), game=Game(position),  # type: ignore[arg-type]
+                         on_action=lambda *a: reported.append(a))
+    table.tracker.observe(table.tracker.expected_readings(), 0.0)
+    return table, reported
+
+
+def test_declaring_a_system_is_a_choice_and_is_recorded_like_any_action() -> None:
+    table, reported = table_at(RULES.start())
+    choices = table.choices()
+    assert len(choices) == 1503 and all(isinstance(c, Declare) for c in choices)
+    listed = table.state()["choices"]
+    assert len(listed) == 1503 and {"text": SYSTEM} in listed
+    action = table.act(SYSTEM)
+    assert str(action) == SYSTEM
+    assert table.game.actions == [action]
+    assert reported == [("played", "gote", SYSTEM)]
+    # Now the set-up: placements are made with the pieces, so no choices.
+    assert table.choices() == [] and table.state()["choices"] == []
+    assert table.state()["moves"][0]["actions"] == [SYSTEM]
+    assert table.state()["leds"]  # the set-up squares are lit
+
+
+@pytest.mark.parametrize("text, why", [
+    ("システム 9-9-9 飛", "システム"),
+    ("nonsense", "nonsense"),
+])
+def test_act_refuses_what_is_not_an_action(text: str, why: str) -> None:
+    table, _ = table_at(RULES.start())
+    with pytest.raises(ValueError, match=why):
+        table.act(text)
+    assert table.game.actions == []
+
+
+def test_act_refuses_an_action_made_with_the_pieces() -> None:
+    table, _ = table_at(after(SYSTEM))
+    with pytest.raises(ValueError, match="moving the pieces"):
+        table.act("5-K王打")
+    assert table.game.actions == []
+
+
+def test_no_choices_while_the_board_does_not_match() -> None:
+    table, _ = table_at(RULES.start())
+    readings = table.tracker.expected_readings()
+    readings["5-E"] = ("sente-pawn",)
+    table.tracker.observe(readings, 1.0)
+    table.tracker.tick(5.0)
+    assert table.tracker.view.state == "mismatch"
+    assert table.state()["choices"] == []
+    with pytest.raises(ValueError, match="does not match"):
+        table.act(SYSTEM)
+
+
+def test_takeback_undoes_a_declared_choice() -> None:
+    table, _ = table_at(RULES.start())
+    table.act(SYSTEM)
+    change = table.tracker.takeback()
+    assert [str(a) for a in change.popped] == [SYSTEM]
+    assert len(table.choices()) == 1503
