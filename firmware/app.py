@@ -29,8 +29,11 @@ def load_definition(path="board.json"):
 
 
 class Board:
-    def __init__(self, hw, definition, board_hash):
+    def __init__(self, hw, definition, board_hash, net=None):
+        # net: None for the USB serial link, or a link_mqtt.MqttLink (club mode)
         self.hw = hw
+        self.net = net
+        self.now = 0
         cells = definition["cells"]
         # Protocol address (cell index) of every sensed cell, in sensor order.
         self.sensed = [i for i, cell in enumerate(cells) if cell[1] != "none"]
@@ -55,7 +58,7 @@ class Board:
         self.button_since = 0
         self.roll_id = 0
         self.led_version = -1
-        self.link = BoardLink(hw.serial_write, self.journal, hw.random_u32() or 1,
+        self.link = BoardLink(net.send if net else hw.serial_write, self.journal, hw.random_u32() or 1,
                               FIRMWARE_VERSION, definition["id"], board_hash, self)
         self.link.welcome()
 
@@ -76,17 +79,24 @@ class Board:
                 if scanner.changed[i]:
                     self.link.event(c.SQUARE, c.pack_square(self.sensed[i], scanner.reading(i)), now)
         self._buttons(hw.buttons(), now)
-        n = hw.serial_read(self.rx)
-        while n:
-            for frame in self.deframer.feed(self.rx_view[:n]):
-                self.link.receive(frame, now)
+        if self.net is not None:
+            self.now = now
+            self.net.poll(self._net_frame, now)
+        else:
             n = hw.serial_read(self.rx)
+            while n:
+                for frame in self.deframer.feed(self.rx_view[:n]):
+                    self.link.receive(frame, now)
+                n = hw.serial_read(self.rx)
         self.link.poll(now)
         hw.serial_flush()
         if self.leds.version != self.led_version or self.leds.animated():
             self.led_version = self.leds.version
             hw.show(self.leds, now)
         hw.feed_watchdog()
+
+    def _net_frame(self, frame):
+        self.link.receive(frame, self.now)
 
     def _buttons(self, bits, now):
         if bits != self.button_raw:

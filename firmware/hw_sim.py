@@ -55,6 +55,46 @@ class Hardware:
         pass
 
 
+class MqttClient:
+    # umqtt.simple's MQTTClient, as far as link_mqtt uses it, served by a paho
+    # client in the simulator's host process (one network connection per
+    # simulated board). OSError when the host says the network is down.
+
+    def __init__(self, connect, publish, subscribe, read):
+        self._connect = connect  # (will topic, will message) -> connected?
+        self._publish = publish  # (topic, hex, retain, qos) -> sent?
+        self._subscribe = subscribe  # (topic, qos) -> subscribed?
+        self._read = read  # () -> "topic hex" of the next message, or ""
+        self.cb = None
+        self.will = None
+
+    def set_callback(self, f):
+        self.cb = f
+
+    def set_last_will(self, topic, msg, retain=False, qos=0):
+        self.will = (topic, msg)
+
+    def connect(self, clean_session=True):
+        topic, msg = self.will or (b"", b"")
+        if not self._connect(topic.decode(), msg.decode()):
+            raise OSError(-1)
+        return False
+
+    def subscribe(self, topic, qos=0):
+        if not self._subscribe(topic.decode(), qos):
+            raise OSError(-1)
+
+    def publish(self, topic, msg, retain=False, qos=0):
+        if not self._publish(topic.decode(), hexlify(msg).decode(), retain, qos):
+            raise OSError(-1)
+
+    def check_msg(self):
+        data = self._read()
+        if data:
+            topic, _, msg = data.partition(" ")
+            self.cb(topic.encode(), unhexlify(msg))
+
+
 import gc
 
 board = None  # the running app.Board, kept here so the garbage collector sees it
@@ -81,6 +121,19 @@ def serve(definition_path, tick, *hardware):
 
     definition, board_hash = app.load_definition(definition_path)
     board = app.Board(Hardware(*hardware), definition, board_hash)
+    _loop(tick)
+
+
+def serve_mqtt(definition_path, unit, connect, publish, subscribe, read, tick, *hardware):
+    """As serve, with the MQTT link (club mode) instead of the serial one."""
+    global board
+    gc.disable()
+    import app
+    from link_mqtt import MqttLink
+
+    definition, board_hash = app.load_definition(definition_path)
+    net = MqttLink(MqttClient(connect, publish, subscribe, read), unit)
+    board = app.Board(Hardware(*hardware), definition, board_hash, net)
     _loop(tick)
 
 

