@@ -15,6 +15,7 @@ from .base import Game, IllegalAction, NotationError, Outcome, Position, Rules, 
 GAMES: dict[str, str] = {
     "soccer-shogi": "masume.rules.soccer_shogi",
     "shogi-soccer": "masume.rules.shogi_soccer",
+    "masume-tactics": "masume.rules.masume_tactics",
 }
 
 

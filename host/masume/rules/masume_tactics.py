@@ -1,0 +1,1344 @@
+"""Masume Soccer Tactics (リアルに迫れ! マス目サッカー TACTICS, Office Verymuch): rules engine.
+
+The rules, each with the sentence of the source text (seed 000) it comes from and
+every reading chosen where the text or a lost figure leaves a gap, are in
+docs/rules/masume-tactics.md. The table is hardware/boards/masume-tactics.toml.
+
+Two sides, ``home`` (defends the goal F0-H0 at the bottom, attacks F17-H17) and
+``away``, eleven players each (shirt 1 is the goalkeeper) and one ball on an
+11 x 16 pitch B1-L16. Files A and M lie outside the touchlines. The side with
+the ball (the offence) has 2 actions a turn, the other side (the defence) 3.
+
+Every die roll is a chance action :class:`Roll` (``roll.die`` is 1-6): when the
+rules wait for the die, ``status().awaiting == "die"`` and the legal actions are
+the six outcomes. The host never rolls; the board's electronic die does.
+
+Usage, in the manner of python-chess::
+
+    >>> position = RULES.start()
+    >>> position.status().message
+    'home, offence, action 1 of 2: kick-off by home-9 on G8'
+    >>> position.layout()["G8"]
+    ('ball', 'home-9')
+    >>> position = position.apply(position.parse_action("G8 inside SW2"))
+    >>> position.layout()["E6"]
+    ('ball', 'home-8')
+    >>> position = position.apply(position.parse_action("keep"))
+    >>> position.status().message
+    'home, offence, action 2 of 2'
+    >>> position = position.apply(position.parse_action("E6 ground N"))
+    >>> position.status().awaiting
+    'die'
+    >>> sorted(action.die for action in position.legal_actions())
+    [1, 2, 3, 4, 5, 6]
+    >>> position = position.apply(Roll(3))
+    >>> position.status().highlights["path"]
+    ('E7', 'E8', 'E9')
+    >>> position.layout()["E9"]
+    ('ball',)
+    >>> position.status().to_move
+    'away'
+    >>> position.parse_action("G8-G9")
+    Traceback (most recent call last):
+    ...
+    masume.rules.base.IllegalAction: G8-G9: there is no away player on G8
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any, Iterator, Union
+
+from .base import IllegalAction, NotationError, Outcome, Status
+
+# --------------------------------------------------------------------------- board
+
+GAME = "masume-tactics"
+FILES = "ABCDEFGHIJKLM"
+SIDES: tuple[str, str] = ("home", "away")
+HOME, AWAY = 0, 1
+WIDTH = 13  # files A-M, x = 0-12
+#: Square index = y * 13 + x, y = rank 0-17.
+
+
+def _sq(x: int, y: int) -> int:
+    return y * WIDTH + x
+
+
+def _xy(square: int) -> tuple[int, int]:
+    return square % WIDTH, square // WIDTH
+
+
+def _on_pitch(x: int, y: int) -> bool:
+    return 1 <= x <= 11 and 1 <= y <= 16
+
+
+def _is_board(x: int, y: int) -> bool:
+    if 1 <= y <= 16:
+        return 0 <= x <= 12
+    return y in (0, 17) and 5 <= x <= 7
+
+
+SQUARE_NAMES: dict[int, str] = {
+    _sq(x, y): f"{FILES[x]}{y}" for y in range(18) for x in range(13) if _is_board(x, y)
+}
+SQUARE_INDEX: dict[str, int] = {name: i for i, name in SQUARE_NAMES.items()}
+PITCH = frozenset(_sq(x, y) for y in range(1, 17) for x in range(1, 12))
+TOUCH = frozenset(_sq(x, y) for y in range(1, 17) for x in (0, 12))
+#: GOALS[side]: the goal squares ``side`` defends.
+GOALS = (frozenset(_sq(x, 0) for x in (5, 6, 7)), frozenset(_sq(x, 17) for x in (5, 6, 7)))
+PENALTY_AREA = (
+    frozenset(_sq(x, y) for x in range(3, 10) for y in (1, 2, 3)),
+    frozenset(_sq(x, y) for x in range(3, 10) for y in (14, 15, 16)),
+)
+CENTRE_CIRCLE = (
+    frozenset(_sq(x, y) for x in (5, 6, 7) for y in (7, 8)),
+    frozenset(_sq(x, y) for x in (5, 6, 7) for y in (9, 10)),
+)
+CENTRE_MARK = (_sq(6, 8), _sq(6, 9))
+#: The penalty kicker's square (behind the penalty mark) when ``side`` attacks.
+PENALTY_SPOT = (_sq(6, 14), _sq(6, 3))
+#: Where the keeper of ``side`` may stand for a penalty, with the die faces he covers
+#: (the faces printed in the net behind each square; see the board file).
+PENALTY_GUARD = (
+    {_sq(5, 1): (1, 2), _sq(6, 1): (3, 4), _sq(7, 1): (5, 6)},
+    {_sq(7, 16): (1, 2), _sq(6, 16): (3, 4), _sq(5, 16): (5, 6)},
+)
+CORNERS = {  # (end defended by side, left?) -> corner square
+    (HOME, True): _sq(1, 1), (HOME, False): _sq(11, 1),
+    (AWAY, True): _sq(1, 16), (AWAY, False): _sq(11, 16),
+}
+GOAL_KICK = {(HOME, True): _sq(4, 1), (HOME, False): _sq(8, 1), (AWAY, True): _sq(4, 16), (AWAY, False): _sq(8, 16)}
+
+DIRECTIONS: dict[str, tuple[int, int]] = {
+    "N": (0, 1), "NE": (1, 1), "E": (1, 0), "SE": (1, -1),
+    "S": (0, -1), "SW": (-1, -1), "W": (-1, 0), "NW": (-1, 1),
+}
+DIRECTION_NAMES = {v: k for k, v in DIRECTIONS.items()}
+
+PIECE_NAMES = tuple(f"{SIDES[i // 11]}-{i % 11 + 1}" for i in range(22))
+
+
+def _side(player: int) -> int:
+    return player // 11
+
+
+def _is_keeper(player: int) -> bool:
+    return player % 11 == 0
+
+
+def square_name(index: int) -> str:
+    return SQUARE_NAMES[index]
+
+
+def _square(name: str) -> int:
+    index = SQUARE_INDEX.get(name.upper()) if isinstance(name, str) else None
+    if index is None:
+        raise NotationError(f"{name!r} is not a square of the board (pitch B1-L16, touch files A and M)")
+    return index
+
+
+def _progress(side: int, square: int) -> int:
+    """How far up the pitch ``square`` is for ``side`` (1 = own goal line, 16 = the opponent's)."""
+    y = square // WIDTH
+    return y if side == HOME else 17 - y
+
+
+def _mirror(square: int) -> int:
+    x, y = _xy(square)
+    return _sq(x, 17 - y)
+
+
+#: Kick-off formation of home, shirt 1-11; shirt 9 stands on the centre mark when
+#: home kicks off and on G6 otherwise. Away's is the mirror image (rank r -> 17 - r).
+FORMATION = ("G2", "C4", "E3", "I3", "K4", "G5", "C7", "E6", "G8", "I6", "K7")
+
+
+def _formation(kicking_off: int) -> tuple[int, ...]:
+    home = [SQUARE_INDEX[n] for n in FORMATION]
+    if kicking_off != HOME:
+        home[8] = SQUARE_INDEX["G6"]
+    away = [SQUARE_INDEX[n] for n in FORMATION]
+    if kicking_off != AWAY:
+        away[8] = SQUARE_INDEX["G6"]
+    return tuple(home) + tuple(_mirror(s) for s in away)
+
+
+# --------------------------------------------------------------------------- actions
+
+
+@dataclass(frozen=True)
+class Move:
+    """A player steps one square in one of 8 directions (a dribble when he keeps the ball).
+
+    ``leave`` is True when a keeping player steps off and leaves the ball (a loose ball).
+
+    >>> str(Move("G8", "G9")), str(Move("G8", "G9", leave=True))
+    ('G8-G9', 'G8-G9 leave')
+    """
+
+    frm: str
+    to: str
+    leave: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.frm}-{self.to}" + (" leave" if self.leave else "")
+
+
+@dataclass(frozen=True)
+class Kick:
+    """The keeping player calls a kick: ``kind`` ground, lob or inside, a direction, and
+    for an inside kick the distance (1 or 2). Ground and lob kicks wait for the die.
+
+    >>> str(Kick("G8", "ground", "N")), str(Kick("G8", "inside", "NE", 2))
+    ('G8 ground N', 'G8 inside NE2')
+    """
+
+    frm: str
+    kind: str
+    direction: str
+    distance: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.frm} {self.kind} {self.direction}" + (str(self.distance) if self.distance else "")
+
+
+@dataclass(frozen=True)
+class Charge:
+    """A defender on ``frm`` charges the ball keeper on ``to`` (then both roll the die).
+
+    >>> str(Charge("G10", "G9"))
+    'G10 charge G9'
+    """
+
+    frm: str
+    to: str
+
+    def __str__(self) -> str:
+        return f"{self.frm} charge {self.to}"
+
+
+@dataclass(frozen=True)
+class Roll:
+    """A chance action: the electronic die showed ``die``.
+
+    >>> Roll(4).die, str(Roll(4))
+    (4, 'die 4')
+    """
+
+    die: int
+
+    def __str__(self) -> str:
+        return f"die {self.die}"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A choice while the ball is in play within one action.
+
+    - ``keep``: the player the ball reached keeps it;
+    - ``touch D``: he lets it run one square in direction D instead (one-touch);
+    - ``head D1`` / ``head D2``: he heads a lob on, 1 or 2 squares;
+    - ``bounce D``: the direction a ball bounces on in.
+
+    >>> str(Choice("keep")), str(Choice("touch", "E")), str(Choice("head", "N", 2))
+    ('keep', 'touch E', 'head N2')
+    """
+
+    kind: str
+    direction: str = ""
+    distance: int = 0
+
+    def __str__(self) -> str:
+        out = self.kind
+        if self.direction:
+            out += " " + self.direction + (str(self.distance) if self.distance else "")
+        return out
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A set-piece step.
+
+    - ``kicker C5``: the player on C5 takes the set piece (he goes to the spot);
+    - ``C5>D9``: re-place a player (``frm``, ``to``);
+    - ``ready``: the side has re-placed the players it wants to;
+    - ``guard F1``: the keeper stands before a number of the net for a penalty;
+    - ``in B5``: the thrower steps back onto the pitch after a throw-in.
+
+    >>> str(Setup("kicker", "C5")), str(Setup("replace", "C5", "D9")), str(Setup("ready"))
+    ('kicker C5', 'C5>D9', 'ready')
+    """
+
+    kind: str
+    frm: str = ""
+    to: str = ""
+
+    def __str__(self) -> str:
+        if self.kind == "replace":
+            return f"{self.frm}>{self.to}"
+        return f"{self.kind} {self.frm}" if self.frm else self.kind
+
+
+@dataclass(frozen=True)
+class Restart:
+    """After a goal (or at half time): the players go back to the kick-off formation.
+
+    >>> str(Restart())
+    'restart'
+    """
+
+    def __str__(self) -> str:
+        return "restart"
+
+
+@dataclass(frozen=True)
+class Whistle:
+    """The referee's clock ran out (option ``halves``): half time, or full time.
+
+    >>> str(Whistle())
+    'whistle'
+    """
+
+    def __str__(self) -> str:
+        return "whistle"
+
+
+@dataclass(frozen=True)
+class Pass:
+    """Ends the turn; legal only when the side to move has nothing else to do.
+
+    >>> str(Pass())
+    'pass'
+    """
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+Action = Union[Move, Kick, Charge, Roll, Choice, Setup, Restart, Whistle, Pass]
+
+
+# --------------------------------------------------------------------------- options
+
+
+@dataclass(frozen=True)
+class Options:
+    """Named rule options (``RULES.start`` keyword arguments).
+
+    - ``rules``: ``"standard"`` or ``"beginner"`` (ビギナールール: one action a turn,
+      ground kicks only, no one-touch, no offside);
+    - ``goals_to_win``: 0 plays on (a timed match), 1 is "first goal wins";
+    - ``halves``: minutes of each half; 0 = no clock. With a clock the table pushes
+      :class:`Whistle` when the time is up;
+    - ``turn_seconds``: the turn time limit (20 or 30; 0 = none). The engine only
+      reports it; the table's timer lights count it down.
+    """
+
+    rules: str = "standard"
+    goals_to_win: int = 0
+    halves: int = 0
+    turn_seconds: int = 0
+
+    @classmethod
+    def make(cls, **options: Any) -> "Options":
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise ValueError(f"unknown masume-tactics option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        made = cls(**options)
+        if made.rules not in ("standard", "beginner"):
+            raise ValueError(f"rules must be standard or beginner, not {made.rules!r}")
+        for name in ("goals_to_win", "halves", "turn_seconds"):
+            value = getattr(made, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{name} must be a whole number of at least 0, not {value!r}")
+        return made
+
+    def text(self) -> str:
+        default = Options()
+        return " ".join(
+            f"{name}={getattr(self, name)}" for name in self.__dataclass_fields__
+            if getattr(self, name) != getattr(default, name)
+        )
+
+
+# --------------------------------------------------------------------------- position
+
+#: ``pending``: what the rules wait for inside an action, a tuple whose first item
+#: names it (all items are str or int, so that ``to_text`` can write them):
+#:   ("kick", kicker, kind, dx, dy)          -- the die for a ground or lob kick
+#:   ("charge", defender, keeper)            -- the defender's die
+#:   ("charge2", defender, keeper, die)      -- the keeper's die
+#:   ("receive", player, touched)            -- keep or one-touch (touched: bitmask)
+#:   ("header", player)                      -- keep or head a lob on
+#:   ("bounce", square, distance, side, touched) -- the direction of a bounce, chosen by side
+#:   ("goal", conceding side)                -- restart
+#:   ("halftime", side to kick off)          -- restart
+#:   ("place", kind, spot, side)             -- choose the set-piece kicker
+#:   ("replace", kind, kicker, side, stage, count, mask) -- re-placements (stage "o"/"d")
+#:   ("guard", kicker)                       -- the keeper's penalty square
+#:   ("penalty", kicker, guard square)       -- the kicker's die
+#:   ("stepin", thrower)                     -- the thrower's step back in
+Pending = tuple
+
+
+@dataclass(frozen=True, repr=False)
+class Position:
+    """A moment of a Masume Soccer Tactics match. Immutable and hashable.
+
+    ``players[i]`` is the square of player i (0-10 home shirts 1-11, 11-21 away);
+    a player on the ball's square keeps it.
+    """
+
+    players: tuple[int, ...]
+    ball: int
+    offence: int = HOME
+    to_move: int = HOME
+    action: int = 1
+    used: int = 0  # bitmask of players that moved (offence) / acted (defence) this turn
+    pending: Pending = ()
+    score: tuple[int, int] = (0, 0)
+    last_touch: int = -1
+    banned: int = -1  # the set-piece or kick-off kicker, until someone else touches the ball
+    must_kick: int = -1  # the set-piece kicker who must kick by action 2 (or 1 at a kick-off)
+    restart: str = ""  # the kind of set piece the next kick is ("kickoff", "throw", ...)
+    half: int = 1
+    kicked_off: int = HOME  # who kicked off the match
+    over: str = ""  # "" or the outcome reason
+    resigned: int = -1
+    options: Options = field(default_factory=Options)
+    #: The squares the ball went through in the last action (for the LEDs); not compared.
+    path: tuple[int, ...] = field(default=(), compare=False)
+
+    game: str = field(default=GAME, init=False, compare=False)
+    sides: tuple[str, str] = field(default=SIDES, init=False, compare=False)
+
+    def __repr__(self) -> str:
+        return f"<Position {self.to_text()!r}>"
+
+    # ----------------------------------------------------------- queries
+
+    @cached_property
+    def _at(self) -> dict[int, int]:
+        return {square: i for i, square in enumerate(self.players)}
+
+    @property
+    def keeper(self) -> int:
+        """The player keeping the ball, or -1 for a loose ball."""
+        return self._at.get(self.ball, -1)
+
+    def player_at(self, square: str) -> str | None:
+        """The piece name of the player on ``square``.
+
+        >>> RULES.start().player_at("G2")
+        'home-1'
+        """
+        i = self._at.get(_square(square), -1)
+        return PIECE_NAMES[i] if i >= 0 else None
+
+    @property
+    def beginner(self) -> bool:
+        return self.options.rules == "beginner"
+
+    def actions_per_turn(self, side: int | None = None) -> int:
+        side = self.to_move if side is None else side
+        if self.beginner:
+            return 1
+        return 2 if side == self.offence else 3
+
+    def layout(self) -> dict[str, tuple[str, ...]]:
+        """Square -> pieces, bottom to top; the keeping player stands on the ball.
+
+        >>> RULES.start().layout()["G11"]
+        ('away-9',)
+        """
+        out: dict[str, tuple[str, ...]] = {}
+        for i, square in enumerate(self.players):
+            out[SQUARE_NAMES[square]] = (PIECE_NAMES[i],)
+        if self.ball in SQUARE_NAMES:
+            name = SQUARE_NAMES[self.ball]
+            out[name] = ("ball",) + out.get(name, ())
+        return out
+
+    def outcome(self) -> Outcome | None:
+        if not self.over:
+            return None
+        score = {SIDES[0]: self.score[0], SIDES[1]: self.score[1]}
+        if self.resigned >= 0:
+            return Outcome(SIDES[1 - self.resigned], "resignation", score)
+        if self.score[0] == self.score[1]:
+            return Outcome(None, self.over, score)
+        return Outcome(SIDES[0] if self.score[0] > self.score[1] else SIDES[1], self.over, score)
+
+    def status(self) -> Status:
+        side = SIDES[self.to_move]
+        score = {SIDES[0]: self.score[0], SIDES[1]: self.score[1]}
+        role = "offence" if self.to_move == self.offence else "defence"
+        n = self.actions_per_turn()
+        highlights: dict[str, tuple[str, ...]] = {}
+        if self.path:
+            highlights["path"] = tuple(SQUARE_NAMES[s] for s in self.path if s in SQUARE_NAMES)
+        awaiting = None
+        message = f"{side}, {role}, action {self.action} of {n}"
+        kind = self.pending[0] if self.pending else ""
+        if self.over:
+            return Status(side, self.action, n, score, None, str(self.outcome()), highlights)
+        if kind in ("kick", "charge", "charge2", "penalty"):
+            awaiting = "die"
+            who = {"kick": "the kicker", "charge": "the charging defender", "charge2": "the ball keeper",
+                   "penalty": "the penalty taker"}[kind]
+            message += f": {who} rolls the die"
+            if kind == "charge2":
+                message += f" (the defender rolled {self.pending[3]})"
+        elif kind == "receive":
+            message += f": {PIECE_NAMES[self.pending[1]]} keeps the ball or lets it run (touch)"
+            highlights["target"] = (SQUARE_NAMES[self.ball],)
+        elif kind == "header":
+            message += f": {PIECE_NAMES[self.pending[1]]} keeps the ball or heads it on"
+            highlights["target"] = (SQUARE_NAMES[self.ball],)
+        elif kind == "bounce":
+            message += f": {SIDES[self.pending[3]]} chooses where the ball bounces {self.pending[2]} square(s)"
+            highlights["target"] = (SQUARE_NAMES[self.ball],)
+        elif kind in ("goal", "halftime"):
+            what = "goal!" if kind == "goal" else "half time:"
+            message = f"{what} {SIDES[self.pending[1]]} to kick off"
+            if kind == "goal":
+                highlights["goal"] = (SQUARE_NAMES[self.ball],)
+            highlights["setup"] = tuple(SQUARE_NAMES[s] for s in _formation(self.pending[1]))
+        elif kind == "place":
+            message = f"{side}: {self.pending[1]}, choose the kicker"
+            highlights["target"] = (SQUARE_NAMES[self.pending[2]],)
+        elif kind == "replace":
+            stage, count = self.pending[4], self.pending[5]
+            if stage == "o":
+                message = f"{side}: re-place any players for the {self.pending[1]}, then ready"
+            else:
+                message = f"{side}: re-place up to {count} player(s), then ready"
+        elif kind == "guard":
+            message = f"{side}: the keeper chooses his square before the net"
+            highlights["target"] = tuple(SQUARE_NAMES[s] for s in PENALTY_GUARD[self.to_move])
+        elif kind == "stepin":
+            message += f": {PIECE_NAMES[self.pending[1]]} steps back onto the pitch"
+        elif self.must_kick >= 0 and self.restart == "kickoff":
+            message += f": kick-off by {PIECE_NAMES[self.must_kick]} on {SQUARE_NAMES[self.players[self.must_kick]]}"
+        elif self.must_kick >= 0:
+            message += f": {PIECE_NAMES[self.must_kick]} must kick by action 2"
+        return Status(side, self.action, n, score, awaiting, message, highlights)
+
+    # ----------------------------------------------------------- legal actions
+
+    def legal_actions(self) -> Iterator[Action]:
+        """Every legal action from here, each once."""
+        return iter(self._legal)
+
+    def is_legal(self, action: object) -> bool:
+        try:
+            return action in self._legal
+        except TypeError:
+            return False
+
+    def apply(self, action: Action) -> "Position":
+        """The position after ``action``; raises :class:`IllegalAction` with the reason."""
+        if not self.is_legal(action):
+            raise IllegalAction(f"{action}: {self._why_illegal(action)}")
+        if isinstance(action, Pass):
+            return self._end_action()
+        child = self._result(action)
+        assert child is not None
+        return child
+
+    @cached_property
+    def _legal(self) -> dict[Action, None]:
+        out: dict[Action, None] = {}
+        if self.over:
+            return out
+        for action in self._candidates():
+            if isinstance(action, Move):
+                ok = self._move_ok(action)
+            elif isinstance(action, (Setup, Choice, Roll, Restart, Whistle)):
+                ok = True  # every candidate of these is legal
+            else:
+                ok = self._result(action) is not None
+            if ok:
+                out[action] = None
+        if not out and not self.pending:
+            out[Pass()] = None
+        return out
+
+    def _move_ok(self, move: Move) -> bool:
+        """Whether a candidate step is legal (the set-piece and kick-off kicker's duties)."""
+        if self.must_kick < 0:
+            return True
+        if self.action >= self._kick_deadline():
+            return False
+        i = self._at[SQUARE_INDEX[move.frm]]
+        return i != self.must_kick or (self.restart == "goal-kick-2" and not move.leave)
+
+    def _candidates(self) -> Iterator[Action]:
+        kind = self.pending[0] if self.pending else ""
+        if kind in ("kick", "charge", "charge2", "penalty"):
+            for die in range(1, 7):
+                yield Roll(die)
+            return
+        if kind == "receive":
+            yield Choice("keep")
+            if not self.beginner and not (self.pending[2] >> self.pending[1]) & 1:
+                for name in DIRECTIONS:
+                    yield Choice("touch", name)
+            return
+        if kind == "header":
+            yield Choice("keep")
+            for name in DIRECTIONS:
+                yield Choice("head", name, 1)
+                yield Choice("head", name, 2)
+            return
+        if kind == "bounce":
+            for name in DIRECTIONS:
+                yield Choice("bounce", name)
+            return
+        if kind in ("goal", "halftime"):
+            yield Restart()
+            return
+        if kind == "place":
+            for i in self._side_players(self.to_move):
+                yield Setup("kicker", SQUARE_NAMES[self.players[i]])
+            return
+        if kind == "replace":
+            yield Setup("ready")
+            kicker, mask = self.pending[2], self.pending[6]
+            if self.pending[4] == "d" and bin(mask).count("1") >= self.pending[5]:
+                return
+            empty = [s for s in sorted(PITCH) if s not in self._at and s != self.ball]
+            for i in self._side_players(self.to_move):
+                if i == kicker or (mask >> i) & 1:
+                    continue
+                for s in empty:
+                    yield Setup("replace", SQUARE_NAMES[self.players[i]], SQUARE_NAMES[s])
+            return
+        if kind == "guard":
+            for s in PENALTY_GUARD[self.to_move]:
+                yield Setup("guard", SQUARE_NAMES[s])
+            return
+        if kind == "stepin":
+            for s in self._stepin_squares(self.pending[1]):
+                yield Setup("in", SQUARE_NAMES[s])
+            return
+        # Open play.
+        if self.options.halves:
+            yield Whistle()
+        side = self.to_move
+        keeper = self.keeper
+        for i in self._side_players(side):
+            square = self.players[i]
+            used = (self.used >> i) & 1
+            if not used:
+                for to in self._steps(i):
+                    yield Move(SQUARE_NAMES[square], SQUARE_NAMES[to])
+                    if i == keeper:
+                        yield Move(SQUARE_NAMES[square], SQUARE_NAMES[to], leave=True)
+            if i == keeper and side == self.offence:
+                for name in DIRECTIONS:
+                    yield Kick(SQUARE_NAMES[square], "ground", name)
+                    if not self.beginner:
+                        yield Kick(SQUARE_NAMES[square], "lob", name)
+                        yield Kick(SQUARE_NAMES[square], "inside", name, 1)
+                        yield Kick(SQUARE_NAMES[square], "inside", name, 2)
+            if keeper >= 0 and side != self.offence and _side(keeper) != side and not used:
+                kx, ky = _xy(self.players[keeper])
+                x, y = _xy(square)
+                if max(abs(kx - x), abs(ky - y)) == 1:
+                    yield Charge(SQUARE_NAMES[square], SQUARE_NAMES[self.players[keeper]])
+
+    def _side_players(self, side: int) -> range:
+        return range(side * 11, side * 11 + 11)
+
+    def _steps(self, i: int) -> Iterator[int]:
+        x, y = _xy(self.players[i])
+        for dx, dy in DIRECTIONS.values():
+            to = _sq(x + dx, y + dy)
+            if not _on_pitch(x + dx, y + dy) or to in self._at:
+                continue
+            if i == self.banned and to == self.ball:
+                continue
+            yield to
+
+    def _stepin_squares(self, i: int) -> list[int]:
+        x, y = _xy(self.players[i])
+        inward = 1 if x == 0 else -1
+        out = []
+        for dy in (-1, 0, 1):
+            to = _sq(x + inward, y + dy)
+            if _on_pitch(x + inward, y + dy) and to not in self._at and to != self.ball:
+                out.append(to)
+        return out
+
+    # ----------------------------------------------------------- effects
+
+    def _result(self, action: Action) -> "Position | None":
+        """The position after ``action``, or None if it is not legal here."""
+        base = replace(self, path=())
+        if isinstance(action, Roll):
+            return base._roll(action.die)
+        if isinstance(action, Choice):
+            return base._choice(action)
+        if isinstance(action, Restart):
+            return base._restart()
+        if isinstance(action, Whistle):
+            return base._whistle()
+        if isinstance(action, Setup):
+            return base._setup(action)
+        if isinstance(action, Move):
+            return base._move(action)
+        if isinstance(action, Kick):
+            return base._kick(action)
+        if isinstance(action, Charge):
+            return base._charge(action)
+        return None
+
+    def _mark_used(self, i: int) -> "Position":
+        return replace(self, used=self.used | (1 << i))
+
+    def _move(self, move: Move) -> "Position | None":
+        frm, to = SQUARE_INDEX[move.frm], SQUARE_INDEX[move.to]
+        i = self._at[frm]
+        players = list(self.players)
+        players[i] = to
+        ball = self.ball
+        if frm == ball and not move.leave:
+            ball = to
+        pos = replace(self, players=tuple(players), ball=ball)
+        if self.must_kick == i and self.restart != "goal-kick-2":
+            return None
+        if self.must_kick == i and move.leave:
+            return None
+        if pos.keeper == i and i != self.banned:
+            pos = replace(pos, last_touch=i, banned=-1 if self.banned != i else self.banned)
+        if self.must_kick >= 0 and self.action >= self._kick_deadline():
+            return None
+        return pos._mark_used(i)._end_action()
+
+    def _kick_deadline(self) -> int:
+        return 1 if self.restart == "kickoff" or self.beginner else 2
+
+    def _kick(self, kick: Kick) -> "Position | None":
+        frm = SQUARE_INDEX[kick.frm]
+        i = self._at[frm]
+        if self.must_kick >= 0 and i != self.must_kick:
+            if self.action >= self._kick_deadline():
+                return None
+        direction = DIRECTIONS[kick.direction]
+        if frm in TOUCH:  # a throw-in goes into the pitch
+            x, _ = _xy(frm)
+            if direction[0] != (1 if x == 0 else -1):
+                return None
+        base = replace(self, must_kick=-1 if i == self.must_kick else self.must_kick, last_touch=i)
+        if self.must_kick == i:
+            base = replace(base, banned=i)
+        if kick.kind == "inside":
+            x, y = _xy(frm)
+            for step in (1, 2):
+                sx, sy = x + direction[0] * step, y + direction[1] * step
+                j = self._at.get(_sq(sx, sy), -1) if 0 <= sx <= 12 else -1
+                if j >= 0 and _side(j) != _side(i):
+                    return None  # an opponent within two squares on that line
+                if step == 1 and j >= 0 and kick.distance == 2:
+                    return None  # the team-mate on the first square would take it: that is inside 1
+            return base._travel(frm, direction, kick.distance, "inside", i, 1 << i)
+        return replace(base, pending=("kick", i, kick.kind, direction[0], direction[1]))
+
+    def _charge(self, charge: Charge) -> "Position | None":
+        d = self._at[SQUARE_INDEX[charge.frm]]
+        k = self._at[SQUARE_INDEX[charge.to]]
+        ks = self.players[k]
+        if _is_keeper(k) and ks in PENALTY_AREA[_side(k)]:
+            return None  # the keeper in his own penalty area cannot be charged
+        dx, dy = (a - b for a, b in zip(_xy(self.players[d]), _xy(ks)))
+        forward = 1 if _side(k) == HOME else -1
+        pos = self._mark_used(d)
+        if dy == -forward:  # from behind: a foul
+            if self.beginner:
+                return None  # the beginner rules know charges from the front and the side only
+            return pos._foul(ks, 1 - _side(d))
+        return replace(pos, pending=("charge", d, k))
+
+    def _roll(self, die: int) -> "Position | None":
+        kind = self.pending[0]
+        if kind == "charge":
+            return replace(self, pending=("charge2", self.pending[1], self.pending[2], die))
+        if kind == "charge2":
+            d, k, droll = self.pending[1], self.pending[2], self.pending[3]
+            bonus = 0
+            if self.players[d] in PENALTY_AREA[_side(d)]:
+                bonus = 2 if _is_keeper(d) else 1
+            pos = replace(self, pending=())
+            if droll + bonus >= die:
+                players = list(self.players)
+                players[d], players[k] = players[k], players[d]
+                pos = replace(pos, players=tuple(players), last_touch=d,
+                              banned=-1 if self.banned != d else d)
+            return pos._end_action()
+        if kind == "penalty":
+            kicker, guard = self.pending[1], self.pending[2]
+            defending = 1 - _side(kicker)
+            faces = PENALTY_GUARD[defending][guard]
+            pos = replace(self, pending=(), last_touch=kicker)
+            if die in faces:  # the keeper guessed right and catches it
+                gk = defending * 11
+                return replace(pos, ball=pos.players[gk], last_touch=gk)._end_action()
+            goal = {1: 5, 2: 5, 3: 6, 4: 6, 5: 7, 6: 7}[die] if defending == HOME else {1: 7, 2: 7, 3: 6, 4: 6, 5: 5, 6: 5}[die]
+            square = _sq(goal, 0 if defending == HOME else 17)
+            return pos._goal(square, (pos.players[kicker], square))
+        # A kick.
+        kicker, kick_kind, dx, dy = self.pending[1], self.pending[2], self.pending[3], self.pending[4]
+        frm = self.players[kicker]
+        bonus = 2 if _is_keeper(kicker) and frm in PENALTY_AREA[_side(kicker)] else 0
+        pos = replace(self, pending=())
+        if kick_kind == "lob":
+            distance = (die + 2 if die <= 3 else die) + bonus
+            return pos._travel(frm, (dx, dy), distance, "lob", kicker, 1 << kicker)
+        return pos._travel(frm, (dx, dy), die + bonus, "ground", kicker, 1 << kicker, face=die)
+
+    def _choice(self, choice: Choice) -> "Position | None":
+        kind = self.pending[0]
+        if kind == "receive":
+            player, touched = self.pending[1], self.pending[2]
+            pos = replace(self, pending=(), last_touch=player, banned=-1 if self.banned != player else player)
+            if choice.kind == "keep":
+                return pos._end_action()
+            return pos._travel(self.ball, DIRECTIONS[choice.direction], 1, "touch", player, touched | (1 << player))
+        if kind == "header":
+            player = self.pending[1]
+            pos = replace(self, pending=(), last_touch=player, banned=-1 if self.banned != player else player)
+            if choice.kind == "keep":
+                return pos._end_action()
+            return pos._travel(self.ball, DIRECTIONS[choice.direction], choice.distance, "header", player, 1 << player)
+        if kind == "bounce":
+            square, distance, _, touched = self.pending[1:5]
+            hit = self._at.get(square, -1)
+            return replace(self, pending=())._travel(
+                square, DIRECTIONS[choice.direction], distance, "bounce", hit, touched)
+        return None
+
+    def _travel(self, frm: int, direction: tuple[int, int], distance: int, mode: str, passer: int,
+                touched: int, face: int = 0, path: tuple[int, ...] = ()) -> "Position":
+        """The ball goes ``distance`` squares from ``frm``; what it meets decides the rest."""
+        x, y = _xy(frm)
+        dx, dy = direction
+        steps = 0
+        path = list(path)
+        while steps < distance:
+            nx, ny = x + dx, y + dy
+            if ny in (0, 17) and 5 <= nx <= 7 and dx != 0 and not 5 <= x <= 7:
+                # Into the goal from outside the posts on a diagonal: the post. The
+                # ball rebounds diagonally back into the pitch (docs: "The post").
+                dy = -dy
+                nx, ny = x + dx, y + dy
+            steps += 1
+            x, y = nx, ny
+            square = _sq(x, y)
+            if not _on_pitch(x, y):
+                if square in SQUARE_NAMES:
+                    path.append(square)
+                over_bar = mode in ("lob", "header") and steps < distance
+                return replace(self, path=tuple(path))._out(x, y, over_bar)
+            path.append(square)
+            j = self._at.get(square, -1)
+            if j < 0:
+                continue
+            if mode in ("lob", "header"):
+                if steps < distance:
+                    continue
+                pos = replace(self, ball=square, path=tuple(path))
+                if mode == "header":  # reading: a headed ball is kept where it lands
+                    return pos._received(j, passer, final=True)
+                return pos._received(j, passer, header=True)
+            pos = replace(self, ball=square, path=tuple(path))
+            if mode == "ground" and steps == 1:
+                if face <= 4:
+                    return pos._received(j, passer, touched=touched)
+                return pos._bounce(square, face - 4, _side(passer), touched | (1 << j), j)
+            if mode in ("inside", "touch") or distance - steps <= 1:
+                return pos._received(j, passer, touched=touched)
+            chooser = _side(j)
+            return pos._bounce(square, distance - steps, chooser, touched | (1 << j), j)
+        pos = replace(self, ball=_sq(x, y), path=tuple(path))
+        return pos._end_action()
+
+    def _bounce(self, square: int, distance: int, chooser: int, touched: int, hit: int) -> "Position":
+        pos = replace(self, pending=("bounce", square, distance, chooser, touched), last_touch=hit,
+                      banned=-1 if self.banned != hit else hit)
+        return pos
+
+    def _received(self, j: int, passer: int, header: bool = False, final: bool = False,
+                  touched: int = 0) -> "Position":
+        if self._offside(j, passer):
+            return self._foul(self.players[j], 1 - _side(j))
+        if header:
+            return replace(self, pending=("header", j))
+        if final or self.beginner or (touched >> j) & 1:
+            return replace(self, last_touch=j, banned=-1 if self.banned != j else j)._end_action()
+        return replace(self, pending=("receive", j, touched | (0 if passer < 0 else (1 << passer))))
+
+    def _offside(self, j: int, passer: int) -> bool:
+        """A pass received in an offside position (docs: "Offside")."""
+        if self.beginner or passer < 0 or _side(passer) != _side(j) or passer == j:
+            return False
+        if self.restart in ("throw", "corner", "goal-kick-1", "goal-kick-2"):
+            return False
+        side = _side(j)
+        defenders = [self.players[i] for i in self._side_players(1 - side) if not _is_keeper(i)]
+        last = max(_progress(side, s) for s in defenders)
+        mine = _progress(side, self.players[j])
+        return mine > last and _progress(side, self.players[passer]) < mine
+
+    # ----------------------------------------------------------- turns and restarts
+
+    def _end_action(self) -> "Position":
+        """The action is over: swap roles if the defence gained the ball, else count it."""
+        pos = replace(self, pending=())
+        if pos.restart and pos.must_kick < 0:  # the set-piece kick has been taken
+            thrower = next((i for i, s in enumerate(pos.players) if s in TOUCH), -1)
+            pos = replace(pos, restart="")
+            if pos.restart == "" and self.restart == "throw" and thrower >= 0 and pos._stepin_squares(thrower):
+                return replace(pos, pending=("stepin", thrower))
+        keeper = pos.keeper
+        if keeper >= 0 and _side(keeper) != pos.offence:
+            new = _side(keeper)
+            if _is_keeper(keeper) and pos.players[keeper] in PENALTY_AREA[new] and not pos.beginner:
+                return pos._set_piece("goal-kick-2", pos.players[keeper], new, kicker=keeper)
+            return replace(pos, offence=new, to_move=new, action=1, used=0, must_kick=-1, restart="")
+        if pos.action >= pos.actions_per_turn():
+            return replace(pos, to_move=1 - pos.to_move, action=1, used=0)
+        return replace(pos, action=pos.action + 1)
+
+    def _out(self, x: int, y: int, over_bar: bool = False) -> "Position":
+        """The ball left the pitch at (x, y) (a goal, or out of play)."""
+        square = _sq(x, y)
+        last = self.last_touch
+        last_side = _side(last) if last >= 0 else self.offence
+        if 1 <= y <= 16:  # over a touchline: throw-in for the other side
+            return replace(self, ball=square)._set_piece("throw", square, 1 - last_side)
+        end = HOME if y <= 0 else AWAY  # the side that defends this end
+        if 5 <= x <= 7 and not over_bar and y in (0, 17):
+            if self.restart == "throw":
+                # A throw straight into a goal does not count.
+                if end != last_side:
+                    return replace(self, ball=square)._set_piece("goal-kick-1", GOAL_KICK[(end, x <= 6)], end)
+                return replace(self, ball=square)._set_piece("corner", CORNERS[(end, x <= 6)], 1 - end)
+            return self._goal(square, self.path)
+        left = x <= 6
+        if last_side == end:
+            return self._set_piece("corner", CORNERS[(end, left)], 1 - end)
+        return self._set_piece("goal-kick-1", GOAL_KICK[(end, left)], end)
+
+    def _goal(self, square: int, path: tuple[int, ...]) -> "Position":
+        conceding = HOME if square in GOALS[HOME] else AWAY
+        score = list(self.score)
+        score[1 - conceding] += 1
+        pos = replace(self, ball=square, score=tuple(score), pending=("goal", conceding), to_move=conceding,
+                      action=1, used=0, must_kick=-1, banned=-1, restart="", path=tuple(path))
+        if self.options.goals_to_win and score[1 - conceding] >= self.options.goals_to_win:
+            return replace(pos, over="goals", pending=())
+        return pos
+
+    def _restart(self) -> "Position":
+        side = self.pending[1]
+        players = _formation(side)
+        return replace(self, players=players, ball=CENTRE_MARK[side], offence=side, to_move=side, action=1, used=0,
+                       pending=(), last_touch=-1, banned=-1, must_kick=side * 11 + 8, restart="kickoff")
+
+    def _whistle(self) -> "Position":
+        if self.half >= 2:
+            return replace(self, over="full time", pending=())
+        side = 1 - self.kicked_off
+        return replace(self, half=2, pending=("halftime", side), to_move=side, action=1, used=0,
+                       must_kick=-1, banned=-1, restart="")
+
+    def _foul(self, square: int, side: int) -> "Position":
+        """A foul at ``square``: a free kick for ``side``, a penalty in the other side's area."""
+        if square in PENALTY_AREA[1 - side] and not self.beginner:
+            return replace(self, pending=("place", "penalty", PENALTY_SPOT[side], side), to_move=side,
+                           offence=side, action=1, used=0, must_kick=-1, banned=-1, restart="")
+        return self._set_piece("free-kick", square, side)
+
+    def _set_piece(self, kind: str, spot: int, side: int, kicker: int = -1) -> "Position":
+        pos = replace(self, ball=spot, offence=side, to_move=side, action=1, used=0, must_kick=-1, banned=-1,
+                      restart="")
+        if kicker >= 0:
+            return replace(pos, pending=("replace", kind, kicker, side, "o", 0, 0))
+        if kind == "goal-kick-1":  # the goalkeeper takes it
+            return pos._place(side * 11, kind, spot, side)
+        return replace(pos, pending=("place", kind, spot, side))
+
+    def _place(self, kicker: int, kind: str, spot: int, side: int) -> "Position":
+        players = list(self.players)
+        other = self._at.get(spot, -1)
+        if other >= 0 and other != kicker:
+            players[other] = players[kicker]  # the player on the spot makes room
+        players[kicker] = spot
+        pos = replace(self, players=tuple(players))
+        if kind == "penalty":
+            return replace(pos, pending=("guard", kicker), to_move=1 - side)
+        return replace(pos, pending=("replace", kind, kicker, side, "o", 0, 0))
+
+    def _setup(self, setup: Setup) -> "Position | None":
+        kind = self.pending[0]
+        if kind == "place" and setup.kind == "kicker":
+            return self._place(self._at[SQUARE_INDEX[setup.frm]], self.pending[1], self.pending[2], self.pending[3])
+        if kind == "replace":
+            piece, kicker, side, stage, count, mask = self.pending[1:7]
+            if setup.kind == "ready":
+                if stage == "o":
+                    pos = replace(self, pending=("replace", piece, kicker, side, "d", bin(mask).count("1"), 0),
+                                  to_move=1 - side)
+                    if bin(mask).count("1") == 0:
+                        return pos._setup(Setup("ready"))
+                    return pos
+                return replace(self, pending=(), to_move=side, offence=side, action=1, used=0,
+                               must_kick=kicker, restart=piece, ball=self.players[kicker])
+            i = self._at[SQUARE_INDEX[setup.frm]]
+            players = list(self.players)
+            players[i] = SQUARE_INDEX[setup.to]
+            pos = replace(self, players=tuple(players), pending=("replace", piece, kicker, side, stage, count,
+                                                                 mask | (1 << i)))
+            return pos
+        if kind == "guard":
+            kicker = self.pending[1]
+            square = SQUARE_INDEX[setup.frm]
+            gk = (1 - _side(kicker)) * 11
+            players = list(self.players)
+            other = self._at.get(square, -1)
+            if other >= 0 and other != gk:
+                players[other] = players[gk]
+            players[gk] = square
+            return replace(self, players=tuple(players), pending=("penalty", kicker, square), to_move=_side(kicker))
+        if kind == "stepin":
+            i = self.pending[1]
+            players = list(self.players)
+            players[i] = SQUARE_INDEX[setup.frm]
+            return replace(self, players=tuple(players), pending=(), restart="")._end_action()
+        return None
+
+    # ----------------------------------------------------------- reasons
+
+    def _why_illegal(self, action: object) -> str:
+        status = self.status()
+        if self.over:
+            return f"the game is over ({self.outcome()})"
+        if not isinstance(action, (Move, Kick, Charge, Roll, Choice, Setup, Restart, Whistle, Pass)):
+            return f"not a {GAME} action"
+        kind = self.pending[0] if self.pending else ""
+        if kind and not isinstance(action, (Roll, Choice, Setup, Restart)):
+            return f"not now: {status.message}"
+        if isinstance(action, Roll):
+            return "nothing waits for the die now" if status.awaiting != "die" else "a die shows 1 to 6"
+        if isinstance(action, (Choice, Setup, Restart)) and not kind:
+            return f"not now: {status.message}"
+        if isinstance(action, (Move, Kick, Charge)):
+            frm = SQUARE_INDEX.get(action.frm, -1)
+            i = self._at.get(frm, -1)
+            if i < 0 or _side(i) != self.to_move:
+                return f"there is no {SIDES[self.to_move]} player on {action.frm}"
+            role = "offence" if self.to_move == self.offence else "defence"
+            if self.must_kick >= 0 and i != self.must_kick and self.action >= self._kick_deadline():
+                return f"{PIECE_NAMES[self.must_kick]} must take the kick now"
+            if isinstance(action, Move):
+                to = SQUARE_INDEX.get(action.to, -1)
+                fx, fy = _xy(frm)
+                tx, ty = _xy(to)
+                if to < 0 or max(abs(fx - tx), abs(fy - ty)) != 1:
+                    return "a player moves one square in one of 8 directions"
+                if not _on_pitch(tx, ty):
+                    return f"{action.to} is off the pitch"
+                if to in self._at:
+                    return f"{action.to} is taken"
+                if (self.used >> i) & 1:
+                    return f"{PIECE_NAMES[i]} has already moved this turn"
+                if i == self.must_kick:
+                    return f"{PIECE_NAMES[i]} must kick first (set piece)"
+                if i == self.banned:
+                    return f"{PIECE_NAMES[i]} may not touch the ball again until another player has"
+                if action.leave and frm != self.ball:
+                    return f"{PIECE_NAMES[i]} does not keep the ball"
+                return "not legal now"
+            if isinstance(action, Kick):
+                if role != "offence" or frm != self.ball:
+                    return f"{PIECE_NAMES[i]} does not keep the ball"
+                if action.kind == "inside":
+                    return "an inside kick goes 1 or 2 squares, and not along a line with an opponent within 2 squares"
+                if self.beginner:
+                    return "the beginner rules have ground kicks only"
+                if frm in TOUCH:
+                    return "a throw-in goes into the pitch"
+                return "not legal now"
+            if role != "defence":
+                return "only the defence charges"
+            if (self.used >> i) & 1:
+                return f"{PIECE_NAMES[i]} has already played this turn"
+            to = SQUARE_INDEX.get(action.to, -1)
+            k = self._at.get(to, -1)
+            if k < 0 or to != self.ball:
+                return f"nobody keeps the ball on {action.to}"
+            if _is_keeper(k) and to in PENALTY_AREA[_side(k)]:
+                return "the goalkeeper in his own penalty area cannot be charged"
+            return "a charge comes from a square next to the ball keeper"
+        if isinstance(action, Whistle):
+            return "the match has no clock (option halves)"
+        if isinstance(action, Pass):
+            return "a side may pass only when it has nothing else to do"
+        if kind == "replace" and isinstance(action, Setup) and action.kind == "replace":
+            return "re-place a player who has not been re-placed, onto an empty pitch square (the defence: as many as the offence)"
+        return f"not now: {status.message}"
+
+    # ----------------------------------------------------------- notation
+
+    def parse_action(self, text: str) -> Action:
+        """Read one action (see docs/rules/masume-tactics.md, "Notation").
+
+        >>> RULES.start().parse_action("g8 ground n")
+        Kick(frm='G8', kind='ground', direction='N', distance=0)
+        """
+        action = parse_notation(text)
+        if not self.is_legal(action):
+            raise IllegalAction(f"{text.strip()}: {self._why_illegal(action)}")
+        return action
+
+    def notation(self, action: Action) -> str:
+        return str(action)
+
+    # ----------------------------------------------------------- text
+
+    def to_text(self) -> str:
+        """The whole position on one line; ``RULES.from_text`` reads it.
+
+        >>> RULES.from_text(RULES.start().to_text()) == RULES.start()
+        True
+        """
+        home = ",".join(SQUARE_NAMES[s] for s in self.players[:11])
+        away = ",".join(SQUARE_NAMES[s] for s in self.players[11:])
+        ball = SQUARE_NAMES.get(self.ball, str(self.ball))
+        parts = [
+            f"home={home}", f"away={away}", f"ball={ball}", f"score={self.score[0]}-{self.score[1]}",
+            f"offence={SIDES[self.offence]}", f"move={SIDES[self.to_move]}", f"action={self.action}",
+            f"used={self.used}", f"last={self.last_touch}", f"banned={self.banned}", f"kicker={self.must_kick}",
+            f"restart={self.restart or '-'}", f"half={self.half}", f"kickoff={SIDES[self.kicked_off]}",
+            f"pending={':'.join(str(p) for p in self.pending) or '-'}",
+        ]
+        if self.over:
+            parts.append(f"over={self.over.replace(' ', '_')}")
+        if self.resigned >= 0:
+            parts.append(f"resigned={SIDES[self.resigned]}")
+        options = self.options.text()
+        if options:
+            parts.append("options=" + ",".join(options.split()))
+        return " ".join(parts)
+
+    def diagram(self) -> str:
+        """A text drawing: H/A home/away players (shirt number), * the ball.
+
+        >>> print(RULES.start().diagram().splitlines()[9])
+         8 .   .   .   .   .   .   H9* .   .   .   .   .   .
+        """
+        lines = []
+        for y in range(17, -1, -1):
+            row = []
+            for x in range(13):
+                s = _sq(x, y)
+                if s not in SQUARE_NAMES:
+                    row.append("  ")
+                    continue
+                i = self._at.get(s, -1)
+                cell = "." if i < 0 else f"{'HA'[_side(i)]}{i % 11 + 1}"
+                if s == self.ball:
+                    cell += "*"
+                row.append(cell)
+            lines.append(f"{y:2d} " + "".join(c.ljust(4) for c in row).rstrip())
+        lines.append("   " + "".join(f.ljust(4) for f in FILES).rstrip())
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- notation
+
+_NOTATION_HELP = "(G8-G9, G8-G9 leave, G8 ground N, G8 lob NE, G8 inside W2, G10 charge G9, die 4, keep, " \
+    "touch E, head N2, bounce SW, kicker C5, C5>D9, ready, guard F1, in B5, restart, whistle, pass)"
+_SQ = r"[A-Za-z][0-9]{1,2}"
+_DIR = r"(?:NE|NW|SE|SW|N|E|S|W)"
+_PATTERNS = [
+    (re.compile(rf"^({_SQ})\s*-\s*({_SQ})(\s+leave)?$", re.I), "move"),
+    (re.compile(rf"^({_SQ})\s+(ground|lob|inside)\s+({_DIR})\s*([12])?$", re.I), "kick"),
+    (re.compile(rf"^({_SQ})\s+charge\s+({_SQ})$", re.I), "charge"),
+    (re.compile(r"^die\s+([0-9]+)$", re.I), "die"),
+    (re.compile(r"^keep$", re.I), "keep"),
+    (re.compile(rf"^(touch|bounce)\s+({_DIR})$", re.I), "dir"),
+    (re.compile(rf"^head\s+({_DIR})\s*([12])$", re.I), "head"),
+    (re.compile(rf"^(kicker|guard|in)\s+({_SQ})$", re.I), "setup"),
+    (re.compile(rf"^({_SQ})\s*>\s*({_SQ})$", re.I), "replace"),
+    (re.compile(r"^(ready|restart|whistle|pass)$", re.I), "word"),
+]
+
+
+def _name(text: str) -> str:
+    name = text.upper()
+    _square(name)
+    return name
+
+
+def parse_notation(text: str) -> Action:
+    """One action from its notation, without a position (squares are checked to exist).
+
+    >>> parse_notation("G8 lob ne")
+    Kick(frm='G8', kind='lob', direction='NE', distance=0)
+    >>> parse_notation("G8 inside N")
+    Traceback (most recent call last):
+    ...
+    masume.rules.base.NotationError: 'G8 inside N': an inside kick says its distance, 1 or 2 (G8 inside N2)
+    """
+    if not isinstance(text, str):
+        raise NotationError(f"{text!r} is not {GAME} notation {_NOTATION_HELP}")
+    clean = " ".join(text.strip().split())
+    for pattern, kind in _PATTERNS:
+        m = pattern.match(clean)
+        if not m:
+            continue
+        g = m.groups()
+        if kind == "move":
+            return Move(_name(g[0]), _name(g[1]), bool(g[2]))
+        if kind == "kick":
+            kick_kind, distance = g[1].lower(), int(g[3]) if g[3] else 0
+            if kick_kind == "inside" and not distance:
+                raise NotationError(f"{clean!r}: an inside kick says its distance, 1 or 2 ({g[0].upper()} inside {g[2].upper()}2)")
+            if kick_kind != "inside" and distance:
+                raise NotationError(f"{clean!r}: only an inside kick says a distance; the die decides the others")
+            return Kick(_name(g[0]), kick_kind, g[2].upper(), distance)
+        if kind == "charge":
+            return Charge(_name(g[0]), _name(g[1]))
+        if kind == "die":
+            if not 1 <= int(g[0]) <= 6:
+                raise NotationError(f"{clean!r}: a die shows 1 to 6")
+            return Roll(int(g[0]))
+        if kind == "keep":
+            return Choice("keep")
+        if kind == "dir":
+            return Choice(g[0].lower(), g[1].upper())
+        if kind == "head":
+            return Choice("head", g[0].upper(), int(g[1]))
+        if kind == "setup":
+            return Setup(g[0].lower(), _name(g[1]))
+        if kind == "replace":
+            return Setup("replace", _name(g[0]), _name(g[1]))
+        word = g[0].lower()
+        return {"ready": Setup("ready"), "restart": Restart(), "whistle": Whistle(), "pass": Pass()}[word]
+    raise NotationError(f"{clean!r} is not {GAME} notation {_NOTATION_HELP}")
+
+
+# --------------------------------------------------------------------------- rules
+
+
+class MasumeTacticsRules:
+    """The entry point, as ``masume.rules.load_rules("masume-tactics")`` returns it.
+
+    >>> RULES.start(rules="beginner").status().actions_per_turn
+    1
+    """
+
+    name = GAME
+    board = "masume-tactics"
+    Options = Options
+
+    def start(self, first: str = "home", **options: Any) -> Position:
+        """The kick-off: ``first`` kicks off; ``options`` see :class:`Options`."""
+        if first not in SIDES:
+            raise ValueError(f"first must be home or away, not {first!r}")
+        side = SIDES.index(first)
+        return Position(_formation(side), CENTRE_MARK[side], offence=side, to_move=side, must_kick=side * 11 + 8,
+                        restart="kickoff", kicked_off=side, options=Options.make(**options))
+
+    def from_text(self, text: str, **options: Any) -> Position:
+        """The position written by :meth:`Position.to_text`; options given here override."""
+        return _read_text(text, options)
+
+    def resign(self, position: Position, side: str) -> Position:
+        """The position after ``side`` resigns.
+
+        >>> RULES.resign(RULES.start(), "away").outcome().winner
+        'home'
+        """
+        if side not in SIDES:
+            raise ValueError(f"side must be home or away, not {side!r}")
+        if position.outcome() is not None:
+            raise IllegalAction(f"the game is already over ({position.outcome()})")
+        return replace(position, over="resignation", resigned=SIDES.index(side), pending=())
+
+
+def _read_text(text: str, overrides: dict[str, Any]) -> Position:
+    def bad(why: str) -> NotationError:
+        return NotationError(f"not a {GAME} position ({why}): {text!r}")
+
+    if not isinstance(text, str):
+        raise bad("not text")
+    fields: dict[str, str] = {}
+    for part in text.split():
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise bad(f"{part!r} is not key=value")
+        fields[key] = value
+    try:
+        players = tuple(SQUARE_INDEX[n.upper()] for n in fields["home"].split(",")) + tuple(
+            SQUARE_INDEX[n.upper()] for n in fields["away"].split(","))
+        if len(players) != 22:
+            raise bad("11 players a side")
+        ball_text = fields["ball"]
+        ball = SQUARE_INDEX[ball_text.upper()] if not ball_text.isdigit() else int(ball_text)
+        h, a = (int(v) for v in fields.get("score", "0-0").split("-"))
+        pending: tuple = ()
+        if fields.get("pending", "-") != "-":
+            pending = tuple(int(p) if re.fullmatch(r"-?\d+", p) else p for p in fields["pending"].split(":"))
+        options: dict[str, Any] = {}
+        if "options" in fields:
+            for item in fields["options"].split(","):
+                k, _, v = item.partition("=")
+                options[k] = int(v) if v.isdigit() else v
+        options.update(overrides)
+        position = Position(
+            players, ball, offence=SIDES.index(fields.get("offence", "home")),
+            to_move=SIDES.index(fields.get("move", "home")), action=int(fields.get("action", "1")),
+            used=int(fields.get("used", "0")), pending=pending, score=(h, a),
+            last_touch=int(fields.get("last", "-1")), banned=int(fields.get("banned", "-1")),
+            must_kick=int(fields.get("kicker", "-1")),
+            restart="" if fields.get("restart", "-") == "-" else fields["restart"],
+            half=int(fields.get("half", "1")), kicked_off=SIDES.index(fields.get("kickoff", "home")),
+            over=fields.get("over", "").replace("_", " "),
+            resigned=SIDES.index(fields["resigned"]) if "resigned" in fields else -1,
+            options=Options.make(**options),
+        )
+    except (KeyError, ValueError) as exc:
+        if isinstance(exc, NotationError):
+            raise
+        raise bad(str(exc)) from None
+    problem = _impossible(position)
+    if problem:
+        raise bad(problem)
+    return position
+
+
+def _impossible(position: Position) -> str:
+    """Why a position cannot exist (22 players on distinct squares, one ball), or ""."""
+    if len(set(position.players)) != 22:
+        return "two players on one square"
+    for s in position.players:
+        if s not in PITCH and s not in TOUCH:
+            return f"a player on {SQUARE_NAMES.get(s, s)}, off the board"
+    if position.ball not in PITCH and position.ball not in TOUCH and not any(position.ball in g for g in GOALS):
+        return "the ball is off the board"
+    return ""
+
+
+RULES = MasumeTacticsRules()
+
+__all__ = [
+    "Action", "Charge", "Choice", "Kick", "MasumeTacticsRules", "Move", "Options", "Pass", "Position",
+    "RULES", "Restart", "Roll", "Setup", "Whistle", "parse_notation",
+]

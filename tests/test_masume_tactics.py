@@ -1,0 +1,596 @@
+"""Masume Soccer Tactics rules engine: one group of tests per section of the seed text
+(seed 000, docs/rules/masume-tactics.md), its worked examples (the kick diagrams, inside
+versus ground, the lob and header, the post), and property tests of random play with
+random rolls."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from masume.records import read_record, replay
+from masume.rules import Game, IllegalAction, NotationError, load_rules
+from masume.rules.masume_tactics import (
+    PENALTY_AREA,
+    PITCH,
+    RULES,
+    SQUARE_INDEX,
+    TOUCH,
+    Charge,
+    Choice,
+    Kick,
+    Move,
+    Pass,
+    Position,
+    Restart,
+    Roll,
+    Setup,
+    Whistle,
+    _impossible,
+    parse_notation,
+)
+
+RECORDS = Path(__file__).parent / "records" / "masume-tactics"
+
+#: Default spare squares: players not named in a test stand here, out of the way.
+HOME_SPARE = ["B2", "C2", "D2", "B3", "C3", "B4", "C4", "B5", "C5", "B6", "C6", "D5", "D4", "K2", "L2", "K3"]
+AWAY_SPARE = ["L15", "K15", "J16", "L14", "K14", "L13", "K13", "L12", "K12", "L11", "K11", "J12", "J11", "B15",
+              "C15", "B14"]
+
+
+def setup(home: dict[int, str], away: dict[int, str], ball: str, *, offence: str = "home",
+          move: str | None = None, action: int = 1, extra: str = "", options: str = "",
+          away_spare: list[str] | None = None) -> Position:
+    """A position: ``home``/``away`` map shirt numbers to squares; the others stand aside."""
+    squares = {"home": [], "away": []}
+    for side, named, spare in (("home", home, HOME_SPARE), ("away", away, away_spare or AWAY_SPARE)):
+        taken = set(named.values()) | set(home.values()) | set(away.values())
+        free = [s for s in spare if s not in taken]
+        for shirt in range(1, 12):
+            squares[side].append(named[shirt] if shirt in named else free.pop(0))
+    text = (f"home={','.join(squares['home'])} away={','.join(squares['away'])} ball={ball} "
+            f"offence={offence} move={move or offence} action={action} {extra}")
+    if options:
+        text += f" options={options}"
+    return RULES.from_text(text)
+
+
+def play(position: Position, *texts: str) -> Position:
+    for text in texts:
+        position = position.apply(position.parse_action(text))
+    return position
+
+
+def where(position: Position, square: str) -> tuple[str, ...]:
+    return position.layout().get(square, ())
+
+
+# --------------------------------------------------------------------------- registry, board
+
+
+def test_load_rules_finds_the_engine() -> None:
+    rules = load_rules("masume-tactics")
+    assert rules is RULES and rules.board == "masume-tactics"
+    assert rules.start().game == "masume-tactics"
+
+
+def test_piece_and_square_names_match_the_board() -> None:
+    from masume.boards import load_board
+
+    board = load_board("masume-tactics")
+    names = set(board.pieces) if hasattr(board, "pieces") else None
+    layout = RULES.start().layout()
+    pieces = {p for stack in layout.values() for p in stack}
+    assert len(pieces) == 23
+    if names is not None:
+        assert pieces <= set(names)
+    squares = {c.name for c in board.cells} if hasattr(board, "cells") else None
+    if squares is not None:
+        assert set(layout) <= squares
+
+
+# --------------------------------------------------------------------------- kick-off
+
+
+def test_kick_off_formation() -> None:
+    start = RULES.start()
+    layout = start.layout()
+    assert layout["G8"] == ("ball", "home-9")
+    home = [SQUARE_INDEX[s] for s, p in layout.items() if p[-1].startswith("home")]
+    away = [SQUARE_INDEX[s] for s, p in layout.items() if p[-1].startswith("away")]
+    assert len(home) == len(away) == 11
+    assert all(s // 13 <= 8 for s in home) and all(s // 13 >= 9 for s in away)
+    circle = {SQUARE_INDEX[s] for s in ("F9", "G9", "H9", "F10", "G10", "H10")}
+    assert not circle & set(away)
+    assert start.status().actions_per_turn == 2
+    assert RULES.start(first="away").layout()["G9"] == ("ball", "away-9")
+
+
+def test_kick_off_starts_with_the_pass_and_the_kicker_waits() -> None:
+    start = RULES.start()
+    assert {type(a) for a in start.legal_actions()} == {Kick}
+    with pytest.raises(IllegalAction, match="must take the kick"):
+        play(start, "E6-E7")
+    after = play(start, "G8 inside SW2", "touch N")  # home-8 lets it run to E7
+    assert where(after, "E7") == ("ball",)
+    assert after.status().action_number == 2
+    # The kick-off taker may not touch the ball before another player has: not the case here
+    # (home-8 touched it), so G8 may go on; a fresh kick-off into space bans him.
+    alone = play(start, "G8 inside N1")
+    assert where(alone, "G9") == ("ball",)
+    assert not alone.is_legal(Move("G8", "G9"))
+    assert alone.is_legal(Move("G8", "F9"))
+
+
+def test_goal_and_restart_by_the_side_that_conceded() -> None:
+    position = setup({9: "G11"}, {}, "G11")
+    scored = play(position, "G11 ground N", "die 6")
+    assert scored.score == (1, 0)
+    assert scored.status().highlights["goal"] == ("G17",)
+    assert list(scored.legal_actions()) == [Restart()]
+    restarted = scored.apply(Restart())
+    assert restarted.layout()["G9"] == ("ball", "away-9")
+    assert restarted.status().to_move == "away" and restarted.score == (1, 0)
+
+
+def test_first_goal_wins_option() -> None:
+    position = setup({9: "G11"}, {}, "G11", options="goals_to_win=1")
+    over = play(position, "G11 ground N", "die 6")
+    assert over.outcome().winner == "home" and over.outcome().reason == "goals"
+    assert list(over.legal_actions()) == []
+
+
+def test_halves_and_the_whistle() -> None:
+    start = RULES.start(halves=20)
+    assert start.is_legal(Whistle())
+    half = start.apply(Whistle())
+    assert half.status().to_move == "away"
+    second = half.apply(Restart())
+    assert second.layout()["G9"] == ("ball", "away-9")
+    full = second.apply(Whistle())
+    assert full.outcome().winner is None and full.outcome().reason == "full time"
+    assert not RULES.start().is_legal(Whistle())
+
+
+# --------------------------------------------------------------------------- turns and roles
+
+
+def test_offence_two_actions_no_player_moves_twice_but_may_move_and_kick() -> None:
+    position = setup({7: "F6", 8: "H6"}, {}, "F6")
+    after = play(position, "F6-F7")  # a dribble
+    assert where(after, "F7") == ("ball", "home-7")
+    assert not after.is_legal(Move("F7", "F8"))
+    with pytest.raises(IllegalAction, match="already moved"):
+        play(after, "F7-F8")
+    assert after.is_legal(Kick("F7", "inside", "E", 2))
+    done = play(after, "H6-H7")
+    assert done.status().to_move == "away" and done.status().actions_per_turn == 3
+
+
+def test_leaving_the_ball() -> None:
+    position = setup({7: "F6"}, {}, "F6")
+    after = play(position, "F6-F7 leave")
+    assert where(after, "F6") == ("ball",) and where(after, "F7") == ("home-7",)
+    with pytest.raises(IllegalAction):
+        play(setup({7: "F6", 8: "H6"}, {}, "F6"), "H6-H7 leave")
+
+
+def test_defence_three_actions_one_per_player() -> None:
+    position = setup({7: "F6"}, {4: "J10", 5: "I10"}, "F6", move="away")
+    assert position.status().message == "away, defence, action 1 of 3"
+    after = play(position, "J10-J9", "I10-I9")
+    assert not after.is_legal(Move("J9", "J8"))
+    assert play(after, "K15-K16").status().to_move == "home"
+
+
+def test_loose_ball_changes_nothing_until_a_defender_keeps_it() -> None:
+    position = setup({7: "F6"}, {4: "F9"}, "F8", move="away")
+    assert position.status().to_move == "away"
+    after = play(position, "F9-F8")  # the defence picks the loose ball up
+    status = after.status()
+    assert status.to_move == "away" and status.message == "away, offence, action 1 of 2"
+
+
+def test_steal_on_the_second_defence_action_starts_a_fresh_offence_turn() -> None:
+    position = setup({7: "F6"}, {4: "J10", 5: "F9"}, "F8", move="away")
+    after = play(position, "J10-J9", "F9-F8")
+    assert after.offence == 1 and after.status().action_number == 1
+
+
+# --------------------------------------------------------------------------- ground kicks
+
+
+@pytest.mark.parametrize("die, square, result", [
+    (1, "G7", ("ball",)), (2, "G8", ("ball",)),  # short: loose before him
+    (3, "G9", ("ball", "home-8")),  # exact: the pass
+    (4, "G9", ("ball", "home-8")),  # +1: trapped
+])
+def test_ground_kick_to_a_player_three_squares_away(die: int, square: str, result: tuple) -> None:
+    position = setup({7: "G6", 8: "G9"}, {}, "G6")
+    after = play(position, "G6 ground N", f"die {die}")
+    assert where(after, square) == result
+    if len(result) == 2:
+        assert after.status().highlights["target"] == ("G9",)
+        assert list(map(str, after.legal_actions()))[0] == "keep"
+
+
+@pytest.mark.parametrize("die, bounce", [(5, 2), (6, 3)])
+def test_ground_kick_too_strong_bounces_on_by_the_excess(die: int, bounce: int) -> None:
+    position = setup({7: "G6", 8: "G9"}, {}, "G6")
+    after = play(position, "G6 ground N", f"die {die}")
+    assert after.pending[0] == "bounce" and after.pending[2] == bounce
+    assert "home chooses" in after.status().message  # the player the ball hit chooses
+    on = play(after, "bounce E")
+    assert where(on, ["", "", "I9", "J9"][bounce]) == ("ball",)
+
+
+def test_ground_pass_to_an_opponent_is_a_steal() -> None:
+    position = setup({7: "G6"}, {4: "G9"}, "G6")
+    after = play(position, "G6 ground N", "die 3", "keep")
+    assert after.offence == 1 and after.status().to_move == "away"
+    assert after.status().message == "away, offence, action 1 of 2"
+
+
+def test_bounce_off_an_opponent_is_chosen_by_the_opponent() -> None:
+    position = setup({7: "G6"}, {4: "G9"}, "G6")
+    after = play(position, "G6 ground N", "die 5")
+    assert "away chooses" in after.status().message
+
+
+@pytest.mark.parametrize("die, kept", [(1, True), (2, True), (3, True), (4, True), (5, False), (6, False)])
+def test_player_next_to_the_kicker(die: int, kept: bool) -> None:
+    position = setup({7: "G6"}, {4: "G7"}, "G6")
+    after = play(position, "G6 ground N", f"die {die}")
+    if kept:
+        assert after.pending[0] == "receive"
+        assert play(after, "keep").offence == 1
+    else:
+        assert after.pending[:4] == ("bounce", SQUARE_INDEX["G7"], die - 4, 0)  # the kicker chooses
+        assert "home chooses" in after.status().message
+
+
+def test_seed_deflection_off_an_opponent_to_a_throw_in() -> None:
+    # "サイコロの目□□なら…" : bounce the ball off an adjacent opponent out of play.
+    position = setup({7: "C6"}, {4: "B6"}, "C6")
+    after = play(position, "C6 ground W", "die 6", "bounce W")
+    assert after.pending[:2] == ("place", "throw")
+    assert after.status().to_move == "home"  # away touched it last
+
+
+def test_one_touch_and_volley_chain_within_one_action() -> None:
+    position = setup({7: "G6", 8: "G9"}, {}, "G6")
+    after = play(position, "G6 ground N", "die 3", "touch N")
+    assert where(after, "G10") == ("ball",)
+    assert after.status().action_number == 2
+    # A bounce returned to the kicker is a one-touch pass back.
+    back = play(position, "G6 ground N", "die 6", "bounce S")
+    # home-7 has touched the ball in this action already: he keeps it (no second one-touch).
+    assert back.pending == () and where(back, "G6") == ("ball", "home-7")
+    assert back.status().action_number == 2
+
+
+def test_seed_example_ground_shot_needs_six() -> None:
+    # "①ガ前方に「グラウンダーキック」の場合、サイコロの目が6以上ならゴール"
+    position = setup({9: "G11"}, {}, "G11")
+    assert play(position, "G11 ground N", "die 6").score == (1, 0)
+    short = play(position, "G11 ground N", "die 3")
+    assert where(short, "G14") == ("ball",) and short.score == (0, 0)
+
+
+def test_inside_versus_ground() -> None:
+    # "どっちが便利?": a team-mate two squares away (④) and the target (①) two beyond him.
+    position = setup({7: "G6", 8: "G8", 9: "G10"}, {}, "G6")
+    inside = play(position, "G6 inside N2", "keep")
+    assert where(inside, "G8") == ("ball", "home-8") and inside.status().action_number == 2
+    exact = play(position, "G6 ground N", "die 2", "keep")
+    assert where(exact, "G8") == ("ball", "home-8")
+    through = play(position, "G6 ground N", "die 4", "bounce N")  # +2: bounced on 2 squares
+    assert through.pending[0] == "receive" and where(through, "G10") == ("ball", "home-9")
+
+
+# --------------------------------------------------------------------------- inside kicks
+
+
+def test_inside_kick_no_roll_and_not_past_an_opponent() -> None:
+    position = setup({7: "G6"}, {4: "I8"}, "G6")
+    assert where(play(position, "G6 inside N2"), "G8") == ("ball",)
+    assert not position.is_legal(Kick("G6", "inside", "NE", 1))  # opponent on I8, 2 squares away
+    with pytest.raises(IllegalAction, match="opponent within 2"):
+        play(position, "G6 inside NE2")
+    with pytest.raises(NotationError):
+        parse_notation("G6 inside N3")
+
+
+# --------------------------------------------------------------------------- lob kicks
+
+
+@pytest.mark.parametrize("die, distance", [(1, 3), (2, 4), (3, 5), (4, 4), (5, 5), (6, 6)])
+def test_lob_advantage(die: int, distance: int) -> None:
+    position = setup({7: "G4"}, {4: "G5", 5: "G6"}, "G4")
+    after = play(position, "G4 lob N", f"die {die}")
+    assert where(after, f"G{4 + distance}") == ("ball",)  # flies over G5 and G6
+
+
+def test_lob_and_header_over_players() -> None:
+    position = setup({7: "G4", 9: "G9"}, {4: "G6", 5: "G10"}, "G4")
+    landed = play(position, "G4 lob N", "die 3")
+    assert landed.pending[0] == "header"
+    headed = play(landed, "head N2")  # over G10 to G11, within home-7's action
+    assert where(headed, "G11") == ("ball",) and headed.status().action_number == 2
+    kept = play(landed, "keep")
+    assert where(kept, "G9") == ("ball", "home-9")
+
+
+def test_lob_into_the_goal_and_over_the_bar() -> None:
+    position = setup({9: "G12"}, {}, "G12")
+    assert play(position, "G12 lob N", "die 5").score == (1, 0)
+    over = play(position, "G12 lob N", "die 6")
+    assert over.score == (0, 0) and over.pending[:2] == ("place", "goal-kick-1") or over.pending[1] == "goal-kick-1"
+    assert over.status().to_move == "away"
+
+
+def test_goal_kick_advantage() -> None:
+    keeper = setup({1: "G2"}, {}, "G2")
+    assert where(play(keeper, "G2 ground N", "die 3"), "G7") == ("ball",)  # 3 + 2
+    assert where(play(keeper, "G2 inside N2"), "G4") == ("ball",)  # not for an inside kick
+    outside = setup({1: "G5"}, {}, "G5")
+    assert where(play(outside, "G5 ground N", "die 3"), "G8") == ("ball",)
+
+
+# --------------------------------------------------------------------------- the post
+
+
+def test_post_from_outside_in_rebounds() -> None:
+    position = setup({9: "C14"}, {}, "C14")
+    after = play(position, "C14 ground NE", "die 3")  # D15, E16, post, F15
+    assert where(after, "F15") == ("ball",) and after.score == (0, 0)
+    assert after.status().highlights["path"] == ("D15", "E16", "F15")
+
+
+def test_post_from_centre_out_is_a_goal_kick() -> None:
+    position = setup({9: "G15"}, {}, "G15")
+    after = play(position, "G15 ground NW", "die 3")  # F16, then past the post
+    assert after.score == (0, 0) and "goal-kick-1" in after.pending
+    straight = setup({9: "H15"}, {}, "H15")
+    assert play(straight, "H15 ground NW", "die 2").score == (1, 0)  # G16 then F17: inside the posts
+
+
+# --------------------------------------------------------------------------- charges
+
+
+def test_charge_from_the_front_both_roll_tie_to_the_defender() -> None:
+    position = setup({7: "G6"}, {4: "G7"}, "G6", move="away")
+    charged = play(position, "G7 charge G6")
+    assert charged.status().awaiting == "die" and "charging defender" in charged.status().message
+    rolled = play(charged, "die 3")
+    assert rolled.status().awaiting == "die"
+    won = play(rolled, "die 3")
+    assert where(won, "G6") == ("ball", "away-4") and where(won, "G7") == ("home-7",)
+    assert won.offence == 1 and won.status().action_number == 1
+    lost = play(rolled, "die 4")
+    assert where(lost, "G6") == ("ball", "home-7") and lost.status().action_number == 2
+
+
+def test_charge_from_behind_is_a_foul() -> None:
+    position = setup({7: "G6"}, {4: "G5"}, "G6", move="away")
+    after = play(position, "G5 charge G6")
+    assert after.pending[:2] == ("place", "free-kick") and after.status().to_move == "home"
+
+
+def test_charge_bonus_in_own_penalty_area_and_keeper() -> None:
+    position = setup({9: "G14"}, {4: "G15"}, "G14", move="away")
+    after = play(position, "G15 charge G14", "die 4", "die 5")  # 4 + 1 = 5 ties
+    assert where(after, "G14") == ("ball", "away-4")
+    keeper = setup({9: "G14"}, {1: "G15"}, "G14", move="away")
+    won = play(keeper, "G15 charge G14", "die 3", "die 5")  # 3 + 2 = 5; then goal kick 2
+    assert won.pending[1] == "goal-kick-2"
+
+
+def test_keeper_in_his_area_cannot_be_charged() -> None:
+    position = setup({1: "G2"}, {9: "G3"}, "G2", move="away")
+    with pytest.raises(IllegalAction, match="cannot be charged"):
+        play(position, "G3 charge G2")
+
+
+# --------------------------------------------------------------------------- out of play and set pieces
+
+
+def test_throw_in_procedure() -> None:
+    position = setup({7: "C8"}, {4: "K8"}, "C8")
+    out = play(position, "C8 ground W", "die 3")
+    assert out.pending[:2] == ("place", "throw") and out.status().to_move == "away"
+    assert where(out, "A8") == ("ball",)
+    placed = play(out, "kicker K8")
+    assert where(placed, "A8") == ("ball", "away-4")
+    assert placed.pending[0] == "replace"
+
+
+def test_throw_in_step_in_and_no_goal_straight_from_a_throw() -> None:
+    position = setup({7: "C8"}, {4: "K8"}, "C8")
+    out = play(position, "C8 ground W", "die 3", "kicker K8", "ready")
+    assert out.status().to_move == "away" and out.must_kick >= 0
+    spot = [s for s, p in out.layout().items() if p == ("ball", "away-4")][0]
+    assert SQUARE_INDEX[spot] in TOUCH
+    assert not out.is_legal(Kick(spot, "ground", "W"))
+    # An inside throw may not go along a line with an opponent within 2 squares (home-7 on C8).
+    assert not out.is_legal(Kick(spot, "inside", "E", 1))
+    thrown = play(out, f"{spot} inside NE1")
+    assert thrown.pending[0] == "stepin" and where(thrown, "B9") == ("ball",)
+    assert {str(a) for a in thrown.legal_actions()} == {"in B7", "in B8"}  # B9 holds the ball
+    stepped = play(thrown, "in B8")
+    assert stepped.status().action_number == 2 and stepped.must_kick < 0
+    # A throw straight into a goal does not count.
+    goal = setup({9: "G12"}, {4: "M16"}, "M16", offence="away", extra="kicker=14 restart=throw")
+    assert goal.is_legal(Kick("M16", "ground", "NW"))
+
+
+def test_corner_and_goal_kick() -> None:
+    corner = play(setup({9: "D12"}, {4: "D14"}, "D12"), "D12 ground N", "die 6")  # bounce off away-4
+    out = play(corner, "bounce N")  # away-4 chose badly: over their own line
+    assert out.pending[:2] == ("place", "corner") and out.status().to_move == "home"
+    assert where(out, "B16") == ("ball",)
+    wide = play(setup({9: "E12"}, {}, "E12"), "E12 ground N", "die 6")
+    assert "goal-kick-1" in wide.pending and wide.status().to_move == "away"
+    assert wide.pending[0] == "replace"  # the keeper is placed already
+    assert where(wide, "E16") == ("ball", "away-1")
+
+
+def test_set_piece_re_placement_counts() -> None:
+    wide = play(setup({9: "E12"}, {}, "E12"), "E12 ground N", "die 6")
+    moved = play(wide, "K15>K10", "ready")
+    assert moved.status().to_move == "home"
+    once = play(moved, "B2>B9")
+    assert [str(a) for a in once.legal_actions()] == ["ready"]
+    go = play(once, "ready")
+    assert go.status().to_move == "away" and go.status().message.endswith("must kick by action 2")
+
+
+def test_goal_kick_2_keeper_may_move_first() -> None:
+    position = setup({9: "G9"}, {1: "G14"}, "G9")
+    caught = play(position, "G9 ground N", "die 6", "keep")
+    assert caught.pending[1] == "goal-kick-2"
+    go = play(caught, "ready")
+    assert go.status().to_move == "away"
+    assert go.is_legal(Move("G14", "G13"))
+
+
+def test_offside_and_its_exceptions() -> None:
+    low = ["B10", "C10", "D10", "E10", "I10", "J10", "K10", "L10", "B11", "C11", "D11"]
+    position = setup({7: "G6", 9: "G12"}, {1: "G16"}, "G6", away_spare=low)
+    foul = play(position, "G6 ground N", "die 6")  # G12 beyond the last outfield defender (rank 11)
+    assert foul.pending[:2] == ("place", "free-kick") and foul.status().to_move == "away"
+    onside = setup({7: "G6", 9: "G11"}, {1: "G16"}, "G6", away_spare=low)
+    assert play(onside, "G6 ground N", "die 5").pending[0] == "receive"
+    # Not offside from a throw-in: the exception.
+    throw = setup({7: "A12", 9: "C14"}, {1: "G16"}, "A12", away_spare=low,
+                  extra="kicker=6 restart=throw")
+    assert play(throw, "A12 ground NE", "die 2").pending[0] == "receive"
+
+
+def test_penalty_kick() -> None:
+    position = setup({9: "G14"}, {4: "G13"}, "G14", move="away")
+    foul = play(position, "G13 charge G14")
+    assert foul.pending[:2] == ("place", "penalty")
+    placed = play(foul, "kicker G14")
+    assert placed.status().to_move == "away"
+    guard = play(placed, "guard G16")
+    assert guard.status().awaiting == "die"
+    assert play(guard, "die 1").score == (1, 0)
+    saved = play(guard, "die 3")
+    assert saved.score == (0, 0) and saved.pending[1] == "goal-kick-2"
+
+
+# --------------------------------------------------------------------------- beginner rules
+
+
+def test_beginner_rules() -> None:
+    start = RULES.start(rules="beginner")
+    assert start.status().actions_per_turn == 1
+    assert {a.kind for a in start.legal_actions()} == {"ground"}
+    after = play(start, "G8 ground SW", "die 2")
+    assert where(after, "E6") == ("ball", "home-8")  # no one-touch choice
+    assert after.status().to_move == "away"
+
+
+# --------------------------------------------------------------------------- notation and text
+
+
+def test_notation_round_trip_and_errors() -> None:
+    for text in ["G8-G9", "G8-G9 leave", "G8 ground N", "G8 lob NE", "G8 inside W2", "G10 charge G9",
+                 "die 4", "keep", "touch E", "head N2", "bounce SW", "kicker C5", "C5>D9", "ready",
+                 "guard F1", "in B5", "restart", "whistle", "pass"]:
+        assert str(parse_notation(text)) == text
+    for bad in ["G8-Z9", "die 7", "G8 kick N", "", "G8 ground N2"]:
+        with pytest.raises(NotationError):
+            parse_notation(bad)
+
+
+def test_illegal_actions_say_why() -> None:
+    start = RULES.start()
+    with pytest.raises(IllegalAction, match="no home player on B9"):
+        start.parse_action("B9-B10")
+    with pytest.raises(IllegalAction, match="nothing waits for the die"):
+        start.apply(Roll(3))
+
+
+def test_from_text_rejects_impossible_positions() -> None:
+    text = RULES.start().to_text().replace("G2,", "C4,", 1)
+    with pytest.raises(NotationError, match="two players"):
+        RULES.from_text(text)
+    with pytest.raises(NotationError):
+        RULES.from_text("nonsense")
+
+
+def test_resign() -> None:
+    assert RULES.resign(RULES.start(), "home").outcome().winner == "away"
+
+
+# --------------------------------------------------------------------------- records
+
+
+def test_record_files() -> None:
+    files = sorted(RECORDS.glob("*.txt"))
+    assert files
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        expect = [line.split("expect:", 1)[1].strip() for line in text.splitlines() if "# expect:" in line]
+        if expect:
+            from masume.records import RecordError
+            with pytest.raises(RecordError) as info:
+                replay(read_record(path))
+            assert str(info.value) == expect[0]
+        else:
+            replay(read_record(path))
+
+
+def test_record_check_cli() -> None:
+    path = RECORDS / "kick-off-and-goal.txt"
+    result = subprocess.run([sys.executable, "-m", "masume.cli", "record", "check", "--game", "masume-tactics",
+                             str(path)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+
+
+# --------------------------------------------------------------------------- properties
+
+
+def _check(position: Position) -> None:
+    assert not _impossible(position)
+    assert len(set(position.players)) == 22
+    assert all(s in PITCH or s in TOUCH for s in position.players)
+    pieces = [p for stack in position.layout().values() for p in stack]
+    assert len(pieces) == 23 and pieces.count("ball") == 1
+    assert RULES.from_text(position.to_text()) == position
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(choices=st.lists(st.integers(min_value=0, max_value=100_000), min_size=1, max_size=250),
+       beginner=st.booleans())
+def test_random_play_with_random_rolls_never_reaches_an_impossible_position(choices: list[int],
+                                                                           beginner: bool) -> None:
+    game = Game(RULES.start(rules="beginner" if beginner else "standard", goals_to_win=3))
+    for choice in choices:
+        position = game.position
+        if position.outcome() is not None:
+            break
+        actions = list(position.legal_actions())
+        assert actions, position.to_text()
+        assert len(set(actions)) == len(actions)
+        if position.status().awaiting == "die":
+            assert sorted(a.die for a in actions) == [1, 2, 3, 4, 5, 6]
+        action = actions[choice % len(actions)]
+        assert position.parse_action(position.notation(action)) == action
+        after = game.push(action)
+        _check(after)
+        status = after.status()
+        assert 1 <= status.action_number <= status.actions_per_turn
+
+
+def test_bench_rules_runs() -> None:
+    result = subprocess.run([sys.executable, "-m", "masume.cli", "bench", "rules", "--game", "masume-tactics",
+                             "--seconds", "0.2"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
