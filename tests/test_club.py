@@ -211,3 +211,42 @@ def test_broker_config_keeps_each_board_to_its_own_topics(tmp_path: Path):
             except Exception:
                 pass
         broker.stop()
+
+
+def test_two_servers_split_the_boards_and_take_over(broker, make_sim, tmp_path: Path):
+    units = ["t-1", "t-2", "t-3", "t-4"]
+    sims = {}
+    for u in units:
+        sims[u] = make_sim(mqtt=broker.url, unit=u)
+        set_up(sims[u])
+    assignments = {u: make_assignment(u, {"game": "soccer-shogi"}) for u in units}
+    db = tmp_path / "shared.db"
+    stores = [ClubStore(db), ClubStore(db)]
+    servers = [ClubServer(broker.url, stores[i], assignments, server_id=f"club-{i + 1}", shared=True)
+               for i in range(2)]
+    for s in servers:
+        s.store.heartbeat(s.server_id, 30)  # both known before the boards are handed out
+    for s in servers:
+        s.start()
+    try:
+        expected = {u: next(s.server_id for s in servers if s.preferred(u)) for u in units}
+        assert len(set(expected.values())) == 2  # these ids split these boards
+        assert wait_for(lambda: {u: s.server_id for s in servers for u in s.tables} == expected, 30)
+        assert wait_for(lambda: all(s.tables[u].link.connected.is_set()
+                                    for s in servers for u in s.tables), 20)
+        # club-1 stops: club-2 takes its boards, and their games go on.
+        gone = [u for u in units if expected[u] == "club-1"]
+        servers[0].close()
+        assert wait_for(lambda: set(servers[1].tables) == set(units), 30)
+        unit = gone[0]
+        position = load_rules("soccer-shogi").start()
+        action = first_action(position)
+        play(sims[unit], position, action)
+        game_id = servers[1].tables[unit].game_id
+        assert wait_for(lambda: position.notation(action) in (stores[1].record(game_id) or ""), 20)
+        assert len([g for g in stores[1].games() if g["table"] == unit]) == 1  # the same game
+    finally:
+        for s in servers:
+            s.close()
+        for st in stores:
+            st.close()

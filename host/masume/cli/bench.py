@@ -1,4 +1,4 @@
-"""``masume bench link|rules``: print the project's speed figures (docs/benchmarks.md)."""
+"""``masume bench link|rules|club``: print the project's speed figures (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
@@ -19,11 +19,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     rules.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     rules.set_defaults(handler=_rules)
 
+    club = kinds.add_parser("club", help="club mode: event-to-LED latency and server CPU for N boards")
+    club.add_argument("--boards", type=int, default=8, help="the most boards to try (1, 2, 4, ... N)")
+    club.add_argument("--seconds", type=float, default=20.0, help="measured play per size")
+    club.add_argument("--pace", type=float, default=1.0, help="seconds between two hand movements on a board")
+    club.add_argument("--cut", type=float, default=0.0, metavar="S",
+                      help="cut one board's Wi-Fi for S seconds in the largest run (e.g. 60)")
+    club.set_defaults(handler=_club)
+
 
 def _link(args: argparse.Namespace) -> int:
     from masume.bench.link import run
 
     return run(board=args.board, events=args.events)
+
+
+def _club(args: argparse.Namespace) -> int:
+    from masume.bench.club import run
+
+    return run(boards=args.boards, seconds=args.seconds, pace=args.pace, cut=args.cut)
 
 
 def _rules(args: argparse.Namespace) -> int:

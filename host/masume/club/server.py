@@ -14,6 +14,7 @@ ack, and the events not yet taken by the game all come back from the store).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import queue
 import threading
@@ -210,10 +211,13 @@ class ClubServer:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._subscribers: list[Callable[[str], None]] = []
+        self._unowned: dict[str, float] = {}
 
     # ---- running ----------------------------------------------------------------
 
     def start(self, wait: float = 5.0) -> "ClubServer":
+        if self.shared:
+            self.store.heartbeat(self.server_id, LEASE_S)
         self.hub = MqttHub(self.broker, f"masume-club-{self.server_id}", on_status=self._on_status)
         for target, name in ((self._worker, "club-tables"), (self._leases, "club-leases")):
             thread = threading.Thread(target=target, name=name, daemon=True)
@@ -232,6 +236,8 @@ class ClubServer:
             self.tables.clear()
         for table in tables:
             self._stop_table(table, release=True)
+        if self.shared:
+            self.store.leave(self.server_id)
         if self.hub:
             self.hub.close()
 
@@ -254,10 +260,27 @@ class ClubServer:
             except Exception:
                 log.exception("could not start table %s", unit)
 
+    def preferred(self, unit: str) -> bool:
+        """Is this server the one that should run ``unit``? Rendezvous hashing over
+        the live servers: each board has one, and when a server comes or goes only
+        its own boards move."""
+        servers = self.store.live_servers() or [self.server_id]
+        if self.server_id not in servers:
+            servers.append(self.server_id)
+
+        def weight(server: str) -> bytes:
+            return hashlib.sha256(f"{server}/{unit}".encode()).digest()
+
+        return max(servers, key=weight) == self.server_id
+
     def _leases(self) -> None:
         """With shared=True: renew our boards' leases, give up the ones we lost,
         and look again at every online board (another server may have stopped)."""
-        while not self._stop.wait(RENEW_S):
+        while True:
+            if self.shared:
+                self.store.heartbeat(self.server_id, LEASE_S)
+            if self._stop.wait(RENEW_S):
+                return
             if not self.shared or self.hub is None:
                 continue
             with self._lock:
@@ -276,8 +299,21 @@ class ClubServer:
         with self._lock:
             if unit in self.tables or self._stop.is_set():
                 return
-        if self.shared and not self.store.claim(unit, self.server_id, LEASE_S):
-            return  # another server runs it
+        if self.shared:
+            if not self.preferred(unit):
+                # Another live server should run it: take it only once it has been
+                # left without an owner for a whole lease (that server is gone).
+                owner = self.store.owners().get(unit)
+                now = time.time()
+                since = self._unowned.setdefault(unit, now)
+                if owner is not None and owner[1] >= now:
+                    self._unowned.pop(unit, None)
+                    return
+                if now - since < LEASE_S:
+                    return
+            if not self.store.claim(unit, self.server_id, LEASE_S):
+                return  # another server runs it
+            self._unowned.pop(unit, None)
         table = self._start_table(unit, self.assignments[unit])
         with self._lock:
             self.tables[unit] = table

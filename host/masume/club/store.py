@@ -40,6 +40,7 @@ CREATE TABLE IF NOT EXISTS board_events (
 CREATE INDEX IF NOT EXISTS board_events_open ON board_events (unit, done);
 CREATE TABLE IF NOT EXISTS links (unit TEXT PRIMARY KEY, boot BIGINT NOT NULL, ack BIGINT NOT NULL);
 CREATE TABLE IF NOT EXISTS owners (unit TEXT PRIMARY KEY, server TEXT NOT NULL, expires REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS servers (server TEXT PRIMARY KEY, expires REAL NOT NULL);
 """
 
 POSTGRES_SCHEMA = SQLITE_SCHEMA.replace(
@@ -211,6 +212,18 @@ class ClubStore:
 
     def release(self, unit: str, server: str) -> None:
         self._write(("DELETE FROM owners WHERE unit = ? AND server = ?", (unit, server)))
+
+    def heartbeat(self, server: str, lease_s: float) -> None:
+        self._write(("INSERT INTO servers (server, expires) VALUES (?, ?) ON CONFLICT (server) "
+                     "DO UPDATE SET expires = excluded.expires", (server, time.time() + lease_s)))
+
+    def leave(self, server: str) -> None:
+        self._write(("DELETE FROM servers WHERE server = ?", (server,)),
+                    ("DELETE FROM owners WHERE server = ?", (server,)))
+
+    def live_servers(self) -> list[str]:
+        return sorted(r[0] for r in self._read("SELECT server FROM servers WHERE expires >= ?",
+                                                (time.time(),)))
 
     def owners(self) -> dict[str, tuple[str, float]]:
         return {u: (s, e) for u, s, e in self._read("SELECT unit, server, expires FROM owners")}

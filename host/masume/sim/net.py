@@ -27,6 +27,7 @@ class BoardNetwork:
         self.unit = unit
         self.client_id = f"masume-board-{unit}"
         self.connects = 0
+        self.on_publish = None  # (topic, hex) -> None, before each publish (benchmarks)
         self._cut = False
         self._client = None
         self._connected = threading.Event()
@@ -67,6 +68,8 @@ class BoardNetwork:
         return True
 
     def publish(self, topic: str, data_hex: str, retain: bool, qos: int) -> bool:
+        if self.on_publish is not None:
+            self.on_publish(topic, data_hex)
         client = self._client
         if client is None or self._cut or not self._connected.is_set():
             return False

@@ -1,0 +1,99 @@
+"""The club's storage on SQLite and on PostgreSQL (the local server, database
+``test``, each run in a schema of its own): the same behaviour on both."""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+
+import pytest
+
+from masume.club.store import ClubStore
+from masume.link import BoardEvent
+
+PG = os.environ.get("MASUME_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+def _pg_up() -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", 5432), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_url(request, tmp_path):
+    if request.param == "sqlite":
+        yield str(tmp_path / "club.db")
+        return
+    if not _pg_up():
+        pytest.skip("no PostgreSQL on 127.0.0.1:5432")
+    psycopg = pytest.importorskip("psycopg")
+    schema = f"masume_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(PG, autocommit=True) as admin:
+        admin.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield f"{PG}?options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(PG, autocommit=True) as admin:
+            admin.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def test_store_round_trip(store_url):
+    store = ClubStore(store_url)
+    try:
+        gid = store.new_game("table-1", "soccer-shogi", {"Blue": "Ann"})
+        assert store.active_game("table-1") == (gid, "soccer-shogi", {"Blue": "Ann"}, None)
+        store.save_game(gid, "[Game \"soccer-shogi\"]\n", {"Blue": "Ann"}, None)
+        events = [BoardEvent(seq=1, type="square", square="C5", reading=("ball",)),
+                  BoardEvent(seq=2, type="snapshot", readings={"C5": ("ball",), "A1": ()}),
+                  BoardEvent(seq=3, type="die", value=4, roll_id=1)]
+        for e in events:
+            store.accept_event("table-1", 77, e.seq, gid, e)
+        assert store.link_state("table-1") == (77, 3)
+        store.event_done("table-1")
+        assert store.open_events("table-1", gid) == events[1:]  # back exactly as they were
+        store.log(gid, "tracker", {"pushed": ["C5-D5"]})
+        assert store.log_entries(gid)[0]["pushed"] == ["C5-D5"]
+        # A new game for the table ends the old one.
+        gid2 = store.new_game("table-1", "shogi-soccer", {})
+        assert [g["active"] for g in store.games()] == [False, True]
+        assert store.active_game("table-1")[0] == gid2
+        # Leases: one owner at a time; a lapsed lease can be taken.
+        assert store.claim("table-1", "club-1", 30)
+        assert not store.claim("table-1", "club-2", 30)
+        assert store.claim("table-1", "club-1", -1)  # renewed, already lapsed
+        assert store.claim("table-1", "club-2", 30)
+        store.heartbeat("club-2", 30)
+        assert store.live_servers() == ["club-2"]
+        store.leave("club-2")
+        assert store.live_servers() == [] and store.owners() == {}
+    finally:
+        store.close()
+
+
+@pytest.mark.slow
+def test_club_server_on_each_database(store_url, broker, make_sim):
+    from masume.club.server import ClubServer, make_assignment
+    from masume.rules import load_rules
+    from test_club import first_action, play, set_up, wait_for
+
+    sim = make_sim(mqtt=broker.url, unit="table-9")
+    set_up(sim)
+    store = ClubStore(store_url)
+    server = ClubServer(broker.url, store, {"table-9": make_assignment("table-9", {"game": "soccer-shogi"})})
+    server.start()
+    try:
+        assert wait_for(lambda: "table-9" in server.tables
+                        and server.tables["table-9"].link.connected.is_set(), 30)
+        position = load_rules("soccer-shogi").start()
+        action = first_action(position)
+        play(sim, position, action)
+        gid = server.tables["table-9"].game_id
+        assert wait_for(lambda: position.notation(action) in (store.record(gid) or ""), 20)
+        assert any(e["kind"] == "board" for e in store.log_entries(gid))
+    finally:
+        server.close()
+        store.close()

@@ -1,0 +1,73 @@
+"""The club's live page in headless Chromium: every table, updated by server push
+when a board moves or drops off; a table page with its moves and a replay slider."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+
+import pytest
+
+from masume.club.server import ClubServer, make_assignment
+from masume.club.store import ClubStore
+from masume.club.web import serve
+from masume.rules import load_rules
+from test_club import first_action, play, set_up, wait_for
+from test_web import launch_chromium
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+
+def test_live_page_in_chromium(broker, make_sim, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    units = ["table-1", "table-2"]
+    sims = {u: make_sim(mqtt=broker.url, unit=u) for u in units}
+    for sim in sims.values():
+        set_up(sim)
+    store = ClubStore(tmp_path / "club.db")
+    server = ClubServer(broker.url, store, {
+        u: make_assignment(u, {"game": "soccer-shogi", "players": [f"Ann{i}", f"Bob{i}"]})
+        for i, u in enumerate(units)}).start()
+    url, stop = serve(server)
+    try:
+        assert wait_for(lambda: all(u in server.tables and server.tables[u].link.connected.is_set()
+                                    for u in units), 30)
+        with sync_playwright() as p:
+            browser = launch_chromium(p)
+            page = browser.new_page()
+            page.goto(url)
+            page.wait_for_selector('[data-table="table-2"] .online')
+            assert "Ann0 v Bob0" in page.inner_text('[data-table="table-1"]')
+            assert page.locator('[data-table="table-1"] svg rect').count() > 30
+            assert "to move: blue" in page.inner_text('[data-table="table-1"]')
+            # A move on the board: the page follows by itself (server push).
+            position = load_rules("soccer-shogi").start()
+            action = first_action(position)
+            play(sims["table-1"], position, action)
+            page.wait_for_function(
+                "document.querySelector('[data-table=\"table-1\"] .count').textContent === 'actions: 1'",
+                timeout=20000)
+            # table-2 drops off the Wi-Fi: its card says so.
+            sims["table-2"].unplug()
+            page.wait_for_selector('[data-table="table-2"] .offline', timeout=20000)
+            # The table page: its move list and the replay slider.
+            page.click('[data-table="table-1"]')
+            page.wait_for_selector("#moves li")
+            assert position.notation(action) in page.inner_text("#moves")
+            assert "live (after 1 actions)" in page.inner_text("#replay-label")
+            page.fill("#replay", "0")
+            page.dispatch_event("#replay", "input")
+            assert "after action 0 of 1" in page.inner_text("#replay-label")
+            browser.close()
+        results = json.load(urllib.request.urlopen(url + "api/results"))
+        assert {g["table"] for g in results} == set(units)
+        req = urllib.request.Request(url + "api/tables/table-2/assign", data=b'{"game": "nope"}',
+                                     method="POST")
+        with pytest.raises(urllib.error.HTTPError) as bad:
+            urllib.request.urlopen(req)
+        assert bad.value.code == 400
+    finally:
+        stop()
+        server.close()
+        store.close()
