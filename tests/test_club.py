@@ -250,3 +250,35 @@ def test_two_servers_split_the_boards_and_take_over(broker, make_sim, tmp_path: 
             s.close()
         for st in stores:
             st.close()
+
+
+def test_broker_config_with_tls(tmp_path: Path, make_sim):
+    """--tls-port: a CA and a broker certificate; a board and the server connect
+    over TLS with the CA, and the board's link works through it."""
+    from mqtt_broker import Broker, free_port
+
+    from masume.club.broker import write_broker_config
+    from masume.link import BoardSession
+    from masume.link.mqtt import MqttHub
+
+    port, tls_port = free_port(), free_port()
+    conf = write_broker_config(tmp_path / "event", ["table-1"], ["club"], port=port,
+                               bind="127.0.0.1", tls_port=tls_port)
+    assert (tmp_path / "event" / "tls" / "ca.crt").exists()
+    broker = Broker(tmp_path / "b", config=conf.conf.read_text(), port=port).start()
+    hub = None
+    session = None
+    try:
+        hub = MqttHub(conf.url("club", tls=True), "club-tls").start()
+        assert hub.connected.is_set()
+        sim = make_sim(mqtt=conf.url("table-1", tls=True), unit="table-1")
+        session = BoardSession(hub.transport("table-1")).start()
+        assert session.wait_connected(15)
+        sim.place("C5", "ball")
+        assert wait_for(lambda: session.readings.get("C5") == ("ball",))
+    finally:
+        if session:
+            session.close()
+        if hub:
+            hub.close()
+        broker.stop()
