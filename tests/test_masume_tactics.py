@@ -302,8 +302,8 @@ def test_inside_kick_no_roll_and_not_past_an_opponent() -> None:
     assert not position.is_legal(Kick("G6", "inside", "NE", 1))  # opponent on I8, 2 squares away
     with pytest.raises(IllegalAction, match="opponent within 2"):
         play(position, "G6 inside NE2")
-    with pytest.raises(NotationError):
-        parse_notation("G6 inside N3")
+    with pytest.raises(IllegalAction, match="1 or 2 squares"):
+        play(position, "G6 inside N3")
 
 
 # --------------------------------------------------------------------------- lob kicks
@@ -495,6 +495,53 @@ def test_beginner_rules() -> None:
     after = play(start, "G8 ground SW", "die 2")
     assert where(after, "E6") == ("ball", "home-8")  # no one-touch choice
     assert after.status().to_move == "away"
+
+
+# --------------------------------------------------------------------------- specialist cards
+
+
+def test_cards_are_chosen_before_kick_off_and_checked() -> None:
+    assert RULES.start(home_cards="striker/playmaker/winger", away_cards="stopper").options.home_cards
+    with pytest.raises(ValueError, match="at most 3"):
+        RULES.start(home_cards="striker/playmaker/winger/anchor")
+    with pytest.raises(ValueError, match="unknown specialist card"):
+        RULES.start(home_cards="wizard")
+    with pytest.raises(ValueError, match="chosen twice"):
+        RULES.start(home_cards="striker", away_cards="striker")
+
+
+def test_card_kick_bonus_only_for_its_shirt_and_zone() -> None:
+    plain = setup({9: "G10"}, {}, "G10")
+    card = setup({9: "G10"}, {}, "G10", options="home_cards=striker")
+    assert where(play(plain, "G10 ground N", "die 3"), "G13") == ("ball",)
+    assert where(play(card, "G10 ground N", "die 3"), "G14") == ("ball",)  # +1 in the opponent's half
+    own_half = setup({9: "G6"}, {}, "G6", options="home_cards=striker")
+    assert where(play(own_half, "G6 ground N", "die 3"), "G9") == ("ball",)
+    other = setup({8: "G10"}, {}, "G10", options="home_cards=striker")
+    assert where(play(other, "G10 ground N", "die 3"), "G13") == ("ball",)
+
+
+def test_card_inside_range_and_charge_and_hold() -> None:
+    maker = setup({10: "G6"}, {}, "G6", options="home_cards=playmaker")
+    assert where(play(maker, "G6 inside N3"), "G9") == ("ball",)
+    stopper = setup({7: "G6"}, {4: "G7"}, "G6", move="away", options="away_cards=stopper")
+    assert where(play(stopper, "G7 charge G6", "die 3", "die 4"), "G6") == ("ball", "away-4")
+    anchor = setup({6: "G6"}, {4: "G7"}, "G6", move="away", options="home_cards=anchor")
+    assert where(play(anchor, "G7 charge G6", "die 3", "die 3"), "G6") == ("ball", "home-6")  # 3 + 1 beats 3
+
+
+def test_card_set_from_a_file(tmp_path: Path) -> None:
+    import json
+
+    path = tmp_path / "cards.json"
+    path.write_text(json.dumps({"cards": [
+        {"id": "cannon", "name": "Cannon", "shirt": 8, "abilities": [{"kind": "lob", "value": 2}]}]}))
+    position = setup({8: "G4"}, {}, "G4", options=f"card_set={path},home_cards=cannon")
+    assert where(play(position, "G4 lob N", "die 4"), "G10") == ("ball",)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"cards": [{"id": "x", "shirt": 8, "abilities": [{"kind": "fly", "value": 1}]}]}))
+    with pytest.raises(ValueError, match="unknown ability"):
+        RULES.start(card_set=str(bad), home_cards="x")
 
 
 # --------------------------------------------------------------------------- notation and text

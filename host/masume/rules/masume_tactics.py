@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Iterator, Union
 
 from .base import IllegalAction, NotationError, Outcome, Status
@@ -321,6 +321,108 @@ class Pass:
 Action = Union[Move, Kick, Charge, Roll, Choice, Setup, Restart, Whistle, Pass]
 
 
+# --------------------------------------------------------------------------- specialist cards
+
+#: What a card's ability may change (docs/rules/masume-tactics.md, "Specialist cards"):
+#:   ground        +value squares on his ground kicks
+#:   lob           +value squares on his lob kicks
+#:   charge        +value on his die when he charges
+#:   hold          +value on his die when he is charged while keeping the ball
+#:   inside-range  his inside kicks reach 2 + value squares
+ABILITY_KINDS = ("ground", "lob", "charge", "hold", "inside-range")
+#: Where an ability works ("" everywhere), seen from the card holder's side.
+ABILITY_WHERE = ("", "own-half", "opponent-half", "own-penalty-area", "opponent-penalty-area")
+
+
+@dataclass(frozen=True)
+class Ability:
+    """One ability of a specialist card: ``kind`` (see ABILITY_KINDS), ``value``, ``where``.
+
+    >>> Ability("ground", 1, "opponent-half").applies(HOME, SQUARE_INDEX["G12"])
+    True
+    """
+
+    kind: str
+    value: int
+    where: str = ""
+
+    def applies(self, side: int, square: int) -> bool:
+        if not self.where:
+            return True
+        if self.where == "own-half":
+            return _progress(side, square) <= 8
+        if self.where == "opponent-half":
+            return _progress(side, square) >= 9
+        if self.where == "own-penalty-area":
+            return square in PENALTY_AREA[side]
+        return square in PENALTY_AREA[1 - side]
+
+
+@dataclass(frozen=True)
+class Card:
+    """A specialist card: the shirt number it names and its abilities (either team may hold it)."""
+
+    id: str
+    name: str
+    shirt: int
+    abilities: tuple[Ability, ...]
+
+
+#: The card texts are not in the source; this built-in set is a PLACEHOLDER with the shape of
+#: the real one (six cards, one shirt each). An owner replaces it with a JSON file (option
+#: ``card_set``) written from the cards they hold: {"cards": [{"id": ..., "name": ...,
+#: "shirt": 9, "abilities": [{"kind": "ground", "value": 1, "where": "opponent-half"}]}]}.
+EXAMPLE_CARDS: tuple[Card, ...] = (
+    Card("striker", "Striker (example)", 9, (Ability("ground", 1, "opponent-half"),)),
+    Card("playmaker", "Playmaker (example)", 10, (Ability("inside-range", 1),)),
+    Card("winger", "Winger (example)", 7, (Ability("lob", 1),)),
+    Card("stopper", "Stopper (example)", 4, (Ability("charge", 1),)),
+    Card("anchor", "Anchor (example)", 6, (Ability("hold", 1),)),
+    Card("libero", "Libero (example)", 3, (Ability("charge", 1, "own-penalty-area"),)),
+)
+
+
+def load_cards(path: str = "") -> dict[str, Card]:
+    """The card set: the built-in example set, or the JSON file at ``path``.
+
+    >>> sorted(load_cards())[:2]
+    ['anchor', 'libero']
+    """
+    if not path:
+        return dict(_load_cards("", 0))
+    import os
+
+    try:
+        stamp = os.stat(path).st_mtime_ns
+    except OSError as exc:
+        raise ValueError(f"card set {path}: {exc}") from None
+    return dict(_load_cards(path, stamp))
+
+
+@lru_cache(maxsize=8)
+def _load_cards(path: str, stamp: int) -> tuple[tuple[str, Card], ...]:
+    if not path:
+        return tuple((c.id, c) for c in EXAMPLE_CARDS)
+    import json
+
+    try:
+        data = json.loads(open(path, encoding="utf-8").read())
+        cards = []
+        for item in data["cards"]:
+            abilities = tuple(Ability(a["kind"], int(a["value"]), a.get("where", "")) for a in item["abilities"])
+            for ability in abilities:
+                if ability.kind not in ABILITY_KINDS or ability.where not in ABILITY_WHERE:
+                    raise ValueError(f"card {item['id']}: unknown ability {ability}")
+            shirt = int(item["shirt"])
+            if not 1 <= shirt <= 11:
+                raise ValueError(f"card {item['id']}: shirt must be 1-11")
+            cards.append((str(item["id"]), Card(str(item["id"]), str(item.get("name", item["id"])), shirt,
+                                                abilities)))
+    except (OSError, KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"card set {path}: {exc}") from None
+    return tuple(cards)
+
+
 # --------------------------------------------------------------------------- options
 
 
@@ -341,6 +443,11 @@ class Options:
     goals_to_win: int = 0
     halves: int = 0
     turn_seconds: int = 0
+    #: Specialist cards chosen before kick-off: card ids separated by "/", at most 3 a side.
+    home_cards: str = ""
+    away_cards: str = ""
+    #: A JSON card set (see :func:`load_cards`); "" = the built-in example set.
+    card_set: str = ""
 
     @classmethod
     def make(cls, **options: Any) -> "Options":
@@ -355,7 +462,36 @@ class Options:
             value = getattr(made, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"{name} must be a whole number of at least 0, not {value!r}")
+        cards = load_cards(str(made.card_set))
+        chosen: list[str] = []
+        for side in ("home", "away"):
+            ids = [c for c in str(getattr(made, f"{side}_cards")).split("/") if c]
+            if len(ids) > 3:
+                raise ValueError(f"{side} chooses at most 3 specialist cards, not {len(ids)}")
+            for card in ids:
+                if card not in cards:
+                    raise ValueError(f"unknown specialist card {card!r}; the set has {', '.join(sorted(cards))}")
+                if card in chosen:
+                    raise ValueError(f"specialist card {card!r} is chosen twice")
+                chosen.append(card)
         return made
+
+    def bonus(self, side: int, shirt: int, kind: str, square: int) -> int:
+        """What the side's specialist cards add for shirt ``shirt`` doing ``kind`` on ``square``.
+
+        >>> Options(home_cards="striker").bonus(HOME, 9, "ground", SQUARE_INDEX["G12"])
+        1
+        """
+        ids = self.home_cards if side == HOME else self.away_cards
+        if not ids:
+            return 0
+        cards = load_cards(self.card_set)
+        total = 0
+        for card_id in ids.split("/"):
+            card = cards.get(card_id)
+            if card and card.shirt == shirt:
+                total += sum(a.value for a in card.abilities if a.kind == kind and a.applies(side, square))
+        return total
 
     def text(self) -> str:
         default = Options()
@@ -644,8 +780,8 @@ class Position:
                     yield Kick(SQUARE_NAMES[square], "ground", name)
                     if not self.beginner:
                         yield Kick(SQUARE_NAMES[square], "lob", name)
-                        yield Kick(SQUARE_NAMES[square], "inside", name, 1)
-                        yield Kick(SQUARE_NAMES[square], "inside", name, 2)
+                        for distance in range(1, 3 + self._card(i, "inside-range")):
+                            yield Kick(SQUARE_NAMES[square], "inside", name, distance)
             if keeper >= 0 and side != self.offence and _side(keeper) != side and not used:
                 kx, ky = _xy(self.players[keeper])
                 x, y = _xy(square)
@@ -720,6 +856,10 @@ class Position:
             return None
         return pos._mark_used(i)._end_action()
 
+    def _card(self, player: int, kind: str) -> int:
+        """The specialist-card bonus of ``player`` for ``kind`` where he stands."""
+        return self.options.bonus(_side(player), player % 11 + 1, kind, self.players[player])
+
     def _kick_deadline(self) -> int:
         return 1 if self.restart == "kickoff" or self.beginner else 2
 
@@ -739,13 +879,15 @@ class Position:
             base = replace(base, banned=i)
         if kick.kind == "inside":
             x, y = _xy(frm)
-            for step in (1, 2):
+            if kick.distance > 2 + self._card(i, "inside-range"):
+                return None
+            for step in range(1, max(2, kick.distance) + 1):
                 sx, sy = x + direction[0] * step, y + direction[1] * step
                 j = self._at.get(_sq(sx, sy), -1) if 0 <= sx <= 12 else -1
                 if j >= 0 and _side(j) != _side(i):
                     return None  # an opponent within two squares on that line
-                if step == 1 and j >= 0 and kick.distance == 2:
-                    return None  # the team-mate on the first square would take it: that is inside 1
+                if j >= 0 and step < kick.distance:
+                    return None  # the team-mate on the way would take it: that is a shorter kick
             return base._travel(frm, direction, kick.distance, "inside", i, 1 << i)
         return replace(base, pending=("kick", i, kick.kind, direction[0], direction[1]))
 
@@ -770,9 +912,9 @@ class Position:
             return replace(self, pending=("charge2", self.pending[1], self.pending[2], die))
         if kind == "charge2":
             d, k, droll = self.pending[1], self.pending[2], self.pending[3]
-            bonus = 0
+            bonus = self._card(d, "charge") - self._card(k, "hold")
             if self.players[d] in PENALTY_AREA[_side(d)]:
-                bonus = 2 if _is_keeper(d) else 1
+                bonus += 2 if _is_keeper(d) else 1
             pos = replace(self, pending=())
             if droll + bonus >= die:
                 players = list(self.players)
@@ -795,6 +937,7 @@ class Position:
         kicker, kick_kind, dx, dy = self.pending[1], self.pending[2], self.pending[3], self.pending[4]
         frm = self.players[kicker]
         bonus = 2 if _is_keeper(kicker) and frm in PENALTY_AREA[_side(kicker)] else 0
+        bonus += self._card(kicker, kick_kind)
         pos = replace(self, pending=())
         if kick_kind == "lob":
             distance = (die + 2 if die <= 3 else die) + bonus
@@ -1168,7 +1311,7 @@ _SQ = r"[A-Za-z][0-9]{1,2}"
 _DIR = r"(?:NE|NW|SE|SW|N|E|S|W)"
 _PATTERNS = [
     (re.compile(rf"^({_SQ})\s*-\s*({_SQ})(\s+leave)?$", re.I), "move"),
-    (re.compile(rf"^({_SQ})\s+(ground|lob|inside)\s+({_DIR})\s*([12])?$", re.I), "kick"),
+    (re.compile(rf"^({_SQ})\s+(ground|lob|inside)\s+({_DIR})\s*([1-9])?$", re.I), "kick"),
     (re.compile(rf"^({_SQ})\s+charge\s+({_SQ})$", re.I), "charge"),
     (re.compile(r"^die\s+([0-9]+)$", re.I), "die"),
     (re.compile(r"^keep$", re.I), "keep"),
