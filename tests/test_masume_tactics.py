@@ -152,9 +152,33 @@ def test_halves_and_the_whistle() -> None:
     assert half.status().to_move == "away"
     second = half.apply(Restart())
     assert second.layout()["G9"] == ("ball", "away-9")
-    full = second.apply(Whistle())
+    no_shootout = RULES.from_text(second.to_text(), shootout=False)
+    full = no_shootout.apply(Whistle())
     assert full.outcome().winner is None and full.outcome().reason == "full time"
+    assert RULES.from_text(full.to_text()) == full
     assert not RULES.start().is_legal(Whistle())
+
+
+def test_penalty_shoot_out_after_a_draw() -> None:
+    position = RULES.start(halves=45).apply(Whistle()).apply(Restart()).apply(Whistle())
+    assert position.outcome() is None
+    status = position.status()
+    assert status.to_move == "away" and "keeper chooses" in status.message  # away's keeper, home kicks first
+    # home scores (away's keeper covers 1-2 on H17), away misses (home's keeper on G1 covers 3-4) ...
+    for _ in range(3):
+        position = play(position, "guard H16", "die 6", "guard G1", "die 3")
+    assert position.outcome() is not None  # 3-0 with two kicks each left: decided
+    assert position.outcome().winner == "home" and position.outcome().reason == "penalty shoot-out 3-0"
+    assert RULES.from_text(position.to_text()) == position
+
+
+def test_penalty_shoot_out_sudden_death() -> None:
+    position = RULES.start(halves=45).apply(Whistle()).apply(Restart()).apply(Whistle())
+    for _ in range(5):
+        position = play(position, "guard H16", "die 6", "guard G1", "die 6")
+    assert position.outcome() is None and "5-5" in position.status().message
+    position = play(position, "guard H16", "die 1", "guard G1", "die 6")
+    assert position.outcome().winner == "away"
 
 
 # --------------------------------------------------------------------------- turns and roles
@@ -616,10 +640,12 @@ def _check(position: Position) -> None:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(choices=st.lists(st.integers(min_value=0, max_value=100_000), min_size=1, max_size=250),
-       beginner=st.booleans())
-def test_random_play_with_random_rolls_never_reaches_an_impossible_position(choices: list[int],
-                                                                           beginner: bool) -> None:
-    game = Game(RULES.start(rules="beginner" if beginner else "standard", goals_to_win=3))
+       beginner=st.booleans(), halves=st.sampled_from([0, 45]), cards=st.booleans())
+def test_random_play_with_random_rolls_never_reaches_an_impossible_position(
+        choices: list[int], beginner: bool, halves: int, cards: bool) -> None:
+    options = {"home_cards": "striker/playmaker/winger", "away_cards": "stopper/anchor/libero"} if cards else {}
+    game = Game(RULES.start(rules="beginner" if beginner else "standard", goals_to_win=3, halves=halves,
+                            **options))
     for choice in choices:
         position = game.position
         if position.outcome() is not None:

@@ -29,6 +29,8 @@ Usage, in the manner of python-chess::
     >>> position = position.apply(position.parse_action("E6 ground N"))
     >>> position.status().awaiting
     'die'
+    >>> position.status().highlights["line"][:3]
+    ('E7', 'E8', 'E9')
     >>> sorted(action.die for action in position.legal_actions())
     [1, 2, 3, 4, 5, 6]
     >>> position = position.apply(Roll(3))
@@ -443,6 +445,8 @@ class Options:
     goals_to_win: int = 0
     halves: int = 0
     turn_seconds: int = 0
+    #: A drawn match ends with a penalty shoot-out (PK戦), 5 kicks each then sudden death.
+    shootout: bool = True
     #: Specialist cards chosen before kick-off: card ids separated by "/", at most 3 a side.
     home_cards: str = ""
     away_cards: str = ""
@@ -462,6 +466,8 @@ class Options:
             value = getattr(made, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"{name} must be a whole number of at least 0, not {value!r}")
+        if not isinstance(made.shootout, bool):
+            raise ValueError("shootout must be true or false")
         cards = load_cards(str(made.card_set))
         chosen: list[str] = []
         for side in ("home", "away"):
@@ -605,6 +611,9 @@ class Position:
         score = {SIDES[0]: self.score[0], SIDES[1]: self.score[1]}
         if self.resigned >= 0:
             return Outcome(SIDES[1 - self.resigned], "resignation", score)
+        if self.over.startswith("penalty shoot-out"):
+            home, away = (int(n) for n in self.over.split()[-1].split("-"))
+            return Outcome(SIDES[0] if home > away else SIDES[1], self.over, score)
         if self.score[0] == self.score[1]:
             return Outcome(None, self.over, score)
         return Outcome(SIDES[0] if self.score[0] > self.score[1] else SIDES[1], self.over, score)
@@ -622,8 +631,29 @@ class Position:
         kind = self.pending[0] if self.pending else ""
         if self.over:
             return Status(side, self.action, n, score, None, str(self.outcome()), highlights)
-        if kind in ("kick", "charge", "charge2", "penalty"):
+        if kind == "shootout":
+            hg, ag, hn, an, guard = self.pending[1:6]
+            message = f"penalty shoot-out {hg}-{ag} ({hn} and {an} kicks): "
+            if guard < 0:
+                message += f"{side}'s keeper chooses his square before the net"
+                highlights["target"] = tuple(SQUARE_NAMES[s] for s in PENALTY_GUARD[self.to_move])
+            else:
+                awaiting = "die"
+                message += f"{side}'s penalty taker rolls the die"
+        elif kind in ("kick", "charge", "charge2", "penalty"):
             awaiting = "die"
+            if kind == "kick":  # the called line, up to the longest kick
+                x, y = _xy(self.players[self.pending[1]])
+                line = []
+                for step in range(1, 9):
+                    q = (x + self.pending[3] * step, y + self.pending[4] * step)
+                    if not _is_board(*q):
+                        break
+                    line.append(SQUARE_NAMES[_sq(*q)])
+                highlights["line"] = tuple(line)
+            elif kind in ("charge", "charge2"):
+                highlights["charge"] = (SQUARE_NAMES[self.players[self.pending[1]]],
+                                        SQUARE_NAMES[self.players[self.pending[2]]])
             who = {"kick": "the kicker", "charge": "the charging defender", "charge2": "the ball keeper",
                    "penalty": "the penalty taker"}[kind]
             message += f": {who} rolls the die"
@@ -715,6 +745,14 @@ class Position:
 
     def _candidates(self) -> Iterator[Action]:
         kind = self.pending[0] if self.pending else ""
+        if kind == "shootout":
+            if self.pending[5] < 0:
+                for s in PENALTY_GUARD[self.to_move]:
+                    yield Setup("guard", SQUARE_NAMES[s])
+            else:
+                for die in range(1, 7):
+                    yield Roll(die)
+            return
         if kind in ("kick", "charge", "charge2", "penalty"):
             for die in range(1, 7):
                 yield Roll(die)
@@ -922,6 +960,15 @@ class Position:
                 pos = replace(pos, players=tuple(players), last_touch=d,
                               banned=-1 if self.banned != d else d)
             return pos._end_action()
+        if kind == "shootout":
+            hg, ag, hn, an, guard = self.pending[1:6]
+            kicking = self.offence
+            scored = die not in PENALTY_GUARD[1 - kicking][guard]
+            if kicking == HOME:
+                hg, hn = hg + scored, hn + 1
+            else:
+                ag, an = ag + scored, an + 1
+            return replace(self, pending=())._shootout(hg, ag, hn, an)
         if kind == "penalty":
             kicker, guard = self.pending[1], self.pending[2]
             defending = 1 - _side(kicker)
@@ -1095,10 +1142,25 @@ class Position:
 
     def _whistle(self) -> "Position":
         if self.half >= 2:
+            if self.score[0] == self.score[1] and self.options.shootout:
+                pos = replace(self, players=_formation(self.kicked_off), used=0, must_kick=-1, banned=-1,
+                              restart="", action=1)
+                return pos._shootout(0, 0, 0, 0)
             return replace(self, over="full time", pending=())
         side = 1 - self.kicked_off
         return replace(self, half=2, pending=("halftime", side), to_move=side, action=1, used=0,
                        must_kick=-1, banned=-1, restart="")
+
+    def _shootout(self, hg: int, ag: int, hn: int, an: int) -> "Position":
+        """The next kick of the penalty shoot-out, or its end (5 kicks each, then sudden death)."""
+        decided = (hg > ag + max(0, 5 - an) or ag > hg + max(0, 5 - hn)) if max(hn, an) <= 5 else False
+        if hn == an and hn >= 5 and hg != ag:
+            decided = True
+        if decided:
+            return replace(self, over=f"penalty shoot-out {hg}-{ag}", pending=())
+        kicking = HOME if hn == an else AWAY
+        return replace(self, ball=PENALTY_SPOT[kicking], pending=("shootout", hg, ag, hn, an, -1),
+                       to_move=1 - kicking, offence=kicking)
 
     def _foul(self, square: int, side: int) -> "Position":
         """A foul at ``square``: a free kick for ``side``, a penalty in the other side's area."""
@@ -1148,6 +1210,15 @@ class Position:
             pos = replace(self, players=tuple(players), pending=("replace", piece, kicker, side, stage, count,
                                                                  mask | (1 << i)))
             return pos
+        if kind == "shootout":
+            square = SQUARE_INDEX[setup.frm]
+            gk = self.to_move * 11
+            players = list(self.players)
+            other = self._at.get(square, -1)
+            if other >= 0 and other != gk:
+                players[other] = players[gk]
+            players[gk] = square
+            return replace(self, players=tuple(players), pending=self.pending[:5] + (square,), to_move=self.offence)
         if kind == "guard":
             kicker = self.pending[1]
             square = SQUARE_INDEX[setup.frm]
@@ -1443,7 +1514,7 @@ def _read_text(text: str, overrides: dict[str, Any]) -> Position:
         if "options" in fields:
             for item in fields["options"].split(","):
                 k, _, v = item.partition("=")
-                options[k] = int(v) if v.isdigit() else v
+                options[k] = int(v) if v.isdigit() else {"true": True, "false": False}.get(v.lower(), v)
         options.update(overrides)
         position = Position(
             players, ball, offence=SIDES.index(fields.get("offence", "home")),
