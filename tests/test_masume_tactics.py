@@ -224,6 +224,11 @@ def test_steal_on_the_second_defence_action_starts_a_fresh_offence_turn() -> Non
     position = setup({7: "F6"}, {4: "J10", 5: "F9"}, "F8", move="away")
     after = play(position, "J10-J9", "F9-F8")
     assert after.offence == 1 and after.status().action_number == 1
+    # The seed's example: ① moved on the defence's first action and may play again at once,
+    # to reach ②'s pass.
+    assert after.is_legal(Move("J9", "J8"))
+    passed = play(after, "J9-J8", "F8 inside E2")  # two actions: away's turn is over
+    assert passed.status().to_move == "home" and passed.status().actions_per_turn == 3
 
 
 # --------------------------------------------------------------------------- ground kicks

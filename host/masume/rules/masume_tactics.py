@@ -168,6 +168,9 @@ def _formation(kicking_off: int) -> tuple[int, ...]:
     return tuple(home) + tuple(_mirror(s) for s in away)
 
 
+_SET_PIECES = {"throw": "throw-in", "corner": "corner kick", "goal-kick-1": "goal kick", "goal-kick-2": "goal kick",
+               "free-kick": "free kick", "penalty": "penalty kick"}
+
 # --------------------------------------------------------------------------- actions
 
 
@@ -675,12 +678,12 @@ class Position:
                 highlights["goal"] = (SQUARE_NAMES[self.ball],)
             highlights["setup"] = tuple(SQUARE_NAMES[s] for s in _formation(self.pending[1]))
         elif kind == "place":
-            message = f"{side}: {self.pending[1]}, choose the kicker"
+            message = f"{side}: {_SET_PIECES[self.pending[1]]} on {SQUARE_NAMES[self.pending[2]]}, choose the taker"
             highlights["target"] = (SQUARE_NAMES[self.pending[2]],)
         elif kind == "replace":
             stage, count = self.pending[4], self.pending[5]
             if stage == "o":
-                message = f"{side}: re-place any players for the {self.pending[1]}, then ready"
+                message = f"{side}: re-place any players for the {_SET_PIECES[self.pending[1]]}, then ready"
             else:
                 message = f"{side}: re-place up to {count} player(s), then ready"
         elif kind == "guard":
@@ -1272,7 +1275,8 @@ class Position:
                 if (self.used >> i) & 1:
                     return f"{PIECE_NAMES[i]} has already moved this turn"
                 if i == self.must_kick:
-                    return f"{PIECE_NAMES[i]} must kick first (set piece)"
+                    what = "the kick-off" if self.restart == "kickoff" else "the set piece"
+                    return f"{PIECE_NAMES[i]} must take {what} before he moves"
                 if i == self.banned:
                     return f"{PIECE_NAMES[i]} may not touch the ball again until another player has"
                 if action.leave and frm != self.ball:
