@@ -9,7 +9,8 @@ import time
 
 class Hardware:
     def __init__(self, sample, buttons, die, random_u32, serial_read, serial_write, show):
-        self._sample = sample  # () -> hex of all sensor slots, or "" if unchanged
+        self._sample = sample  # (version held) -> [version, hex of all slots], or None if unchanged
+        self._version = -1  # the table version in the scanner's buffer
         self._buttons = buttons  # () -> bit mask
         self._die = die  # () -> 1..6
         self.random_u32 = random_u32  # () -> a random 32-bit number (the boot id)
@@ -22,9 +23,10 @@ class Hardware:
         return time.ticks_ms()
 
     def sample(self, raw):
-        data = self._sample()
-        if data:
-            raw[:] = unhexlify(data)
+        news = self._sample(self._version)
+        if news:
+            raw[:] = unhexlify(news[1])
+            self._version = news[0]  # only now: a pass lost half-way fetches it again
 
     def buttons(self):
         return self._buttons()
@@ -137,15 +139,30 @@ def serve_mqtt(definition_path, unit, connect, publish, subscribe, read, tick, *
     _loop(tick)
 
 
+collections = 0  # garbage collections so far (the simulator reports them)
+lost = 0  # scan passes lost to a full heap
+
+
 def _loop(tick):
-    # Keep this function's frame small (few locals, a short value stack): it
-    # must stay on the C stack, where the collector sees it.
-    collections = 0
-    while tick(collections):
-        try:
-            board.poll()
-        except MemoryError:
-            pass  # the pass is lost, not the board: collect below and go on
+    # Small on purpose: one local and a short value stack, so that MicroPython
+    # keeps this frame on the C stack, where the collector sees it (a bigger
+    # frame goes to the heap and the collection below would free it under us).
+    # Counters live in module globals; the work is done in the functions below.
+    while tick(collections, lost):
+        _pass()
         if gc.mem_free() < COLLECT_BELOW:
-            gc.collect()
-            collections += 1
+            _collect()
+
+
+def _pass():
+    global lost
+    try:
+        board.poll()
+    except MemoryError:
+        lost += 1  # the pass is lost, not the board: the collection comes next
+
+
+def _collect():
+    global collections
+    gc.collect()
+    collections += 1

@@ -22,7 +22,8 @@ def take(session: BoardSession, count: int, timeout: float = 15.0) -> list[Board
     deadline = time.monotonic() + timeout
     while len(got) < count:
         left = deadline - time.monotonic()
-        assert left > 0, f"only {len(got)} of {count} events arrived: {got[-3:]}"
+        assert left > 0, (f"only {len(got)} of {count} events arrived: {got[-3:]}; "
+                          f"link {session.state}, {session.stats}")
         for event in session.events(timeout=min(left, 0.5)):
             if event.type != "snapshot":
                 got.append(event)
@@ -76,7 +77,11 @@ def test_thousands_of_changes_arrive_once_in_order_through_noise_and_unplugging(
         if round_no % 9 == 4:
             time.sleep(0.15)
             sim.replug()
-        events = take(session, sum(expected.values()))
+        try:
+            events = take(session, sum(expected.values()))
+        except AssertionError as exc:
+            raise AssertionError(f"round {round_no}: {exc}; board: {sim.polls} passes, "
+                                 f"{sim.reboots} reboots, {sim.lost_passes} lost passes") from None
         assert Counter((e.square, e.reading) for e in events) == expected, f"round {round_no}"
         received += events
     assert changes >= 2000

