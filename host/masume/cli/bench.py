@@ -21,8 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     club = kinds.add_parser("club", help="club mode: event-to-LED latency and server CPU for N boards")
     club.add_argument("--boards", type=int, default=8, help="the most boards to try (1, 2, 4, ... N)")
-    club.add_argument("--seconds", type=float, default=20.0, help="measured play per size")
-    club.add_argument("--pace", type=float, default=1.0, help="seconds between two hand movements on a board")
+    club.add_argument("--seconds", type=float, default=30.0, help="measured play per size")
+    club.add_argument("--pace", type=float, default=0.7, help="seconds between two hand movements on a board")
     club.add_argument("--cut", type=float, default=0.0, metavar="S",
                       help="cut one board's Wi-Fi for S seconds in the largest run (e.g. 60)")
     club.set_defaults(handler=_club)
