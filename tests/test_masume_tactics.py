@@ -81,17 +81,23 @@ def test_load_rules_finds_the_engine() -> None:
 
 def test_piece_and_square_names_match_the_board() -> None:
     from masume.boards import load_board
+    from masume.rules.masume_tactics import PIECE_NAMES, SQUARE_NAMES
 
     board = load_board("masume-tactics")
-    names = set(board.pieces) if hasattr(board, "pieces") else None
+    assert set(PIECE_NAMES) | {"ball"} == set(board.pieces)
+    sensed = {c.name for c in board.cells if c.sensor != "none"}
+    assert set(SQUARE_NAMES.values()) == sensed  # pitch, touch files A and M, both goals
     layout = RULES.start().layout()
-    pieces = {p for stack in layout.values() for p in stack}
-    assert len(pieces) == 23
-    if names is not None:
-        assert pieces <= set(names)
-    squares = {c.name for c in board.cells} if hasattr(board, "cells") else None
-    if squares is not None:
-        assert set(layout) <= squares
+    assert {p for stack in layout.values() for p in stack} == set(board.pieces)
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import masume.rules.masume_tactics as module
+
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
 
 
 # --------------------------------------------------------------------------- kick-off
@@ -456,6 +462,18 @@ def test_throw_in_step_in_and_no_goal_straight_from_a_throw() -> None:
     # A throw straight into a goal does not count.
     goal = setup({9: "G12"}, {4: "M16"}, "M16", offence="away", extra="kicker=14 restart=throw")
     assert goal.is_legal(Kick("M16", "ground", "NW"))
+
+
+def test_a_throw_straight_into_a_goal_does_not_count() -> None:
+    # On this grid no throw reaches a goal directly (the three throw directions and the
+    # post forbid it), so the rule is checked on the engine's out-of-play decision itself.
+    thrown = setup({9: "G12"}, {4: "B8"}, "B8", offence="away", extra="last=14 restart=throw")
+    into_home = thrown._out(6, 0)  # into the goal away attacks: goal kick for home
+    assert into_home.score == (0, 0) and "goal-kick-1" in into_home.pending
+    into_away = thrown._out(6, 17)  # into their own goal: corner for home
+    assert into_away.score == (0, 0) and into_away.pending[:2] == ("place", "corner")
+    normal = setup({9: "G12"}, {4: "B8"}, "B8", offence="away", extra="last=14")
+    assert normal._out(6, 0).score == (0, 1)
 
 
 def test_corner_and_goal_kick() -> None:
