@@ -282,3 +282,37 @@ def test_broker_config_with_tls(tmp_path: Path, make_sim):
         if hub:
             hub.close()
         broker.stop()
+
+
+def test_sim_cli_on_mqtt_and_results_export(broker, tmp_path: Path, capsys):
+    """`masume sim --mqtt URL --id ID` is a board the club server finds and runs;
+    `masume club results` and `masume club export` read the event's database."""
+    from masume.cli import main
+
+    sim = subprocess.Popen([sys.executable, "-m", "masume.cli", "sim", "--board", "soccer-shogi",
+                            "--mqtt", broker.url, "--id", "table-7", "--setup", "soccer-shogi"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           text=True)
+    db = tmp_path / "club.db"
+    store = ClubStore(db)
+    server = ClubServer(broker.url, store, {"table-7": make_assignment(
+        "table-7", {"game": "soccer-shogi", "players": ["Ann", "Bob"]})}).start()
+    try:
+        assert sim.stdout.readline().startswith("port: mqtt://")
+        assert wait_for(lambda: "table-7" in server.tables
+                        and server.tables["table-7"].link.connected.is_set(), 30)
+        sim.stdin.write("leds\n")
+        sim.stdin.flush()
+        assert wait_for(lambda: server.tables["table-7"].session.leds != {}, 10)
+    finally:
+        server.close()
+        store.close()
+        sim.stdin.write("quit\n")
+        sim.stdin.flush()
+        sim.wait(20)
+    capsys.readouterr()
+    assert main(["club", "results", "--db", str(db)]) == 0
+    assert "table-7" in capsys.readouterr().out
+    assert main(["club", "export", "--db", str(db), "--out", str(tmp_path / "records")]) == 0
+    records = list((tmp_path / "records").glob("*.txt"))
+    assert len(records) == 1 and "Ann" in records[0].read_text()

@@ -1,5 +1,10 @@
 """``masume sim --board BOARD``: a simulated board on a real serial device.
 
+With ``--mqtt URL --id ID`` the board talks MQTT to that broker instead (club
+mode, docs/club.md): ``port:`` then shows the broker and the unit id, and
+``unplug``/``replug`` drop and restore its Wi-Fi. ``--setup GAME`` stands that
+game's starting pieces on the board first.
+
 Prints ``port: PATH`` first, then reads commands from stdin, one per line, and
 answers each with ``ok ...`` or ``error: ...``:
 
