@@ -133,6 +133,24 @@ def test_kick_off_starts_with_the_pass_and_the_kicker_waits() -> None:
     assert alone.is_legal(Move("G8", "F9"))
 
 
+def test_free_lineup_option() -> None:
+    start = RULES.start(lineup=True)
+    assert start.status().message == "home: set up your formation (own half), then ready"
+    with pytest.raises(IllegalAction, match="own half"):
+        play(start, "C4>C9")
+    with pytest.raises(IllegalAction, match="centre mark"):
+        play(start, "G8>G7")
+    home = play(start, "C4>F7", "ready")  # the kicking side may use the centre circle
+    assert home.status().to_move == "away"
+    with pytest.raises(IllegalAction, match="centre circle"):
+        play(home, "C13>G10")
+    ready = play(home, "C13>C9", "ready")
+    assert ready.status().message == "home, offence, action 1 of 2: kick-off by home-9 on G8"
+    assert where(ready, "F7") == ("home-2",) and where(ready, "C9") == ("away-2",)
+    scored = play(setup({9: "G11"}, {}, "G11", options="lineup=true"), "G11 ground N", "die 6", "restart")
+    assert scored.pending[:3] == ("lineup", 1, "k")
+
+
 def test_goal_and_restart_by_the_side_that_conceded() -> None:
     position = setup({9: "G11"}, {}, "G11")
     scored = play(position, "G11 ground N", "die 6")
@@ -666,7 +684,8 @@ def _check(position: Position) -> None:
        beginner=st.booleans(), halves=st.sampled_from([0, 45]), cards=st.booleans())
 def test_random_play_with_random_rolls_never_reaches_an_impossible_position(
         choices: list[int], beginner: bool, halves: int, cards: bool) -> None:
-    options = {"home_cards": "striker/playmaker/winger", "away_cards": "stopper/anchor/libero"} if cards else {}
+    options = {"home_cards": "striker/playmaker/winger", "away_cards": "stopper/anchor/libero",
+               "lineup": True} if cards else {}
     game = Game(RULES.start(rules="beginner" if beginner else "standard", goals_to_win=3, halves=halves,
                             **options))
     for choice in choices:

@@ -448,6 +448,9 @@ class Options:
     goals_to_win: int = 0
     halves: int = 0
     turn_seconds: int = 0
+    #: Before each kick-off the sides set up their own formations (kicking side first), instead
+    #: of the engine's fixed formation.
+    lineup: bool = False
     #: A drawn match ends with a penalty shoot-out (PK戦), 5 kicks each then sudden death.
     shootout: bool = True
     #: Specialist cards chosen before kick-off: card ids separated by "/", at most 3 a side.
@@ -469,8 +472,9 @@ class Options:
             value = getattr(made, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"{name} must be a whole number of at least 0, not {value!r}")
-        if not isinstance(made.shootout, bool):
-            raise ValueError("shootout must be true or false")
+        for name in ("shootout", "lineup"):
+            if not isinstance(getattr(made, name), bool):
+                raise ValueError(f"{name} must be true or false")
         cards = load_cards(str(made.card_set))
         chosen: list[str] = []
         for side in ("home", "away"):
@@ -686,6 +690,10 @@ class Position:
                 message = f"{side}: re-place any players for the {_SET_PIECES[self.pending[1]]}, then ready"
             else:
                 message = f"{side}: re-place up to {count} player(s), then ready"
+        elif kind == "lineup":
+            where = "own half" if self.pending[1] == self.to_move else "own half, outside the centre circle"
+            message = f"{side}: set up your formation ({where}), then ready"
+            highlights["setup"] = tuple(SQUARE_NAMES[s] for s in self.players[self.to_move * 11:self.to_move * 11 + 11])
         elif kind == "guard":
             message = f"{side}: the keeper chooses his square before the net"
             highlights["target"] = tuple(SQUARE_NAMES[s] for s in PENALTY_GUARD[self.to_move])
@@ -782,6 +790,18 @@ class Position:
         if kind == "place":
             for i in self._side_players(self.to_move):
                 yield Setup("kicker", SQUARE_NAMES[self.players[i]])
+            return
+        if kind == "lineup":
+            yield Setup("ready")
+            kicking, mask = self.pending[1], self.pending[3]
+            side = self.to_move
+            empty = [s for s in sorted(PITCH) if s not in self._at and s != self.ball and _progress(side, s) <= 8
+                     and (side == kicking or s not in CENTRE_CIRCLE[side])]
+            for i in self._side_players(side):
+                if i == self.must_kick or (mask >> i) & 1:
+                    continue
+                for s in empty:
+                    yield Setup("replace", SQUARE_NAMES[self.players[i]], SQUARE_NAMES[s])
             return
         if kind == "replace":
             yield Setup("ready")
@@ -1140,8 +1160,9 @@ class Position:
     def _restart(self) -> "Position":
         side = self.pending[1]
         players = _formation(side)
+        pending = ("lineup", side, "k", 0) if self.options.lineup else ()
         return replace(self, players=players, ball=CENTRE_MARK[side], offence=side, to_move=side, action=1, used=0,
-                       pending=(), last_touch=-1, banned=-1, must_kick=side * 11 + 8, restart="kickoff")
+                       pending=pending, last_touch=-1, banned=-1, must_kick=side * 11 + 8, restart="kickoff")
 
     def _whistle(self) -> "Position":
         if self.half >= 2:
@@ -1213,6 +1234,16 @@ class Position:
             pos = replace(self, players=tuple(players), pending=("replace", piece, kicker, side, stage, count,
                                                                  mask | (1 << i)))
             return pos
+        if kind == "lineup":
+            kicking, stage, mask = self.pending[1:4]
+            if setup.kind == "ready":
+                if stage == "k":
+                    return replace(self, pending=("lineup", kicking, "o", 0), to_move=1 - kicking)
+                return replace(self, pending=(), to_move=kicking)
+            i = self._at[SQUARE_INDEX[setup.frm]]
+            players = list(self.players)
+            players[i] = SQUARE_INDEX[setup.to]
+            return replace(self, players=tuple(players), pending=("lineup", kicking, stage, mask | (1 << i)))
         if kind == "shootout":
             square = SQUARE_INDEX[setup.frm]
             gk = self.to_move * 11
@@ -1307,6 +1338,9 @@ class Position:
             return "the match has no clock (option halves)"
         if isinstance(action, Pass):
             return "a side may pass only when it has nothing else to do"
+        if kind == "lineup" and isinstance(action, Setup) and action.kind == "replace":
+            return ("set up each player once, onto an empty square of your own half (the side not kicking off: "
+                    "outside the centre circle); the kick-off taker stays on the centre mark")
         if kind == "replace" and isinstance(action, Setup) and action.kind == "replace":
             return "re-place a player who has not been re-placed, onto an empty pitch square (the defence: as many as the offence)"
         return f"not now: {status.message}"
@@ -1471,8 +1505,10 @@ class MasumeTacticsRules:
         if first not in SIDES:
             raise ValueError(f"first must be home or away, not {first!r}")
         side = SIDES.index(first)
+        made = Options.make(**options)
         return Position(_formation(side), CENTRE_MARK[side], offence=side, to_move=side, must_kick=side * 11 + 8,
-                        restart="kickoff", kicked_off=side, options=Options.make(**options))
+                        restart="kickoff", kicked_off=side, options=made,
+                        pending=("lineup", side, "k", 0) if made.lineup else ())
 
     def from_text(self, text: str, **options: Any) -> Position:
         """The position written by :meth:`Position.to_text`; options given here override."""
