@@ -912,7 +912,7 @@ class Position:
         if self.must_kick == i and move.leave:
             return None
         if pos.keeper == i and i != self.banned:
-            pos = replace(pos, last_touch=i, banned=-1 if self.banned != i else self.banned)
+            pos = replace(pos, last_touch=i, banned=-1)
         if self.must_kick >= 0 and self.action >= self._kick_deadline():
             return None
         return pos._mark_used(i)._end_action()
