@@ -82,7 +82,9 @@ def test_thousands_of_changes_arrive_once_in_order_through_noise_and_unplugging(
         except AssertionError as exc:
             raise AssertionError(f"round {round_no}: {exc}; board: {sim.polls} passes, "
                                  f"{sim.reboots} reboots, {sim.lost_passes} lost passes") from None
-        assert Counter((e.square, e.reading) for e in events) == expected, f"round {round_no}"
+        got = Counter((e.square, e.reading) for e in events)
+        assert got == expected, (f"round {round_no}: missing {expected - got}, extra {got - expected}, "
+                                 f"seqs {[e.seq for e in events]}; {session.stats}")
         received += events
     assert changes >= 2000
     seqs = [e.seq for e in received]
