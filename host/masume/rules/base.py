@@ -78,6 +78,21 @@ class Status:
     highlights: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Restart:
+    """The procedural action after a goal: the players set the pieces up again.
+
+    Shared by the games that restart (each says from which position and who
+    begins); the tracker sees it when the board shows the restart position.
+
+    >>> str(Restart())
+    'restart'
+    """
+
+    def __str__(self) -> str:
+        return "restart"
+
+
 class Action(Protocol):
     """An action is a frozen, hashable value. ``str(action)`` is its notation."""
 

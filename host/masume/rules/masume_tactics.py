@@ -53,7 +53,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Any, Iterator, Union
 
-from .base import IllegalAction, NotationError, Outcome, Status
+from .base import IllegalAction, NotationError, Outcome, Restart, Status
 
 # --------------------------------------------------------------------------- board
 
@@ -285,18 +285,6 @@ class Setup:
         if self.kind == "replace":
             return f"{self.frm}>{self.to}"
         return f"{self.kind} {self.frm}" if self.frm else self.kind
-
-
-@dataclass(frozen=True)
-class Restart:
-    """After a goal (or at half time): the players go back to the kick-off formation.
-
-    >>> str(Restart())
-    'restart'
-    """
-
-    def __str__(self) -> str:
-        return "restart"
 
 
 @dataclass(frozen=True)

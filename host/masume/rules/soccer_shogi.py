@@ -8,7 +8,8 @@ Two sides, blue and red, six players each and one ball on a 5 x 8 pitch
 is two actions: a step (a dribble when the player holds the ball), a jump or a
 chain of jumps, or a kick. Procedural actions that are not one of the two:
 :class:`Take` (choosing which piece receives the ball after a sandwich),
-:class:`Restart` (after a goal) and :class:`Pass` (only when nothing is legal).
+:class:`~masume.rules.base.Restart` (after a goal: the pieces go back to the start,
+the conceding side first) and :class:`Pass` (only when nothing is legal).
 
 Usage, in the manner of python-chess::
 
@@ -50,7 +51,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, ClassVar, Iterator, NamedTuple, Union
 
-from .base import IllegalAction, NotationError, Outcome, Status
+from .base import IllegalAction, NotationError, Outcome, Restart, Status
 
 # --------------------------------------------------------------------------- board
 
@@ -283,18 +284,6 @@ class Take:
 
     def __str__(self) -> str:
         return f"b({self.frm}-{self.to})!"
-
-
-@dataclass(frozen=True)
-class Restart:
-    """After a goal: the pieces go back to the start, the conceding side first.
-
-    >>> str(Restart())
-    'restart'
-    """
-
-    def __str__(self) -> str:
-        return "restart"
 
 
 @dataclass(frozen=True)
