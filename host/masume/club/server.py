@@ -30,6 +30,7 @@ from masume.link.mqtt import MqttHub, valid_unit
 from masume.play.table import TableSession
 from masume.records import parse_record, rules_for, start_position, write_record
 from masume.rules import Game, Rules, load_rules
+from masume.subscribers import Subscribers
 
 from .store import ClubStore
 
@@ -210,7 +211,7 @@ class ClubServer:
         self._work: queue.Queue[str | None] = queue.Queue()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
-        self._subscribers: list[Callable[[str], None]] = []
+        self._subscribers = Subscribers("masume.club")
         self._unowned: dict[str, float] = {}
 
     # ---- running ----------------------------------------------------------------
@@ -387,24 +388,12 @@ class ClubServer:
     # ---- what the live page reads -----------------------------------------------------
 
     def subscribe(self, callback: Callable[[str], None]) -> Callable[[], None]:
-        with self._lock:
-            self._subscribers.append(callback)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if callback in self._subscribers:
-                    self._subscribers.remove(callback)
-
-        return unsubscribe
+        return self._subscribers.add(callback)
 
     def _changed(self, unit: str) -> None:
         if self.on_change:
             self.on_change(unit)
-        for callback in list(self._subscribers):
-            try:
-                callback(unit)
-            except Exception:
-                log.exception("club subscriber failed")
+        self._subscribers.notify(unit)
 
     def table_state(self, unit: str) -> dict[str, Any] | None:
         with self._lock:

@@ -29,6 +29,7 @@ from masume.link import BoardEvent, BoardMismatch, BoardSession, Led
 from masume.rules import Game, Position, Rules
 from masume.rules.base import IllegalAction, NotationError
 from masume.storage import GameStore
+from masume.subscribers import Subscribers
 from masume.tracker import Change, Tracker
 
 log = logging.getLogger("masume.play")
@@ -63,7 +64,7 @@ class TableSession:
         self.last_die: dict[str, int] | None = None
         self.notice = ""  # the latest message worth showing (a refused die roll, ...)
         self._lock = threading.RLock()
-        self._subscribers: list[Callable[[], None]] = []
+        self._subscribers = Subscribers("masume.play")
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._changed = threading.Event()
@@ -244,22 +245,10 @@ class TableSession:
     # ---- what the web view reads -----------------------------------------------------
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
-        with self._lock:
-            self._subscribers.append(callback)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if callback in self._subscribers:
-                    self._subscribers.remove(callback)
-
-        return unsubscribe
+        return self._subscribers.add(callback)
 
     def _notify(self) -> None:
-        for callback in list(self._subscribers):
-            try:
-                callback()
-            except Exception:  # a failing page must not stop the game
-                log.exception("state subscriber failed")
+        self._subscribers.notify()
 
     def state(self) -> dict[str, Any]:
         with self._lock:
