@@ -31,9 +31,14 @@ from typing import Any, Hashable, Iterable, Iterator, Mapping, Protocol, Sequenc
 
 #: Where the physical pieces stand: square name -> piece names, bottom to top.
 #: Piece names are those of the board definition (``blue``, ``red``, ``ball``,
-#: ``blue-rest`` for a flipped piece, a card's entry id, ...). Empty squares are
-#: left out.
+#: ``blue-rest`` for a flipped piece, ...). A card lies as ``tag:UID`` (its
+#: :attr:`masume.cards.Copy.piece`), face up or face down: the reader sees it
+#: either way. A pile whose top card the host cannot know (a shuffled deck) is
+#: ``tag:*``: any one card. Empty squares are left out.
 Layout = Mapping[str, tuple[str, ...]]
+
+#: The layout's name for "some card" on a pile whose top card is unknown.
+ANY_CARD = "tag:*"
 
 
 class IllegalAction(ValueError):
@@ -93,6 +98,25 @@ class Restart:
         return "restart"
 
 
+@dataclass(frozen=True)
+class TableView:
+    """What one viewer may see of a game that hides things (the card games).
+
+    The tracker and the LED policy see everything (``layout``); a player sees
+    their own cards and the public ones; a spectator only the public ones.
+
+    ``cells``: cell -> labels of what lies there, bottom to top, as the viewer
+    may read them ("H03 Sato (FW/MF)", or "face down"). ``hand``: the viewer's
+    own cards known to the host (none for a spectator). ``panel``: lines for the
+    side panel, e.g. ("home attack", "7"), ("initiative", "normal").
+    """
+
+    viewer: str | None
+    cells: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    hand: tuple[str, ...] = ()
+    panel: tuple[tuple[str, str], ...] = ()
+
+
 class Action(Protocol):
     """An action is a frozen, hashable value. ``str(action)`` is its notation."""
 
@@ -138,6 +162,17 @@ class Position(Protocol):
 
     def to_text(self) -> str:
         """The whole position on one line (like chess FEN); ``Rules.from_text`` reads it."""
+
+    # Games with hidden information (the card games) also define:
+    #
+    #   def seen_by(self, viewer: str | None) -> TableView:
+    #       """What ``viewer`` (a side, or None for a spectator) may see."""
+    #
+    #   def notation_for(self, action, viewer: str | None) -> str:
+    #       """The action as ``viewer`` may read it (a face-down card unnamed)."""
+    #
+    # and their Rules define ``check_cards(card_set) -> list[str]`` (the game's
+    # checks of a masume.cards.CardSet, each problem as one line).
 
 
 class Rules(Protocol):
