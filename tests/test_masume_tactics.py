@@ -30,6 +30,7 @@ from masume.rules.masume_tactics import (
     Restart,
     Roll,
     Setup,
+    Timeout,
     Whistle,
     _impossible,
     parse_notation,
@@ -609,6 +610,96 @@ def test_card_set_from_a_file(tmp_path: Path) -> None:
         RULES.start(card_set=str(bad), home_cards="x")
 
 
+
+# --------------------------------------------------------------------------- what the table shows
+# The engine stays pure, but its layout() is what the board must show, and its status
+# says what the table lights, announces and times (docs/playing.md, Masume Soccer Tactics).
+
+
+def test_a_called_kick_is_shown_by_the_ball_one_square_along_the_line() -> None:
+    position = setup({8: "E6"}, {}, "E6")
+    called = play(position, "E6 ground N")
+    assert where(called, "E6") == ("home-8",) and where(called, "E7") == ("ball",)
+    assert called.ball == SQUARE_INDEX["E6"]  # the rules still have it at his feet
+    # The same board is a lob called that way, and an inside kick of one square: the
+    # table tells them apart by the kick buttons.
+    assert play(position, "E6 lob N").layout() == called.layout()
+    assert play(position, "E6 inside N1").layout() == called.layout()
+    # The die takes the ball on from the kicker's square, as before.
+    assert where(play(called, "die 3"), "E9") == ("ball",)
+
+
+def test_a_kick_called_off_the_board_keeps_the_ball_at_the_kickers_feet() -> None:
+    position = setup({8: "E1"}, {}, "E1")
+    called = play(position, "E1 ground SE")  # F0 is a goal square: on the board
+    assert where(called, "F0") == ("ball",)
+    called = play(position, "E1 ground S")  # E0 is not on the board
+    assert called.layout() == position.layout()
+
+
+def test_a_charging_defender_stands_on_the_ball_keepers_square_until_the_rolls() -> None:
+    position = setup({7: "G6"}, {4: "G7"}, "G6", move="away")
+    charged = play(position, "G7 charge G6")
+    assert where(charged, "G6") == ("ball", "home-7", "away-4") and not where(charged, "G7")
+    assert set(charged.status().highlights["charge"]) == {"G6", "G7"}
+    second = play(charged, "die 2")
+    assert second.layout() == charged.layout() and "rolled 2" in second.status().message
+    assert where(play(second, "die 5"), "G7") == ("away-4",)  # the keeper won: back he goes
+
+
+def test_offside_foul_and_out_of_play_are_announced_with_their_squares() -> None:
+    low = ["B10", "C10", "D10", "E10", "I10", "J10", "K10", "L10", "B11", "C11", "D11"]
+    offside = play(setup({7: "G6", 9: "G12"}, {1: "G16"}, "G6", away_spare=low),
+                   "G6 ground N", "die 6").status()
+    assert offside.message.startswith("offside: home-9! away: free kick on G12")
+    assert offside.highlights["offside"] == ("G12",) and offside.highlights["target"] == ("G12",)
+    foul = play(setup({7: "G6"}, {4: "G5"}, "G6", move="away"), "G5 charge G6").status()
+    assert foul.message.startswith("foul: away-4 charged home-7 from behind!")
+    assert foul.highlights["foul"] == ("G6", "G5")
+    out = play(setup({8: "E9"}, {}, "E9"), "E9 ground W", "die 5")
+    assert out.status().message.startswith("out of play! away: throw-in on A9")
+    assert out.status().highlights["out"] == ("A9",)
+    # The announcement is of the action that made it: the next one clears it.
+    taken = play(out, "kicker L11")
+    assert "out" not in taken.status().highlights and taken.status().highlights["target"] == ("A9",)
+    over = play(setup({8: "G10"}, {}, "G10"), "G10 lob N", "die 6")  # 6 squares from G10: G16
+    assert "over" not in over.status().message
+    bar = play(setup({8: "G12"}, {}, "G12"), "G12 lob N", "die 6")
+    assert bar.status().message.startswith("over the bar!") and bar.pending[1] == "goal-kick-1"
+
+
+def test_choices_light_where_they_would_put_the_ball() -> None:
+    position = setup({7: "G6", 9: "G8"}, {}, "G6")
+    bounce = play(position, "G6 ground N", "die 5")  # 3 past G8: he bounces it on
+    assert bounce.pending[0] == "bounce"
+    options = bounce.status().highlights["options"]
+    assert "G11" in options and "J8" in options and "D11" in options
+    received = play(setup({7: "G6", 9: "G8"}, {}, "G6"), "G6 ground N", "die 2")
+    assert set(received.status().highlights["options"]) == {
+        "F7", "G7", "H7", "F8", "H8", "F9", "G9", "H9"}
+
+
+def test_the_clocks_are_the_tables_the_rules_say_what_they_are() -> None:
+    plain = RULES.start()
+    assert plain.status().timers == {} and not plain.is_legal(Timeout())
+    timed = RULES.start(turn_seconds=20, halves=40)
+    timers = timed.status().timers
+    assert timers["half 1"].seconds == 2400 and timers["half 1"].action == Whistle()
+    assert timers["turn"].seconds == 20 and timers["turn"].per_turn
+    assert timers["turn"].action == Timeout()
+    # The kick-off taker must kick first: no timeout yet.
+    assert not timed.is_legal(Timeout())
+    passed = play(timed, "G8 inside SW2", "keep")
+    assert passed.is_legal(Timeout())
+    lost = passed.apply(Timeout())
+    assert lost.status().to_move == "away" and lost.status().action_number == 1
+    assert "turn" in play(passed, "E6 ground N").status().timers  # a kick in the air: still timed
+    assert not play(passed, "E6 ground N").is_legal(Timeout())  # ... but it finishes first
+    second = play(timed, "whistle")
+    assert "half 1" not in second.status().timers and "half 2" not in second.status().timers
+    assert "half 2" in play(second, "restart").status().timers
+    assert parse_notation("time") == Timeout()
+
 # --------------------------------------------------------------------------- notation and text
 
 
@@ -681,13 +772,14 @@ def _check(position: Position) -> None:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(choices=st.lists(st.integers(min_value=0, max_value=100_000), min_size=1, max_size=250),
-       beginner=st.booleans(), halves=st.sampled_from([0, 45]), cards=st.booleans())
+       beginner=st.booleans(), halves=st.sampled_from([0, 45]), cards=st.booleans(),
+       turn_seconds=st.sampled_from([0, 20]))
 def test_random_play_with_random_rolls_never_reaches_an_impossible_position(
-        choices: list[int], beginner: bool, halves: int, cards: bool) -> None:
+        choices: list[int], beginner: bool, halves: int, cards: bool, turn_seconds: int) -> None:
     options = {"home_cards": "striker/playmaker/winger", "away_cards": "stopper/anchor/libero",
                "lineup": True} if cards else {}
-    game = Game(RULES.start(rules="beginner" if beginner else "standard", goals_to_win=3, halves=halves,
-                            **options))
+    game = Game(RULES.start(rules="beginner" if beginner else "standard", goals_to_win=3,
+                            halves=halves, turn_seconds=turn_seconds, **options))
     for choice in choices:
         position = game.position
         if position.outcome() is not None:

@@ -81,6 +81,24 @@ class Status:
     #: Squares the rules want lit now, by meaning, e.g. {"flip": ("B4",)} after a
     #: steal, {"goal": ("C0",)} after a goal, {"setup": (...)} before a restart.
     highlights: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Time limits the rules set now, by name ("turn", "half 1", ...). The engine has
+    #: no clock: the table counts them and plays ``Timer.action`` when one runs out.
+    timers: Mapping[str, "Timer"] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Timer:
+    """A time limit of the rules, kept by the table (engines are pure: no clock).
+
+    ``seconds`` long; when it runs out the table plays ``action`` as soon as it is
+    legal. A ``per_turn`` timer starts afresh with every turn of the side to move;
+    any other timer counts from when its name first appears in the status (so a
+    match clock names its period: "half 1", "half 2").
+    """
+
+    seconds: float
+    action: Hashable
+    per_turn: bool = False
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Any, Iterator, Union
 
-from .base import IllegalAction, NotationError, Outcome, Restart, Status
+from .base import IllegalAction, NotationError, Outcome, Restart, Status, Timer
 
 # --------------------------------------------------------------------------- board
 
@@ -300,6 +300,22 @@ class Whistle:
 
 
 @dataclass(frozen=True)
+class Timeout:
+    """The side's turn time ran out (option ``turn_seconds``): the rest of its turn is lost.
+
+    The table keeps the time and plays this action; it is legal in open play only
+    (a kick in the air finishes first) and not while a kick-off or set-piece kicker
+    still has to kick.
+
+    >>> str(Timeout())
+    'time'
+    """
+
+    def __str__(self) -> str:
+        return "time"
+
+
+@dataclass(frozen=True)
 class Pass:
     """Ends the turn; legal only when the side to move has nothing else to do.
 
@@ -311,7 +327,7 @@ class Pass:
         return "pass"
 
 
-Action = Union[Move, Kick, Charge, Roll, Choice, Setup, Restart, Whistle, Pass]
+Action = Union[Move, Kick, Charge, Roll, Choice, Setup, Restart, Whistle, Timeout, Pass]
 
 
 # --------------------------------------------------------------------------- specialist cards
@@ -549,6 +565,9 @@ class Position:
     options: Options = field(default_factory=Options)
     #: The squares the ball went through in the last action (for the LEDs); not compared.
     path: tuple[int, ...] = field(default=(), compare=False)
+    #: What the last action led to that everyone must hear of: (meaning, words, squares),
+    #: e.g. ("offside", "offside: home-10", (G12,)); the status announces it. Not compared.
+    event: tuple = field(default=(), compare=False)
 
     game: str = field(default=GAME, init=False, compare=False)
     sides: tuple[str, str] = field(default=SIDES, init=False, compare=False)
@@ -593,11 +612,28 @@ class Position:
         ('away-9',)
         """
         out: dict[str, tuple[str, ...]] = {}
+        kind = self.pending[0] if self.pending else ""
+        charging = self.pending[1] if kind in ("charge", "charge2") else -1
         for i, square in enumerate(self.players):
-            out[SQUARE_NAMES[square]] = (PIECE_NAMES[i],)
-        if self.ball in SQUARE_NAMES:
-            name = SQUARE_NAMES[self.ball]
+            if i != charging:
+                out[SQUARE_NAMES[square]] = (PIECE_NAMES[i],)
+        ball = self.ball
+        if kind == "kick":
+            # A called kick is shown by the ball put down one square along the called
+            # line (how the players call it on the table, docs/playing.md); the die
+            # then takes it on from there. Off the board, it stays at the kicker's feet.
+            x, y = _xy(self.players[self.pending[1]])
+            nudge = _sq(x + self.pending[3], y + self.pending[4])
+            if _is_board(x + self.pending[3], y + self.pending[4]):
+                ball = nudge
+        if ball in SQUARE_NAMES:
+            name = SQUARE_NAMES[ball]
             out[name] = ("ball",) + out.get(name, ())
+        if charging >= 0:
+            # The charging defender stands on the ball keeper's square until the rolls
+            # decide: that is how a charge is made on the table.
+            name = SQUARE_NAMES[self.players[self.pending[2]]]
+            out[name] = out[name] + (PIECE_NAMES[charging],)
         return out
 
     def outcome(self) -> Outcome | None:
@@ -649,8 +685,8 @@ class Position:
             elif kind in ("charge", "charge2"):
                 highlights["charge"] = (SQUARE_NAMES[self.players[self.pending[1]]],
                                         SQUARE_NAMES[self.players[self.pending[2]]])
-            who = {"kick": "the kicker", "charge": "the charging defender", "charge2": "the ball keeper",
-                   "penalty": "the penalty taker"}[kind]
+            who = {"kick": "the kicker", "charge": "the charging defender",
+                   "charge2": "the ball keeper", "penalty": "the penalty taker"}[kind]
             message += f": {who} rolls the die"
             if kind == "charge2":
                 message += f" (the defender rolled {self.pending[3]})"
@@ -661,7 +697,8 @@ class Position:
             message += f": {PIECE_NAMES[self.pending[1]]} keeps the ball or heads it on"
             highlights["target"] = (SQUARE_NAMES[self.ball],)
         elif kind == "bounce":
-            message += f": {SIDES[self.pending[3]]} chooses where the ball bounces {self.pending[2]} square(s)"
+            message += (f": {SIDES[self.pending[3]]} chooses where the ball bounces "
+                        f"{self.pending[2]} square(s)")
             highlights["target"] = (SQUARE_NAMES[self.ball],)
         elif kind in ("goal", "halftime"):
             what = "goal!" if kind == "goal" else "half time:"
@@ -670,28 +707,71 @@ class Position:
                 highlights["goal"] = (SQUARE_NAMES[self.ball],)
             highlights["setup"] = tuple(SQUARE_NAMES[s] for s in _formation(self.pending[1]))
         elif kind == "place":
-            message = f"{side}: {_SET_PIECES[self.pending[1]]} on {SQUARE_NAMES[self.pending[2]]}, choose the taker"
-            highlights["target"] = (SQUARE_NAMES[self.pending[2]],)
+            piece, spot = _SET_PIECES[self.pending[1]], SQUARE_NAMES[self.pending[2]]
+            message = f"{side}: {piece} on {spot}, choose the taker"
+            highlights["target"] = (spot,)
         elif kind == "replace":
             stage, count = self.pending[4], self.pending[5]
             if stage == "o":
-                message = f"{side}: re-place any players for the {_SET_PIECES[self.pending[1]]}, then ready"
+                message = (f"{side}: re-place any players for the "
+                           f"{_SET_PIECES[self.pending[1]]}, then ready")
             else:
                 message = f"{side}: re-place up to {count} player(s), then ready"
+            highlights["target"] = (SQUARE_NAMES[self.players[self.pending[2]]],)
         elif kind == "lineup":
-            where = "own half" if self.pending[1] == self.to_move else "own half, outside the centre circle"
+            where = ("own half" if self.pending[1] == self.to_move
+                     else "own half, outside the centre circle")
             message = f"{side}: set up your formation ({where}), then ready"
-            highlights["setup"] = tuple(SQUARE_NAMES[s] for s in self.players[self.to_move * 11:self.to_move * 11 + 11])
+            own = self.players[self.to_move * 11:self.to_move * 11 + 11]
+            highlights["setup"] = tuple(SQUARE_NAMES[s] for s in own)
         elif kind == "guard":
             message = f"{side}: the keeper chooses his square before the net"
             highlights["target"] = tuple(SQUARE_NAMES[s] for s in PENALTY_GUARD[self.to_move])
         elif kind == "stepin":
             message += f": {PIECE_NAMES[self.pending[1]]} steps back onto the pitch"
         elif self.must_kick >= 0 and self.restart == "kickoff":
-            message += f": kick-off by {PIECE_NAMES[self.must_kick]} on {SQUARE_NAMES[self.players[self.must_kick]]}"
+            taker = PIECE_NAMES[self.must_kick]
+            message += f": kick-off by {taker} on {SQUARE_NAMES[self.players[self.must_kick]]}"
         elif self.must_kick >= 0:
             message += f": {PIECE_NAMES[self.must_kick]} must kick by action 2"
-        return Status(side, self.action, n, score, awaiting, message, highlights)
+        if kind in ("receive", "header", "bounce", "stepin"):
+            # Where each choice would take the ball (or the thrower): the players
+            # choose by putting it there.
+            highlights["options"] = self._option_squares()
+        if self.event:
+            meaning, words, squares = self.event
+            message = f"{words}! {message}"
+            highlights[meaning] = tuple(SQUARE_NAMES[s] for s in squares if s in SQUARE_NAMES)
+        return Status(side, self.action, n, score, awaiting, message, highlights, self._timers(kind))
+
+    def _option_squares(self) -> tuple[str, ...]:
+        """Where the choices now (keep excepted) put the ball, or the thrower stepping in."""
+        out: list[str] = []
+        for action in self._legal:
+            if isinstance(action, Setup) and action.kind == "in":
+                out.append(action.frm)
+                continue
+            if not isinstance(action, Choice) or action.kind == "keep":
+                continue
+            after = self._result(action)
+            if after is None:
+                continue
+            square = after.path[-1] if after.path else after.ball
+            if square in SQUARE_NAMES and SQUARE_NAMES[square] not in out:
+                out.append(SQUARE_NAMES[square])
+        return tuple(out)
+
+    def _timers(self, kind: str) -> dict[str, Timer]:
+        """The time limits of the options, for the table to keep (docs: "Time")."""
+        timers: dict[str, Timer] = {}
+        if self.over:
+            return timers
+        if self.options.halves and kind not in ("halftime", "shootout"):
+            timers[f"half {self.half}"] = Timer(self.options.halves * 60, Whistle())
+        if self.options.turn_seconds and kind in ("", "kick", "charge", "charge2", "receive",
+                                                  "header", "bounce", "stepin"):
+            timers["turn"] = Timer(self.options.turn_seconds, Timeout(), per_turn=True)
+        return timers
 
     # ----------------------------------------------------------- legal actions
 
@@ -723,13 +803,14 @@ class Position:
         for action in self._candidates():
             if isinstance(action, Move):
                 ok = self._move_ok(action)
-            elif isinstance(action, (Setup, Choice, Roll, Restart, Whistle)):
+            elif isinstance(action, (Setup, Choice, Roll, Restart, Whistle, Timeout)):
                 ok = True  # every candidate of these is legal
             else:
                 ok = self._result(action) is not None
             if ok:
                 out[action] = None
-        if not out and not self.pending:
+        # A side with nothing to do passes (the clock's actions are the table's, not its).
+        if not self.pending and all(isinstance(a, (Whistle, Timeout)) for a in out):
             out[Pass()] = None
         return out
 
@@ -814,6 +895,8 @@ class Position:
         # Open play.
         if self.options.halves:
             yield Whistle()
+        if self.options.turn_seconds and self.must_kick < 0:
+            yield Timeout()
         side = self.to_move
         keeper = self.keeper
         for i in self._side_players(side):
@@ -864,7 +947,9 @@ class Position:
 
     def _result(self, action: Action) -> "Position | None":
         """The position after ``action``, or None if it is not legal here."""
-        base = replace(self, path=())
+        base = replace(self, path=(), event=())
+        if isinstance(action, Timeout):  # the rest of the turn is lost
+            return replace(base, to_move=1 - self.to_move, action=1, used=0)
         if isinstance(action, Roll):
             return base._roll(action.die)
         if isinstance(action, Choice):
@@ -952,6 +1037,8 @@ class Position:
         if dy == -forward:  # from behind: a foul
             if self.beginner:
                 return None  # the beginner rules know charges from the front and the side only
+            words = f"foul: {PIECE_NAMES[d]} charged {PIECE_NAMES[k]} from behind"
+            pos = replace(pos, event=("foul", words, (ks, self.players[d])))
             return pos._foul(ks, 1 - _side(d))
         return replace(pos, pending=("charge", d, k))
 
@@ -1076,7 +1163,9 @@ class Position:
     def _received(self, j: int, passer: int, header: bool = False, final: bool = False,
                   touched: int = 0) -> "Position":
         if self._offside(j, passer):
-            return self._foul(self.players[j], 1 - _side(j))
+            square = self.players[j]
+            called = replace(self, event=("offside", f"offside: {PIECE_NAMES[j]}", (square,)))
+            return called._foul(square, 1 - _side(j))
         if header:
             return replace(self, pending=("header", j))
         if final or self.beginner or (touched >> j) & 1:
@@ -1120,20 +1209,27 @@ class Position:
         square = _sq(x, y)
         last = self.last_touch
         last_side = _side(last) if last >= 0 else self.offence
+        # Where it went out, for the lights: the square off the pitch if the board has
+        # one (the touch files, the goals), else the last pitch square it crossed.
+        seen = square if square in SQUARE_NAMES else (self.path[-1] if self.path else self.ball)
         if 1 <= y <= 16:  # over a touchline: throw-in for the other side
-            return replace(self, ball=square)._set_piece("throw", square, 1 - last_side)
+            out = replace(self, ball=square, event=("out", "out of play", (seen,)))
+            return out._set_piece("throw", square, 1 - last_side)
         end = HOME if y <= 0 else AWAY  # the side that defends this end
         if 5 <= x <= 7 and not over_bar and y in (0, 17):
             if self.restart == "throw":
                 # A throw straight into a goal does not count.
+                words = "a throw-in straight into the goal does not count"
+                out = replace(self, ball=square, event=("out", words, (square,)))
                 if end != last_side:
-                    return replace(self, ball=square)._set_piece("goal-kick-1", GOAL_KICK[(end, x <= 6)], end)
-                return replace(self, ball=square)._set_piece("corner", CORNERS[(end, x <= 6)], 1 - end)
+                    return out._set_piece("goal-kick-1", GOAL_KICK[(end, x <= 6)], end)
+                return out._set_piece("corner", CORNERS[(end, x <= 6)], 1 - end)
             return self._goal(square, self.path)
         left = x <= 6
+        out = replace(self, event=("out", "over the bar" if over_bar else "out of play", (seen,)))
         if last_side == end:
-            return self._set_piece("corner", CORNERS[(end, left)], 1 - end)
-        return self._set_piece("goal-kick-1", GOAL_KICK[(end, left)], end)
+            return out._set_piece("corner", CORNERS[(end, left)], 1 - end)
+        return out._set_piece("goal-kick-1", GOAL_KICK[(end, left)], end)
 
     def _goal(self, square: int, path: tuple[int, ...]) -> "Position":
         conceding = HOME if square in GOALS[HOME] else AWAY
@@ -1264,7 +1360,8 @@ class Position:
         status = self.status()
         if self.over:
             return f"the game is over ({self.outcome()})"
-        if not isinstance(action, (Move, Kick, Charge, Roll, Choice, Setup, Restart, Whistle, Pass)):
+        if not isinstance(action, (Move, Kick, Charge, Roll, Choice, Setup, Restart, Whistle,
+                                   Timeout, Pass)):
             return f"not a {GAME} action"
         kind = self.pending[0] if self.pending else ""
         if kind and not isinstance(action, (Roll, Choice, Setup, Restart)):
@@ -1324,6 +1421,10 @@ class Position:
             return "a charge comes from a square next to the ball keeper"
         if isinstance(action, Whistle):
             return "the match has no clock (option halves)"
+        if isinstance(action, Timeout):
+            if not self.options.turn_seconds:
+                return "the turns have no time limit (option turn_seconds)"
+            return "the kick-off or set-piece kicker must kick first"
         if isinstance(action, Pass):
             return "a side may pass only when it has nothing else to do"
         if kind == "lineup" and isinstance(action, Setup) and action.kind == "replace":
@@ -1403,7 +1504,7 @@ class Position:
 # --------------------------------------------------------------------------- notation
 
 _NOTATION_HELP = "(G8-G9, G8-G9 leave, G8 ground N, G8 lob NE, G8 inside W2, G10 charge G9, die 4, keep, " \
-    "touch E, head N2, bounce SW, kicker C5, C5>D9, ready, guard F1, in B5, restart, whistle, pass)"
+    "touch E, head N2, bounce SW, kicker C5, C5>D9, ready, guard F1, in B5, restart, whistle, time, pass)"
 _SQ = r"[A-Za-z][0-9]{1,2}"
 _DIR = r"(?:NE|NW|SE|SW|N|E|S|W)"
 _PATTERNS = [
@@ -1416,7 +1517,7 @@ _PATTERNS = [
     (re.compile(rf"^head\s+({_DIR})\s*([12])$", re.I), "head"),
     (re.compile(rf"^(kicker|guard|in)\s+({_SQ})$", re.I), "setup"),
     (re.compile(rf"^({_SQ})\s*>\s*({_SQ})$", re.I), "replace"),
-    (re.compile(r"^(ready|restart|whistle|pass)$", re.I), "word"),
+    (re.compile(r"^(ready|restart|whistle|time|pass)$", re.I), "word"),
 ]
 
 
@@ -1470,7 +1571,9 @@ def parse_notation(text: str) -> Action:
         if kind == "replace":
             return Setup("replace", _name(g[0]), _name(g[1]))
         word = g[0].lower()
-        return {"ready": Setup("ready"), "restart": Restart(), "whistle": Whistle(), "pass": Pass()}[word]
+        words: dict[str, Action] = {"ready": Setup("ready"), "restart": Restart(),
+                                    "whistle": Whistle(), "time": Timeout(), "pass": Pass()}
+        return words[word]
     raise NotationError(f"{clean!r} is not {GAME} notation {_NOTATION_HELP}")
 
 
@@ -1582,5 +1685,5 @@ RULES = MasumeTacticsRules()
 
 __all__ = [
     "Action", "Charge", "Choice", "Kick", "MasumeTacticsRules", "Move", "Options", "Pass", "Position",
-    "RULES", "Restart", "Roll", "Setup", "Whistle", "parse_notation",
+    "RULES", "Restart", "Roll", "Setup", "Timeout", "Whistle", "parse_notation",
 ]
