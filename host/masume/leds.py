@@ -3,7 +3,7 @@
 A pure function of what the rules and the tracker say; it knows no game. Status
 lights are found by name in the board definition: ``turn-<side>-<n>`` shows whose
 turn it is and which action of the turn (dim: done, bright: now); a board with one
-lamp per side names it ``turn-<side>`` (lit while it is the side's turn). After the
+lamp per side names it ``turn-<side>`` or ``<side>-turn`` (lit while it is the side's turn). After the
 game the winner's lamps blink.
 
 What a square shows, most urgent first:
@@ -18,6 +18,8 @@ What a square shows, most urgent first:
 | the lifted piece's own square | white | pulse |
 | the reading chosen when the sensors allowed several | violet | pulse |
 | the rules' highlights: flip, goal, eject, setup, ... | see HIGHLIGHTS | |
+| card mats: ``legal`` (where the card in play may go) | green | steady |
+| a highlight named for a side (``home``, ``home-score``) | the side's colour | steady |
 | the squares of the last action | the mover's colour, dim | steady |
 """
 
@@ -59,6 +61,12 @@ HIGHLIGHTS = {
     "checkmate": Led(RED, "blink"),
     "check": Led((255, 0, 120), "pulse"),
     "ball": Led((255, 200, 0), "pulse"),
+    # Card mats: where the card in play may go, what is in play, what to reveal.
+    "legal": Led(GREEN, "steady"),
+    "initiative": Led(WHITE, "steady"),
+    "phase": Led(WHITE, "steady"),
+    "reveal": Led((255, 200, 0), "blink"),
+    "damage": Led(RED, "pulse"),
 }
 DEFAULT_HIGHLIGHT = Led((0, 200, 200), "steady")
 
@@ -97,7 +105,7 @@ def picture(
             light(square, Led(dim(side_colour(last_side, sides), 60)))
     for meaning, squares in status.highlights.items():
         for square in squares:
-            light(square, HIGHLIGHTS.get(meaning, DEFAULT_HIGHLIGHT))
+            light(square, _highlight(meaning, sides))
     if view.state == "ambiguous":
         for square in view.choice:
             light(square, Led(VIOLET, "pulse"))
@@ -127,8 +135,9 @@ def picture(
         if side != status.to_move:
             continue
         now = Led(colour, "pulse" if status.awaiting else "steady")
-        if board.has_cell(f"turn-{side}"):
-            light(f"turn-{side}", now)
+        for lamp in (f"turn-{side}", f"{side}-turn"):
+            if board.has_cell(lamp):
+                light(lamp, now)
         for k, cell in enumerate(_turn_lamps(board, side, numbered=True), start=1):
             if k < status.action_number:
                 light(cell, Led(dim(colour)))
@@ -137,9 +146,20 @@ def picture(
     return out
 
 
+def _highlight(meaning: str, sides: tuple[str, ...]) -> Led:
+    """How a rules highlight shows: by HIGHLIGHTS, else a side's own meaning
+    ("home", "home-score", "away-initiative") in that side's colour, else cyan."""
+    if meaning in HIGHLIGHTS:
+        return HIGHLIGHTS[meaning]
+    for side in sides:
+        if meaning == side or meaning.startswith(f"{side}-"):
+            return Led(side_colour(side, sides), "steady")
+    return DEFAULT_HIGHLIGHT
+
+
 def _turn_lamps(board: Board, side: str, *, numbered: bool = False) -> list[str]:
     """The side's turn lamps: ``turn-<side>`` and/or ``turn-<side>-1``, ``-2``, ..."""
-    lamps = [] if numbered or not board.has_cell(f"turn-{side}") else [f"turn-{side}"]
+    lamps = [] if numbered else [n for n in (f"turn-{side}", f"{side}-turn") if board.has_cell(n)]
     k = 1
     while board.has_cell(f"turn-{side}-{k}"):
         lamps.append(f"turn-{side}-{k}")

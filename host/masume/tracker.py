@@ -58,7 +58,7 @@ from typing import Hashable, Iterable, Mapping
 from masume.boards import Board
 from masume.link.events import Reading
 from masume.rules import Game, Position
-from masume.rules.base import Layout
+from masume.rules.base import ANY_CARD, Layout
 
 SETTLE_S = 0.35
 
@@ -111,10 +111,17 @@ class _Reading:
 
 
 class Tracker:
-    def __init__(self, game: Game, board: Board, *, settle: float = SETTLE_S) -> None:
+    """``cards``: on a card mat, the game's card set (a :class:`masume.cards.CardSet`);
+    a tag that belongs to none of its cards is then named as unknown, and a card of
+    the set where the game does not expect it is named."""
+
+    def __init__(self, game: Game, board: Board, *, settle: float = SETTLE_S,
+                 cards: object = None) -> None:
         self.game = game
         self.board = board
         self.settle = settle
+        self.cards = cards
+        self._successors: dict[Position, list[tuple[Hashable, Position]]] = {}
         self._cells = [c for c in board.sensed]
         self._sensed: dict[str, Signature] | None = None
         self._changed_at = 0.0
@@ -143,7 +150,39 @@ class Tracker:
     def _expected(sensor: str, pieces: tuple[str, ...]) -> Signature:
         if sensor == "presence":
             return bool(pieces)
+        if sensor == "card":
+            # A card reader reads the top card of what lies on its zone.
+            return (pieces[-1],) if pieces else ()
         return tuple(sorted(pieces))
+
+    def _match(self, sensed: Signature, want: Signature) -> bool:
+        """Does a sensed cell show what the game wants there? ``tag:*`` (a pile whose
+        top card the host cannot know) is any one card of the game's set."""
+        if sensed == want:
+            return True
+        if want == (ANY_CARD,) and isinstance(sensed, tuple) and len(sensed) == 1:
+            tag = sensed[0]
+            if not isinstance(tag, str) or not tag.startswith("tag:"):
+                return False
+            return self.cards is None or self.cards.by_tag(tag[4:]) is not None  # type: ignore[attr-defined]
+        return False
+
+    def _after(self, base: Position, action: Hashable) -> Position:
+        """``base.apply(action)``, kept: the search asks for the same ones again and again."""
+        for known, after in self._successors_of(base):
+            if known == action:
+                return after
+        return base.apply(action)
+
+    def _successors_of(self, base: Position) -> list[tuple[Hashable, Position]]:
+        """Every action the sensors may show from ``base``, with the position it leads to."""
+        found = self._successors.get(base)
+        if found is None:
+            found = [(a, base.apply(a)) for a in self._actions(base)]
+            if len(self._successors) > 16:
+                self._successors.clear()
+            self._successors[base] = found
+        return found
 
     def expected_readings(self) -> dict[str, Reading]:
         """The readings a board showing the current position gives (for tests, sims)."""
@@ -253,10 +292,13 @@ class Tracker:
     def _differences(self, position: Position) -> tuple[str, ...]:
         assert self._sensed is not None
         want = self.signature(position)
-        return tuple(name for name, sig in self._sensed.items() if want[name] != sig)
+        return tuple(name for name, sig in self._sensed.items() if not self._match(sig, want[name]))
 
     def _fits(self, position: Position) -> bool:
-        return self.signature(position) == self._sensed
+        assert self._sensed is not None
+        want = self.signature(position)
+        return want == self._sensed or all(self._match(sig, want[name])
+                                           for name, sig in self._sensed.items())
 
     def _actions(self, position: Position) -> Iterable[Hashable]:
         """Actions the sensors may show: none while the rules wait for a die."""
@@ -271,20 +313,24 @@ class Tracker:
         assert target is not None
 
         def one(base: Position, pops: int) -> list[_Reading]:
-            return [_Reading(pops, (a,)) for a in self._actions(base)
-                    if (not pops or self._same_origin(base, a)) and self._shows(base, base.apply(a))]
+            return [_Reading(pops, (a,)) for a, after in self._successors_of(base)
+                    if (not pops or self._same_origin(base, a)) and self._shows(base, after)]
 
         def two(base: Position, pops: int) -> list[_Reading]:
             differ = set(self._differences(base))
             out = []
-            for a in self._actions(base):
+            for a, mid in self._successors_of(base):
                 if pops and not self._same_origin(base, a):
                     continue
-                mid = base.apply(a)
-                if not self.touched(base, mid) & differ:
-                    continue  # the first action must move something that ended up moved
-                out += [_Reading(pops, (a, b)) for b in self._actions(mid)
-                        if self._shows(mid, mid.apply(b))]
+                # The first action must change a cell that ended up changed, and
+                # leave at least one of those as the board shows it: the second
+                # action does not undo all that the first did. This keeps the
+                # search to a few first actions where hundreds are legal (a card
+                # from hand onto any zone), see docs/benchmarks.md.
+                if not self._progress(base, mid, differ):
+                    continue
+                out += [_Reading(pops, (a, b)) for b, after in self._successors_of(mid)
+                        if self._shows(mid, after)]
             return out
 
         # Each step of the search: amending the last action first (a chain that
@@ -305,6 +351,13 @@ class Tracker:
                 return self._distinct(found, bases)
         return []
 
+    def _progress(self, base: Position, mid: Position, differ: set[str]) -> bool:
+        """Does ``base -> mid`` change a differing cell to what the board shows there?"""
+        assert self._sensed is not None
+        want = self.signature(mid)
+        return any(self._match(self._sensed[name], want[name])
+                   for name in self.touched(base, mid) & differ)
+
     def _shows(self, before: Position, after: Position) -> bool:
         """Does the board show the action ``before -> after`` (removed pieces may linger)?"""
         return self._fits(after) or self._leftovers(before, after) is not None
@@ -318,7 +371,7 @@ class Tracker:
         """
         assert self._sensed is not None
         want = self.signature(after)
-        differing = [n for n, sig in self._sensed.items() if want[n] != sig]
+        differing = [n for n, sig in self._sensed.items() if not self._match(sig, want[n])]
         if not differing:
             return None
         had = self.signature(before)
@@ -347,7 +400,7 @@ class Tracker:
         """Does ``action`` take pieces from where the last action took them? Only
         then can it be the last action, read again."""
         last = self._sources(base, self.game.positions()[-1])
-        return bool(last) and last <= self._sources(base, base.apply(action))
+        return bool(last) and last <= self._sources(base, self._after(base, action))
 
     def _sources(self, before: Position, after: Position) -> set[str]:
         a, b = self.signature(before), self.signature(after)
@@ -361,7 +414,7 @@ class Tracker:
         for reading in readings:
             result = bases[reading.pops]
             for action in reading.pushes:
-                result = result.apply(action)
+                result = self._after(result, action)
             if result not in seen:
                 seen.add(result)
                 out.append(reading)
@@ -389,8 +442,7 @@ class Tracker:
             return []
         layout = position.layout()
         out = []
-        for action in self._actions(position):
-            after = position.apply(action)
+        for action, after in self._successors_of(position):
             if self._fits(after) and after.layout() != layout:
                 out.append(action)
         return out
@@ -433,10 +485,53 @@ class Tracker:
         placed = tuple(sq for sq in differing if _more(self._sensed[sq], want[sq]))
         if settled:
             names = ", ".join(differing[:6]) + (" ..." if len(differing) > 6 else "")
-            self.view = View("mismatch", f"the board does not match the game at {names}",
-                             differing=differing, placed=placed)
+            message = "; ".join(self._card_problems(differing, want)) or \
+                f"the board does not match the game at {names}"
+            self.view = View("mismatch", message, differing=differing, placed=placed)
         else:
             self.view = View("moving", differing=differing, placed=placed)
+
+    def _card_problems(self, differing: tuple[str, ...], want: Mapping[str, Signature]) -> list[str]:
+        """On a card mat, what is wrong in words: an unknown tag, a card out of place."""
+        assert self._sensed is not None
+        out: list[str] = []
+        for name in differing:
+            sensed = self._sensed[name]
+            if not (isinstance(sensed, tuple) and len(sensed) == 1
+                    and isinstance(sensed[0], str) and sensed[0].startswith("tag:")):
+                continue
+            tag = sensed[0][4:]
+            copy = self.cards.by_tag(tag) if self.cards is not None else None  # type: ignore[attr-defined]
+            if self.cards is not None and copy is None:
+                out.append(f"unknown card on {name} (tag {tag}): enroll it with masume cards enroll")
+                continue
+            label = f"{copy.card.name} ({copy.id})" if copy is not None else f"the card with tag {tag}"
+            wanted = want.get(name, ())
+            if wanted and not isinstance(wanted, bool):
+                out.append(f"{label} is on {name}, where the game has {self._card_label(wanted[-1])}")
+            else:
+                out.append(f"{label} is on {name}: the game has no card there")
+        for name in differing:
+            wanted = want.get(name, ())
+            if self._sensed[name] == () and wanted and not isinstance(wanted, bool) \
+                    and str(wanted[-1]).startswith(("tag:", "card:")):
+                out.append(f"{name} is empty: the game has {self._card_label(wanted[-1])} there")
+        return out
+
+    def _card_label(self, piece: str) -> str:
+        if piece == ANY_CARD:
+            return "a card"
+        if piece.startswith("tag:") and self.cards is not None:
+            copy = self.cards.by_tag(piece[4:])  # type: ignore[attr-defined]
+            if copy is not None:
+                return f"{copy.card.name} ({copy.id})"
+        if piece.startswith("card:") and self.cards is not None:
+            try:
+                copy = self.cards.copy(piece[5:])  # type: ignore[attr-defined]
+                return f"{copy.card.name} ({copy.id}, not enrolled)"
+            except KeyError:
+                pass
+        return piece
 
     def _squares_of(self, reading: _Reading) -> tuple[str, ...]:
         positions = self.game.positions()
@@ -483,8 +578,7 @@ class Tracker:
         now = self.signature(base)
         layout = base.layout()
         out: dict[str, dict[str, str]] = {sq: {} for sq in lifted}
-        for action in self._actions(base):
-            after_position = base.apply(action)
+        for action, after_position in self._successors_of(base):
             after = self.signature(after_position)
             changed = {n for n in now if now[n] != after[n]}
             left = changed & lifted
@@ -503,7 +597,7 @@ class Tracker:
     def _lift_fits(self, square: str, now: Signature, after: Signature, layout: Layout) -> bool:
         assert self._sensed is not None
         sensed = self._sensed[square]
-        if after == sensed:
+        if self._match(sensed, after):
             return True
         if isinstance(sensed, bool) or _more(after, now):
             return False

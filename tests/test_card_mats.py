@@ -1,0 +1,154 @@
+"""The tracker on a card mat (a reader per zone, a card read by its tag), with the
+small card game of tests/card_game.py over a card set in a tmp folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from card_game import DECK, Draw, Place, Rules, write_card_set
+from masume.boards import load_board
+from masume.rules import Game
+from masume.tracker import Tracker
+
+BOARD = load_board("magic-number-eleven")
+
+
+class Mat:
+    """A card mat moved by hand: readings are tag ids (or None), with a test clock."""
+
+    def __init__(self, tracker: Tracker, deck_top: str | None) -> None:
+        self.tracker = tracker
+        self.readings = tracker.expected_readings()
+        if deck_top:
+            self.readings[DECK] = deck_top  # the physical deck shows some card's tag
+        self.now = 0.0
+        tracker.observe(self.readings, self.now)
+
+    def put(self, cell: str, tag: str | None) -> None:
+        self.readings[cell] = tag
+        self.now += 0.05
+        self.tracker.observe_square(cell, tag, self.now)
+
+    def settle(self):
+        self.now += 1.0
+        return self.tracker.tick(self.now)
+
+
+@pytest.fixture
+def table(tmp_path: Path):
+    rules = Rules(write_card_set(tmp_path))
+    game = Game(rules.start())
+    cards = game.position.cards
+    tracker = Tracker(game, BOARD, cards=cards)
+    deck_top = cards.copies("deck")[0].tag
+    return game, tracker, Mat(tracker, deck_top), cards
+
+
+def tag(cards, copy_id: str) -> str:
+    return cards.copy(copy_id).tag
+
+
+def test_a_pile_of_unknown_top_card_matches_any_card_of_the_set(table) -> None:
+    game, tracker, mat, cards = table
+    assert game.position.layout()[DECK] == ("tag:*",)
+    assert mat.settle().pushed == () and tracker.view.state == "in-sync"
+    mat.put(DECK, tag(cards, "D03"))  # another card on top: still the deck
+    assert mat.settle().pushed == () and tracker.view.state == "in-sync"
+
+
+def test_a_card_placed_on_a_zone_is_read_as_that_action(table) -> None:
+    game, tracker, mat, cards = table
+    assert len(list(game.position.legal_actions())) > 500  # the whole hand onto any cell
+    mat.put("H2b", tag(cards, "H07"))
+    assert [str(a) for a in mat.settle().pushed] == ["H07@H2b"]
+    assert tracker.view.state == "in-sync"
+    mat.put("A3c", tag(cards, "A11"))
+    assert [str(a) for a in mat.settle().pushed] == ["A11@A3c"]
+
+
+def test_an_unknown_tag_is_a_mismatch_that_says_to_enroll_it(table) -> None:
+    game, tracker, mat, cards = table
+    mat.put("H2b", "04DEADBEEF0001")
+    assert mat.settle().pushed == ()
+    assert tracker.view.state == "mismatch"
+    assert tracker.view.message == ("unknown card on H2b (tag 04DEADBEEF0001): "
+                                    "enroll it with masume cards enroll")
+    assert tracker.view.differing == ("H2b",)
+    # ... also on the deck, which takes any card of the set but not a stranger.
+    mat.put("H2b", None)
+    mat.put(DECK, "04DEADBEEF0002")
+    mat.settle()
+    assert tracker.view.message.startswith(f"unknown card on {DECK} (tag 04DEADBEEF0002)")
+    mat.put(DECK, tag(cards, "D01"))
+    mat.settle()
+    assert tracker.view.state == "in-sync" and game.actions == []
+
+
+def test_a_card_where_the_game_does_not_expect_it_is_named(table) -> None:
+    game, tracker, mat, cards = table
+    mat.put("A2b", tag(cards, "H05"))  # home's card on away's field: no action does that
+    mat.settle()
+    assert tracker.view.state == "mismatch"
+    assert tracker.view.message == "Home player 5 (H05) is on A2b: the game has no card there"
+    mat.put("A2b", None)
+    mat.put("H2b", tag(cards, "H05"))
+    assert [str(a) for a in mat.settle().pushed] == ["H05@H2b"]
+    # A card swapped for another on a placed zone: the game's card is named too.
+    mat.put("H2b", tag(cards, "H06"))
+    mat.settle()
+    assert tracker.view.message == ("Home player 6 (H06) is on H2b, where the game has "
+                                    "Home player 5 (H05)")
+    # The card knocked off: the board is as before the placement, which reads as
+    # taking it back (as a piece moved back does); put back, it is read again.
+    mat.put("H2b", None)
+    assert [str(a) for a in mat.settle().popped] == ["H05@H2b"]
+    assert tracker.view.state == "in-sync" and game.notations() == []
+    mat.put("H2b", tag(cards, "H05"))
+    mat.settle()
+    assert tracker.view.state == "in-sync" and game.notations() == ["H05@H2b"]
+    # Knocked off once the reply is down, it is lit as lifted and nothing is recorded.
+    mat.put("A1a", tag(cards, "A01"))
+    mat.settle()
+    mat.put("H2b", None)
+    mat.settle()
+    assert tracker.view.state == "lifted" and game.notations() == ["H05@H2b", "A01@A1a"]
+
+
+def test_two_quick_placements_are_read_with_a_bounded_search(table) -> None:
+    game, tracker, mat, cards = table
+    position = game.position
+    width = len(list(position.legal_actions()))
+    mat.put("H4a", tag(cards, "H01"))
+    mat.put("A1f", tag(cards, "A02"))
+    applied = position.applied[0]
+    assert [str(a) for a in mat.settle().pushed] == ["H01@H4a", "A02@A1f"]
+    applied = position.applied[0] - applied
+    # Every first action is tried once, and only the few that put a sensed card on
+    # a changed zone are looked past: not width * width (some 280,000).
+    assert applied < 3 * width, (applied, width)
+
+
+def test_a_draw_is_a_choice_not_a_reading(table, tmp_path: Path) -> None:
+    from masume.play.table import _comparable
+
+    game, tracker, mat, cards = table
+    position = game.position
+    invisible = [a for a in position.legal_actions()
+                 if _comparable(position.apply(a).layout()) == _comparable(position.layout())]
+    assert invisible == [Draw()]
+    tracker.push(Draw())
+    assert tracker.view.state == "in-sync" and game.notations() == ["draw"]
+    mat.put("A1a", tag(cards, "A01"))
+    assert mat.settle().pushed == (Place("A01", "A1a"),)
+
+
+def test_the_legal_zones_light_from_the_engine_highlights(table) -> None:
+    from masume.leds import picture
+
+    game, tracker, mat, cards = table
+    leds = picture(BOARD, game.position, tracker.view)
+    assert leds["H2b"] == leds["home-synergy-1"] and leds["H2b"].rgb != (0, 0, 0)
+    assert "A2b" not in leds
+    assert leds["home-turn"].pattern == "steady"
