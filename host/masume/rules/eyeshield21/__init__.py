@@ -1,0 +1,109 @@
+"""Eyeshield 21 TCG (アイシールド21 トレーディングカードゲーム, Konami 2005): rules engine.
+
+The rules, each with the sentence of the seed (004) it comes from and every
+reading chosen where the seed is silent, are in docs/rules/eyeshield21.md; the
+mat is hardware/boards/eyeshield21.toml; the cards are a card set file
+(host/masume/cards/sets/eyeshield21-demo.toml, made up: not the publisher's).
+
+Two sides, ``home`` and ``away``, each with a 40-card deck and a pair of ball
+cards. The host never knows a hand or the order of a deck: those cards are an
+unseen pool per side, and an action that lays a card from it names whichever
+copy the reader sees. Draws and other counted moves are calls (``draw``,
+``damage 3``) that leave the mat as it is.
+
+The set-up and the first turn's attack, in the manner of python-chess::
+
+    >>> from masume.rules import Game, load_rules
+    >>> game = Game(load_rules("eyeshield21").start())
+    >>> for text in ("F01.1@home-character-1", "F05.1@home-character-2", "F03.1@home-character-3",
+    ...              "deal", "S02.1@away-character-1", "S05.1@away-character-2",
+    ...              "S04.1@away-character-3", "deal", "reveal"):
+    ...     _ = game.push_notation(text)
+    >>> game.position.status().message
+    'home, main phase: characters, reactions, abilities, buy cards (1 guts each; 4 guts), then attack'
+    >>> game.position.piles[0], game.position.piles[1]
+    (Piles(deck=29, hand=4, guts=4, discard=0), Piles(deck=27, hand=5, guts=5, discard=0))
+    >>> for text in ("attack", "home-character-1>home-pass-1", "home-character-2>home-pass-2",
+    ...              "home-character-3>home-run-1", "B1.1@home-pass-ball", "B0.1@home-run-ball",
+    ...              "ready", "away-character-1>away-run-1", "away-character-2>away-pass-1",
+    ...              "away-character-3>away-pass-2", "ready", "B1.2@away-run-ball", "reveal"):
+    ...     _ = game.push_notation(text)
+    >>> p = game.position
+    >>> p.area, p.hit, p.power("home"), p.power("away"), p.damage()
+    ('pass', False, 3, 5, 0)
+    >>> p.seen_by("away").cells["home-run-1"]
+    ('face down',)
+    >>> p.seen_by("home").cells["home-run-1"]
+    ('F03.1 Shiraishi (RUN 4), face down',)
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from masume.cards import CardSet
+
+from ..base import IllegalAction
+from .actions import Action, Call, Move, Place, Use, parse_notation
+from .cards import Ability, Deck, ability_of, check_cards, deck_lists
+from .position import STEPS, Options, Piles, Position, read_text
+from .table import SIDES, Table, make_table
+
+
+class Eyeshield21Rules:
+    """The entry point, as ``masume.rules.load_rules("eyeshield21")`` returns it.
+
+    >>> RULES.start(first="away").status().to_move
+    'away'
+    >>> RULES.start(deck_home="sharks", deck_away="falcons").table.deck_ids
+    ('sharks', 'falcons')
+    """
+
+    name = "eyeshield21"
+    board = "eyeshield21"
+    Options = Options
+
+    def start(self, cards: str | CardSet = "eyeshield21-demo", deck_home: str = "",
+              deck_away: str = "", **options: Any) -> Position:
+        """The set-up: ``cards`` a shipped set name, a path or a CardSet; ``deck_home`` and
+        ``deck_away`` name deck lists of the set (default: its first two); ``first``
+        (home or away) starts; ``draw_cost``, ``hand_limit``: see :class:`Options`."""
+        table = make_table(cards, deck_home, deck_away)
+        made = Options.make(**options)
+        first = SIDES.index(made.first)
+        piles = tuple(Piles(len(deck.copies), 0, 0, 0) for deck in table.decks)
+        return Position(table, "setup", first, first, 0, piles=piles, options=made)  # type: ignore[arg-type]
+
+    def from_text(self, text: str, **options: Any) -> Position:
+        """The position written by :meth:`Position.to_text`; options given here override.
+
+        >>> RULES.from_text(RULES.start().to_text()) == RULES.start()
+        True
+        """
+        return read_text(text, dict(options), make_table)
+
+    def resign(self, position: Position, side: str) -> Position:
+        """The position after ``side`` resigns.
+
+        >>> RULES.resign(RULES.start(), "away").outcome().winner
+        'home'
+        """
+        if side not in SIDES:
+            raise ValueError(f"side must be home or away, not {side!r}")
+        if position.outcome() is not None:
+            raise IllegalAction(f"the game is already over ({position.outcome()})")
+        return replace(position, step="over", over="resignation", loser=SIDES.index(side))
+
+    def check_cards(self, card_set: CardSet) -> list[str]:
+        """The game's checks of a card set, one line per problem (see :func:`.cards.check_cards`)."""
+        return check_cards(card_set)
+
+
+RULES = Eyeshield21Rules()
+
+__all__ = [
+    "Ability", "Action", "Call", "Deck", "Eyeshield21Rules", "Move", "Options", "Piles", "Place",
+    "Position", "RULES", "STEPS", "SIDES", "Table", "Use", "ability_of", "check_cards", "deck_lists",
+    "parse_notation",
+]

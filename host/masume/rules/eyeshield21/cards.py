@@ -1,0 +1,323 @@
+"""Eyeshield 21 TCG cards as data: the game's fields, the ability vocabulary, deck lists.
+
+The card set file format is masume.cards' (docs/cards.md); this game's own fields
+and the deck lists are documented in docs/rules/eyeshield21.md. In short::
+
+    [[card]]
+    id = "F01"
+    name = "Aoki"
+    kind = "character"            # character | combination | tactics | reaction | ball
+    play = ["pass"]               # play types: run, pass, line (characters, combinations)
+    power = 3
+    team = "Falcons"
+    ability = { when = "play", effect = "draw", amount = 1, cost = 1 }
+
+    [[deck]]                      # a deck list: exactly 40 cards, at most 3 of a name
+    id = "falcons"
+    cards = ["F01", "F02.1"]      # a card id means all its copies, ID.N one copy
+    balls = ["B1.1", "B0.1"]      # the pair of ball cards: with the ball mark, without
+
+>>> from masume.cards import load_card_set
+>>> cards = load_card_set("eyeshield21-demo")
+>>> ability_of(cards.card("F01"))
+Ability(when='play', effect='draw', amount=1, team='', cost=1, bench=False)
+>>> sorted(deck_lists(cards))
+['falcons', 'sharks']
+>>> check_cards(cards)
+[]
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Mapping
+
+from masume.cards import Card, CardSet, CardSetError, load_card_set
+
+GAME = "eyeshield21"
+KINDS = ("character", "combination", "tactics", "reaction", "ball")
+PLAY_TYPES = ("run", "pass", "line")
+DECK_SIZE = 40
+MAX_OF_A_NAME = 3
+
+#: The effects an ability may have (docs/rules/eyeshield21.md, "Ability vocabulary").
+EFFECTS = ("power", "weaken", "team-power", "draw", "guts", "mill")
+#: Effects that change the power sums: only while an attack is being resolved.
+POWER_EFFECTS = ("power", "weaken", "team-power")
+#: When a card's ability may be used, by kind.
+WHEN = {
+    # main: in the owner's main phase; play: in the attack area, taking part in the play;
+    # attack-end / turn-end: applied by themselves at the end of the attack phase / turn.
+    "character": ("main", "play", "attack-end", "turn-end"),
+    # who may use a tactics card that lies face up in the attack area
+    "tactics": ("attack", "block", "any"),
+    # when its owner may turn a reaction face up: attacking, or blocking
+    "reaction": ("attack", "block"),
+}
+
+
+@dataclass(frozen=True)
+class Ability:
+    """One card's ability in the vocabulary.
+
+    >>> Ability("play", "power", 2).text()
+    'play: power +2'
+    >>> Ability("main", "draw", 1, cost=1, bench=True).text()
+    'main: pay 1 guts, to the bench: draw 1'
+    """
+
+    when: str
+    effect: str
+    amount: int = 0
+    team: str = ""
+    cost: int = 0
+    bench: bool = False
+
+    def text(self) -> str:
+        costs = []
+        if self.cost:
+            costs.append(f"pay {self.cost} guts")
+        if self.bench:
+            costs.append("to the bench")
+        paid = f"{', '.join(costs)}: " if costs else ""
+        sign = {"weaken": "-", "power": "+", "team-power": "+"}.get(self.effect, "")
+        per = f" per {self.team} card" if self.effect == "team-power" else ""
+        return f"{self.when}: {paid}{self.effect} {sign}{self.amount}{per}"
+
+
+@dataclass(frozen=True)
+class Deck:
+    """A deck list of the set: 40 copy ids and the ball pair (with mark, without)."""
+
+    id: str
+    title: str
+    copies: tuple[str, ...]
+    balls: tuple[str, str]
+
+
+# --------------------------------------------------------------------------- fields
+
+
+def play_types(card: Card) -> tuple[str, ...]:
+    """A character's or combination's play types (``play`` may be one word or a list)."""
+    play = card.get("play", ())
+    if isinstance(play, str):
+        play = [play]
+    return tuple(str(p) for p in play)
+
+
+def power_of(card: Card) -> int:
+    value = card.get("power", 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def team_of(card: Card) -> str:
+    return str(card.get("team", ""))
+
+
+def members_of(card: Card) -> tuple[str, ...]:
+    """The character names a combination card needs in one area."""
+    return tuple(str(m) for m in card.get("members", ()))
+
+
+def is_lasting(card: Card) -> bool:
+    """A reaction that stays face up and keeps working (永続して効果を発揮する)."""
+    return bool(card.get("lasting", False))
+
+
+def has_mark(card: Card) -> bool:
+    """A ball card with the ball mark (ボールマーク)."""
+    return bool(card.get("mark", False))
+
+
+def ability_of(card: Card) -> Ability | None:
+    """The card's ability, or None (a plain card, or one that check_cards rejects)."""
+    raw = card.get("ability")
+    if not isinstance(raw, dict):
+        return None
+    try:
+        return Ability(
+            when=str(raw.get("when", "")), effect=str(raw.get("effect", "")),
+            amount=int(raw.get("amount", 0)), team=str(raw.get("team", "")),
+            cost=int(raw.get("cost", 0)), bench=bool(raw.get("bench", False)),
+        )
+    except (TypeError, ValueError):
+        return None
+
+
+def label(card: Card) -> str:
+    """What a player reads on the card: ``Aoki (PASS 3)``, ``Blitz (tactics)``."""
+    if card.kind in ("character", "combination"):
+        types = "/".join(t.upper() for t in play_types(card))
+        return f"{card.name} ({types} {power_of(card)})"
+    if card.kind == "ball":
+        return f"{card.name} ({'ball mark' if has_mark(card) else 'no mark'})"
+    return f"{card.name} ({card.kind})"
+
+
+# --------------------------------------------------------------------------- decks
+
+
+def _raw_decks(card_set: CardSet) -> list[Any]:
+    """The ``[[deck]]`` tables of the set's file (CardSet keeps only the cards)."""
+    if card_set.path is None:
+        return []
+    return _file_decks(str(card_set.path), card_set.digest)
+
+
+@lru_cache(maxsize=32)
+def _file_decks(path: str, digest: str) -> list[Any]:
+    with open(path, "rb") as handle:
+        data = tomllib.load(handle)
+    decks = data.get("deck", [])
+    return decks if isinstance(decks, list) else []
+
+
+def _expand(card_set: CardSet, names: Any, where: str, problems: list[str]) -> tuple[str, ...]:
+    out: list[str] = []
+    if not isinstance(names, list):
+        problems.append(f"{where}: a list of card ids")
+        return ()
+    for name in names:
+        name = str(name)
+        try:
+            if "." in name:
+                out.append(card_set.copy(name).id)
+            else:
+                out.extend(card_set.card(name).copy_ids())
+        except KeyError:
+            problems.append(f"{where}: no card {name!r} in the set")
+    return tuple(out)
+
+
+def deck_lists(card_set: CardSet, problems: list[str] | None = None) -> dict[str, Deck]:
+    """The set's deck lists by id; problems reading them are appended to ``problems``."""
+    problems = [] if problems is None else problems
+    decks: dict[str, Deck] = {}
+    for n, raw in enumerate(_raw_decks(card_set), 1):
+        if not isinstance(raw, dict) or not raw.get("id"):
+            problems.append(f"deck #{n}: needs an id")
+            continue
+        deck_id = str(raw["id"])
+        where = f"deck {deck_id}"
+        copies = _expand(card_set, raw.get("cards", []), f"{where}: cards", problems)
+        balls = _expand(card_set, raw.get("balls", []), f"{where}: balls", problems)
+        pair = ("", "")
+        if len(balls) == 2:
+            marked = [b for b in balls if has_mark(card_set.copy(b).card)]
+            if len(marked) == 1:
+                pair = (marked[0], balls[1 - balls.index(marked[0])])
+        if pair == ("", "") or any(card_set.copy(b).card.kind != "ball" for b in balls):
+            problems.append(f"{where}: balls must be two ball cards, one with the ball mark and one without")
+        decks[deck_id] = Deck(deck_id, str(raw.get("title", deck_id)), copies, pair)
+    return decks
+
+
+def deck_problems(card_set: CardSet, deck: Deck) -> list[str]:
+    """Deck building (デッキ構築): exactly 40 cards, at most 3 of a name, no ball cards."""
+    problems: list[str] = []
+    where = f"deck {deck.id}"
+    if len(deck.copies) != DECK_SIZE:
+        problems.append(f"{where}: {len(deck.copies)} cards; a deck holds exactly {DECK_SIZE}")
+    repeated = [c for c, n in Counter(deck.copies).items() if n > 1]
+    if repeated:
+        problems.append(f"{where}: {', '.join(sorted(repeated))} listed twice")
+    names = Counter(card_set.copy(c).card.name for c in set(deck.copies))
+    for name, count in sorted(names.items()):
+        if count > MAX_OF_A_NAME:
+            problems.append(f"{where}: {count} cards named {name!r}; at most {MAX_OF_A_NAME} of a name")
+    balls = sorted(c for c in set(deck.copies) if card_set.copy(c).card.kind == "ball")
+    if balls:
+        problems.append(f"{where}: ball cards stay out of the deck ({', '.join(balls)})")
+    return problems
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _card_problems(card: Card) -> list[str]:
+    where = f"card {card.id}"
+    problems: list[str] = []
+    if card.kind not in KINDS:
+        return [f"{where}: kind {card.kind!r} is not one of {', '.join(KINDS)}"]
+    if card.kind in ("character", "combination"):
+        types = play_types(card)
+        if not types or any(t not in PLAY_TYPES for t in types):
+            problems.append(f"{where}: play must be run, pass or line (or a list of them), not {card.get('play')!r}")
+        power = card.get("power")
+        if not isinstance(power, int) or isinstance(power, bool) or power < 0:
+            problems.append(f"{where}: power must be a whole number of at least 0, not {power!r}")
+    if card.kind == "combination":
+        members = card.get("members")
+        if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, str) for m in members):
+            problems.append(f"{where}: members must list at least two character names")
+    if card.kind == "ball" and not isinstance(card.get("mark"), bool):
+        problems.append(f"{where}: mark must be true (the ball mark) or false")
+    raw = card.get("ability")
+    if card.kind in ("tactics", "reaction") and raw is None:
+        problems.append(f"{where}: a {card.kind} card needs an ability")
+    if raw is None:
+        return problems
+    if card.kind not in WHEN:
+        return problems + [f"{where}: a {card.kind} card has no ability"]
+    if not isinstance(raw, dict):
+        return problems + [f"{where}: ability must be a table {{when = ..., effect = ..., amount = ...}}"]
+    unknown = sorted(set(raw) - {"when", "effect", "amount", "team", "cost", "bench"})
+    if unknown:
+        problems.append(f"{where}: ability has unknown field(s) {', '.join(unknown)}")
+    when, effect = raw.get("when"), raw.get("effect")
+    if when not in WHEN[card.kind]:
+        problems.append(f"{where}: ability when must be one of {', '.join(WHEN[card.kind])}, not {when!r}")
+    if effect not in EFFECTS:
+        problems.append(f"{where}: ability effect must be one of {', '.join(EFFECTS)}, not {effect!r}")
+    for key in ("amount", "cost"):
+        value = raw.get(key, 0)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            problems.append(f"{where}: ability {key} must be a whole number of at least 0, not {value!r}")
+    if effect == "team-power" and not raw.get("team"):
+        problems.append(f"{where}: a team-power ability names its team")
+    if raw.get("bench") and card.kind != "character":
+        problems.append(f"{where}: only a character goes to the bench for its ability")
+    if effect in POWER_EFFECTS and when in ("main", "attack-end", "turn-end"):
+        problems.append(f"{where}: {effect} works only during an attack, not at {when}")
+    if card.kind == "reaction" and is_lasting(card) and effect not in POWER_EFFECTS:
+        problems.append(f"{where}: a lasting reaction changes power (power, weaken or team-power)")
+    return problems
+
+
+def check_cards(card_set: CardSet) -> list[str]:
+    """The game's checks of a card set, one line per problem ([] when it is fine)."""
+    problems: list[str] = []
+    if card_set.game != GAME:
+        problems.append(f"the set is for {card_set.game!r}, not {GAME}")
+    for card in card_set:
+        problems.extend(_card_problems(card))
+    decks = deck_lists(card_set, problems)
+    if not decks:
+        problems.append("the set has no deck lists ([[deck]] tables)")
+    for deck in decks.values():
+        problems.extend(deck_problems(card_set, deck))
+    return problems
+
+
+def resolve_cards(cards: str | CardSet) -> CardSet:
+    """A shipped set name, a path, or a CardSet."""
+    if isinstance(cards, CardSet):
+        return cards
+    return _load(str(cards))
+
+
+@lru_cache(maxsize=8)
+def _load(name: str) -> CardSet:
+    try:
+        return load_card_set(name)
+    except CardSetError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def card_ids_by_kind(card_set: CardSet) -> Mapping[str, str]:
+    """Copy id -> kind, for every copy of the set."""
+    return {c.id: c.card.kind for c in card_set.copies()}
