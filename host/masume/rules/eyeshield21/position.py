@@ -576,10 +576,13 @@ class Position:
             return f"no card on {action.frm}"
         if isinstance(action, Call) and action.word in ("ready",) and self.step in (ALLOT, BLOCK):
             return "every character must go to the pass or run area first (and both ball cards, attacking)"
-        if isinstance(action, Call) and action.word in ("refill", "damage", "discard"):
+        if isinstance(action, Call) and action.word == "refill" and self.step == REFILL:
+            return (f"refill 0 to {self._refill_max()}: at most the attacker's characters in the "
+                    f"{self.area} area")
+        if isinstance(action, Call) and action.word in ("damage", "discard"):
             wanted = [str(a) for a in self._legal if isinstance(a, Call) and a.word == action.word]
             if wanted:
-                return f"now {' or '.join(wanted[:1] + wanted[-1:] if len(wanted) > 2 else wanted)}"
+                return f"now {wanted[0]}"
         return f"not now ({self._message()})"
 
     def _with_cells(self, cells: dict[str, tuple[str, bool]]) -> tuple[tuple[str, str, bool], ...]:

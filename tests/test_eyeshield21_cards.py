@@ -1,0 +1,133 @@
+"""Eyeshield 21 TCG cards: the demo set, the game's checks of a card set (kinds,
+play types, power, the ability vocabulary) and deck building (exactly 40 cards,
+at most 3 of a name, no ball cards), each problem as one clear line."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from masume.cards import SETS_DIR, load_card_set
+from masume.rules.eyeshield21 import RULES, check_cards, deck_lists
+from masume.rules.eyeshield21.cards import KINDS, ability_of
+
+DEMO = SETS_DIR / "eyeshield21-demo.toml"
+
+
+def variant(tmp_path: Path, *changes: tuple[str, str]) -> Path:
+    """The demo set with text replaced (each change must apply once)."""
+    text = DEMO.read_text(encoding="utf-8").replace('id = "eyeshield21-demo"', 'id = "variant"')
+    for old, new in changes:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    path = tmp_path / "variant.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_demo_set_is_marked_and_passes_every_check() -> None:
+    cards = load_card_set("eyeshield21-demo")
+    assert "NOT the publisher's" in cards.notice
+    assert "NOT the publisher's cards" in DEMO.read_text(encoding="utf-8").splitlines()[2]
+    assert check_cards(cards) == [] and RULES.check_cards(cards) == []
+    assert {card.kind for card in cards} == set(KINDS)
+
+
+def test_demo_tags_are_fake_deterministic_and_one_per_copy() -> None:
+    cards = load_card_set("eyeshield21-demo")
+    tags = [copy.tag for copy in cards.copies()]
+    assert not cards.untagged() and len(set(tags)) == len(tags)
+    assert all(re.fullmatch(r"E5\d{12}", tag) for tag in tags)
+    assert cards.copy("F01.2").piece == "tag:E5000000000002"
+
+
+def test_demo_decks_are_legal_and_exercise_every_rule() -> None:
+    cards = load_card_set("eyeshield21-demo")
+    decks = deck_lists(cards)
+    assert list(decks) == ["falcons", "sharks"]
+    for deck in decks.values():
+        assert len(deck.copies) == 40
+        names = Counter(cards.copy(c).card.name for c in deck.copies)
+        assert max(names.values()) <= 3
+        kinds = Counter(cards.copy(c).card.kind for c in deck.copies)
+        assert set(kinds) == {"character", "combination", "tactics", "reaction"}
+        assert [cards.copy(b).card["mark"] for b in deck.balls] == [True, False]
+    abilities = [ability_of(card) for card in cards if ability_of(card)]
+    assert {a.effect for a in abilities} == {"power", "weaken", "team-power", "draw", "guts", "mill"}
+    assert {a.when for a in abilities} == {"main", "play", "attack-end", "turn-end", "attack", "block", "any"}
+    assert any(a.bench for a in abilities) and any(a.cost for a in abilities)
+    assert any(card.get("lasting") for card in cards)
+
+
+@pytest.mark.parametrize("change, message", [
+    (('kind = "tactics"', 'kind = "trick"'),
+     "card F30: kind 'trick' is not one of character, combination, tactics, reaction, ball"),
+    (('play = ["pass"]\npower = 3', 'play = ["kick"]\npower = 3'),
+     "card F01: play must be run, pass or line (or a list of them), not ['kick']"),
+    (('power = 3', 'power = -1'), "card F01: power must be a whole number of at least 0, not -1"),
+    (('members = ["Aoki", "Kuroda"]', 'members = ["Aoki"]'),
+     "card F20: members must list at least two character names"),
+    (('effect = "draw", amount = 1, cost = 1', 'effect = "teleport", amount = 1, cost = 1'),
+     "card F01: ability effect must be one of power, weaken, team-power, draw, guts, mill, not 'teleport'"),
+    (('{ when = "play", effect = "draw"', '{ when = "later", effect = "draw"'),
+     "card F01: ability when must be one of main, play, attack-end, turn-end, not 'later'"),
+    (('{ when = "main", effect = "guts", amount = 2, bench = true }',
+      '{ when = "main", effect = "power", amount = 2 }'),
+     "card F03: power works only during an attack, not at main"),
+    (('amount = 1, team = "Falcons"', 'amount = 1'), "card F08: a team-power ability names its team"),
+    (('{ when = "attack", effect = "power", amount = 2 }', '{ when = "attack", effect = "power", amount = 2, bench = true }'),
+     "card F30: only a character goes to the bench for its ability"),
+    (('effect = "draw", amount = 1, cost = 1', 'effect = "draw", amount = 1, cost = 1, colour = "red"'),
+     "card F01: ability has unknown field(s) colour"),
+    (('lasting = true\nability = { when = "attack", effect = "power"', 'lasting = true\nability = { when = "attack", effect = "draw"'),
+     "card F41: a lasting reaction changes power (power, weaken or team-power)"),
+    (('mark = true', 'mark = "yes"'), "card B1: mark must be true (the ball mark) or false"),
+    (('game = "eyeshield21"', 'game = "magic-number-eleven"'),
+     "the set is for 'magic-number-eleven', not eyeshield21"),
+])
+def test_each_card_problem_is_one_clear_line(tmp_path: Path, change: tuple[str, str], message: str) -> None:
+    problems = check_cards(load_card_set(variant(tmp_path, change)))
+    assert message in problems, problems
+
+
+@pytest.mark.parametrize("change, message", [
+    (('cards = ["F01", ', 'cards = ["F01.1", '), "deck falcons: 38 cards; a deck holds exactly 40"),
+    (('"F09", "F20"', '"F09", "F09.1", "F20"'),
+     "deck falcons: F09.1 listed twice"),
+    (('name = "Kuroda"', 'name = "Aoki"'), "deck falcons: 6 cards named 'Aoki'; at most 3 of a name"),
+    (('cards = ["F01", ', 'cards = ["B0.2", "F01.1", "F01.2", '),
+     "deck falcons: ball cards stay out of the deck (B0.2)"),
+    (('balls = ["B1.1", "B0.1"]', 'balls = ["B1.1", "B1.2"]'),
+     "deck falcons: balls must be two ball cards, one with the ball mark and one without"),
+    (('cards = ["F01", ', 'cards = ["F99", '), "deck falcons: cards: no card 'F99' in the set"),
+])
+def test_deck_building_problems(tmp_path: Path, change: tuple[str, str], message: str) -> None:
+    problems = check_cards(load_card_set(variant(tmp_path, change)))
+    assert message in problems, problems
+
+
+def test_a_set_without_deck_lists(tmp_path: Path) -> None:
+    text = DEMO.read_text(encoding="utf-8")
+    path = tmp_path / "nodecks.toml"
+    path.write_text(text[:text.index("[[deck]]")], encoding="utf-8")
+    assert check_cards(load_card_set(path)) == ["the set has no deck lists ([[deck]] tables)"]
+
+
+def test_start_refuses_a_set_that_fails_the_checks(tmp_path: Path) -> None:
+    path = variant(tmp_path, ('cards = ["F01", ', 'cards = ["F01.1", '))
+    with pytest.raises(ValueError, match="deck falcons: 38 cards"):
+        RULES.start(cards=str(path))
+    (tmp_path / "good").mkdir()
+    good = variant(tmp_path / "good", ('title = "Kirin Falcons (demo)"', 'title = "Falcons"'))
+    position = RULES.start(cards=str(good))
+    assert position.to_text().startswith(f"cards={good} ")
+    assert RULES.from_text(position.to_text()) == position
+
+
+def test_a_card_set_object_may_be_given() -> None:
+    cards = load_card_set("eyeshield21-demo")
+    assert RULES.start(cards=cards) == RULES.start(cards=cards)
+    assert RULES.start(cards=cards).table.card_set == cards
