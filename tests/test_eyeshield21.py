@@ -189,7 +189,9 @@ def test_reactions_face_down_at_most_two() -> None:
     p = play(game, "F40@home-reaction-1", "F41@home-reaction-2")
     assert not p.face_up("home-reaction-1") and p.piles[0].hand == 2
     assert p.seen_by("away").cells["home-reaction-1"] == ("face down",)
-    assert p.notation_for(Place("F30.1", "home-reaction-1"), "away") == "F30.1@home-reaction-1"
+    game.pop()
+    assert game.position.notation_for(Place("F41", "home-reaction-2"), "away") == "?@home-reaction-2"
+    assert game.position.notation_for(Place("F41", "home-reaction-2"), "home") == "F41@home-reaction-2"
     assert not [a for a in p.legal_actions() if isinstance(a, Place) and "reaction" in a.cell]
 
 

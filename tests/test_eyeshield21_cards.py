@@ -131,3 +131,12 @@ def test_a_card_set_object_may_be_given() -> None:
     cards = load_card_set("eyeshield21-demo")
     assert RULES.start(cards=cards) == RULES.start(cards=cards)
     assert RULES.start(cards=cards).table.card_set == cards
+
+
+def test_a_rewritten_set_file_is_read_again(tmp_path: Path) -> None:
+    """``masume cards enroll`` rewrites a set's tags: a new game sees the new ones."""
+    path = variant(tmp_path)
+    assert RULES.start(cards=str(path)).table.piece("F01.1") == "tag:E5000000000001"
+    text = path.read_text(encoding="utf-8").replace('"E5000000000001"', '"04A1B2C3D4E5F6"')
+    path.write_text(text + "\n", encoding="utf-8")
+    assert RULES.start(cards=str(path)).table.piece("F01.1") == "tag:04A1B2C3D4E5F6"

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
 
-from masume.cards import Card, CardSet, CardSetError, load_card_set
+from masume.cards import Card, CardSet, CardSetError, find_card_set, load_card_set
 
 GAME = "eyeshield21"
 KINDS = ("character", "combination", "tactics", "reaction", "ball")
@@ -304,16 +304,24 @@ def check_cards(card_set: CardSet) -> list[str]:
 
 
 def resolve_cards(cards: str | CardSet) -> CardSet:
-    """A shipped set name, a path, or a CardSet."""
+    """A shipped set name, a path, or a CardSet; ValueError if it cannot be read.
+
+    Loads are cached while the file stays the same (enrolling tags rewrites it).
+    """
     if isinstance(cards, CardSet):
         return cards
-    return _load(str(cards))
+    try:
+        path = find_card_set(str(cards))
+        stat = path.stat()
+    except (CardSetError, OSError) as exc:
+        raise ValueError(str(exc)) from None
+    return _load(str(path), stat.st_mtime_ns, stat.st_size)
 
 
 @lru_cache(maxsize=8)
-def _load(name: str) -> CardSet:
+def _load(path: str, mtime_ns: int, size: int) -> CardSet:
     try:
-        return load_card_set(name)
+        return load_card_set(path)
     except CardSetError as exc:
         raise ValueError(str(exc)) from None
 
