@@ -16,6 +16,7 @@ GAMES: dict[str, str] = {
     "soccer-shogi": "masume.rules.soccer_shogi",
     "shogi-soccer": "masume.rules.shogi_soccer",
     "masume-tactics": "masume.rules.masume_tactics",
+    "magic-number-eleven": "masume.rules.magic_number_eleven",
     "eyeshield21": "masume.rules.eyeshield21",
 }
 

@@ -1,0 +1,167 @@
+"""MAGIC NUMBER ELEVEN (by BONGHWAN JU and OLIN JEONG): rules engine and notation.
+
+Two teams, home and away, each place player cards on their field of 4 x 6
+cells; tactic symbols complete where cards meet; shots add synergy cards'
+stars to the completed shot symbols, against the defence symbols; 11 is the
+wonder goal, 12 or more a line out. Every rule, with the seed sentence it comes
+from and the readings chosen, is in docs/rules/magic-number-eleven.md; the card
+data (a card set, ``masume.cards``) in the same page.
+
+Modules: ``cards`` (a card set's game fields and checks), ``field`` (cells,
+placement, completed symbols), ``actions`` (actions and notation),
+``position`` (the rules of play), ``text`` (a position as one line).
+
+Usage, in the manner of python-chess::
+
+    >>> from masume.rules import Game, load_rules
+    >>> rules = load_rules("magic-number-eleven")
+    >>> game = Game(rules.start())
+    >>> game.position.status().message
+    'away, star draft round 1: reveal a star'
+    >>> for text in ("reveal ST01", "reveal ST02", "reveal ST03", "pick ST02", "pick ST01"):
+    ...     _ = game.push_notation(text)
+    >>> game.position.stars, game.position.boxed
+    ((('ST01',), ('ST02',)), ('ST03',))
+
+A quicker start with the draft and the bench given as options::
+
+    >>> position = rules.start(home_stars="ST01/ST04/ST07", away_stars="ST02/ST05/ST08",
+    ...                        home_bench="H08/H09/H10", away_bench="A08/A09/A10")
+    >>> sorted(position.unplaced[0])[:3], position.status().to_move
+    (['H01', 'H02', 'H03'], 'home')
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from masume.cards import CardSet, CardSetError, find_card_set, load_card_set
+
+from ..base import IllegalAction
+from . import text as _text
+from .actions import (Bench, Done, Effect, EndTurn, Link, Penalty, Pick, Place, Press, Ready,
+                      Reveal, Shoot, Sub, Synergy, parse)
+from .cards import check_cards
+from .position import (AWAY, BENCH_SIZE, BENCH_UP, DRAFT, HOME, OVER, SIDES, Options, Position,
+                       _start_half, _State, _to_bench_phase)
+
+
+_LOADED: dict[tuple[str, int], CardSet] = {}
+
+
+def _load(cards: str | Path | CardSet) -> CardSet:
+    """The card set named (a shipped set or a path), read again only when its file changed."""
+    if isinstance(cards, CardSet):
+        return cards
+    path = find_card_set(cards)
+    try:
+        key = (str(path.resolve()), path.stat().st_mtime_ns)
+    except OSError:
+        return load_card_set(path)  # says what is wrong
+    if key not in _LOADED:
+        _LOADED[key] = load_card_set(path)
+    return _LOADED[key]
+
+
+class MagicNumberElevenRules:
+    """The entry point, as ``masume.rules.load_rules("magic-number-eleven")`` returns it."""
+
+    name = "magic-number-eleven"
+    board = "magic-number-eleven"
+    Options = Options
+
+    def start(self, cards: str | Path | CardSet = "magic-number-eleven-demo", first: str = "home",
+              shootout: bool = False, home_stars: str = "", away_stars: str = "",
+              home_bench: str = "", away_bench: str = "") -> Position:
+        """The position before the star draft (set-up ①-⑦ done).
+
+        ``cards``: a shipped card set's name, a path, or a CardSet (its game
+        checks must pass). ``first``: who starts the first half (home by the
+        rules). ``shootout``: a drawn match goes to a penalty shoot-out. Given
+        ``home_stars`` and ``away_stars`` (star ids separated by ``/``) the draft
+        is skipped; given the benches too, the set-up.
+
+        >>> RULES.start(first="away", home_stars="ST01/ST02/ST03",
+        ...             away_stars="ST04/ST05/ST06").status().message
+        'home, set-up: put a substitute on home-bench-1'
+        """
+        card_set = _load(cards)
+        problems = check_cards(card_set)
+        if problems:
+            raise CardSetError(f"card set {card_set.id}: " + "; ".join(problems))
+        if first not in SIDES:
+            raise ValueError(f"first must be home or away, not {first!r}")
+        name = cards if isinstance(cards, str) else str(cards) if isinstance(cards, Path) \
+            else card_set.id
+        options = Options(cards=name, first=first, shootout=bool(shootout))
+        position = Position(card_set, options, deck=len(card_set.copies("synergy")))
+        if home_stars or away_stars:
+            position = _given_draft(position, home_stars, away_stars)
+        if home_bench or away_bench:
+            if position.phase != BENCH_UP:
+                raise ValueError("the benches need the stars (home_stars, away_stars) too")
+            for side, text in ((HOME, home_bench), (AWAY, away_bench)):
+                for copy_id in _ids(text, BENCH_SIZE, f"{SIDES[side]}_bench"):
+                    if copy_id not in position.unplaced[side]:
+                        raise ValueError(f"{SIDES[side]}_bench: {copy_id} is not one of "
+                                         f"{SIDES[side]}'s 13 players")
+                    position = position.apply(Bench(copy_id))
+        return position
+
+    def from_text(self, text: str, **options: Any) -> Position:
+        """The position written by :meth:`Position.to_text`; options given here override.
+
+        >>> RULES.from_text(RULES.start(first="away").to_text()).options.first
+        'away'
+        """
+        return _text.read(text, options, _load)
+
+    def resign(self, position: Position, side: str) -> Position:
+        """The position after ``side`` resigns.
+
+        >>> RULES.resign(RULES.start(), "away").outcome().winner
+        'home'
+        """
+        if side not in SIDES:
+            raise ValueError(f"side must be home or away, not {side!r}")
+        if position.outcome() is not None:
+            raise IllegalAction(f"the game is already over ({position.outcome()})")
+        return replace(position, phase=OVER, resigned=SIDES.index(side))
+
+    def check_cards(self, card_set: CardSet) -> list[str]:
+        """The game's checks of a card set (see :func:`cards.check_cards`)."""
+        return check_cards(card_set)
+
+
+def _ids(text: str, count: int, what: str) -> tuple[str, ...]:
+    ids = tuple(i.strip().upper() for i in str(text).replace(",", "/").split("/") if i.strip())
+    if len(ids) != count or len(set(ids)) != count:
+        raise ValueError(f"{what}: give {count} different card ids separated by /, not {text!r}")
+    return ids
+
+
+def _given_draft(position: Position, home: str, away: str) -> Position:
+    """The draft's result given as options: three stars each."""
+    stars = (_ids(home, 3, "home_stars"), _ids(away, 3, "away_stars"))
+    known = {c.id for c in position.cards.copies("player") if c.card.get("team") == "star"}
+    for side, chosen in zip(SIDES, stars):
+        for copy_id in chosen:
+            if copy_id not in known:
+                raise ValueError(f"{side}_stars: {copy_id} is not a star player")
+    if set(stars[0]) & set(stars[1]):
+        raise ValueError("a star cannot play for both teams")
+    s = _State(position)
+    s.stars = stars
+    left = sorted(known - set(stars[0]) - set(stars[1]))
+    s.boxed = tuple(left[:3])
+    _to_bench_phase(s)
+    return s.now()
+
+
+RULES = MagicNumberElevenRules()
+
+__all__ = ["Bench", "Done", "Effect", "EndTurn", "Link", "MagicNumberElevenRules", "Options",
+           "Penalty", "Pick", "Place", "Position", "Press", "RULES", "Ready", "Reveal", "Shoot",
+           "Sub", "Synergy", "check_cards", "parse"]

@@ -1,0 +1,1045 @@
+"""A moment of a Magic Number Eleven match: the Position and every rule of the turn.
+
+The rules, each with the seed sentence it comes from and the readings chosen,
+are in docs/rules/magic-number-eleven.md. The host never knows a player's
+synergy hand or the deck's order: a hand is a count, and a card that comes from
+a hand or from the deck onto a synergy area is whichever unseen card the reader
+reports (the legal actions list every candidate).
+
+>>> from masume.rules.magic_number_eleven import RULES
+>>> position = RULES.start(home_stars="ST01/ST04/ST07", away_stars="ST02/ST05/ST08",
+...                        home_bench="H08/H09/H10", away_bench="A08/A09/A10")
+>>> position.status().message
+'home, first half: player action (place a player or shoot)'
+>>> position = position.apply(position.parse_action("H04 H2a"))
+>>> position.layout()["H2a"]
+('tag:D0000000000004',)
+>>> position.status().to_move
+'away'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
+from typing import Any, ClassVar, Iterator, Mapping
+
+from masume.cards import CardSet
+
+from ..base import ANY_CARD, IllegalAction, NotationError, Outcome, Status, TableView
+from .actions import (Action, Bench, Done, Effect, EndTurn, Link, Penalty, Pick, Place, Press,
+                      Ready, Reveal, Shoot, Sub, Synergy, parse, redacted)
+from .cards import EFFECTS, PlayerCard, is_tackle, player, stars
+from .field import Symbol, completed_symbols, covered, parse_cell, placements
+
+SIDES: tuple[str, str] = ("home", "away")
+HOME, AWAY = 0, 1
+HAND_LIMIT = 5
+MAX_SUBS = 3
+BENCH_SIZE = 3
+TRACK = 7  # initiative spaces, 1 at home's end
+MIDDLE = 4
+#: How many synergy cards an attack may use by the attacker's initiative.
+ATTACK_CARDS = {"attacking": 3, "normal": 2, "defending": 1}
+DEFENCE_CARDS = 2
+WONDER = 11  # the magic number
+SHOOTOUT_KICKS = 5
+#: Draft rounds: who picks first in each (away, home, away).
+DRAFT_FIRST = (AWAY, HOME, AWAY)
+
+# Phases.
+DRAFT, BENCH_UP, TEAM, PLAYER, EFFECT, AFTER = "draft", "bench", "team", "player", "effect", "after"
+ATTACK, DEFENCE, PK, HALF, SHOOTOUT, OVER = "attack", "defence", "pk", "half", "shootout", "over"
+PHASES = (DRAFT, BENCH_UP, TEAM, PLAYER, EFFECT, AFTER, ATTACK, DEFENCE, PK, HALF, SHOOTOUT, OVER)
+
+
+@dataclass(frozen=True)
+class Options:
+    """The named rule options of :meth:`RULES.start <MagicNumberElevenRules.start>`.
+
+    ``cards``: the card set's name (a shipped set or a path). ``first``: who
+    starts the first half (the rules: home). ``shootout``: a drawn match goes
+    to a penalty shoot-out (the rules: only if both teams agree, so off by
+    default). The draft and the bench may be given instead of played:
+    ``home_stars``/``away_stars`` (three star ids each, separated by ``/``) and
+    ``home_bench``/``away_bench`` (three player ids each).
+    """
+
+    cards: str = "magic-number-eleven-demo"
+    first: str = "home"
+    shootout: bool = False
+
+
+@dataclass(frozen=True)
+class Shot:
+    """The shot under way: attacker, shooter's cell ("" for a blind shot), base
+    attack, crack, the symbol under the shot token and the kind of shot."""
+
+    attacker: int
+    shooter: str
+    base: int
+    crack: int
+    token: str
+    kind: str  # normal, power, blind
+
+    def text(self) -> str:
+        return f"{self.attacker}:{self.shooter}:{self.base}:{self.crack}:{self.token}:{self.kind}"
+
+
+def _initiative_state(initiative: int, side: int) -> str:
+    """攻勢 / 普通 / 守勢 of ``side`` for the marker on space ``initiative`` (1-7)."""
+    advantage = initiative - MIDDLE if side == HOME else MIDDLE - initiative
+    if advantage >= 2:
+        return "attacking"
+    if advantage <= -2:
+        return "defending"
+    return "normal"
+
+
+@dataclass(frozen=True, repr=False)
+class Position:
+    """A moment of a match. Immutable and hashable; build it with ``RULES.start()``.
+
+    Card fields hold copy ids of the card set; per-side pairs are (home, away).
+    """
+
+    game: ClassVar[str] = "magic-number-eleven"
+    sides: ClassVar[tuple[str, ...]] = SIDES
+
+    cards: CardSet
+    options: Options = field(default_factory=Options)
+    phase: str = DRAFT
+    half: int = 1
+    turn: int = HOME  # whose turn it is (in the draft/bench/half time: who acts)
+    additional: bool = False  # this turn is the additional time (アディショナルタイム)
+    ran_out: bool = False  # the synergy deck ran out during this turn
+    field: tuple[tuple[str, str], ...] = ()  # (reading cell, player id), sorted
+    unplaced: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # in front of each player
+    bench: tuple[tuple[tuple[str, str, bool], ...], ...] = ((), ())  # (cell, id, substituted out)
+    subs: tuple[int, int] = (0, 0)
+    used: frozenset[str] = frozenset()  # symbols under a turned-over shot token
+    initiative: int = MIDDLE
+    score: tuple[int, int] = (0, 0)
+    hands: tuple[int, int] = (0, 0)  # synergy cards in each hand (never named)
+    deck: int = 0
+    discard_known: frozenset[str] = frozenset()  # discarded cards the host saw
+    discard_unknown: int = 0  # discarded cards it did not (from a hand)
+    areas: tuple[tuple[tuple[int, str, str], ...], ...] = ((), ())  # (area, id, source)
+    team_symbols: tuple[int, int] = (0, 0)  # link and press symbols at the turn's start
+    placed: str = ""  # reading cell of the card placed this turn
+    shot: Shot | None = None
+    penalty: tuple[str, str] = ("", "")  # kick card, save card laid
+    stars: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # drafted stars
+    revealed: tuple[str, ...] = ()  # stars turned up in this draft round, not taken
+    boxed: tuple[str, ...] = ()  # stars returned to the box, one per round
+    ready: tuple[bool, bool] = (False, False)
+    shootout: tuple[str, str] = ("", "")  # kicks of each side: "1" goal, "0" saved
+    last: str = ""  # the last shot's result, for the message
+    resigned: int = -1
+
+    def __repr__(self) -> str:
+        return f"Position({self.to_text()!r})"
+
+    # ------------------------------------------------------------- reading
+
+    @property
+    def to_move(self) -> str:
+        return SIDES[self._mover()]
+
+    def _mover(self) -> int:
+        if self.phase == DRAFT:
+            first = DRAFT_FIRST[len(self.boxed)]
+            picks = len(self.stars[HOME]) + len(self.stars[AWAY]) - 2 * len(self.boxed)
+            return first if picks == 0 else 1 - first
+        if self.phase == BENCH_UP:
+            return HOME if len(self.bench[HOME]) < BENCH_SIZE else AWAY
+        if self.phase == HALF:
+            return HOME if not self.ready[HOME] else AWAY
+        if self.phase == DEFENCE:
+            return 1 - self.turn
+        if self.phase in (PK, SHOOTOUT):
+            return self.turn if not self.penalty[0] else 1 - self.turn
+        return self.turn
+
+    def player_card(self, copy_id: str) -> PlayerCard:
+        copy = self.cards.copy(copy_id)
+        return _player(copy.card)
+
+    def field_of(self, side: int) -> dict[str, PlayerCard]:
+        """Reading cell -> player card, for one side's field."""
+        prefix = "HA"[side]
+        return {c: self.player_card(i) for c, i in self.field if c[0] == prefix}
+
+    def symbols(self, side: int) -> tuple[Symbol, ...]:
+        """``side``'s completed symbols that still count (not under a used token)."""
+        return tuple(s for s in _symbols(self.cards, self._side_field(side)) if s.name not in self.used)
+
+    def _side_field(self, side: int) -> tuple[tuple[str, str], ...]:
+        prefix = "HA"[side]
+        return tuple(p for p in self.field if p[0][0] == prefix)
+
+    def count(self, side: int, kind: str) -> int:
+        return sum(1 for s in self.symbols(side) if s.kind == kind)
+
+    def shot_symbols(self, cell: str) -> tuple[Symbol, ...]:
+        """The completed, unused shot symbols of the card read at ``cell``."""
+        side = HOME if cell[0] == "H" else AWAY
+        return tuple(s for s in self.symbols(side) if s.kind == "shot" and cell in s.cards)
+
+    def initiative_state(self, side: str) -> str:
+        """``attacking``, ``normal`` or ``defending`` (攻勢 / 普通 / 守勢)."""
+        return _initiative_state(self.initiative, SIDES.index(side))
+
+    def pool(self) -> tuple[str, ...]:
+        """Synergy cards the host cannot see: in a hand, in the deck, or discarded unseen."""
+        out = {c for _, c, _ in self.areas[HOME] + self.areas[AWAY]} | self.discard_known
+        return tuple(c.id for c in self.cards.copies("synergy") if c.id not in out)
+
+    def attack_total(self) -> int:
+        if self.shot is None:
+            return 0
+        return self.shot.base + sum(_stars(self.cards, c) for _, c, _ in self.areas[self.shot.attacker])
+
+    def defence_base(self) -> int:
+        """The defender's base defence for the shot under way (crack and power shot applied)."""
+        if self.shot is None:
+            return 0
+        if self.shot.kind == "power":
+            return 0
+        return max(0, self.count(1 - self.shot.attacker, "defence") - self.shot.crack)
+
+    def defence_total(self) -> int:
+        if self.shot is None:
+            return 0
+        return self.defence_base() + sum(
+            _stars(self.cards, c) for _, c, _ in self.areas[1 - self.shot.attacker])
+
+    # ------------------------------------------------------------- layout
+
+    def layout(self) -> dict[str, tuple[str, ...]]:
+        """Cell -> cards lying there (``tag:UID``); a deck or discard pile is ``tag:*``.
+
+        >>> from masume.rules.magic_number_eleven import RULES
+        >>> RULES.start().layout()
+        {'synergy-deck': ('tag:*',)}
+        """
+        out: dict[str, tuple[str, ...]] = {}
+        piece = lambda copy_id: self.cards.copy(copy_id).piece  # noqa: E731
+        for cell, copy_id in self.field:
+            out[cell] = (piece(copy_id),)
+        for side in (HOME, AWAY):
+            for cell, copy_id, _ in self.bench[side]:
+                out[cell] = (piece(copy_id),)
+            for area, copy_id, _ in self.areas[side]:
+                out[f"{SIDES[side]}-synergy-{area}"] = (piece(copy_id),)
+        if self.deck:
+            out["synergy-deck"] = (ANY_CARD,)
+        if self.discard_known or self.discard_unknown:
+            out["synergy-discard"] = (ANY_CARD,)
+        for k, copy_id in enumerate(self.penalty):
+            if copy_id:
+                out[f"penalty-{SIDES[self.turn if k == 0 else 1 - self.turn]}"] = (piece(copy_id),)
+        return out
+
+    # ------------------------------------------------------------- outcome, status
+
+    def outcome(self) -> Outcome | None:
+        score = {SIDES[0]: self.score[0], SIDES[1]: self.score[1]}
+        if self.resigned >= 0:
+            return Outcome(SIDES[1 - self.resigned], "resignation", score)
+        if self.phase != OVER:
+            return None
+        if self.score[HOME] != self.score[AWAY]:
+            return Outcome(SIDES[HOME if self.score[HOME] > self.score[AWAY] else AWAY], "goals", score)
+        kicks = [k.count("1") for k in self.shootout]
+        if kicks[HOME] != kicks[AWAY]:
+            return Outcome(SIDES[HOME if kicks[HOME] > kicks[AWAY] else AWAY], "shoot-out", score)
+        return Outcome(None, "full time", score)
+
+    def status(self) -> Status:
+        """Whose action, what the rules wait for, the score and the cells to light.
+
+        >>> from masume.rules.magic_number_eleven import RULES
+        >>> RULES.start().status().message
+        'away, star draft round 1: reveal a star'
+        """
+        who = self.to_move
+        score = {SIDES[0]: self.score[0], SIDES[1]: self.score[1]}
+        highlights: dict[str, tuple[str, ...]] = {
+            "initiative": (f"initiative-{self.initiative}",),
+            "score": tuple(f"{SIDES[s]}-score-{k}" for s in (HOME, AWAY)
+                           for k in range(1, min(self.score[s], 5) + 1)),
+        }
+        outcome = self.outcome()
+        if outcome is not None:
+            message = f"{outcome}, {self.score[HOME]}-{self.score[AWAY]}"
+            if self.shootout != ("", ""):
+                message += (f" (shoot-out {self.shootout[HOME].count('1')}-"
+                            f"{self.shootout[AWAY].count('1')})")
+            return Status(who, 1, 1, score, None, message, highlights)
+        highlights["turn"] = (f"{who}-turn",)
+        legal = self._legal_cells()
+        if legal:
+            highlights["legal"] = legal
+        if self.shot is not None and self.shot.shooter:
+            highlights["shooter"] = (self.shot.shooter,)
+        if self.placed and self.phase in (EFFECT, AFTER):
+            highlights["placed"] = (self.placed,)
+        awaiting = "reveal" if self.phase == DRAFT and self._draft_revealing() else None
+        message = f"{who}, {self._half_name()}: {self._doing()}"
+        if self.last and self.phase in (TEAM, PLAYER, PK, HALF, SHOOTOUT):
+            message = f"{self.last}; {message}"
+        return Status(who, 1, 1, score, awaiting, message, highlights)
+
+    def _half_name(self) -> str:
+        if self.phase in (DRAFT, BENCH_UP):
+            return f"star draft round {len(self.boxed) + 1}" if self.phase == DRAFT else "set-up"
+        if self.phase == HALF:
+            return "half time"
+        if self.phase == SHOOTOUT:
+            return "penalty shoot-out"
+        name = "first half" if self.half == 1 else "second half"
+        return f"{name}, additional time" if self.additional else name
+
+    def _doing(self) -> str:
+        phase = self.phase
+        if phase == DRAFT:
+            return "reveal a star" if self._draft_revealing() else \
+                "pick a star (" + ", ".join(self.revealed) + ")"
+        if phase == BENCH_UP:
+            side = self._mover()
+            return f"put a substitute on {SIDES[side]}-bench-{len(self.bench[side]) + 1}"
+        if phase == TEAM:
+            return "team action (link or press)"
+        if phase == PLAYER:
+            return "player action (place a player or shoot)"
+        if phase == EFFECT:
+            card = self.player_card(dict(self.field)[self.placed])
+            return f"instant effect of {card.id}: {EFFECTS[card.effect]}, or no effect"
+        if phase == AFTER:
+            return "shoot with the placed player, or end the turn"
+        if phase == ATTACK:
+            area = len(self.areas[self.turn]) + 1
+            source = "from the deck" if area == 1 else "from the hand, or done"
+            return f"attack {self.attack_total()}: synergy card {source} on synergy area {area}"
+        if phase == DEFENCE:
+            area = len(self.areas[1 - self.turn]) + 1
+            source = "from the deck" if area == 1 else "from the hand or the deck, or done"
+            return f"defence: synergy card {source} on synergy area {area}"
+        if phase == PK:
+            return "penalty kick: the kicker lays a kick card" if not self.penalty[0] else \
+                "penalty kick: the keeper lays a save card"
+        if phase == HALF:
+            return "substitutions, then ready"
+        if phase == SHOOTOUT:
+            return "lay a kick card" if not self.penalty[0] else "lay a save card"
+        return ""
+
+    def _legal_cells(self) -> tuple[str, ...]:
+        cells: set[str] = set()
+        for action in self.legal_actions():
+            if isinstance(action, Place):
+                cells.add(action.cell)
+            elif isinstance(action, Synergy):
+                side = self._mover()
+                cells.add(f"{SIDES[side]}-synergy-{action.area}")
+            elif isinstance(action, Penalty):
+                cells.add(f"penalty-{self.to_move}")
+            elif isinstance(action, Bench):
+                side = self._mover()
+                cells.add(f"{SIDES[side]}-bench-{len(self.bench[side]) + 1}")
+        return tuple(sorted(cells))
+
+    def _draft_revealing(self) -> bool:
+        picks = len(self.stars[HOME]) + len(self.stars[AWAY]) - 2 * len(self.boxed)
+        return len(self.revealed) + picks < 3
+
+    # ------------------------------------------------------------- legal actions
+
+    @cached_property
+    def _legal(self) -> tuple[Action, ...]:
+        if self.resigned >= 0 or self.phase == OVER:
+            return ()
+        return tuple(dict.fromkeys(getattr(self, f"_actions_{self.phase}")()))
+
+    def legal_actions(self) -> Iterator[Action]:
+        """Every legal action, each once (cards from unseen pools: every candidate)."""
+        return iter(self._legal)
+
+    def is_legal(self, action: object) -> bool:
+        try:
+            return action in self._legal_set
+        except TypeError:
+            return False
+
+    @cached_property
+    def _legal_set(self) -> frozenset[Action]:
+        return frozenset(self._legal)
+
+    def _actions_draft(self) -> Iterator[Action]:
+        if self._draft_revealing():
+            taken = set(self.revealed) | set(self.boxed) | set(self.stars[0]) | set(self.stars[1])
+            for copy in self.cards.copies("player"):
+                if copy.card.get("team") == "star" and copy.id not in taken:
+                    yield Reveal(copy.id)
+        else:
+            for copy_id in self.revealed:
+                yield Pick(copy_id)
+
+    def _actions_bench(self) -> Iterator[Action]:
+        side = self._mover()
+        for copy_id in self.unplaced[side]:
+            yield Bench(copy_id)
+
+    def _actions_team(self) -> Iterator[Action]:
+        side = self.turn
+        for n in range(1, self._link_max(side) + 1):
+            yield Link(n)
+        if self._may_press(side, self.team_symbols[1]):
+            yield Press()
+        yield from self._subs()
+
+    def _actions_player(self) -> Iterator[Action]:
+        side = self.turn
+        found = False
+        own = self.field_of(side)
+        for copy_id in self.unplaced[side]:
+            for cell in placements(own, self.player_card(copy_id), SIDES[side]):
+                found = True
+                yield Place(copy_id, cell)
+        for cell, _ in self._side_field(side):
+            for symbol in self.shot_symbols(cell):
+                found = True
+                yield Shoot(cell, symbol.name)
+        if not found:
+            yield Shoot(kind="blind")
+        yield from self._subs()
+
+    def _actions_effect(self) -> Iterator[Action]:
+        card = self.player_card(dict(self.field)[self.placed])
+        if card.effect == "power-shot":
+            tokens = self.shot_symbols(self.placed)
+            for symbol in tokens:
+                yield Shoot(self.placed, symbol.name, "power")
+            if not tokens:
+                yield Shoot(self.placed, "", "power")
+        else:
+            yield Effect(True)
+        yield Effect(False)
+
+    def _actions_after(self) -> Iterator[Action]:
+        for symbol in self.shot_symbols(self.placed):
+            yield Shoot(self.placed, symbol.name)
+        yield EndTurn()
+        yield from self._subs()
+
+    def _actions_attack(self) -> Iterator[Action]:
+        area = len(self.areas[self.turn]) + 1
+        if area == 1:
+            for copy_id in self.pool():
+                yield Synergy(copy_id, 1, "deck")
+        else:
+            for copy_id in self.pool():
+                yield Synergy(copy_id, area, "hand")
+            yield Done()
+
+    def _actions_defence(self) -> Iterator[Action]:
+        side = 1 - self.turn
+        area = len(self.areas[side]) + 1
+        if area == 1:
+            for copy_id in self.pool():
+                yield Synergy(copy_id, 1, "deck")
+            return
+        if self.hands[side]:
+            for copy_id in self.pool():
+                yield Synergy(copy_id, 2, "hand")
+        if self._drawable():
+            for copy_id in self.pool():
+                yield Synergy(copy_id, 2, "deck")
+        yield Done()
+
+    def _actions_pk(self) -> Iterator[Action]:
+        role = "kick" if not self.penalty[0] else "save"
+        for copy in self.cards.copies("penalty"):
+            if copy.card.get("role") == role:
+                yield Penalty(role, copy.id)
+
+    _actions_shootout = _actions_pk
+
+    def _actions_half(self) -> Iterator[Action]:
+        yield Ready()
+        yield from self._subs()
+
+    def _subs(self) -> Iterator[Action]:
+        side = self._mover()
+        if self.subs[side] >= MAX_SUBS:
+            return
+        incoming = [copy_id for _, copy_id, out in self.bench[side] if not out]
+        if not incoming:
+            return
+        going = [c for cell, c in self._side_field(side) if cell != self.placed]
+        going += list(self.unplaced[side])
+        for out in going:
+            for into in incoming:
+                yield Sub(out, into)
+
+    def _link_max(self, side: int) -> int:
+        return max(0, min(self.team_symbols[0], HAND_LIMIT - self.hands[side],
+                          self.deck + self._discard_size()))
+
+    def _may_press(self, side: int, amount: int) -> bool:
+        far_end = TRACK if side == HOME else 1
+        return amount > 0 and self.initiative != far_end
+
+    def _discard_size(self) -> int:
+        return len(self.discard_known) + self.discard_unknown
+
+    def _drawable(self) -> bool:
+        return self.deck + self._discard_size() > 0
+
+    def _effect_applies(self, card: PlayerCard, side: int) -> bool:
+        effect = card.effect
+        if effect in ("press-1", "press-2"):
+            return self._may_press(side, 1)
+        if effect in ("draw", "draw2-keep1"):
+            return self.hands[side] < HAND_LIMIT and self._drawable()
+        if effect == "discard-opponent":
+            return self.hands[1 - side] > 0
+        return effect == "power-shot"
+
+    # ------------------------------------------------------------- applying
+
+    def apply(self, action: Action) -> "Position":
+        """The position after ``action``; IllegalAction says why not."""
+        if not self.is_legal(action):
+            raise IllegalAction(f"{action}: {self._why_illegal(action)}")
+        s = _State(self)
+        getattr(s, f"do_{type(action).__name__.lower()}")(action)
+        return s.settle()
+
+    def _why_illegal(self, action: object) -> str:
+        if self.outcome() is not None:
+            return f"the game is over ({self.outcome()})"
+        legal = self._legal
+        kinds = {type(a) for a in legal}
+        if type(action) not in kinds:
+            return f"not now: {self._half_name()}, {self.to_move}'s {self._doing()}"
+        if isinstance(action, Place):
+            if action.card not in self.unplaced[self.turn]:
+                return f"{action.card} is not a player of {self.to_move} waiting to be placed"
+            cells = [a.cell for a in legal if isinstance(a, Place) and a.card == action.card]
+            if not cells:
+                return f"{action.card} has no free place on the rows its position allows"
+            return f"{action.card} may go on {', '.join(cells)} (its rows, two free cells, " \
+                   "the front row only next to another card)"
+        if isinstance(action, Link):
+            return f"link draws 1 to {self._link_max(self.turn)} cards here (link symbols, " \
+                   f"hand of {HAND_LIMIT})"
+        if isinstance(action, Shoot):
+            return "that player has no completed shot symbol there (or it is not the shooter)"
+        if isinstance(action, Synergy):
+            if action.card not in self.pool():
+                return f"{action.card} is not an unseen synergy card"
+            return "that synergy area or source is not open now"
+        if isinstance(action, Sub):
+            if self.subs[self._mover()] >= MAX_SUBS:
+                return f"{self.to_move} has made its {MAX_SUBS} substitutions"
+            return "the player coming on must be face up on the bench, the one going off yours"
+        return "not allowed here"
+
+    # ------------------------------------------------------------- notation
+
+    def parse_action(self, text: str) -> Action:
+        action = parse(text)
+        if not self.is_legal(action):
+            raise IllegalAction(f"{text.strip()}: {self._why_illegal(action)}")
+        return action
+
+    def notation(self, action: Action) -> str:
+        return str(action)
+
+    def notation_for(self, action: Action, viewer: str | None) -> str:
+        """The action as ``viewer`` may read it: others' synergy and penalty cards unnamed."""
+        if isinstance(action, (Synergy, Penalty)) and viewer != self.to_move:
+            return redacted(action)
+        return str(action)
+
+    # ------------------------------------------------------------- views
+
+    def seen_by(self, viewer: str | None) -> TableView:
+        """What ``viewer`` ("home", "away", or None for a spectator) may see."""
+        cells: dict[str, tuple[str, ...]] = {}
+        label = lambda copy_id: f"{copy_id} {self.cards.copy(copy_id).card.name}"  # noqa: E731
+        for cell, copy_id in self.field:
+            cells[cell] = (self.player_card(copy_id).label,)
+        for side in (HOME, AWAY):
+            for cell, copy_id, out in self.bench[side]:
+                text = self.player_card(copy_id).label
+                cells[cell] = (text + " (substituted out)" if out else text,)
+            for area, copy_id, _ in self.areas[side]:
+                seen = viewer == SIDES[side]
+                cells[f"{SIDES[side]}-synergy-{area}"] = (label(copy_id) if seen else "face down",)
+        if self.deck:
+            cells["synergy-deck"] = (f"deck ({self.deck})",)
+        if self._discard_size():
+            cells["synergy-discard"] = (f"discard ({self._discard_size()})",)
+        for k, copy_id in enumerate(self.penalty):
+            if copy_id:
+                side = SIDES[self.turn if k == 0 else 1 - self.turn]
+                cells[f"penalty-{side}"] = (label(copy_id) if viewer == side else "face down",)
+        hand: tuple[str, ...] = ()
+        if viewer in SIDES:
+            side = SIDES.index(viewer)
+            hand = tuple(self.player_card(c).label for c in self.unplaced[side])
+        return TableView(viewer, cells, hand, self._panel(viewer))
+
+    def _panel(self, viewer: str | None) -> tuple[tuple[str, str], ...]:
+        lines = [("score", f"home {self.score[HOME]} - {self.score[AWAY]} away"),
+                 ("time", self._half_name())]
+        if self.phase not in (DRAFT, BENCH_UP):
+            lines.append(("initiative", f"home {self.initiative_state('home')}, "
+                                        f"away {self.initiative_state('away')}"))
+        for side in (HOME, AWAY):
+            name = SIDES[side]
+            counts = [f"{kind} {self.count(side, kind)}"
+                      for kind in ("shot", "defence", "link", "press", "crack")]
+            lines.append((f"{name} symbols", ", ".join(counts)))
+            lines.append((f"{name} hand", f"{self.hands[side]} synergy cards"))
+            lines.append((f"{name} substitutions", f"{self.subs[side]} of {MAX_SUBS}"))
+            if self.stars[side] and self.phase == DRAFT:
+                lines.append((f"{name} stars", ", ".join(self.stars[side])))
+        lines.append(("deck", f"{self.deck} cards, discard {self._discard_size()}"))
+        if self.shot is not None:
+            attacker = self.shot.attacker
+            cards = self.areas[attacker]
+            if viewer == SIDES[attacker]:
+                attack = f"{self.attack_total()} ({self.shot.base} base + " \
+                         f"{self.attack_total() - self.shot.base} stars)"
+            else:
+                attack = f"{self.shot.base} base + {len(cards)} face-down cards"
+            lines.append(("attack", attack))
+            base = self.defence_base()
+            defender = 1 - attacker
+            note = " (power shot: base ignored)" if self.shot.kind == "power" else \
+                f" (crack {self.shot.crack})" if self.shot.crack else ""
+            if viewer == SIDES[defender]:
+                defence = f"{self.defence_total()} ({base} base{note} + " \
+                          f"{self.defence_total() - base} stars)"
+            else:
+                defence = f"{base} base{note} + {len(self.areas[defender])} face-down cards"
+            lines.append(("defence", defence))
+        if self.shootout != ("", ""):
+            lines.append(("shoot-out", f"home {self.shootout[HOME]} - away {self.shootout[AWAY]}"))
+        if self.last:
+            lines.append(("last shot", self.last))
+        return tuple(lines)
+
+    # ------------------------------------------------------------- text
+
+    def to_text(self) -> str:
+        """The whole position on one line; ``RULES.from_text`` reads it back."""
+        from .text import write
+        return write(self)
+
+    def diagram(self) -> str:
+        """The two fields, as text (home at the bottom), and the state of play."""
+        rows = []
+        by_cell = dict(self.field)
+        for side, order in ((AWAY, (4, 3, 2, 1)), (HOME, (1, 2, 3, 4))):
+            prefix = "HA"[side]
+            for row in order:
+                line, column = [], 0
+                while column < 6:
+                    name = f"{prefix}{row}{'abcdef'[column]}"
+                    if name in by_cell:
+                        line.append(f"[{by_cell[name]:^7}]")
+                        column += 2
+                    else:
+                        line.append(" .  ")
+                        column += 1
+                rows.append(f"{name[:2]} " + "".join(line))
+            if side == AWAY:
+                rows.append("-" * 30)
+        status = self.status()
+        rows.append(f"score {self.score[HOME]}-{self.score[AWAY]}  initiative {self.initiative}/7  "
+                    f"hands {self.hands[HOME]}/{self.hands[AWAY]}  deck {self.deck}")
+        rows.append(status.message)
+        return "\n".join(rows)
+
+
+# ----------------------------------------------------------------- helpers
+
+_PLAYERS: dict[int, PlayerCard] = {}
+
+
+def _player(card: Any) -> PlayerCard:
+    key = id(card)
+    found = _PLAYERS.get(key)
+    if found is None or found.id != card.id:
+        found = _PLAYERS[key] = player(card)
+    return found
+
+
+_SYMBOL_CACHE: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[Symbol, ...]] = {}
+
+
+def _symbols(cards: CardSet, side_field: tuple[tuple[str, str], ...]) -> tuple[Symbol, ...]:
+    key = (id(cards), side_field)
+    found = _SYMBOL_CACHE.get(key)
+    if found is None:
+        if len(_SYMBOL_CACHE) > 20000:
+            _SYMBOL_CACHE.clear()
+        found = completed_symbols({c: _player(cards.copy(i).card) for c, i in side_field})
+        _SYMBOL_CACHE[key] = found
+    return found
+
+
+def _stars(cards: CardSet, copy_id: str) -> int:
+    return stars(cards.copy(copy_id).card)
+
+
+class _State:
+    """A mutable copy of a position's fields, for the steps of one action."""
+
+    def __init__(self, position: Position) -> None:
+        self.__dict__["_p"] = position
+        self.__dict__["_v"] = {f.name: getattr(position, f.name) for f in fields(position)}
+
+    def __getattr__(self, name: str) -> Any:
+        return self._v[name]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self._v[name] = value
+
+    def now(self) -> Position:
+        return Position(**self._v)
+
+    def pair(self, name: str, side: int, value: Any) -> None:
+        values = list(self._v[name])
+        values[side] = value
+        self._v[name] = tuple(values)
+
+    # ---- the set-up
+
+    def do_reveal(self, action: Reveal) -> None:
+        self.revealed = self.revealed + (action.card,)
+
+    def do_pick(self, action: Pick) -> None:
+        side = self.now()._mover()
+        self.pair("stars", side, self.stars[side] + (action.card,))
+        self.revealed = tuple(c for c in self.revealed if c != action.card)
+        picks = len(self.stars[HOME]) + len(self.stars[AWAY]) - 2 * len(self.boxed)
+        if picks == 2:
+            self.boxed = self.boxed + self.revealed  # the card nobody took goes back to the box
+            self.revealed = ()
+            if len(self.boxed) == 3:
+                _to_bench_phase(self)
+
+    def do_bench(self, action: Bench) -> None:
+        side = self.now()._mover()
+        cell = f"{SIDES[side]}-bench-{len(self.bench[side]) + 1}"
+        self.pair("bench", side, self.bench[side] + ((cell, action.card, False),))
+        self.pair("unplaced", side, tuple(c for c in self.unplaced[side] if c != action.card))
+        if len(self.bench[AWAY]) == BENCH_SIZE:
+            _start_half(self, 1)
+
+    # ---- team action
+
+    def do_link(self, action: Link) -> None:
+        _draw(self, action.count, self.turn)
+        self.phase = PLAYER
+
+    def do_press(self, action: Press) -> None:
+        _push(self, self.turn, self.team_symbols[1])
+        self.phase = PLAYER
+
+    # ---- player action
+
+    def do_place(self, action: Place) -> None:
+        side = self.turn
+        self.field = tuple(sorted(self.field + ((action.cell, action.card),)))
+        self.pair("unplaced", side, tuple(c for c in self.unplaced[side] if c != action.card))
+        self.placed = action.cell
+        position = self.now()
+        card = position.player_card(action.card)
+        if card.effect and position._effect_applies(card, side):
+            self.phase = EFFECT
+        else:
+            self.phase = AFTER
+
+    def do_effect(self, action: Effect) -> None:
+        if action.use:
+            side = self.turn
+            card = self.now().player_card(dict(self.field)[self.placed])
+            effect = card.effect
+            if effect in ("press-1", "press-2"):
+                _push(self, side, int(effect[-1]))
+            elif effect == "draw":
+                _draw(self, 1, side)
+            elif effect == "draw2-keep1":
+                drawn = _draw(self, 2, side)
+                if drawn == 2:  # one of the two goes to the discard pile, unseen
+                    self.pair("hands", side, self.hands[side] - 1)
+                    self.discard_unknown += 1
+            elif effect == "discard-opponent":
+                self.pair("hands", 1 - side, self.hands[1 - side] - 1)
+                self.discard_unknown += 1
+        self.phase = AFTER
+
+    def do_shoot(self, action: Shoot) -> None:
+        position = self.now()
+        side = self.turn
+        if action.kind == "blind":
+            self.shot = Shot(side, "", 0, 0, "", "blind")
+        else:
+            mine = position.shot_symbols(action.cell)
+            crack = sum(1 for s in position.symbols(side) if s.kind == "crack" and action.cell in s.cards)
+            self.shot = Shot(side, action.cell, len(mine), crack, action.token, action.kind)
+        self.phase = ATTACK
+
+    def do_endturn(self, action: EndTurn) -> None:
+        _end_turn(self)
+
+    # ---- synergy cards
+
+    def do_synergy(self, action: Synergy) -> None:
+        side = self.turn if self.phase == ATTACK else 1 - self.turn
+        if action.source == "deck":
+            _take_from_deck(self)
+        else:
+            self.pair("hands", side, self.hands[side] - 1)
+        self.pair("areas", side, self.areas[side] + ((action.area, action.card, action.source),))
+
+    def do_done(self, action: Done) -> None:
+        if self.phase == ATTACK:
+            self.phase = DEFENCE
+        else:
+            _resolve(self)
+
+    # ---- penalty kicks
+
+    def do_penalty(self, action: Penalty) -> None:
+        if not self.penalty[0]:
+            self.penalty = (action.card, "")
+            return
+        kick = self.cards.copy(self.penalty[0]).card.get("course")
+        save = self.cards.copy(action.card).card.get("course")
+        goal = kick != save
+        kicker = self.turn
+        self.penalty = ("", "")
+        if self.phase == PK:
+            result = f"penalty kick {kick} vs save {save}: "
+            if goal:
+                result += f"goal! {SIDES[kicker]} scores"
+                _goal(self, kicker)
+            else:
+                result += "saved"
+            self.last = result
+            _end_turn(self)
+        else:
+            self.pair("shootout", kicker, self.shootout[kicker] + ("1" if goal else "0"))
+            self.last = f"shoot-out: {SIDES[kicker]} {'scores' if goal else 'is saved'}"
+            if _shootout_decided(self.shootout):
+                self.phase = OVER
+            else:
+                self.turn = 1 - kicker
+
+    # ---- substitutions and half time
+
+    def do_sub(self, action: Sub) -> None:
+        side = self.now()._mover()
+        position = self.now()
+        cells = [cell for cell, c in self.field if c == action.out]
+        if cells:
+            gone = {s.name for s in _symbols(self.cards, position._side_field(side))
+                    if cells[0] in s.cards}
+            self.used = frozenset(self.used - gone)  # its shot tokens go back to the supply
+            self.field = tuple(p for p in self.field if p[1] != action.out)
+        unplaced = tuple(c for c in self.unplaced[side] if c != action.out) + (action.into,)
+        self.pair("unplaced", side, unplaced)
+        self.pair("bench", side, tuple((cell, action.out, True) if c == action.into else (cell, c, out)
+                                       for cell, c, out in self.bench[side]))
+        self.pair("subs", side, self.subs[side] + 1)
+
+    def do_ready(self, action: Ready) -> None:
+        side = self.now()._mover()
+        self.pair("ready", side, True)
+        if side == AWAY:
+            _start_half(self, 2)
+
+    # ---- automatic steps
+
+    def settle(self) -> Position:
+        """Take the steps nobody chooses (a team action that cannot be made, an attack
+        with no card left to add), then return the position."""
+        for _ in range(8):
+            position = self.now()
+            if self.phase == TEAM and not any(not isinstance(a, Sub) for a in position._legal):
+                self.phase = PLAYER
+            elif self.phase == AFTER and not position.shot_symbols(self.placed):
+                _end_turn(self)
+            elif self.phase == ATTACK:
+                side, taken = self.turn, len(self.areas[self.turn])
+                most = ATTACK_CARDS[_initiative_state(self.initiative, side)]
+                if taken == 0 and not position._drawable():
+                    self.phase = DEFENCE
+                elif taken >= most or (taken and not self.hands[side]):
+                    self.phase = DEFENCE
+                else:
+                    break
+            elif self.phase == DEFENCE:
+                side, taken = 1 - self.turn, len(self.areas[1 - self.turn])
+                if taken >= DEFENCE_CARDS or (taken == 0 and not position._drawable()) \
+                        or (taken and not self.hands[side] and not position._drawable()):
+                    _resolve(self)
+                else:
+                    break
+            else:
+                break
+        position = self.now()
+        return position
+
+
+def _to_bench_phase(s: _State) -> None:
+    for side in (HOME, AWAY):
+        team = SIDES[side]
+        own = tuple(c.id for c in s.cards.copies("player") if c.card.get("team") == team)
+        s.pair("unplaced", side, own + s.stars[side])
+    s.phase = BENCH_UP
+
+
+def _start_half(s: _State, half: int) -> None:
+    """Kick-off of a half: the synergy cards all in one deck, the marker in the middle."""
+    first = SIDES.index(s.options.first)
+    s.half = half
+    s.deck = len(s.cards.copies("synergy"))
+    s.hands = (0, 0)
+    s.discard_known, s.discard_unknown = frozenset(), 0
+    s.initiative = MIDDLE
+    s.used = frozenset()
+    s.ready = (False, False)
+    s.additional = s.ran_out = False
+    _start_turn(s, first if half == 1 else 1 - first)
+
+
+def _start_turn(s: _State, side: int) -> None:
+    s.turn = side
+    s.placed = ""
+    s.shot = None
+    position = s.now()
+    s.team_symbols = (position.count(side, "link"), position.count(side, "press"))
+    s.phase = PLAYER if s.additional else TEAM
+
+
+def _end_turn(s: _State) -> None:
+    s.placed, s.shot = "", None
+    if s.additional:
+        _end_half(s)
+        return
+    s.additional, s.ran_out = s.ran_out, False
+    _start_turn(s, 1 - s.turn)
+
+
+def _end_half(s: _State) -> None:
+    s.additional = s.ran_out = False
+    if s.half == 1:
+        for side in (HOME, AWAY):  # 1. the players come off the field
+            prefix = "HA"[side]
+            back = tuple(c for cell, c in s.field if cell[0] == prefix)
+            s.pair("unplaced", side, s.unplaced[side] + back)
+        s.field = ()
+        s.used = frozenset()  # 2. the shot tokens go back
+        s.deck = len(s.cards.copies("synergy"))  # 3. every synergy card in one deck
+        s.hands, s.discard_known, s.discard_unknown = (0, 0), frozenset(), 0
+        s.initiative = MIDDLE  # 4.
+        s.ready = (False, False)
+        s.phase = HALF  # 5. substitutions
+        s.turn = HOME
+        return
+    if s.score[HOME] == s.score[AWAY] and s.options.shootout:
+        s.phase = SHOOTOUT
+        s.turn = SIDES.index(s.options.first)
+    else:
+        s.phase = OVER
+
+
+def _take_from_deck(s: _State) -> None:
+    """One card leaves the deck; when the deck runs out the discard pile becomes the deck."""
+    if s.deck == 0:
+        _reshuffle(s)
+    s.deck -= 1
+    if s.deck == 0:
+        s.ran_out = True
+        _reshuffle(s)
+
+
+def _reshuffle(s: _State) -> None:
+    s.deck += len(s.discard_known) + s.discard_unknown
+    s.discard_known, s.discard_unknown = frozenset(), 0
+
+
+def _draw(s: _State, count: int, side: int) -> int:
+    drawn = 0
+    for _ in range(count):
+        if s.deck + len(s.discard_known) + s.discard_unknown == 0:
+            break
+        _take_from_deck(s)
+        drawn += 1
+    s.pair("hands", side, s.hands[side] + drawn)
+    return drawn
+
+
+def _push(s: _State, side: int, amount: int) -> None:
+    step = 1 if side == HOME else -1
+    s.initiative = max(1, min(TRACK, s.initiative + step * amount))
+
+
+def _goal(s: _State, side: int) -> None:
+    s.pair("score", side, s.score[side] + 1)
+    s.initiative = MIDDLE
+
+
+def _resolve(s: _State) -> None:
+    """STEP5: the judgement (得点判定), the shot token turned over, the cards discarded."""
+    position = s.now()
+    shot = s.shot
+    attacker, defender = shot.attacker, 1 - shot.attacker
+    attack = position.attack_total()
+    tackle = any(is_tackle(s.cards.copy(c).card) for _, c, _ in s.areas[defender])
+    magic = shot.kind != "blind"
+    who = SIDES[attacker]
+    if magic and attack > WONDER:
+        result, goal, penalty = f"{who} attack {attack}: line out", False, False
+    elif tackle:
+        result, goal, penalty = f"{who} attack {attack}: tackle! penalty kick", False, True
+    elif magic and attack == WONDER:
+        result, goal, penalty = f"{who} attack 11: wonder goal!", True, False
+    else:
+        defence = position.defence_total()
+        goal, penalty = attack > defence, False
+        result = f"{who} attack {attack} vs defence {defence}: " + ("goal!" if goal else "saved")
+    if shot.token:
+        s.used = frozenset(s.used | {shot.token})
+    seen = {c for side in (HOME, AWAY) for _, c, _ in s.areas[side]}
+    s.discard_known = frozenset(s.discard_known | seen)
+    s.areas = ((), ())
+    s.last = result
+    if goal:
+        _goal(s, attacker)
+    if penalty:
+        s.phase = PK
+        s.shot = None
+        return
+    _end_turn(s)
+
+
+def _shootout_decided(kicks: tuple[str, str]) -> bool:
+    home, away = (k.count("1") for k in kicks)
+    taken = (len(kicks[0]), len(kicks[1]))
+    if max(taken) <= SHOOTOUT_KICKS:
+        left = (SHOOTOUT_KICKS - taken[0], SHOOTOUT_KICKS - taken[1])
+        return home + left[0] < away or away + left[1] < home
+    return taken[0] == taken[1] and home != away
+
+
+__all__ = ["ATTACK_CARDS", "Options", "PHASES", "Position", "SIDES", "Shot"]

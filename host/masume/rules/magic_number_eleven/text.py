@@ -1,0 +1,141 @@
+"""A position as one line of text (``Position.to_text``) and back (``RULES.from_text``).
+
+The line is ``mne1`` then ``key=value`` fields separated by ``;``, every field of
+the position, in a fixed order; lists use ``,``, pairs of a side use ``|``
+(home first). Free text (the last shot's result) is percent-encoded.
+
+>>> from masume.rules.magic_number_eleven import RULES
+>>> text = RULES.start().to_text()
+>>> text.split(";")[:4]
+['mne1', 'cards=magic-number-eleven-demo', 'first=home', 'shootout=0']
+>>> RULES.from_text(text) == RULES.start()
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Callable
+from urllib.parse import quote, unquote
+
+from masume.cards import CardSet, CardSetError
+
+from ..base import NotationError
+from .position import PHASES, Options, Position, Shot
+
+MAGIC = "mne1"
+
+
+def _ids(values: Any) -> str:
+    return ",".join(sorted(values) if isinstance(values, frozenset) else values)
+
+
+def _pair(values: Any, each: Callable[[Any], str]) -> str:
+    return "|".join(each(v) for v in values)
+
+
+def write(p: Position) -> str:
+    fields = [
+        ("cards", p.options.cards),
+        ("first", p.options.first),
+        ("shootout", str(int(p.options.shootout))),
+        ("phase", p.phase),
+        ("half", str(p.half)),
+        ("turn", str(p.turn)),
+        ("additional", str(int(p.additional))),
+        ("ran_out", str(int(p.ran_out))),
+        ("field", ",".join(f"{c}:{i}" for c, i in p.field)),
+        ("unplaced", _pair(p.unplaced, _ids)),
+        ("bench", _pair(p.bench, lambda b: ",".join(f"{c}:{i}:{int(o)}" for c, i, o in b))),
+        ("subs", _pair(p.subs, str)),
+        ("used", _ids(p.used)),
+        ("initiative", str(p.initiative)),
+        ("score", _pair(p.score, str)),
+        ("hands", _pair(p.hands, str)),
+        ("deck", str(p.deck)),
+        ("discard", _ids(p.discard_known)),
+        ("discard_unknown", str(p.discard_unknown)),
+        ("areas", _pair(p.areas, lambda a: ",".join(f"{n}:{i}:{s}" for n, i, s in a))),
+        ("team_symbols", _pair(p.team_symbols, str)),
+        ("placed", p.placed),
+        ("shot", p.shot.text() if p.shot else ""),
+        ("penalty", _pair(p.penalty, str)),
+        ("stars", _pair(p.stars, _ids)),
+        ("revealed", _ids(p.revealed)),
+        ("boxed", _ids(p.boxed)),
+        ("ready", _pair(p.ready, lambda r: str(int(r)))),
+        ("shootout_kicks", _pair(p.shootout, str)),
+        ("last", quote(p.last, safe=" :!-")),
+        ("resigned", str(p.resigned)),
+    ]
+    return ";".join([MAGIC] + [f"{k}={v}" for k, v in fields])
+
+
+def read(text: str, overrides: dict[str, Any], load: Callable[[Any], CardSet]) -> Position:
+    """The position written by :func:`write`; NotationError if it is not one."""
+    def bad(why: str) -> NotationError:
+        return NotationError(f"not a magic-number-eleven position ({why}): {text!r}")
+
+    if not isinstance(text, str) or not text.startswith(MAGIC + ";"):
+        raise bad(f"it starts with {MAGIC};")
+    values: dict[str, str] = {}
+    for item in text.split(";")[1:]:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise bad(f"{item!r} is not key=value")
+        values[key] = value
+    try:
+        cards_name = overrides.get("cards", values["cards"])
+        cards = load(cards_name)
+        options = Options(cards=cards_name if isinstance(cards_name, str) else cards.id,
+                          first=str(overrides.get("first", values["first"])),
+                          shootout=bool(overrides.get("shootout", values["shootout"] == "1")))
+        ids = lambda v: tuple(x for x in v.split(",") if x)  # noqa: E731
+        sides = lambda v, each: tuple(each(x) for x in v.split("|"))  # noqa: E731
+        flag = lambda v: v == "1"  # noqa: E731
+        shot = None
+        if values["shot"]:
+            a, shooter, base, crack, token, kind = values["shot"].split(":")
+            shot = Shot(int(a), shooter, int(base), int(crack), token, kind)
+        position = Position(
+            cards=cards, options=options, phase=values["phase"], half=int(values["half"]),
+            turn=int(values["turn"]), additional=flag(values["additional"]),
+            ran_out=flag(values["ran_out"]),
+            field=tuple(tuple(x.split(":")) for x in ids(values["field"])),  # type: ignore[misc]
+            unplaced=sides(values["unplaced"], ids),
+            bench=sides(values["bench"], lambda b: tuple(
+                (c, i, o == "1") for c, i, o in (x.split(":") for x in ids(b)))),
+            subs=sides(values["subs"], int), used=frozenset(ids(values["used"])),
+            initiative=int(values["initiative"]), score=sides(values["score"], int),
+            hands=sides(values["hands"], int), deck=int(values["deck"]),
+            discard_known=frozenset(ids(values["discard"])),
+            discard_unknown=int(values["discard_unknown"]),
+            areas=sides(values["areas"], lambda a: tuple(
+                (int(n), i, s) for n, i, s in (x.split(":") for x in ids(a)))),
+            team_symbols=sides(values["team_symbols"], int), placed=values["placed"], shot=shot,
+            penalty=sides(values["penalty"], str), stars=sides(values["stars"], ids),
+            revealed=ids(values["revealed"]), boxed=ids(values["boxed"]),
+            ready=sides(values["ready"], flag), shootout=sides(values["shootout_kicks"], str),
+            last=unquote(values["last"]), resigned=int(values["resigned"]),
+        )
+    except (KeyError, ValueError, TypeError, CardSetError) as exc:
+        raise bad(str(exc)) from None
+    if position.phase not in PHASES:
+        raise bad(f"phase {position.phase!r}")
+    for pair in (position.unplaced, position.bench, position.subs, position.score, position.hands,
+                 position.areas, position.team_symbols, position.penalty, position.stars,
+                 position.ready, position.shootout):
+        if len(pair) != 2:
+            raise bad("a pair of sides has not two parts")
+    try:  # every card named must be in the set
+        named = [i for _, i in position.field] + [i for u in position.unplaced for i in u]
+        named += [i for b in position.bench for _, i, _ in b] + [i for a in position.areas for _, i, _ in a]
+        named += list(position.discard_known) + [i for i in position.penalty if i]
+        for copy_id in named:
+            cards.copy(copy_id)
+    except KeyError as exc:
+        raise bad(str(exc.args[0])) from None
+    return replace(position)
+
+
+__all__ = ["read", "write"]
