@@ -16,11 +16,18 @@ What a square shows, most urgent first:
 | where a lifted piece may go | green | steady |
 | where only what the lifted piece held may go (a pass, a kick) | amber | steady |
 | the lifted piece's own square | white | pulse |
+| after a die roll (or a choice): where a piece must be put to show the game | green | blink |
+| ... and where a piece must be taken from | white | pulse |
 | the reading chosen when the sensors allowed several | violet | pulse |
 | the rules' highlights: flip, goal, eject, setup, ... | see HIGHLIGHTS | |
 | card mats: ``legal`` (where the card in play may go) | green | steady |
 | a highlight named for a side (``home``, ``home-score``) | the side's colour | steady |
 | the squares of the last action | the mover's colour, dim | steady |
+
+Frame lamps, when the board has them: ``timer-<side>-<n>`` count a turn's time down
+(lit in the side's colour, the last one blinking), and the die tray's pips
+``die-<pip>`` (tl tr ml c mr bl br) show the last roll, or breathe while the rules
+wait for the die.
 """
 
 from __future__ import annotations
@@ -61,6 +68,17 @@ HIGHLIGHTS = {
     "checkmate": Led(RED, "blink"),
     "check": Led((255, 0, 120), "pulse"),
     "ball": Led((255, 200, 0), "pulse"),
+    # A ball game with a die (masume-tactics): the called line before the roll, the
+    # ball's path after it, the square a choice or a set piece is about, where a choice
+    # may put the ball, the two players of a charge, and what the referee calls.
+    "line": Led(AMBER, "pulse"),
+    "path": Led((110, 70, 0), "steady"),
+    "target": Led((0, 200, 255), "pulse"),
+    "options": Led(GREEN, "pulse"),
+    "charge": Led((255, 0, 160), "blink"),
+    "offside": Led((255, 255, 0), "blink"),
+    "foul": Led((255, 60, 0), "blink"),
+    "out": Led((0, 120, 255), "blink"),
     # Card mats: where the card in play may go, what is in play, what to reveal.
     "legal": Led(GREEN, "steady"),
     "initiative": Led(WHITE, "steady"),
@@ -89,8 +107,16 @@ def picture(
     *,
     last_squares: tuple[str, ...] = (),
     last_side: str | None = None,
+    timer: tuple[str, float, float] | None = None,
+    die: int | None = None,
+    calling: tuple[str, ...] = (),
 ) -> dict[str, Led]:
-    """The LED picture for the board now: cell name -> Led; cells not named stay dark."""
+    """The LED picture for the board now: cell name -> Led; cells not named stay dark.
+
+    ``timer``: (side, seconds left, seconds in all) of a running turn clock;
+    ``die``: the face the die showed last; ``calling``: where the pieces may be put
+    down to make the action a button named (a kick's kind), lit amber, blinking.
+    """
     out: dict[str, Led] = {}
     status = position.status()
     sides = position.sides
@@ -106,6 +132,8 @@ def picture(
     for meaning, squares in status.highlights.items():
         for square in squares:
             light(square, _highlight(meaning, sides))
+    for square in calling:
+        light(square, Led(AMBER, "blink"))
     if view.state == "ambiguous":
         for square in view.choice:
             light(square, Led(VIOLET, "pulse"))
@@ -118,6 +146,22 @@ def picture(
     if view.state == "remove":
         for square in view.differing:
             light(square, Led(RED, "pulse"))
+    if view.state == "follow":
+        for square in view.take:
+            light(square, Led(WHITE, "pulse"))
+        for square in view.put:
+            light(square, Led(GREEN, "blink"))
+        for square in view.placed:
+            light(square, Led(RED, "blink"))
+    if timer is not None:
+        _timer_lamps(board, timer, sides, light)
+    if board.has_cell("die-c"):
+        if status.awaiting == "die":
+            for pip in PIPS[6] + ("c",):
+                light(f"die-{pip}", Led(dim(WHITE, 90), "pulse"))
+        elif die in PIPS:
+            for pip in PIPS[die]:
+                light(f"die-{pip}", Led(WHITE))
     if view.state == "mismatch":
         for square in view.differing:
             light(square, Led(ORANGE))
@@ -146,6 +190,11 @@ def picture(
     return out
 
 
+def highlight_led(meaning: str, sides: tuple[str, ...]) -> Led:
+    """How the rules' highlight ``meaning`` shows on the board (for the web view's key)."""
+    return _highlight(meaning, sides)
+
+
 def _highlight(meaning: str, sides: tuple[str, ...]) -> Led:
     """How a rules highlight shows: by HIGHLIGHTS, else a side's own meaning
     ("home", "home-score", "away-initiative") in that side's colour, else cyan."""
@@ -155,6 +204,26 @@ def _highlight(meaning: str, sides: tuple[str, ...]) -> Led:
         if meaning == side or meaning.startswith(f"{side}-"):
             return Led(side_colour(side, sides), "steady")
     return DEFAULT_HIGHLIGHT
+
+
+#: The die tray's pips for each face: top/middle/bottom, left/centre/right.
+PIPS = {1: ("c",), 2: ("tl", "br"), 3: ("tl", "c", "br"), 4: ("tl", "tr", "bl", "br"),
+        5: ("tl", "tr", "c", "bl", "br"), 6: ("tl", "tr", "ml", "mr", "bl", "br")}
+
+
+def _timer_lamps(board: Board, timer: tuple[str, float, float], sides: tuple[str, ...],
+                 light) -> None:
+    """``timer-<side>-1`` ... ``-n``: as many lit as the fraction of the time left (rounded
+    up), in the side's colour; the last one blinks red."""
+    side, left, total = timer
+    lamps = []
+    while board.has_cell(f"timer-{side}-{len(lamps) + 1}"):
+        lamps.append(f"timer-{side}-{len(lamps) + 1}")
+    if not lamps or total <= 0:
+        return
+    lit = min(len(lamps), max(0, -int(-left * len(lamps) // total)))  # ceil
+    for k, lamp in enumerate(lamps[:lit], start=1):
+        light(lamp, Led(RED, "blink") if lit == 1 else Led(side_colour(side, sides)))
 
 
 def _turn_lamps(board: Board, side: str, *, numbered: bool = False) -> list[str]:

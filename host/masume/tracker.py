@@ -83,8 +83,10 @@ class View:
     """What the tracker sees now, for the LED policy and the web view.
 
     state: in-sync, lifted, moving (changed, not settled yet), mismatch,
-    ambiguous (a reading was chosen among others; confirm steps through them), or
-    remove (the last action took pieces off the board that still stand there).
+    ambiguous (a reading was chosen among others; confirm steps through them),
+    remove (the last action took pieces off the board that still stand there), or
+    follow (the game went on by what the sensors cannot see, a die roll or a choice,
+    and the pieces must be moved to show it: ``put`` and ``take``).
     """
 
     state: str
@@ -100,6 +102,9 @@ class View:
     placed: tuple[str, ...] = ()
     #: ambiguous: the squares of the reading chosen now
     choice: tuple[str, ...] = ()
+    #: follow: where pieces must be put down, and where pieces must be taken from
+    put: tuple[str, ...] = ()
+    take: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -130,6 +135,16 @@ class Tracker:
         self._choices: list[_Reading] = []  # the readings that fit equally well
         self._choice_index = 0
         self._chosen_popped: tuple[Hashable, ...] = ()
+        #: Where the board can be read several ways, readings whose notation says this
+        #: word come first (a button the players pressed: "ground", "lob", ...).
+        self.prefer = ""
+        self._worded = False  # the reading chosen now was picked by ``prefer``/select
+        #: Indices (in game.actions) of actions pushed, not read: the sensors never
+        #: take them back or read them as something else.
+        self._pushed: set[int] = set()
+        #: The position the board last showed, while the game has gone on without the
+        #: board (a die roll): the pieces must follow; None when there is nothing to follow.
+        self._follow_from: Position | None = None
         self.view = View("in-sync")
 
     # ---- what the board should read -----------------------------------------
@@ -202,7 +217,8 @@ class Tracker:
         if sensor == "presence":
             return bool(reading)
         if sensor == "card":
-            return (f"tag:{reading}",) if reading else ()
+            # Readers report the UID in hex; the card set writes it in upper case.
+            return (f"tag:{str(reading).upper()}",) if reading else ()
         return tuple(sorted(reading or ()))
 
     # ---- input ------------------------------------------------------------------
@@ -223,9 +239,10 @@ class Tracker:
         self._changed_at = now
         self._update_view()
 
-    def tick(self, now: float) -> Change:
-        """Decide, once the board has been still for ``settle`` seconds."""
-        if self._sensed is None or now - self._changed_at < self.settle:
+    def tick(self, now: float, *, force: bool = False) -> Change:
+        """Decide, once the board has been still for ``settle`` seconds, or at once with
+        ``force`` (a button press says the hand is done)."""
+        if self._sensed is None or (not force and now - self._changed_at < self.settle):
             return Change()
         if self._settled_on == self._sensed:
             return Change()
@@ -239,6 +256,11 @@ class Tracker:
             self._choices = []
             self._update_view(settled=True)
             return Change()
+        self._worded = False
+        if self.prefer and len(choices) > 1:
+            # Readings that say the word the players pressed first (a stable sort).
+            choices = sorted(choices, key=lambda r: not _says(r, self.prefer))
+            self._worded = _says(choices[0], self.prefer)
         change = self._apply(choices[0])
         # Keep the other readings only where there are others, for confirm.
         self._choices, self._choice_index = (choices if len(choices) > 1 else []), 0
@@ -248,12 +270,28 @@ class Tracker:
     def push(self, action: Hashable) -> Change:
         """Play an action the sensors cannot see: a die roll, a choice made on the web view.
 
-        Raises IllegalAction (and changes nothing) when the rules refuse it.
+        Raises IllegalAction (and changes nothing) when the rules refuse it. When it
+        changes where pieces stand, the view is ``follow`` until the board shows it.
         """
+        before = self.game.position
         self.game.push(action)
+        self._pushed.add(len(self.game.actions) - 1)
         self._choices = []
+        if self._follow_from is None and self._sensed is not None and self._fits(before):
+            self._follow_from = before
         self._update_view(settled=True)
         return Change(pushed=(action,))
+
+    def select(self, word: str) -> Change:
+        """Where the board was read one way among several, switch to the reading whose
+        notation says ``word`` (a button pressed after the pieces were put down)."""
+        for k, reading in enumerate(self._choices):
+            if _says(reading, word):
+                change = self._switch(k) if k != self._choice_index else Change()
+                self._worded = True
+                self._update_view(settled=True)
+                return change
+        return Change()
 
     # ---- buttons --------------------------------------------------------------------
 
@@ -263,6 +301,8 @@ class Tracker:
         if not self.game.actions:
             return Change()
         action = self.game.pop()
+        self._forget_popped()
+        self._follow_from = None
         # The board still shows the action: that is not a new one, it is what
         # to put back. Only a change of the board is looked at again.
         self._settled_on = dict(self._sensed) if self._sensed is not None else None
@@ -278,14 +318,33 @@ class Tracker:
             self._choices = [_Reading(0, ())] + [_Reading(0, (a,)) for a in invisible]
             self._choice_index = 0
             self._chosen_popped = ()
+        change = self._switch((self._choice_index + 1) % len(self._choices))
+        self._worded = False
+        self._update_view(settled=True)
+        return change
+
+    def _switch(self, index: int) -> Change:
+        """Undo the reading chosen now and apply reading ``index`` of the choices."""
         current = self._choices[self._choice_index]
         undo = Change(popped=tuple(self.game.pop() for _ in current.pushes)[::-1])
         for action in self._chosen_popped:
             self.game.push(action)
-        self._choice_index = (self._choice_index + 1) % len(self._choices)
+        self._choice_index = index
         redo = self._apply(self._choices[self._choice_index])
-        self._update_view(settled=True)
-        return Change(popped=undo.popped + redo.popped, pushed=tuple(self._chosen_popped) + redo.pushed)
+        return Change(popped=undo.popped + redo.popped,
+                      pushed=tuple(self._chosen_popped) + redo.pushed)
+
+    def _forget_popped(self) -> None:
+        """Actions taken back are no longer pushed ones."""
+        self._pushed = {i for i in self._pushed if i < len(self.game.actions)}
+
+    def _may_pop(self, count: int) -> bool:
+        """May the sensors take back the last ``count`` actions? Not a die roll, nor
+        anything pushed rather than read (a choice made on the web view)."""
+        positions = self.game.positions()
+        n = len(self.game.actions)
+        return all(n - k not in self._pushed and not positions[-1 - k].status().awaiting
+                   for k in range(1, count + 1))
 
     # ---- the search ---------------------------------------------------------------
 
@@ -337,13 +396,13 @@ class Tracker:
         # went on, a slide that went further), then new actions; both kinds stay
         # on offer, so confirm can switch between them where both fit.
         searches = []
-        if len(bases) > 1:
+        if len(bases) > 1 and self._may_pop(1):
             searches.append(lambda: one(bases[1], 1) + one(bases[0], 0))
             searches.append(lambda: two(bases[1], 1) + two(bases[0], 0))
         else:
             searches += [lambda: one(bases[0], 0), lambda: two(bases[0], 0)]
         for pops in (1, 2):
-            if len(bases) > pops:
+            if len(bases) > pops and self._may_pop(pops):
                 searches.append(lambda pops=pops: [_Reading(pops, ())] if self._fits(bases[pops]) else [])
         for search in searches:
             found = search()
@@ -427,6 +486,7 @@ class Tracker:
 
     def _apply(self, reading: _Reading) -> Change:
         popped = tuple(self.game.pop() for _ in range(reading.pops))[::-1]
+        self._forget_popped()
         self._chosen_popped = popped
         for action in reading.pushes:
             self.game.push(action)
@@ -456,7 +516,8 @@ class Tracker:
         position = self.game.position
         differing = self._differences(position)
         if not differing:
-            if len(self._choices) > 1:
+            self._follow_from = None
+            if len(self._choices) > 1 and not self._worded:
                 chosen = self._choices[self._choice_index]
                 squares = self._squares_of(chosen)
                 self.view = View(
@@ -472,6 +533,9 @@ class Tracker:
             names = ", ".join(leftovers)
             self.view = View("remove", f"take off the piece the last action removed: {names}",
                              differing=leftovers)
+            return
+        if self._follow_from is not None:
+            self.view = self._follow_view(position, differing)
             return
         lifted = self._lifted(position, differing)
         if lifted is not None:
@@ -532,6 +596,35 @@ class Tracker:
             except KeyError:
                 pass
         return piece
+
+    def _follow_view(self, position: Position, differing: tuple[str, ...]) -> View:
+        """What to move so that the board shows the game again (after a die roll):
+        each piece from where it is to where the game has it."""
+        assert self._sensed is not None and self._follow_from is not None
+        want, was = self.signature(position), self.signature(self._follow_from)
+        extra: dict[str, list[str]] = {}
+        missing: dict[str, list[str]] = {}
+        for name in differing:
+            sensed, wanted = _as_counter(self._sensed[name]), _as_counter(want[name])
+            for piece, n in (sensed - wanted).items():
+                extra.setdefault(piece, []).extend([name] * n)
+            for piece, n in (wanted - sensed).items():
+                missing.setdefault(piece, []).extend([name] * n)
+        steps = []
+        for piece, squares in missing.items():
+            label = "a piece" if piece == "?" else piece
+            for square in squares:
+                source = extra.get(piece, [])
+                steps.append(f"{label} {source.pop(0)}\u2192{square}" if source
+                             else f"{label} to {square}")
+        for piece, squares in extra.items():
+            steps += [f"{'a piece' if piece == '?' else piece} off {square}" for square in squares]
+        put = tuple(sq for sq in differing if _more(want[sq], self._sensed[sq]))
+        take = tuple(sq for sq in differing if _more(self._sensed[sq], want[sq]))
+        # A piece where neither the game nor the board before it had one is misplaced.
+        placed = tuple(sq for sq in take if _more(self._sensed[sq], was[sq]))
+        return View("follow", "move as the lights show: " + ", ".join(steps),
+                    differing=differing, placed=placed, put=put, take=take)
 
     def _squares_of(self, reading: _Reading) -> tuple[str, ...]:
         positions = self.game.positions()
@@ -615,6 +708,11 @@ def _merge_kinds(into: dict[str, str], kinds: Mapping[str, str]) -> None:
     for square, kind in kinds.items():
         if into.get(square) != MOVE:
             into[square] = kind
+
+
+def _says(reading: _Reading, word: str) -> bool:
+    """Does a reading's notation hold ``word`` (as a word)?"""
+    return any(word in str(action).split() for action in reading.pushes)
 
 
 def _total(signature: Mapping[str, Signature]) -> Counter:

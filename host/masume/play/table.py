@@ -12,8 +12,20 @@ Some actions change nothing a sensor could read: declaring a system, calling a
 kick, choosing a card. They are the table's *choices* (:meth:`TableSession.choices`):
 the legal actions whose result stands on the board exactly as the position now
 does. A person makes one on the web view (:meth:`TableSession.act`), on a real
-board as on the simulated one, and it is recorded like any other action. Chance
-outcomes are never choices: they come from the die.
+board as on the simulated one, and it is recorded like any other action; the
+board's **confirm** makes the only one there is. Chance outcomes are never choices:
+they come from the die, each recorded with the board's roll id (the ``Rolls``
+header), and the pieces then follow what the rules made of the roll (the tracker's
+``follow`` view lights where they go).
+
+A board button named like a word of the game's notation ("ground", "lob") says
+which of the actions that word names the players mean: pressed before the pieces
+move, it lights where they may be put to make one; pressed after, it picks that
+reading of the board where the sensors allowed several.
+
+The rules' time limits (``Status.timers``: a turn limit, a match clock) are kept
+here, as engines have no clock: a turn's time is counted while the board shows the
+game, on the board's timer lamps, and the timer's action is played when it runs out.
 """
 
 from __future__ import annotations
@@ -24,7 +36,7 @@ import time
 from typing import Any, Callable, Hashable
 
 from masume.boards import Board
-from masume.leds import picture
+from masume.leds import highlight_led, picture
 from masume.link import BoardEvent, BoardMismatch, BoardSession, Led
 from masume.rules import Game, Position, Rules
 from masume.rules.base import IllegalAction, NotationError
@@ -69,6 +81,16 @@ class TableSession:
         self._thread: threading.Thread | None = None
         self._changed = threading.Event()
         self._choices_for: tuple[Position, list[Hashable]] | None = None
+        #: A word button pressed before the pieces moved: (word, squares to put them on).
+        self.calling: tuple[str, tuple[str, ...]] | None = None
+        #: Which roll of the board's die made which action (action index -> roll id),
+        #: kept in the record's Rolls header.
+        self.rolls: dict[int, int] = _read_rolls(store.headers.get("Rolls", "") if store else "")
+        # The clocks: seconds run per timer name, and the turn the "turn" timer counts.
+        self._elapsed: dict[str, float] = {}
+        self._clock_at: float | None = None
+        self._turn: tuple[str, int, int] | None = None
+        self._shown_second: tuple[int, ...] = ()
 
     @property
     def simulated(self) -> bool:
@@ -104,8 +126,10 @@ class TableSession:
                 self._notify()
                 return
             with self._lock:
-                change = self.tracker.tick(time.monotonic())
+                now = time.monotonic()
+                change = self.tracker.tick(now)
                 self._after(change)
+                self._clock(now)
 
     def _handle(self, event: BoardEvent) -> None:
         now = time.monotonic()
@@ -131,40 +155,120 @@ class TableSession:
             else:
                 self._after(self.tracker.takeback())
         elif button == "confirm":
-            self._after(self.tracker.confirm())
+            change = self.tracker.confirm()
+            if not change and self.tracker.view.state == "in-sync":
+                # Nothing to step through: confirm makes the one choice there is.
+                choices = self.choices()
+                if len(choices) == 1:
+                    self._make(choices[0])
+                    return
+                self.notice = ("nothing to confirm" if not choices else
+                               f"{len(choices)} choices: choose one on the web view")
+                self._after(Change(), force=True)
+                return
+            self._after(change)
         elif button == "resign" and self.game.position.outcome() is None and not self.resigned:
             self.resigned = self.game.position.status().to_move
             if self.store:
                 self.store.headers["Resigned"] = self.resigned
             self._after(Change(), force=True)
+        elif button:
+            self._word_button(button)
 
-    def _die(self, value: int, roll_id: int) -> None:
+    def _word_button(self, word: str) -> None:
+        """A button named like a word of the notation ("ground"): which action the
+        players mean, before or after they move the pieces (see the module docstring)."""
+        self._after(self.tracker.tick(time.monotonic(), force=True))
+        change = self.tracker.select(word)
+        if change or _says(self._last_action(), word):
+            self._after(change, force=True)  # switched to it, or the reading says it already
+            return
         position = self.game.position
-        if position.status().awaiting != "die":
-            self.notice = f"die roll {value} ignored: the game is not waiting for a roll"
+        actions = [a for a in self._sensed_actions(position) if _says(a, word)]
+        if not actions:
+            self.notice = f"{word}: not now ({position.status().message})"
+            self.calling = None
             self._after(Change(), force=True)
             return
-        for action in position.legal_actions():
-            if getattr(action, "die", None) == value:
-                self.game.push(action)
-                self._after(Change(pushed=(action,)))
-                return
-        self.notice = f"die roll {value} is not an outcome the rules expect"
+        squares: set[str] = set()
+        before = self.tracker.signature(position)
+        for action in actions:
+            after = self.tracker.signature(position.apply(action))
+            squares |= {sq for sq in after if _has_more(after[sq], before[sq])}
+        self.tracker.prefer = word
+        self.calling = (word, tuple(sorted(squares)))
+        self.notice = f"{word}: put the pieces down on a lit square"
         self._after(Change(), force=True)
+
+    def _sensed_actions(self, position: Position) -> list[Hashable]:
+        """The legal actions now, but for the table clock's own (a timeout, a whistle)."""
+        if position.outcome() is not None or position.status().awaiting:
+            return []
+        timed = {timer.action for timer in position.status().timers.values()}
+        return [a for a in position.legal_actions() if a not in timed]
+
+    def _last_action(self) -> Hashable | None:
+        return self.game.actions[-1] if self.game.actions else None
+
+    def _die(self, value: int, roll_id: int) -> None:
+        # The roll button says the hand is done: read the board first (a kick called
+        # by putting the ball down a moment ago is read before its roll).
+        self._after(self.tracker.tick(time.monotonic(), force=True))
+        position = self.game.position
+        refused = ""
+        if self.resigned or position.outcome() is not None:
+            refused = "the game is over"
+        elif self.tracker.view.state not in ("in-sync", "ambiguous"):
+            refused = "the board does not match the game yet: put the pieces right, then roll"
+        elif position.status().awaiting != "die":
+            refused = "the game is not waiting for a roll"
+        action = next((a for a in position.legal_actions() if getattr(a, "die", None) == value),
+                      None) if not refused else None
+        if not refused and action is None:
+            refused = "not an outcome the rules expect"
+        if self.store:
+            self.store.log("roll", roll_id=roll_id, value=value,
+                           action=position.notation(action) if action is not None else None,
+                           refused=refused or None)
+        if action is None:
+            self.notice = f"die roll {value} (roll {roll_id}) ignored: {refused}"
+            self._after(Change(), force=True)
+            return
+        self.rolls[len(self.game.actions)] = roll_id
+        self._after(self.tracker.push(action))
+
+    def _make(self, action: Hashable) -> None:
+        """Play a choice (the web view's, or confirm's)."""
+        if self.store:
+            self.store.log("act", action=self.game.position.notation(action))
+        self._after(self.tracker.push(action))
 
     def _after(self, change: Change, force: bool = False) -> None:
         """Record what changed, redraw the LEDs, tell the subscribers."""
         if change:
             self.notice = ""
+            self.calling = None
+            self.tracker.prefer = ""
+            n = len(self.game.actions)
+            self.rolls = {i: r for i, r in self.rolls.items() if i < n
+                          and getattr(self.game.actions[i], "die", None) is not None}
             if self.store:
                 self.store.log("tracker", popped=[str(a) for a in change.popped],
                                pushed=[str(a) for a in change.pushed])
                 if not self.resigned:
                     self.store.headers.pop("Resigned", None)
+                if self.rolls:
+                    self.store.headers["Rolls"] = _write_rolls(self.rolls)
+                else:
+                    self.store.headers.pop("Rolls", None)
                 self.store.save(self.game)
             self._report(change)
+        clock = self.clock().get("turn")
         leds = picture(self.board, self._shown_position(), self.tracker.view,
-                       last_squares=self._last_squares(), last_side=self._last_side())
+                       last_squares=self._last_squares(), last_side=self._last_side(),
+                       timer=(clock["side"], clock["left"], clock["total"]) if clock else None,
+                       die=self.last_die["value"] if self.last_die else None,
+                       calling=self.calling[1] if self.calling else ())
         if leds != self.leds:
             self.leds = leds
             try:
@@ -210,10 +314,10 @@ class TableSession:
             if self._choices_for is not None and self._choices_for[0] is position:
                 return list(self._choices_for[1])
             found: list[Hashable] = []
-            if (not self.resigned and position.outcome() is None
-                    and not position.status().awaiting):
+            if not self.resigned:
+                # The table clock's own actions (a timeout, a whistle) are not the players'.
                 layout = _comparable(position.layout())
-                found = [a for a in position.legal_actions()
+                found = [a for a in self._sensed_actions(position)
                          if _comparable(position.apply(a).layout()) == layout]
             self._choices_for = (position, found)
             return list(found)
@@ -237,9 +341,7 @@ class TableSession:
                 # A legal action that moves pieces is made with the pieces.
                 raise ValueError(f"{position.notation(action)!r} is made by moving the pieces "
                                  "on the board, not chosen here")
-            if self.store:
-                self.store.log("act", action=position.notation(action))
-            self._after(self.tracker.push(action))
+            self._make(action)
             return action
 
     # ---- what the web view reads -----------------------------------------------------
@@ -283,6 +385,14 @@ class TableSession:
                     "awaiting": status.awaiting,
                 },
                 "tracker": {"state": view.state, "message": message, "squares": tracker_squares},
+                # What the rules light now and how (the page's key to the lights).
+                "highlights": [{"meaning": meaning, "squares": list(squares),
+                                "rgb": list(highlight_led(meaning, position.sides).rgb),
+                                "pattern": highlight_led(meaning, position.sides).pattern}
+                               for meaning, squares in status.highlights.items() if squares],
+                "clock": self.clock(),
+                "calling": ({"word": self.calling[0], "squares": list(self.calling[1])}
+                            if self.calling else None),
                 # Only while the board shows the game: a choice is made at a still table.
                 "choices": ([{"text": self.game.position.notation(a)} for a in self.choices()]
                             if view.state == "in-sync" else []),
@@ -292,6 +402,59 @@ class TableSession:
                          "error": self.link.error},
                 "last_die": self.last_die,
             }
+
+    def clock(self) -> dict[str, dict[str, Any]]:
+        """The rules' timers now: name -> {"left", "total"} seconds (and "side" for the turn)."""
+        out: dict[str, dict[str, Any]] = {}
+        position = self.game.position
+        if self.resigned or position.outcome() is not None:
+            return out
+        status = position.status()
+        for name, timer in status.timers.items():
+            left = max(0.0, timer.seconds - self._elapsed.get(name, 0.0))
+            entry: dict[str, Any] = {"left": round(left, 1), "total": timer.seconds}
+            if timer.per_turn:
+                entry["side"] = status.to_move
+            out[name] = entry
+        return out
+
+    def _clock(self, now: float) -> None:
+        """Count the rules' timers (called every tick); play a timer's action when it runs out.
+
+        A turn's time counts while the board shows the game (not while the pieces
+        follow a die roll); a match clock counts all the time. A timer's action is
+        played once it is legal and the board shows the game.
+        """
+        position = self.game.position
+        status = position.status()
+        since = 0.0 if self._clock_at is None else now - self._clock_at
+        self._clock_at = now
+        if self.resigned or position.outcome() is not None or not status.timers:
+            return
+        # A new turn: another side to move, or the side's actions counted from 1 again.
+        turn = (status.to_move, status.action_number, len(self.game.actions))
+        if (self._turn is None or turn[0] != self._turn[0] or turn[1] < self._turn[1]
+                or turn[2] < self._turn[2]):
+            self._elapsed.pop("turn", None)
+        self._turn = turn
+        board_ok = self.tracker.view.state in ("in-sync", "lifted", "moving", "ambiguous")
+        for name in list(self._elapsed):
+            if name not in status.timers and name != "turn":
+                del self._elapsed[name]  # a period that ended: its name does not come back
+        for name, timer in status.timers.items():
+            if timer.per_turn and not board_ok:
+                continue
+            self._elapsed[name] = self._elapsed.get(name, 0.0) + since
+            if (self._elapsed[name] >= timer.seconds and self.tracker.view.state == "in-sync"
+                    and position.is_legal(timer.action)):
+                if self.store:
+                    self.store.log("clock", timer=name, action=position.notation(timer.action))
+                self._after(self.tracker.push(timer.action))
+                return
+        shown = tuple(int(e["left"]) for e in self.clock().values())
+        if shown != self._shown_second:
+            self._shown_second = shown
+            self._after(Change())  # the timer lamps and the page's countdown
 
     def _pieces(self) -> dict[str, list[str]]:
         if self.sim is not None:
@@ -354,6 +517,32 @@ class TableSession:
     def sim_changed(self) -> None:
         """The simulated table's LEDs or pieces changed: tell the page."""
         self._notify()
+
+
+def _says(action: Hashable | None, word: str) -> bool:
+    """Does an action's notation hold ``word`` as a word?"""
+    return action is not None and word in str(action).split()
+
+
+def _has_more(a: object, b: object) -> bool:
+    """Does sensor signature ``a`` show more pieces than ``b``?"""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return bool(a) and not b
+    return any(list(a).count(p) > list(b).count(p) for p in a)  # type: ignore[arg-type]
+
+
+def _read_rolls(text: str) -> dict[int, int]:
+    """The Rolls header, ``action=roll`` pairs (action numbers from 1): {index: roll id}."""
+    out: dict[int, int] = {}
+    for item in text.split():
+        action, _, roll = item.partition("=")
+        if action.isdigit() and roll.isdigit():
+            out[int(action) - 1] = int(roll)
+    return out
+
+
+def _write_rolls(rolls: dict[int, int]) -> str:
+    return " ".join(f"{i + 1}={r}" for i, r in sorted(rolls.items()))
 
 
 def _comparable(layout: Any) -> dict[str, tuple[str, ...]]:

@@ -283,6 +283,7 @@
     remove: "take off the pieces the last action removed",
     mismatch: "the board does not match the game",
     ambiguous: "more than one action fits: go on, or take back",
+    follow: "move the pieces as the lights show",
     setup: "set up the pieces",
     "game-over": "game over",
   };
@@ -334,7 +335,8 @@
     const tracker = state.tracker || {};
     const tr = $("tracker");
     tr.dataset.state = tracker.state || "";
-    const showTracker = !!tracker.state && tracker.state !== "in-sync";
+    // A message while in sync is news too (a refused die roll, a button's hint).
+    const showTracker = (!!tracker.state && tracker.state !== "in-sync") || !!tracker.message;
     tr.classList.toggle("quiet", !showTracker);
     tr.textContent = showTracker ? (tracker.message || TRACKER_TEXT[tracker.state] || tracker.state) : "";
 
@@ -371,9 +373,40 @@
     dieRow.hidden = !board.die && state.last_die == null;
     $("die").textContent = state.last_die == null ? "\u2013" : text(state.last_die);
 
+    // The rules' timers, counted by the host: a turn's time, a match clock.
+    const clock = state.clock || {};
+    const timers = Object.entries(clock);
+    $("clock-row").hidden = !timers.length;
+    $("clock").textContent = timers.map(([name, t]) => {
+      const left = Math.ceil(t.left);
+      const shown = left >= 60 ? `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}` : `${left} s`;
+      return `${t.side ? `${t.side}'s ${name}` : name} ${shown}`;
+    }).join(" \u00b7 ");
+    drawKey(state.highlights || []);
+
     drawButtons(board);
     drawChoices(state.choices || []);
     drawMoves(state.moves || []);
+  }
+
+  // The key to the lights the rules ask for now: each meaning in its LED colour,
+  // with its squares ("path E7 E8 E9", "offside G12").
+  function drawKey(highlights) {
+    const box = $("key");
+    box.textContent = "";
+    box.hidden = !highlights.length;
+    for (const h of highlights) {
+      const item = document.createElement("span");
+      item.className = "key-item";
+      item.dataset.meaning = h.meaning;
+      item.dataset.squares = h.squares.join(" ");
+      const dot = document.createElement("i");
+      dot.className = `chip led-${h.pattern || "steady"}`;
+      dot.style.setProperty("--c", hex(h.rgb));
+      const shown = h.squares.length > 6 ? `${h.squares.slice(0, 6).join(" ")} \u2026` : h.squares.join(" ");
+      item.append(dot, document.createTextNode(`${h.meaning} ${shown}`));
+      box.appendChild(item);
+    }
   }
 
   // Choices: actions the sensors cannot see (declaring a system, calling a kick),

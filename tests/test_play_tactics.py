@@ -1,0 +1,377 @@
+"""Masume Soccer Tactics played on its table: the real TableSession, the simulated board
+(the firmware on the MicroPython VM, a real pty read with pyserial) and its die.
+
+The gestures are those of docs/playing.md ("Masume Soccer Tactics"): a kick is called
+with a kick button and the ball put down one square the way it goes, the die is the
+board's, the pieces then follow what the lights show; a charge is the defender put on
+the ball keeper's square, then two rolls; confirm makes the one choice left (keep the
+ball, a set piece's ready). The LEDs are checked as the firmware shows them.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+from masume.boards import load_board
+from masume.leds import GREEN, HIGHLIGHTS, RED, WHITE
+from masume.link import BoardSession, Led, SerialTransport
+from masume.play.table import TableSession
+from masume.records import read_record
+from masume.rules import Game, load_rules
+from masume.rules.masume_tactics import Timeout, Whistle
+from masume.storage import GameStore
+
+RULES = load_rules("masume-tactics")
+BOARD = load_board("masume-tactics")
+
+#: home-8 keeps the ball on E6 (home's offence, action 1), home-10 waits on E11 and
+#: home-7 on C8; away's outfield players stand high (no offside), away-4 on E12 in
+#: front of E11, away's keeper in his goal.
+START = ("home=G2,C4,E3,I3,K4,G5,C8,E6,G6,E11,K7 "
+         "away=G16,C14,E14,E12,K14,G13,C13,E13,G14,I13,K13 ball=E6 offence=home move=home")
+
+
+class Table:
+    """A TableSession on the simulated board, and the hands at it."""
+
+    def __init__(self, sim, game: Game, store: GameStore | None = None) -> None:
+        self.sim = sim
+        self.link = BoardSession(SerialTransport(sim.port), expect=BOARD.id,
+                                 resolve=lambda _id: BOARD).start()
+        self.played: list[tuple[str, str, str]] = []
+        self._pressed = 0.0
+        self.session = TableSession(RULES, BOARD, self.link, game=game, store=store, sim=sim,
+                                    on_action=lambda *a: self.played.append(a)).start()
+        self.wait(lambda: self.session.link.connected.is_set()
+                  and self.session.tracker.view.state == "in-sync", "the board to match")
+
+    def close(self) -> None:
+        self.session.close()
+        self.link.close()
+
+    @property
+    def game(self) -> Game:
+        return self.session.game
+
+    def wait(self, check: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not check():
+            assert time.monotonic() < deadline, (
+                f"waited for {what}: {self.session.state()['tracker']}, "
+                f"{self.game.position.status().message}, {self.notations()}")
+            time.sleep(0.02)
+
+    def press(self, button: str) -> None:
+        """A hand presses a button (not twice in the same quarter second: the firmware
+        takes a press as one until the button has been seen released)."""
+        time.sleep(max(0.0, self._pressed + 0.25 - time.monotonic()))
+        self.sim.press(button)
+        self._pressed = time.monotonic()
+
+    def roll(self, value: int) -> None:
+        """The die's roll button, the face forced (the simulated die)."""
+        time.sleep(max(0.0, self._pressed + 0.25 - time.monotonic()))
+        self.sim.roll(value)
+        self._pressed = time.monotonic()
+
+    def notations(self) -> list[str]:
+        return self.game.notations()
+
+    def move(self, frm: str, to: str, *pieces: str) -> None:
+        """Lift ``pieces`` (top first) off ``frm`` and put them on ``to`` (bottom first);
+        with no pieces named, the top one."""
+        lifted = [self.sim.lift(frm) for _ in (pieces or ("top",))]
+        for piece in reversed(lifted):
+            self.sim.place(to, piece)
+
+    def nudge(self, kicker: str, to: str) -> None:
+        """Put the ball from under the kicker down on ``to``, the kicker back on his square."""
+        player = self.sim.lift(kicker)
+        ball = self.sim.lift(kicker)
+        assert ball == "ball"
+        self.sim.place(kicker, player)
+        under = [self.sim.lift(to) for _ in range(len(self.sim.table.stacks[to]))]
+        self.sim.place(to, ball)
+        for piece in reversed(under):
+            self.sim.place(to, piece)
+
+    def played_after(self, count: int) -> list[str]:
+        self.wait(lambda: len(self.game.actions) >= count, f"{count} actions")
+        time.sleep(0.1)  # nothing more comes
+        return self.notations()
+
+    def shown(self, square: str) -> Led | None:
+        """What the board's firmware shows on ``square`` (as the LEDs are lit)."""
+        from masume_protocol.codec import PATTERNS
+
+        rgb = self.sim.led_colours.get(square)
+        if not rgb or not any(rgb):
+            return None
+        return Led(rgb, PATTERNS[self.sim.led_patterns.get(square, 1)])
+
+    def lights(self, expected: dict[str, Led | None], what: str) -> None:
+        """Wait until the board shows ``expected`` (the host's picture went over the wire)."""
+        self.wait(lambda: all(self.shown(sq) == led for sq, led in expected.items()),
+                  f"{what}: {expected} (shown: {[self.shown(sq) for sq in expected]})")
+
+
+@pytest.fixture
+def table(make_sim, tmp_path: Path) -> Iterator[Table]:
+    sim = make_sim("masume-tactics")
+    game = Game(RULES.from_text(START))
+    for square, pieces in game.position.layout().items():
+        for piece in pieces:
+            sim.place(square, piece)
+    store = GameStore.new(tmp_path, "masume-tactics", {})
+    t = Table(sim, game, store)
+    yield t
+    t.close()
+
+
+def test_a_move_a_called_ground_kick_a_charge_and_a_throw_in_on_the_board(table: Table) -> None:
+    session = table.session
+    # A move: home-8 dribbles on, read from the board.
+    table.move("E6", "E7", "home-8", "ball")
+    assert table.played_after(1) == ["E6-E7"]
+
+    # The die before anything waits for it: a clear message, no action, the roll logged.
+    table.roll(4)
+    table.wait(lambda: "ignored" in session.state()["tracker"]["message"], "the refusal")
+    assert "not waiting for a roll" in session.state()["tracker"]["message"]
+    assert len(table.game.actions) == 1
+
+    # The kick is called: ground pressed, the squares where the ball may be put down lit.
+    table.press("ground")
+    table.wait(lambda: session.calling is not None, "the call's squares")
+    assert set(session.calling[1]) == {"D6", "D7", "D8", "E6", "E8", "F6", "F7", "F8"}
+    table.lights({"E8": Led((255, 150, 0), "blink")}, "the call's squares lit")
+    # ... and made by putting the ball down one square north: read as the ground kick
+    # (a lob, or an inside kick of one square, would leave the same board).
+    table.nudge("E7", "E8")
+    assert table.played_after(2) == ["E6-E7", "E7 ground N"]
+    assert session.tracker.view.state == "in-sync"
+    table.lights({"E9": HIGHLIGHTS["line"], "E14": HIGHLIGHTS["line"]}, "the called line")
+
+    # The roll: 4 squares, exactly to home-10 on E11. The board shows the path, the
+    # square the ball must go to and where it is taken from, and the die's face.
+    table.roll(4)
+    assert table.played_after(3)[-1] == "die 4"
+    assert session.tracker.view.state == "follow"
+    assert session.tracker.view.message == "move as the lights show: ball E8\u2192E11"
+    table.lights({"E8": Led(WHITE, "pulse"), "E9": HIGHLIGHTS["path"], "E11": Led(GREEN, "blink"),
+                  "die-tl": Led(WHITE), "die-tr": Led(WHITE), "die-bl": Led(WHITE),
+                  "die-br": Led(WHITE), "die-c": None}, "the kick's path and target")
+    assert [h["meaning"] for h in session.state()["highlights"]] == ["path", "target", "options"]
+    # The ball put on a wrong square first: flagged, nothing recorded, then put right.
+    table.move("E8", "F12")
+    table.lights({"F12": Led(RED, "blink"), "E11": Led(GREEN, "blink")}, "the wrong square")
+    assert len(table.game.actions) == 3
+    table.move("F12", "E11")  # (the sensors read who stands there, not in which order)
+    table.wait(lambda: session.tracker.view.state == "in-sync", "the board to follow")
+    assert "keeps the ball or lets it run" in table.game.position.status().message
+    # Where he could let it run (a one-touch) is lit; confirm makes the one choice left:
+    # home-10 keeps it.
+    table.lights({"E10": HIGHLIGHTS["options"], "E11": HIGHLIGHTS["target"]}, "the receiver")
+    table.press("confirm")
+    assert table.played_after(4)[-1] == "keep"
+    assert table.game.position.status().to_move == "away"
+
+    # A charge: away-4 is put on the ball keeper's square; both players lit; two rolls.
+    table.move("E12", "E11", "away-4")
+    assert table.played_after(5)[-1] == "E12 charge E11"
+    table.lights({"E11": HIGHLIGHTS["charge"], "E12": HIGHLIGHTS["charge"]}, "the charge")
+    assert "charging defender rolls" in table.game.position.status().message
+    table.roll(5)
+    assert table.played_after(6)[-1] == "die 5"
+    assert "the defender rolled 5" in table.game.position.status().message
+    table.roll(2)
+    assert table.played_after(7)[-1] == "die 2"
+    # The defender won: he keeps the ball on E11, home-10 goes to E12.
+    assert session.tracker.view.message == "move as the lights show: home-10 E11\u2192E12"
+    stack = [table.sim.lift("E11") for _ in range(3)]
+    assert sorted(stack) == ["away-4", "ball", "home-10"]
+    table.sim.place("E12", "home-10")
+    table.sim.place("E11", "ball")
+    table.sim.place("E11", "away-4")
+    table.wait(lambda: session.tracker.view.state == "in-sync", "the charge to be shown")
+    status = table.game.position.status()
+    assert status.to_move == "away" and status.message.startswith("away, offence, action 1")
+
+    # Out of play: away-4 kicks west, 4 squares, over the touchline: a throw-in.
+    table.press("ground")
+    table.nudge("E11", "D11")
+    assert table.played_after(8)[-1] == "E11 ground W"
+    table.roll(4)
+    assert table.played_after(9)[-1] == "die 4"
+    table.move("D11", "A11")
+    table.wait(lambda: session.tracker.view.state == "in-sync", "the ball on A11")
+    status = table.game.position.status()
+    assert status.message == "out of play! home: throw-in on A11, choose the taker"
+    table.lights({"A11": HIGHLIGHTS["out"], "C11": HIGHLIGHTS["path"]}, "out of play")
+    assert "out of play!" in session.state()["status"]["message"]
+    # The taker: home-7 steps onto the ball; the throw-in spot stays lit; ready.
+    table.move("C8", "A11", "home-7")
+    assert table.played_after(10)[-1] == "kicker C8"
+    table.lights({"A11": HIGHLIGHTS["target"]}, "the set-piece spot")
+    table.press("confirm")
+    assert table.played_after(11)[-1] == "ready"
+    assert table.game.position.status().message.startswith("home, offence, action 1 of 2")
+
+    # What the session told, what it saved: every die action with its roll id.
+    assert [p[2] for p in table.played][-3:] == ["die 4", "kicker C8", "ready"]
+    record = read_record(session.store.folder / "record.txt")
+    _, resumed = GameStore.resume(session.store.folder)  # the last turn is not over yet
+    assert resumed.notations() == table.notations()
+    rolls = dict(item.split("=") for item in record.headers["Rolls"].split())
+    assert sorted(rolls) == ["3", "6", "7", "9"]  # the actions that are die rolls
+    log = [json.loads(line) for line in (session.store.folder / "events.jsonl").open()]
+    rolled = [e for e in log if e["kind"] == "roll"]
+    assert [e["value"] for e in rolled] == [4, 4, 5, 2, 4]
+    assert rolled[0]["refused"] and rolled[0]["action"] is None
+    assert [str(e["roll_id"]) for e in rolled[1:]] == [rolls[k] for k in ("3", "6", "7", "9")]
+    board_rolls = [e["roll_id"] for e in log if e["kind"] == "board" and e.get("type") == "die"]
+    assert board_rolls == [e["roll_id"] for e in rolled]
+
+
+def test_a_lob_button_after_the_ball_is_down_makes_it_a_lob(table: Table) -> None:
+    table.nudge("E6", "E7")
+    assert table.played_after(1) == ["E6 ground N"]  # no button yet: the first reading
+    table.press("lob")
+    table.wait(lambda: table.notations() == ["E6 lob N"], "the lob")
+    assert table.session.tracker.view.state == "in-sync"
+    table.roll(1)  # 1 + the lob advantage: 3 squares, over everyone, onto E9
+    table.wait(lambda: table.notations()[-1:] == ["die 1"], "the roll")
+    assert table.session.tracker.view.put == ("E9",)
+
+
+# ---- the clock, on a table without a board behind it -------------------------------------
+
+
+class FakeLink:
+    def __init__(self) -> None:
+        self.connected = threading.Event()
+        self.connected.set()
+        self.error = None
+        self.readings: dict = {}
+        self.sent: list[dict] = []
+
+    def set_leds(self, leds) -> None:
+        self.sent.append(dict(leds))
+
+
+def clocked(**options) -> TableSession:
+    game = Game(RULES.start(**options))
+    game.push_notation("G8 inside SW2")
+    game.push_notation("keep")
+    table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
+    table.tracker.observe(table.tracker.expected_readings(), 0.0)
+    return table
+
+
+def test_the_turn_clock_counts_down_on_the_timer_lamps_and_times_out() -> None:
+    table = clocked(turn_seconds=20)
+    table._clock(100.0)
+    assert table.clock()["turn"] == {"left": 20.0, "total": 20, "side": "home"}
+    assert all(table.leds[f"timer-home-{k}"].pattern == "steady" for k in range(1, 6))
+    table._clock(109.0)  # 11 s left: 3 of 5 lamps
+    assert [f"timer-home-{k}" in table.leds for k in range(1, 6)] == [True] * 3 + [False] * 2
+    table._clock(117.0)  # 3 s left: the last lamp, blinking red
+    assert table.leds["timer-home-1"] == Led(RED, "blink") and "timer-home-2" not in table.leds
+    table._clock(120.5)
+    assert table.game.actions[-1] == Timeout()
+    assert table.game.position.status().to_move == "away"
+    table._clock(121.0)  # away's turn: its own 20 s
+    assert table.clock()["turn"]["side"] == "away" and table.clock()["turn"]["left"] > 19
+    assert "time" not in [c.__str__() for c in table.choices()]  # the clock's, not a choice
+
+
+def test_the_turn_clock_waits_while_the_pieces_follow_a_roll() -> None:
+    table = clocked(turn_seconds=20)
+    table._clock(0.0)
+    readings = table.tracker.expected_readings()
+    readings["E6"], readings["E7"] = ("home-8",), ("ball",)
+    table.tracker.observe(readings, 1.0)
+    table._after(table.tracker.tick(2.0))
+    assert table.game.notations()[-1] == "E6 ground N"
+    table._die(3, 1)
+    assert table.tracker.view.state == "follow"
+    table._clock(50.0)  # the pieces still follow: no time counted, nothing played
+    assert table.clock()["turn"]["left"] == 20.0 and table.game.notations()[-1] == "die 3"
+
+
+def test_the_match_clock_whistles_half_time_when_play_allows() -> None:
+    table = clocked(halves=1)
+    table._clock(0.0)
+    table._clock(30.0)
+    assert table.clock()["half 1"]["left"] == 30.0
+    table._clock(61.0)
+    assert table.game.actions[-1] == Whistle()
+    assert table.game.position.status().message == "half time: away to kick off"
+    assert table.clock() == {}  # no clock between the halves
+
+
+def test_confirm_with_several_choices_says_to_use_the_web_view() -> None:
+    table = clocked()
+    before = list(table.game.actions)
+    table._button("confirm")  # open play: nothing to confirm
+    assert table.game.actions == before and table.notice == "nothing to confirm"
+    table._button("inside")
+    assert table.calling and "E8" in table.calling[1] and "E7" in table.calling[1]
+    table._button("lob")
+    assert table.calling[0] == "lob" and "E7" in table.calling[1]
+    table._button("ground")
+    table._button("nonsense")  # a word no action says: a message, the game goes on
+    assert table.notice.startswith("nonsense: not now") and table.calling is None
+
+
+# ---- `masume play masume-tactics` ------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_play_takes_the_options_saves_the_rolls_and_resumes(tmp_path: Path) -> None:
+    from test_play import Play
+
+    play = Play("masume-tactics", "--simulate", "--no-web", "--games-dir", str(tmp_path),
+                "--option", "turn_seconds=30", "--option", "goals_to_win=1")
+    try:
+        play.until("saving to ")
+        for line in ("lift G8", "lift G8", "place G8 home-9", "lift E6", "place E6 ball",
+                     "place E6 home-8"):
+            play.command(line, 0.05)
+        assert play.until("home: ") == "home: G8 inside SW2"
+        play.command("press confirm")
+        assert play.until("home: ") == "home: keep"
+        play.command("press ground", 0.2)
+        for line in ("lift E6", "lift E6", "place E6 home-8", "place E7 ball"):
+            play.command(line, 0.05)
+        assert play.until("home: ") == "home: E6 ground N"
+        play.command("roll 2")
+        assert play.until("home: ") == "home: die 2"
+    finally:
+        play.proc.kill()  # a power cut
+        play.proc.wait()
+    folder = next(tmp_path.iterdir())
+    record = (folder / "record.txt").read_text()
+    assert '[Options "turn_seconds=30 goals_to_win=1"]' in record
+    assert '[Rolls "4=1"]' in record
+    assert record.splitlines()[-1] == "G8 inside SW2, keep, E6 ground N, die 2"
+
+    again = Play("masume-tactics", "--simulate", "--no-web", "--games-dir", str(tmp_path),
+                 "--resume", "last")
+    try:
+        assert again.until("resuming ") == f"resuming {folder} after 4 actions"
+        again.until("saving to ")
+        # The board is set up at the resumed position: away moves on.
+        again.command("lift E11", 0.05)
+        again.command("place E10 away-8")
+        assert again.until("away: ") == "away: E11-E10"
+    finally:
+        again.stop()
+    record = (folder / "record.txt").read_text()
+    assert '[Rolls "4=1"]' in record and record.splitlines()[-1] == "E11-E10"
