@@ -14,6 +14,7 @@ from masume.rules import Game, IllegalAction, NotationError, load_rules
 from masume.rules.base import ANY_CARD
 from masume.rules.eyeshield21 import RULES, Call, Move, Place, Use
 from masume.rules.eyeshield21.position import Piles, Position
+from masume.rules.eyeshield21.table import character_cells
 
 HOME3 = ("F01.1", "F02.1", "F05.1")  # Aoki (PASS 3), Kuroda (PASS 4), Goto (LINE 3)
 AWAY3 = ("S02.1", "S03.1", "S05.1")  # Fujii (RUN 5), Gondo (RUN 4), Iwata (LINE 5)
@@ -562,3 +563,60 @@ def test_start_options_are_checked() -> None:
         RULES.start(deck_home="sharks", deck_away="sharks")
     with pytest.raises(ValueError, match="first must be home or away"):
         RULES.start(first="blue")
+
+
+def test_benched_characters_come_back_in_their_sides_draw_phase() -> None:
+    """ドローフェイズ: ベンチに存在するキャラクターカードを、すべてキャラクターカード置場に移動する."""
+    game = set_up(home=("F03.1", "F02.1", "F05.1"))
+    play(game, "use home-character-1>home-bench-2")
+    end_first_turn_without(game, "home-character-1")
+    # away's turn: home's bench stays as it is
+    p = game.position
+    assert p.step == "draw" and p.status().to_move == "away" and p.card_at("home-bench-2") == "F03.1"
+    home = [c for c in character_cells("home") if p.card_at(c)]
+    assert len(home) == 2
+    play(game, "draw", "guts", "attack", "away-character-1>away-run-1", "away-character-2>away-run-2",
+         "away-character-3>away-run-3", "B1.2@away-run-ball", "B0.2@away-pass-ball", "ready",
+         f"{home[0]}>home-pass-1", f"{home[1]}>home-pass-2", "ready", "B1.1@home-pass-ball", "reveal")
+    finish_attack(game)
+    p = tidy(game)
+    assert p.step == "draw" and p.status().to_move == "home"
+    free = [c for c in character_cells("home") if not p.card_at(c)]
+    assert list(p.legal_actions()) == [Move("home-bench-2", c) for c in free]
+    with pytest.raises(IllegalAction):
+        p.parse_action("draw")  # the bench first
+    p = play(game, f"home-bench-2>{free[0]}", "draw")
+    assert p.card_at(free[0]) == "F03.1" and p.step == "guts"
+
+
+def end_first_turn_without(game: Game, missing: str) -> Position:
+    """Like end_first_turn, for a home side that lacks the character on ``missing``."""
+    home = {f"home-character-{n}": f"home-pass-{n}" for n in (1, 2, 3) if f"home-character-{n}" != missing}
+    attack(game, home, {"away-character-1": "away-run-1", "away-character-2": "away-run-2",
+                        "away-character-3": "away-run-3"})
+    finish_attack(game)
+    return tidy(game)
+
+
+def test_team_power_counts_the_teams_cards_in_the_play() -> None:
+    """Kaneko (LINE 2, play: +1 per Falcons card counted) blocking with Goto and Hayashi."""
+    game = set_up(home=("F08.1", "F05.1", "F06.1"), away=("S02.1", "S03.1", "S04.1"), first="away")
+    play(game, "attack", "away-character-1>away-run-1", "away-character-2>away-run-2",
+         "away-character-3>away-pass-1", "B1.2@away-run-ball", "B0.2@away-pass-ball", "ready",
+         "home-character-1>home-run-1", "home-character-2>home-run-2", "home-character-3>home-run-3",
+         "ready", "B1.1@home-pass-ball")
+    p = play(game, "reveal")
+    assert not p.hit and p.step == "play-attack"  # a wrong guess: no refill step
+    p = done_until(game, "play-block")
+    assert p.power("home") == 2 + 3 + 4
+    assert [str(a) for a in p.legal_actions() if isinstance(a, Use)] == ["use home-run-1", "use home-run-2"]
+    p = play(game, "use home-run-1")  # (Falcon Wall, Goto + Hayashi, could replace them: not taken)
+    assert p.power("home") == 9 + 3
+
+
+def test_a_side_that_draws_its_last_card_loses() -> None:
+    game = set_up()
+    p = end_first_turn(game)
+    text = p.to_text().replace("away=20/5/5/7", "away=1/5/24/7")
+    p = RULES.from_text(text).apply(Call("draw"))
+    assert p.piles[1].deck == 0 and str(p.outcome()) == "home wins (deck-out)"
