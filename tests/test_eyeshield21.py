@@ -394,7 +394,8 @@ def test_tactics_used_go_to_the_discard_unused_and_the_other_areas_to_the_hand()
     # 「ボール無し」のエリアの公開: the run area turns face up
     assert p.face_up("home-run-2") and p.face_up("away-run-1")
     p = play(game, "done")
-    moves = {str(a) for a in p.legal_actions() if isinstance(a, Move) and "character" not in a.to}
+    moves = {str(a) for a in p.legal_actions()
+             if isinstance(a, Move) and "character" not in a.to and a.frm.startswith("home")}
     assert moves == {"home-pass-3>discard", "home-pass-4>hand", "home-run-2>hand",
                      "home-pass-ball>off", "home-run-ball>off"}
 
@@ -492,11 +493,15 @@ def test_hand_limit_discard_is_a_counted_action() -> None:
     finish_attack(game)
     p = play(game, "done", "home-pass-1>home-character-1", "home-pass-2>home-character-2",
              "home-pass-3>home-character-3", "home-pass-ball>off", "home-run-ball>off")
-    assert list(p.legal_actions()) == [Call("discard", 2)]
+    assert [a for a in p.legal_actions() if isinstance(a, Call)] == [Call("discard", 2)]
     assert p.status().message == "home: discard 2 to keep 5 cards in hand"
+    # meanwhile away may clear its half too: still home's move until it has discarded
+    p = play(game, "away-run-ball>off")
+    assert p.status().to_move == "home" and "away-run-ball" not in p.layout()
     p = play(game, "discard 2")
     assert p.piles[0].hand == 5 and p.piles[0].discard == 2
     assert p.status().to_move == "away" and p.step == "tidy"
+    assert {a.frm for a in p.legal_actions()} == {"away-run-1", "away-run-2", "away-run-3"}
 
 
 def test_deck_out_wins() -> None:

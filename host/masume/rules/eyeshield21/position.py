@@ -350,8 +350,10 @@ class Position:
         if self.step == CHANGE:
             return f"{side}: change characters (discard, lay from the hand; at most {FIELD_LIMIT}), then done"
         if self.step == TIDY:
-            if any(isinstance(a, Move) for a in self._legal):
-                return f"{side}: clear the play areas: characters back, combination and tactics cards to the hand"
+            if next(self._tidy_moves(self.mover), None) is not None:
+                also = f" ({SIDES[self.defender]} too)" if self.mover == self.attacker else ""
+                return (f"{side}: clear the play areas{also}: characters back, combination and "
+                        "unused tactics cards to the hand, ball cards off")
             return f"{side}: discard {piles.hand - self.options.hand_limit} to keep {self.options.hand_limit} cards in hand"
         return side
 
@@ -474,6 +476,9 @@ class Position:
                 over = self.piles[me].hand - self.options.hand_limit
                 if me == self.attacker and over > 0:
                     yield Call("discard", over)
+            if me == self.attacker:
+                # the defender may clear its half at the same time (both players at the table)
+                yield from self._tidy_moves(self.defender)
 
     def _pool_of(self, side: int, kind: str) -> list[str]:
         return [c for c in self._pools[side] if self.table.kind(c) == kind]
@@ -524,6 +529,12 @@ class Position:
                 freed = tuple(present[m] for m in members)
                 for cell in sorted(spots + freed, key=cells.index):
                     yield Place(copy, cell)
+
+    def _tidy_left(self, side: int) -> bool:
+        """Has ``side`` still cards to clear, or (the attacker) cards over the hand limit?"""
+        if next(self._tidy_moves(side), None) is not None:
+            return True
+        return side == self.attacker and self.piles[side].hand > self.options.hand_limit
 
     def _tidy_moves(self, side: int) -> Iterator[Move]:
         name = SIDES[side]
@@ -788,7 +799,7 @@ class Position:
                 return replace(position, step=OVER, over="deck-out",
                                loser=empty[0] if len(empty) == 1 else -1)
             legal = position._legal
-            if position.step == TIDY and not legal:
+            if position.step == TIDY and not position._tidy_left(position.mover):
                 if position.mover == position.attacker:
                     position = replace(position, mover=position.defender)
                 else:  # the other side's turn
