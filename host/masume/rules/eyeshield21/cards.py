@@ -33,7 +33,7 @@ import tomllib
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 from masume.cards import Card, CardSet, CardSetError, find_card_set, load_card_set
 
@@ -325,7 +325,3 @@ def _load(path: str, mtime_ns: int, size: int) -> CardSet:
     except CardSetError as exc:
         raise ValueError(str(exc)) from None
 
-
-def card_ids_by_kind(card_set: CardSet) -> Mapping[str, str]:
-    """Copy id -> kind, for every copy of the set."""
-    return {c.id: c.card.kind for c in card_set.copies()}

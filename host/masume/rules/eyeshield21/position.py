@@ -30,14 +30,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, ClassVar, Hashable, Iterator, NamedTuple
+from typing import Any, ClassVar, Iterator, NamedTuple
 
 from masume.cards import Card
 
 from ..base import ANY_CARD, IllegalAction, NotationError, Outcome, Status, TableView
 from .actions import Action, Call, Move, Place, Use, parse_notation
-from .cards import (Ability, ability_of, has_mark, is_lasting, label, members_of, play_types,
-                    power_of, team_of)
+from .cards import (Ability, ability_of, is_lasting, label, members_of, play_types, power_of,
+                    team_of)
 from .table import (AREAS, SIDES, Table, area_cells, area_of, ball_cell, bench_cells,
                     character_cells, half_cells, owner_of, pile_cell, reaction_cells)
 
