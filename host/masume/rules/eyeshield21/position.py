@@ -798,7 +798,6 @@ class Position:
             if empty and position.number:  # デッキそのものがライフ: 0 枚で負け
                 return replace(position, step=OVER, over="deck-out",
                                loser=empty[0] if len(empty) == 1 else -1)
-            legal = position._legal
             if position.step == TIDY and not position._tidy_left(position.mover):
                 if position.mover == position.attacker:
                     position = replace(position, mover=position.defender)
@@ -808,9 +807,11 @@ class Position:
                                        number=position.number + 1, used=(), area="",
                                        hit=False, mods=(0, 0))
                 continue
-            if position.step in SKIPPABLE and len(legal) == 1 and legal[0] in (DONE, Call("refill", 0)):
-                position = position._after(legal[0])
-                continue
+            if position.step in SKIPPABLE:
+                legal = position._legal
+                if len(legal) == 1 and legal[0] in (DONE, Call("refill", 0)):
+                    position = position._after(legal[0])
+                    continue
             return position
 
     # ------------------------------------------------------------- notation
