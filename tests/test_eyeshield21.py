@@ -625,3 +625,12 @@ def test_a_side_that_draws_its_last_card_loses() -> None:
     text = p.to_text().replace("away=20/5/5/7", "away=1/5/24/7")
     p = RULES.from_text(text).apply(Call("draw"))
     assert p.piles[1].deck == 0 and str(p.outcome()) == "home wins (deck-out)"
+
+
+def test_no_summoning_sickness_a_character_laid_now_attacks_now() -> None:
+    """召喚酔い: 無し; laying a card costs nothing (カードを本来の目的で使用する分にはコストは不要)."""
+    game = set_up()
+    p = play(game, "F04.1@home-character-4", "attack")
+    assert p.piles[0].guts == 4
+    assert {a.frm for a in p.legal_actions() if isinstance(a, Move)} == {
+        "home-character-1", "home-character-2", "home-character-3", "home-character-4"}
