@@ -187,8 +187,8 @@ class Position:
         """
         return self._pools[SIDES.index(side)]
 
-    def own_cells(self, side: int, cells: tuple[str, ...]) -> list[tuple[str, str]]:
-        """(cell, copy) of the cards lying on ``cells``."""
+    def cards_on(self, cells: tuple[str, ...]) -> list[tuple[str, str]]:
+        """(cell, copy) of the cards lying on ``cells``, in their order."""
         return [(cell, self._at[cell][0]) for cell in cells if cell in self._at]
 
     def free(self, cells: tuple[str, ...]) -> tuple[str, ...]:
@@ -209,7 +209,7 @@ class Position:
             return []
         wanted = self.area if side == self.attacker else "line"
         out = []
-        for cell, copy in self.own_cells(side, area_cells(SIDES[side], self.area)):
+        for cell, copy in self.cards_on(area_cells(SIDES[side], self.area)):
             card = self.card(copy)
             if (card.kind in ("character", "combination") and self.face_up(cell)
                     and wanted in play_types(card)):
@@ -227,7 +227,7 @@ class Position:
         total = sum(power_of(self.card(copy)) for _, copy in self._counted(s)) + self.mods[s]
         for owner in (0, 1):
             role = "attack" if owner == self.attacker else "block"
-            for cell, copy in self.own_cells(owner, reaction_cells(SIDES[owner])):
+            for cell, copy in self.cards_on(reaction_cells(SIDES[owner])):
                 ability = ability_of(self.card(copy))
                 if not (ability and self.face_up(cell) and is_lasting(self.card(copy)) and ability.when == role):
                     continue
@@ -253,7 +253,7 @@ class Position:
         if not self.area:
             return 0
         cells = area_cells(SIDES[self.attacker], self.area)
-        return sum(1 for _, copy in self.own_cells(self.attacker, cells)
+        return sum(1 for _, copy in self.cards_on(cells)
                    if self.table.kind(copy) == "character")
 
     # ------------------------------------------------------------- physical mat
@@ -310,7 +310,7 @@ class Position:
         if self.step == OVER:
             return str(self.outcome())
         if self.step == SETUP:
-            placed = len(self.own_cells(self.mover, character_cells(side)))
+            placed = len(self.cards_on(character_cells(side)))
             if placed < START_CHARACTERS:
                 return f"{side}: set-up: lay {START_CHARACTERS - placed} more character(s) face down"
             n = START_HAND[0 if self.mover == self.first else 1]
@@ -318,7 +318,7 @@ class Position:
         if self.step == SHOW:
             return f"{side}: turn every character face up (reveal); {side} begins"
         if self.step == DRAW:
-            if self.own_cells(self.mover, bench_cells(side)):
+            if self.cards_on(bench_cells(side)):
                 return f"{side}, draw phase: benched characters back to the character places"
             return f"{side}, draw phase: draw a card"
         if self.step == GUTS:
@@ -327,7 +327,7 @@ class Position:
             return (f"{side}, main phase: characters, reactions, abilities, buy cards "
                     f"({self.options.draw_cost} guts each; {piles.guts} guts), then attack")
         if self.step in (ALLOT, BLOCK):
-            left = len(self.own_cells(self.mover, character_cells(side)))
+            left = len(self.cards_on(character_cells(side)))
             what = "attack" if self.step == ALLOT else "block"
             balls = " and both ball cards" if self.step == ALLOT else ""
             if left:
@@ -383,7 +383,7 @@ class Position:
         if step == OVER:
             return
         if step == SETUP:
-            placed = self.own_cells(me, character_cells(side))
+            placed = self.cards_on(character_cells(side))
             if len(placed) < START_CHARACTERS:
                 yield from self._place_characters(me, from_deck=True)
             else:
@@ -391,7 +391,7 @@ class Position:
         elif step == SHOW:
             yield Call("reveal")
         elif step == DRAW:
-            benched = self.own_cells(me, bench_cells(side))
+            benched = self.cards_on(bench_cells(side))
             for cell, _ in benched:
                 for target in self.free(character_cells(side)):
                     yield Move(cell, target)
@@ -405,7 +405,7 @@ class Position:
                 for copy in self._pool_of(me, "reaction"):
                     for cell in self.free(reaction_cells(side)):
                         yield Place(copy, cell)
-            for cell, _ in self.own_cells(me, character_cells(side)):
+            for cell, _ in self.cards_on(character_cells(side)):
                 yield Move(cell, "discard")
             yield from self._abilities(me, character_cells(side), "main")
             if self.piles[me].guts >= self.options.draw_cost:
@@ -413,7 +413,7 @@ class Position:
             yield Call("attack")
         elif step in (ALLOT, BLOCK):
             spots = self.free(area_cells(side, "pass") + area_cells(side, "run"))
-            waiting = self.own_cells(me, character_cells(side))
+            waiting = self.cards_on(character_cells(side))
             for cell, _ in waiting:
                 for target in spots:
                     yield Move(cell, target)
@@ -445,7 +445,7 @@ class Position:
             cells = area_cells(side, self.area)
             yield from self._abilities(me, cells, "play")
             role = "attack" if step == PLAY_ATTACK else "block"
-            for cell, copy in self.own_cells(me, reaction_cells(side)):
+            for cell, copy in self.cards_on(reaction_cells(side)):
                 ability = ability_of(self.card(copy))
                 if ability and not self.face_up(cell) and ability.when == role and self._affordable(me, ability):
                     yield Use(cell)
@@ -454,7 +454,7 @@ class Position:
             yield DONE
         elif step in (TACTICS_ATTACK, TACTICS_BLOCK):
             role = "attack" if step == TACTICS_ATTACK else "block"
-            for cell, copy in self.own_cells(me, area_cells(side, self.area)):
+            for cell, copy in self.cards_on(area_cells(side, self.area)):
                 ability = ability_of(self.card(copy))
                 if (self.table.kind(copy) == "tactics" and copy not in self.used and ability
                         and ability.when in (role, "any") and self._affordable(me, ability)):
@@ -501,7 +501,7 @@ class Position:
     def _abilities(self, side: int, cells: tuple[str, ...], when: str) -> Iterator[Use]:
         """Uses of the characters' abilities on ``cells`` (once a turn each)."""
         wanted = ("line",) if side == self.defender and when == "play" else (self.area,)
-        for cell, copy in self.own_cells(side, cells):
+        for cell, copy in self.cards_on(cells):
             card = self.card(copy)
             ability = ability_of(card)
             if (card.kind != "character" or not ability or ability.when != when or copy in self.used
@@ -519,7 +519,7 @@ class Position:
         """Combination cards whose characters are all in the side's half of the attack area."""
         cells = area_cells(SIDES[side], self.area)
         present: dict[str, str] = {}
-        for cell, copy in self.own_cells(side, cells):
+        for cell, copy in self.cards_on(cells):
             if self.table.kind(copy) == "character" and self.face_up(cell):
                 present[self.card(copy).name] = cell
         spots = self.free(cells)
@@ -540,7 +540,7 @@ class Position:
         name = SIDES[side]
         spots = self.free(character_cells(name))
         for area in AREAS:
-            for cell, copy in self.own_cells(side, half_cells(name, area)):
+            for cell, copy in self.cards_on(half_cells(name, area)):
                 kind = self.table.kind(copy)
                 if kind == "character":
                     for target in spots:
@@ -551,7 +551,7 @@ class Position:
                     yield Move(cell, "discard" if copy in self.used else "hand")
                 elif kind == "ball":
                     yield Move(cell, "off")
-        for cell, copy in self.own_cells(side, reaction_cells(name)):
+        for cell, copy in self.cards_on(reaction_cells(name)):
             if self.face_up(cell) and not is_lasting(self.card(copy)):
                 yield Move(cell, "discard")
 
