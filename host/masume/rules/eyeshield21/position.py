@@ -638,13 +638,12 @@ class Position:
                         known[me].remove(action.copy)
             if step == GUESS:
                 changes.update(step=FLIP, mover=self.attacker)
+        elif isinstance(action, Move) and action.to == "discard":
+            to_discard(action.frm)
         elif isinstance(action, Move):
-            copy, up = cells.pop(action.frm)
+            copy, _ = cells.pop(action.frm)
             owner = self.table.owner_index(copy)
-            if action.to == "discard":
-                cells[action.frm] = (copy, up)
-                to_discard(action.frm)
-            elif action.to == "hand":
+            if action.to == "hand":
                 count(owner, hand=1)
                 known[owner].append(copy)
             elif action.to == "off":
