@@ -47,7 +47,7 @@ def test_random_play_is_legal_round_trips_and_ends(seed: int, shootout: bool, fi
         after = game.push(action)
         assert RULES.from_text(after.to_text()) == after
         assert all(set(pieces) <= tags for pieces in after.layout().values())
-        if action.__class__.__name__ in ("Press", "Link", "Effect", "Reveal", "Pick", "Ready"):
+        if action.__class__.__name__ in ("Press", "Link", "Effect", "Reveal", "Pick", "Ready", "Done"):
             # actions no sensor can see leave the mat as it was (a deck refilled aside)
             before = {k: v for k, v in position.layout().items() if not k.startswith("synergy-")}
             assert before == {k: v for k, v in after.layout().items() if not k.startswith("synergy-")}

@@ -41,11 +41,11 @@ from masume.cards import CardSet, CardSetError, find_card_set, load_card_set
 
 from ..base import IllegalAction
 from . import text as _text
-from .actions import (Bench, Done, Effect, EndTurn, Link, Penalty, Pick, Place, Press, Ready,
+from .actions import (Bench, Clear, Done, Effect, EndTurn, Link, Penalty, Pick, Place, Press, Ready,
                       Reveal, Shoot, Sub, Synergy, parse)
 from .cards import check_cards
-from .position import (AWAY, BENCH_SIZE, BENCH_UP, DRAFT, HOME, OVER, SIDES, Options, Position,
-                       _start_half, _State, _to_bench_phase)
+from .position import (AWAY, BENCH_SIZE, BENCH_UP, HOME, OVER, SIDES, Options, Position, _State,
+                       _to_bench_phase)
 
 
 _LOADED: dict[tuple[str, int], CardSet] = {}
@@ -162,6 +162,6 @@ def _given_draft(position: Position, home: str, away: str) -> Position:
 
 RULES = MagicNumberElevenRules()
 
-__all__ = ["Bench", "Done", "Effect", "EndTurn", "Link", "MagicNumberElevenRules", "Options",
+__all__ = ["Bench", "Clear", "Done", "Effect", "EndTurn", "Link", "MagicNumberElevenRules", "Options",
            "Penalty", "Pick", "Place", "Position", "Press", "RULES", "Ready", "Reveal", "Shoot",
            "Sub", "Synergy", "check_cards", "parse"]

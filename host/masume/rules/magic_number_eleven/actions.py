@@ -25,6 +25,8 @@ notation                   action
 ``kick PK03``              penalty kick: the kicker's card
 ``save PK08``              penalty kick: the keeper's card
 ``sub out H04 in ST02``    substitution (not an action of the turn)
+``clear``                  the cards of a judgement, a penalty kick or the first
+                           half are taken off the mat (the confirm button)
 ``ready``                  half time: this side's substitutions are done
 =========================  ==================================================
 
@@ -156,13 +158,19 @@ class Sub:
 
 
 @dataclass(frozen=True)
+class Clear:
+    def __str__(self) -> str:
+        return "clear"
+
+
+@dataclass(frozen=True)
 class Ready:
     def __str__(self) -> str:
         return "ready"
 
 
 Action = Union[Reveal, Pick, Bench, Link, Press, Place, Effect, Shoot, EndTurn, Synergy, Done,
-               Penalty, Sub, Ready]
+               Penalty, Sub, Ready, Clear]
 
 HELP = ("(pick ST03, link 2, press, H07 H2b, effect, shoot H2b at H1b^, deck SY05 on 1, "
         "hand SY05 on 2, done, end, kick PK03, sub out H04 in ST02, ready)")
@@ -188,7 +196,7 @@ def parse(text: str) -> Action:
     low = words.lower()
     simple = {"press": Press(), "effect": Effect(True), "no effect": Effect(False),
               "shoot blind": Shoot(kind="blind"), "end": EndTurn(), "done": Done(),
-              "ready": Ready()}
+              "ready": Ready(), "clear": Clear()}
     if low in simple:
         return simple[low]
     if m := re.fullmatch(rf"(reveal|pick|bench) {_CARD}", words, re.IGNORECASE):
@@ -219,5 +227,5 @@ def redacted(action: Action) -> str:
     return str(action)
 
 
-__all__ = ["Action", "Bench", "Done", "Effect", "EndTurn", "HELP", "Link", "Penalty", "Pick",
+__all__ = ["Action", "Bench", "Clear", "Done", "Effect", "EndTurn", "HELP", "Link", "Penalty", "Pick",
            "Place", "Press", "Ready", "Reveal", "Shoot", "Sub", "Synergy", "parse", "redacted"]

@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Iterator, Mapping
 from masume.cards import CardSet
 
 from ..base import ANY_CARD, IllegalAction, NotationError, Outcome, Status, TableView
-from .actions import (Action, Bench, Done, Effect, EndTurn, Link, Penalty, Pick, Place, Press,
+from .actions import (Action, Bench, Clear, Done, Effect, EndTurn, Link, Penalty, Pick, Place, Press,
                       Ready, Reveal, Shoot, Sub, Synergy, parse, redacted)
 from .cards import EFFECTS, PlayerCard, is_tackle, player, stars
 from .field import Symbol, completed_symbols, covered, parse_cell, placements
@@ -50,7 +50,10 @@ DRAFT_FIRST = (AWAY, HOME, AWAY)
 # Phases.
 DRAFT, BENCH_UP, TEAM, PLAYER, EFFECT, AFTER = "draft", "bench", "team", "player", "effect", "after"
 ATTACK, DEFENCE, PK, HALF, SHOOTOUT, OVER = "attack", "defence", "pk", "half", "shootout", "over"
-PHASES = (DRAFT, BENCH_UP, TEAM, PLAYER, EFFECT, AFTER, ATTACK, DEFENCE, PK, HALF, SHOOTOUT, OVER)
+#: Cards to take off the mat: after a judgement, a penalty kick, the end of the first half.
+CLEAR = "clear"
+PHASES = (DRAFT, BENCH_UP, TEAM, PLAYER, EFFECT, AFTER, ATTACK, DEFENCE, PK, HALF, SHOOTOUT, OVER,
+          CLEAR)
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,8 @@ class Position:
     ready: tuple[bool, bool] = (False, False)
     shootout: tuple[str, str] = ("", "")  # kicks of each side: "1" goal, "0" saved
     last: str = ""  # the last shot's result, for the message
+    shown: tuple[bool, bool] = (False, False)  # synergy cards turned face up by the judgement
+    then: str = ""  # in the clear phase, what follows: "pk", "turn", "shootout" or "half"
     resigned: int = -1
 
     def __repr__(self) -> str:
@@ -159,6 +164,8 @@ class Position:
             return 1 - self.turn
         if self.phase in (PK, SHOOTOUT):
             return self.turn if not self.penalty[0] else 1 - self.turn
+        if self.phase == CLEAR and self.then == "half":
+            return HOME
         return self.turn
 
     def player_card(self, copy_id: str) -> PlayerCard:
@@ -283,11 +290,14 @@ class Position:
             highlights["legal"] = legal
         if self.shot is not None and self.shot.shooter:
             highlights["shooter"] = (self.shot.shooter,)
+        if self.phase == CLEAR:
+            keep = ("synergy-deck", "synergy-discard", "home-bench", "away-bench")
+            highlights["clear"] = tuple(sorted(c for c in self.layout() if not c.startswith(keep)))
         if self.placed and self.phase in (EFFECT, AFTER):
             highlights["placed"] = (self.placed,)
         awaiting = "reveal" if self.phase == DRAFT and self._draft_revealing() else None
         message = f"{who}, {self._half_name()}: {self._doing()}"
-        if self.last and self.phase in (TEAM, PLAYER, PK, HALF, SHOOTOUT):
+        if self.last and self.phase in (TEAM, PLAYER, PK, HALF, SHOOTOUT, CLEAR):
             message = f"{self.last}; {message}"
         return Status(who, 1, 1, score, awaiting, message, highlights)
 
@@ -331,6 +341,12 @@ class Position:
                 "penalty kick: the keeper lays a save card"
         if phase == HALF:
             return "substitutions, then ready"
+        if phase == CLEAR:
+            if self.then == "half":
+                return "half time: take the players off the field and shuffle every synergy card " \
+                       "into the deck, then clear"
+            what = "the penalty-kick cards" if self.penalty[1] else "the synergy cards"
+            return f"{what} go to the discard pile; clear"
         if phase == SHOOTOUT:
             return "lay a kick card" if not self.penalty[0] else "lay a save card"
         return ""
@@ -466,6 +482,9 @@ class Position:
 
     _actions_shootout = _actions_pk
 
+    def _actions_clear(self) -> Iterator[Action]:
+        yield Clear()
+
     def _actions_half(self) -> Iterator[Action]:
         yield Ready()
         yield from self._subs()
@@ -577,7 +596,7 @@ class Position:
                 text = self.player_card(copy_id).label
                 cells[cell] = (text + " (substituted out)" if out else text,)
             for area, copy_id, _ in self.areas[side]:
-                seen = viewer == SIDES[side]
+                seen = viewer == SIDES[side] or self.shown[side]
                 cells[f"{SIDES[side]}-synergy-{area}"] = (label(copy_id) if seen else "face down",)
         if self.deck:
             cells["synergy-deck"] = (f"deck ({self.deck})",)
@@ -586,7 +605,8 @@ class Position:
         for k, copy_id in enumerate(self.penalty):
             if copy_id:
                 side = SIDES[self.turn if k == 0 else 1 - self.turn]
-                cells[f"penalty-{side}"] = (label(copy_id) if viewer == side else "face down",)
+                seen = viewer == side or all(self.penalty)
+                cells[f"penalty-{side}"] = (label(copy_id) if seen else "face down",)
         hand: tuple[str, ...] = ()
         if viewer in SIDES:
             side = SIDES.index(viewer)
@@ -822,11 +842,11 @@ class _State:
         if not self.penalty[0]:
             self.penalty = (action.card, "")
             return
+        self.penalty = (self.penalty[0], action.card)  # both cards face up: the judgement
         kick = self.cards.copy(self.penalty[0]).card.get("course")
         save = self.cards.copy(action.card).card.get("course")
         goal = kick != save
         kicker = self.turn
-        self.penalty = ("", "")
         if self.phase == PK:
             result = f"penalty kick {kick} vs save {save}: "
             if goal:
@@ -834,15 +854,30 @@ class _State:
                 _goal(self, kicker)
             else:
                 result += "saved"
-            self.last = result
-            _end_turn(self)
+            self.last, self.then = result, "turn"
         else:
             self.pair("shootout", kicker, self.shootout[kicker] + ("1" if goal else "0"))
             self.last = f"shoot-out: {SIDES[kicker]} {'scores' if goal else 'is saved'}"
+            self.then = "shootout"
+        self.phase = CLEAR
+
+    def do_clear(self, action: Clear) -> None:
+        then, self.then = self.then, ""
+        if then == "half":
+            _half_time(self)
+            return
+        seen = {c for side in (HOME, AWAY) for _, c, _ in self.areas[side]}
+        self.discard_known = frozenset(self.discard_known | seen)
+        self.areas, self.shown, self.penalty = ((), ()), (False, False), ("", "")
+        if then == "pk":
+            self.phase = PK
+        elif then == "shootout":
             if _shootout_decided(self.shootout):
                 self.phase = OVER
             else:
-                self.turn = 1 - kicker
+                self.phase, self.turn = SHOOTOUT, 1 - self.turn
+        else:
+            _end_turn(self)
 
     # ---- substitutions and half time
 
@@ -943,24 +978,29 @@ def _end_turn(s: _State) -> None:
 def _end_half(s: _State) -> None:
     s.additional = s.ran_out = False
     if s.half == 1:
-        for side in (HOME, AWAY):  # 1. the players come off the field
-            prefix = "HA"[side]
-            back = tuple(c for cell, c in s.field if cell[0] == prefix)
-            s.pair("unplaced", side, s.unplaced[side] + back)
-        s.field = ()
-        s.used = frozenset()  # 2. the shot tokens go back
-        s.deck = len(s.cards.copies("synergy"))  # 3. every synergy card in one deck
-        s.hands, s.discard_known, s.discard_unknown = (0, 0), frozenset(), 0
-        s.initiative = MIDDLE  # 4.
-        s.ready = (False, False)
-        s.phase = HALF  # 5. substitutions
-        s.turn = HOME
+        s.phase, s.then, s.turn = CLEAR, "half", HOME
         return
     if s.score[HOME] == s.score[AWAY] and s.options.shootout:
         s.phase = SHOOTOUT
         s.turn = SIDES.index(s.options.first)
     else:
         s.phase = OVER
+
+
+def _half_time(s: _State) -> None:
+    """Half time (ハーフタイム) 1-5: the field cleared, one deck, the marker in the middle."""
+    for side in (HOME, AWAY):  # 1. the players come off the field
+        prefix = "HA"[side]
+        back = tuple(c for cell, c in s.field if cell[0] == prefix)
+        s.pair("unplaced", side, s.unplaced[side] + back)
+    s.field = ()
+    s.used = frozenset()  # 2. the shot tokens go back
+    s.deck = len(s.cards.copies("synergy"))  # 3. every synergy card in one deck
+    s.hands, s.discard_known, s.discard_unknown = (0, 0), frozenset(), 0
+    s.initiative = MIDDLE  # 4.
+    s.ready = (False, False)
+    s.phase = HALF  # 5. substitutions
+    s.turn = HOME
 
 
 def _take_from_deck(s: _State) -> None:
@@ -1020,17 +1060,14 @@ def _resolve(s: _State) -> None:
         result = f"{who} attack {attack} vs defence {defence}: " + ("goal!" if goal else "saved")
     if shot.token:
         s.used = frozenset(s.used | {shot.token})
-    seen = {c for side in (HOME, AWAY) for _, c, _ in s.areas[side]}
-    s.discard_known = frozenset(s.discard_known | seen)
-    s.areas = ((), ())
     s.last = result
     if goal:
         _goal(s, attacker)
-    if penalty:
-        s.phase = PK
-        s.shot = None
-        return
-    _end_turn(s)
+    line_out = magic and attack > WONDER  # the defence's cards are discarded unseen
+    s.pair("shown", attacker, True)
+    s.pair("shown", defender, not line_out)
+    s.shot = None
+    s.phase, s.then = CLEAR, "pk" if penalty else "turn"
 
 
 def _shootout_decided(kicks: tuple[str, str]) -> bool:

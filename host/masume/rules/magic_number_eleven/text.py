@@ -66,6 +66,8 @@ def write(p: Position) -> str:
         ("ready", _pair(p.ready, lambda r: str(int(r)))),
         ("shootout_kicks", _pair(p.shootout, str)),
         ("last", quote(p.last, safe=" :!-")),
+        ("shown", _pair(p.shown, lambda r: str(int(r)))),
+        ("then", p.then),
         ("resigned", str(p.resigned)),
     ]
     return ";".join([MAGIC] + [f"{k}={v}" for k, v in fields])
@@ -116,7 +118,8 @@ def read(text: str, overrides: dict[str, Any], load: Callable[[Any], CardSet]) -
             penalty=sides(values["penalty"], str), stars=sides(values["stars"], ids),
             revealed=ids(values["revealed"]), boxed=ids(values["boxed"]),
             ready=sides(values["ready"], flag), shootout=sides(values["shootout_kicks"], str),
-            last=unquote(values["last"]), resigned=int(values["resigned"]),
+            last=unquote(values["last"]), shown=sides(values["shown"], flag),
+            then=values["then"], resigned=int(values["resigned"]),
         )
     except (KeyError, ValueError, TypeError, CardSetError) as exc:
         raise bad(str(exc)) from None
@@ -124,7 +127,7 @@ def read(text: str, overrides: dict[str, Any], load: Callable[[Any], CardSet]) -
         raise bad(f"phase {position.phase!r}")
     for pair in (position.unplaced, position.bench, position.subs, position.score, position.hands,
                  position.areas, position.team_symbols, position.penalty, position.stars,
-                 position.ready, position.shootout):
+                 position.ready, position.shootout, position.shown):
         if len(pair) != 2:
             raise bad("a pair of sides has not two parts")
     try:  # every card named must be in the set
