@@ -634,3 +634,13 @@ def test_no_summoning_sickness_a_character_laid_now_attacks_now() -> None:
     assert p.piles[0].guts == 4
     assert {a.frm for a in p.legal_actions() if isinstance(a, Move)} == {
         "home-character-1", "home-character-2", "home-character-3", "home-character-4"}
+
+
+def test_both_decks_running_out_at_once_is_a_draw() -> None:
+    """Ishida (attack-end: guts 1) and Nagi (attack-end: draw 1) take both last cards."""
+    p = RULES.from_text("cards=eyeshield21-demo decks=falcons/sharks first=home step=change move=home "
+                        "turn=home n=9 home=1/5/5/28 away=1/5/5/28 "
+                        "cells=home-pass-1:F07.1,away-pass-1:S09.1 area=pass hit=0")
+    p = p.apply(Call("done"))
+    assert (p.piles[0].deck, p.piles[1].deck) == (0, 0)
+    assert str(p.outcome()) == "draw (deck-out)" and p.outcome().winner is None
