@@ -191,7 +191,7 @@ class Rules:
     name = GAME
     board = BOARD
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | None = None) -> None:
         self.path = path
 
     def start(self, **options) -> Position:
@@ -210,3 +210,7 @@ class Rules:
     def check_cards(card_set: CardSet) -> list[str]:
         return [f"card {c.id}: side must be home or away" for c in card_set
                 if c.kind == "player" and c.get("side") not in SIDES]
+
+
+#: As a registered game's module has it (tests register it in masume.rules.GAMES).
+RULES = Rules()

@@ -61,7 +61,7 @@ def test_a_pile_of_unknown_top_card_matches_any_card_of_the_set(table) -> None:
 def test_a_card_placed_on_a_zone_is_read_as_that_action(table) -> None:
     game, tracker, mat, cards = table
     assert len(list(game.position.legal_actions())) > 500  # the whole hand onto any cell
-    mat.put("H2b", tag(cards, "H07"))
+    mat.put("H2b", tag(cards, "H07").lower())  # as the link reports it: raw.hex()
     assert [str(a) for a in mat.settle().pushed] == ["H07@H2b"]
     assert tracker.view.state == "in-sync"
     mat.put("A3c", tag(cards, "A11"))

@@ -10,7 +10,7 @@ import importlib
 import sys
 
 #: Subcommand modules, in the order ``masume --help`` lists them.
-COMMANDS = ("play", "sim", "board", "record", "bench", "club")
+COMMANDS = ("play", "sim", "board", "record", "cards", "bench", "club")
 
 
 def build_parser() -> argparse.ArgumentParser:
