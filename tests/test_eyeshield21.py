@@ -246,6 +246,8 @@ def test_allocation_needs_every_character_and_both_ball_cards_face_down() -> Non
         p.parse_action("ready")
     assert p.seen_by("away").cells["home-pass-2"] == ("face down",)
     assert p.notation_for(Place("F30.2", "home-run-1"), "away") == "?@home-run-1"
+    assert p.notation_for(Move("home-character-2", "home-run-1"), "away") == "?>home-run-1"
+    assert p.notation_for(Move("home-character-2", "home-run-1"), "home") == "home-character-2>home-run-1"
     p = play(game, "home-character-2>home-run-1", "home-character-3>home-run-2", "B0.1@home-pass-ball")
     with pytest.raises(IllegalAction):
         p.parse_action("ready")

@@ -841,9 +841,18 @@ class Position:
         '?@home-character-1'
         >>> p.notation_for(Place("F01.1", "home-character-1"), "home")
         'F01.1@home-character-1'
+
+        A character going face down to a play area is not named either:
+
+        >>> allot = RULES.from_text(p.to_text().replace("step=setup", "step=allot")
+        ...     .replace("cells=-", "cells=home-character-1:F01.1").replace("home=40/", "home=39/"))
+        >>> allot.notation_for(Move("home-character-1", "home-run-2"), None)
+        '?>home-run-2'
         """
         if self._lays_face_down(action) and viewer != self.to_move:
             return f"?@{action.cell}"  # type: ignore[union-attr]
+        if isinstance(action, Move) and self.step in (ALLOT, BLOCK) and viewer != self.to_move:
+            return f"?>{action.to}"  # which character went to which area is the bluff
         return str(action)
 
     # ------------------------------------------------------------- views
