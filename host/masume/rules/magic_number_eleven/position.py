@@ -345,8 +345,9 @@ class Position:
             if self.then == "half":
                 return "half time: take the players off the field and shuffle every synergy card " \
                        "into the deck, then clear"
-            what = "the penalty-kick cards" if self.penalty[1] else "the synergy cards"
-            return f"{what} go to the discard pile; clear"
+            if self.penalty[1]:
+                return "the penalty-kick cards go back to their pile; clear"
+            return "the synergy cards go to the discard pile; clear"
         if phase == SHOOTOUT:
             return "lay a kick card" if not self.penalty[0] else "lay a save card"
         return ""
@@ -557,14 +558,32 @@ class Position:
         if isinstance(action, Shoot):
             return "that player has no completed shot symbol there (or it is not the shooter)"
         if isinstance(action, Synergy):
-            if action.card not in self.pool():
-                return f"{action.card} is not an unseen synergy card"
-            return "that synergy area or source is not open now"
+            return self._synergy_problem(action)
         if isinstance(action, Sub):
             if self.subs[self._mover()] >= MAX_SUBS:
                 return f"{self.to_move} has made its {MAX_SUBS} substitutions"
             return "the player coming on must be face up on the bench, the one going off yours"
         return "not allowed here"
+
+    def _synergy_problem(self, action: Synergy) -> str:
+        if action.card not in self.pool():
+            return f"{action.card} is not an unseen synergy card (it lies on the mat or was discarded)"
+        side = self._mover()
+        expected = len(self.areas[side]) + 1
+        if self.phase == ATTACK:
+            state = self.initiative_state(SIDES[side])
+            if action.area > ATTACK_CARDS[state]:
+                return f"{SIDES[side]}'s initiative is {state}: synergy areas 1-" \
+                       f"{ATTACK_CARDS[state]} only"
+        elif action.area > DEFENCE_CARDS:
+            return f"the defence uses synergy areas 1 and {DEFENCE_CARDS} only"
+        if action.area != expected:
+            return f"the next card goes on synergy area {expected}"
+        if expected == 1:
+            return "the first card comes from the deck, unseen"
+        if action.source == "hand" and not self.hands[side]:
+            return f"{SIDES[side]} has no synergy card in hand"
+        return "in attack, the cards after the first come from the hand"
 
     # ------------------------------------------------------------- notation
 

@@ -1,0 +1,141 @@
+"""Magic Number Eleven card data: the demo set, the game's checks of a card set, records.
+
+The records under tests/records/magic-number-eleven/ are replayed here and through
+``masume record check`` (the generic records module, Options header for the set).
+"""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from masume.cards import SETS_DIR, CardSet, CardSetError, load_card_set
+from masume.records import read_record, replay, write_record
+from masume.rules import Game, load_rules
+
+RULES = load_rules("magic-number-eleven")
+DEMO = SETS_DIR / "magic-number-eleven-demo.toml"
+RECORDS = Path(__file__).parent / "records" / "magic-number-eleven"
+LEGAL = sorted(p for p in RECORDS.glob("*.txt") if "-illegal-" not in p.name)
+ILLEGAL = sorted(RECORDS.glob("*-illegal-*.txt"))
+
+
+def demo_data() -> dict[str, Any]:
+    return tomllib.loads(DEMO.read_text(encoding="utf-8"))
+
+
+def entry(data: dict[str, Any], card_id: str) -> dict[str, Any]:
+    return next(c for c in data["card"] if c["id"] == card_id)
+
+
+def test_the_demo_set_says_it_is_not_the_publishers_and_keeps_the_public_counts() -> None:
+    cards = load_card_set("magic-number-eleven-demo")
+    assert "NOT the publisher's cards" in cards.notice
+    assert "NOT THE PUBLISHER'S CARDS" in DEMO.read_text(encoding="utf-8")
+    assert RULES.check_cards(cards) == []
+    players = cards.copies("player")
+    assert len(players) == 32 and sum(c.card["team"] == "star" for c in players) == 12
+    synergy = cards.copies("synergy")
+    assert sorted(c.card["stars"] for c in synergy) == [1] * 3 + [2] * 5 + [3] * 10 + [4] * 5 + [5] * 2
+    assert [c.id for c in synergy if c.card.get("tackle")] == ["SY01", "SY02"]
+    assert len(cards.copies("penalty")) == 11
+    assert not cards.untagged() and all(c.tag.startswith("D0") and len(c.tag) == 14
+                                        for c in cards.copies())
+    # every instant effect of the vocabulary is on some card
+    from masume.rules.magic_number_eleven.cards import EFFECTS
+    assert {c.card.get("effect") for c in players} - {None} == set(EFFECTS)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: entry(d, "H01").update(position="GK"), "card H01: position 'GK' is not FW, MF or DF"),
+    (lambda d: entry(d, "H01").update(team="visitors"),
+     "card H01: team 'visitors' is not home, away or star"),
+    (lambda d: entry(d, "H01")["symbols"].update(top=["shot"]),
+     "card H01: symbols.top must be [left half, right half]"),
+    (lambda d: entry(d, "H01")["symbols"].update(left="goal"), "card H01: symbol 'goal' is not one of"),
+    (lambda d: entry(d, "H01")["symbols"].update(middle="shot"), "card H01: symbols.middle is not an edge"),
+    (lambda d: entry(d, "H01").update(effect="teleport"), "card H01: effect 'teleport' is not one of"),
+    (lambda d: entry(d, "SY05").update(stars=6), "card SY05: stars must be a whole number from 1 to 5"),
+    (lambda d: entry(d, "SY05").update(tackle=True), "tackle cards: 3, the game has 2"),
+    (lambda d: entry(d, "SY05").update(stars=3), "synergy cards with 2 stars: 4, the game has 5"),
+    (lambda d: entry(d, "PK03").update(role="goalkeeper"), "card PK03: role 'goalkeeper' is not kick"),
+    (lambda d: entry(d, "PK08").update(course="upper-90"),
+     "penalty-kick courses no save card can guess: centre"),
+    (lambda d: entry(d, "PK01").update(kind="trainer"), "card PK01: kind 'trainer' is not player"),
+    (lambda d: entry(d, "A01").update(team="home"), "home players: 11, the game needs 10"),
+    (lambda d: d["card"].remove(entry(d, "ST12")), "star players: 11, the game needs 12"),
+    (lambda d: d.update(game="eyeshield21"), "the set is for 'eyeshield21', not magic-number-eleven"),
+])
+def test_check_cards_names_each_problem(change: Any, message: str) -> None:
+    data = copy.deepcopy(demo_data())
+    change(data)
+    problems = RULES.check_cards(CardSet(data))
+    assert any(p.startswith(message) for p in problems), problems
+
+
+def test_start_refuses_a_set_that_fails_the_checks_and_accepts_a_card_set_or_a_path(
+        tmp_path: Path) -> None:
+    data = demo_data()
+    entry(data, "H01")["position"] = "GK"
+    with pytest.raises(CardSetError, match="card H01: position 'GK'"):
+        RULES.start(cards=CardSet(data))
+    assert RULES.start(cards=load_card_set(DEMO)).cards == load_card_set(DEMO)
+    copy_path = tmp_path / "mine.toml"
+    copy_path.write_text(DEMO.read_text(encoding="utf-8").replace(
+        'id = "magic-number-eleven-demo"', 'id = "mine"'), encoding="utf-8")
+    position = RULES.start(cards=str(copy_path))
+    assert position.cards.id == "mine" and RULES.from_text(position.to_text()) == position
+
+
+# ---------------------------------------------------------------- records
+
+
+@pytest.mark.parametrize("path", LEGAL, ids=lambda p: p.name)
+def test_the_sample_records_replay_and_write_back(path: Path) -> None:
+    record = read_record(path)
+    game = replay(record)
+    assert len(game.actions) == sum(len(t.actions) for t in record.turns)
+    written = write_record(game, dict(record.headers))
+    turn_lines = [line for line in path.read_text(encoding="utf-8").splitlines()
+                  if line and not line.startswith(("#", "["))]
+    assert written.splitlines()[-len(turn_lines):] == [", ".join(t.actions) for t in record.turns]
+
+
+@pytest.mark.parametrize("path", ILLEGAL, ids=lambda p: p.name)
+def test_the_illegal_twin_fails_where_its_header_says(path: Path) -> None:
+    expected = next(line.removeprefix("# expect: ")
+                    for line in path.read_text(encoding="utf-8").splitlines()
+                    if line.startswith("# expect: "))
+    result = subprocess.run([sys.executable, "-m", "masume.cli", "record", "check", "--game",
+                             "magic-number-eleven", str(path)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1 and result.stderr.strip() == expected
+
+
+def test_record_check_on_the_command_line() -> None:
+    path = RECORDS / "seed-judgement.txt"
+    result = subprocess.run([sys.executable, "-m", "masume.cli", "record", "check", "--game",
+                             "magic-number-eleven", str(path)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "ok," in result.stdout
+
+
+def test_a_whole_match_writes_as_a_record_that_replays() -> None:
+    """A random match from the draft to the final whistle, written and read back."""
+    import random
+
+    from masume.records import parse_record
+    rng = random.Random(7)
+    game = Game(RULES.start())
+    while game.position.outcome() is None:
+        game.push(rng.choice(list(game.legal_actions())))
+    text = write_record(game, {"Options": "cards=magic-number-eleven-demo"})
+    again = replay(parse_record(text))
+    assert again.position == game.position
