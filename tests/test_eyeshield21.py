@@ -646,3 +646,13 @@ def test_both_decks_running_out_at_once_is_a_draw() -> None:
     p = p.apply(Call("done"))
     assert (p.piles[0].deck, p.piles[1].deck) == (0, 0)
     assert str(p.outcome()) == "draw (deck-out)" and p.outcome().winner is None
+
+
+def test_a_misplaced_card_says_where_it_may_go() -> None:
+    game = set_up()
+    p = game.position
+    with pytest.raises(IllegalAction, match="F03.1 may go to home-character-4, home-character-5 now"):
+        p.parse_action("F03.1@home-reaction-1")
+    p = play(game, "attack")
+    with pytest.raises(IllegalAction, match="home-character-1 may go to home-pass-1, .*home-run-7 now"):
+        p.parse_action("home-character-1>home-bench-1")

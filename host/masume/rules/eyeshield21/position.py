@@ -585,6 +585,13 @@ class Position:
                 return f"{self.card(action.copy).name} needs {', '.join(members_of(self.card(action.copy)))} face up in {owner}'s half of the {self.area} area"
         if isinstance(action, Move) and self.card_at(action.frm) is None:
             return f"no card on {action.frm}"
+        if isinstance(action, (Place, Move)):
+            source = action.copy if isinstance(action, Place) else action.frm
+            targets = [a.cell if isinstance(a, Place) else a.to for a in self._legal
+                       if (isinstance(a, Place) and a.copy == source)
+                       or (isinstance(a, Move) and a.frm == source)]
+            if targets:
+                return f"{source} may go to {', '.join(targets)} now"
         if isinstance(action, Call) and action.word in ("ready",) and self.step in (ALLOT, BLOCK):
             return "every character must go to the pass or run area first (and both ball cards, attacking)"
         if isinstance(action, Call) and action.word == "refill" and self.step == REFILL:
