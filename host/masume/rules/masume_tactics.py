@@ -112,7 +112,8 @@ CORNERS = {  # (end defended by side, left?) -> corner square
     (HOME, True): _sq(1, 1), (HOME, False): _sq(11, 1),
     (AWAY, True): _sq(1, 16), (AWAY, False): _sq(11, 16),
 }
-GOAL_KICK = {(HOME, True): _sq(4, 1), (HOME, False): _sq(8, 1), (AWAY, True): _sq(4, 16), (AWAY, False): _sq(8, 16)}
+GOAL_KICK = {(HOME, True): _sq(4, 1), (HOME, False): _sq(8, 1),
+             (AWAY, True): _sq(4, 16), (AWAY, False): _sq(8, 16)}
 
 DIRECTIONS: dict[str, tuple[int, int]] = {
     "N": (0, 1), "NE": (1, 1), "E": (1, 0), "SE": (1, -1),
@@ -138,7 +139,8 @@ def square_name(index: int) -> str:
 def _square(name: str) -> int:
     index = SQUARE_INDEX.get(name.upper()) if isinstance(name, str) else None
     if index is None:
-        raise NotationError(f"{name!r} is not a square of the board (pitch B1-L16, touch files A and M)")
+        raise NotationError(
+            f"{name!r} is not a square of the board (pitch B1-L16, touch files A and M)")
     return index
 
 
@@ -168,8 +170,8 @@ def _formation(kicking_off: int) -> tuple[int, ...]:
     return tuple(home) + tuple(_mirror(s) for s in away)
 
 
-_SET_PIECES = {"throw": "throw-in", "corner": "corner kick", "goal-kick-1": "goal kick", "goal-kick-2": "goal kick",
-               "free-kick": "free kick", "penalty": "penalty kick"}
+_SET_PIECES = {"throw": "throw-in", "corner": "corner kick", "goal-kick-1": "goal kick",
+               "goal-kick-2": "goal kick", "free-kick": "free kick", "penalty": "penalty kick"}
 
 # --------------------------------------------------------------------------- actions
 
@@ -207,7 +209,8 @@ class Kick:
     distance: int = 0
 
     def __str__(self) -> str:
-        return f"{self.frm} {self.kind} {self.direction}" + (str(self.distance) if self.distance else "")
+        distance = str(self.distance) if self.distance else ""
+        return f"{self.frm} {self.kind} {self.direction}{distance}"
 
 
 @dataclass(frozen=True)
@@ -418,15 +421,16 @@ def _load_cards(path: str, stamp: int) -> tuple[tuple[str, Card], ...]:
         data = json.loads(open(path, encoding="utf-8").read())
         cards = []
         for item in data["cards"]:
-            abilities = tuple(Ability(a["kind"], int(a["value"]), a.get("where", "")) for a in item["abilities"])
+            abilities = tuple(Ability(a["kind"], int(a["value"]), a.get("where", ""))
+                              for a in item["abilities"])
             for ability in abilities:
                 if ability.kind not in ABILITY_KINDS or ability.where not in ABILITY_WHERE:
                     raise ValueError(f"card {item['id']}: unknown ability {ability}")
             shirt = int(item["shirt"])
             if not 1 <= shirt <= 11:
                 raise ValueError(f"card {item['id']}: shirt must be 1-11")
-            cards.append((str(item["id"]), Card(str(item["id"]), str(item.get("name", item["id"])), shirt,
-                                                abilities)))
+            card_id = str(item["id"])
+            cards.append((card_id, Card(card_id, str(item.get("name", card_id)), shirt, abilities)))
     except (OSError, KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"card set {path}: {exc}") from None
     return tuple(cards)
@@ -468,7 +472,8 @@ class Options:
         known = set(cls.__dataclass_fields__)
         unknown = sorted(set(options) - known)
         if unknown:
-            raise ValueError(f"unknown masume-tactics option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+            raise ValueError(f"unknown masume-tactics option(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(sorted(known))}")
         made = cls(**options)
         if made.rules not in ("standard", "beginner"):
             raise ValueError(f"rules must be standard or beginner, not {made.rules!r}")
@@ -487,7 +492,8 @@ class Options:
                 raise ValueError(f"{side} chooses at most 3 specialist cards, not {len(ids)}")
             for card in ids:
                 if card not in cards:
-                    raise ValueError(f"unknown specialist card {card!r}; the set has {', '.join(sorted(cards))}")
+                    raise ValueError(f"unknown specialist card {card!r}; "
+                                     f"the set has {', '.join(sorted(cards))}")
                 if card in chosen:
                     raise ValueError(f"specialist card {card!r} is chosen twice")
                 chosen.append(card)
@@ -507,7 +513,8 @@ class Options:
         for card_id in ids.split("/"):
             card = cards.get(card_id)
             if card and card.shirt == shirt:
-                total += sum(a.value for a in card.abilities if a.kind == kind and a.applies(side, square))
+                total += sum(a.value for a in card.abilities
+                             if a.kind == kind and a.applies(side, square))
         return total
 
     def text(self) -> str:
@@ -742,7 +749,8 @@ class Position:
             meaning, words, squares = self.event
             message = f"{words}! {message}"
             highlights[meaning] = tuple(SQUARE_NAMES[s] for s in squares if s in SQUARE_NAMES)
-        return Status(side, self.action, n, score, awaiting, message, highlights, self._timers(kind))
+        return Status(side, self.action, n, score, awaiting, message, highlights,
+                      self._timers(kind))
 
     def _option_squares(self) -> tuple[str, ...]:
         """Where the choices now (keep excepted) put the ball, or the thrower stepping in."""
@@ -864,7 +872,8 @@ class Position:
             yield Setup("ready")
             kicking, mask = self.pending[1], self.pending[3]
             side = self.to_move
-            empty = [s for s in sorted(PITCH) if s not in self._at and s != self.ball and _progress(side, s) <= 8
+            empty = [s for s in sorted(PITCH)
+                     if s not in self._at and s != self.ball and _progress(side, s) <= 8
                      and (side == kicking or s not in CENTRE_CIRCLE[side])]
             for i in self._side_players(side):
                 if i == self.must_kick or (mask >> i) & 1:
@@ -1075,11 +1084,13 @@ class Position:
             if die in faces:  # the keeper guessed right and catches it
                 gk = defending * 11
                 return replace(pos, ball=pos.players[gk], last_touch=gk)._end_action()
-            goal = {1: 5, 2: 5, 3: 6, 4: 6, 5: 7, 6: 7}[die] if defending == HOME else {1: 7, 2: 7, 3: 6, 4: 6, 5: 5, 6: 5}[die]
+            # The goal square the ball flies into: the net's faces, 1-2, 3-4, 5-6.
+            goal = ({1: 5, 2: 5, 3: 6, 4: 6, 5: 7, 6: 7} if defending == HOME
+                    else {1: 7, 2: 7, 3: 6, 4: 6, 5: 5, 6: 5})[die]
             square = _sq(goal, 0 if defending == HOME else 17)
             return pos._goal(square, (pos.players[kicker], square))
         # A kick.
-        kicker, kick_kind, dx, dy = self.pending[1], self.pending[2], self.pending[3], self.pending[4]
+        kicker, kick_kind, dx, dy = self.pending[1:5]
         frm = self.players[kicker]
         bonus = 2 if _is_keeper(kicker) and frm in PENALTY_AREA[_side(kicker)] else 0
         bonus += self._card(kicker, kick_kind)
@@ -1093,16 +1104,20 @@ class Position:
         kind = self.pending[0]
         if kind == "receive":
             player, touched = self.pending[1], self.pending[2]
-            pos = replace(self, pending=(), last_touch=player, banned=-1 if self.banned != player else player)
+            pos = replace(self, pending=(), last_touch=player,
+                          banned=-1 if self.banned != player else player)
             if choice.kind == "keep":
                 return pos._end_action()
-            return pos._travel(self.ball, DIRECTIONS[choice.direction], 1, "touch", player, touched | (1 << player))
+            return pos._travel(self.ball, DIRECTIONS[choice.direction], 1, "touch", player,
+                               touched | (1 << player))
         if kind == "header":
             player = self.pending[1]
-            pos = replace(self, pending=(), last_touch=player, banned=-1 if self.banned != player else player)
+            pos = replace(self, pending=(), last_touch=player,
+                          banned=-1 if self.banned != player else player)
             if choice.kind == "keep":
                 return pos._end_action()
-            return pos._travel(self.ball, DIRECTIONS[choice.direction], choice.distance, "header", player, 1 << player)
+            return pos._travel(self.ball, DIRECTIONS[choice.direction], choice.distance, "header",
+                               player, 1 << player)
         if kind == "bounce":
             square, distance, _, touched = self.pending[1:5]
             hit = self._at.get(square, -1)
@@ -1155,7 +1170,8 @@ class Position:
         pos = replace(self, ball=_sq(x, y), path=tuple(path))
         return pos._end_action()
 
-    def _bounce(self, square: int, distance: int, chooser: int, touched: int, hit: int) -> "Position":
+    def _bounce(self, square: int, distance: int, chooser: int, touched: int,
+                hit: int) -> "Position":
         pos = replace(self, pending=("bounce", square, distance, chooser, touched), last_touch=hit,
                       banned=-1 if self.banned != hit else hit)
         return pos
@@ -1192,14 +1208,16 @@ class Position:
         if pos.restart and pos.must_kick < 0:  # the set-piece kick has been taken
             thrower = next((i for i, s in enumerate(pos.players) if s in TOUCH), -1)
             pos = replace(pos, restart="")
-            if pos.restart == "" and self.restart == "throw" and thrower >= 0 and pos._stepin_squares(thrower):
+            if (pos.restart == "" and self.restart == "throw" and thrower >= 0
+                    and pos._stepin_squares(thrower)):
                 return replace(pos, pending=("stepin", thrower))
         keeper = pos.keeper
         if keeper >= 0 and _side(keeper) != pos.offence:
             new = _side(keeper)
             if _is_keeper(keeper) and pos.players[keeper] in PENALTY_AREA[new] and not pos.beginner:
                 return pos._set_piece("goal-kick-2", pos.players[keeper], new, kicker=keeper)
-            return replace(pos, offence=new, to_move=new, action=1, used=0, must_kick=-1, restart="")
+            return replace(pos, offence=new, to_move=new, action=1, used=0, must_kick=-1,
+                           restart="")
         if pos.action >= pos.actions_per_turn():
             return replace(pos, to_move=1 - pos.to_move, action=1, used=0)
         return replace(pos, action=pos.action + 1)
@@ -1235,8 +1253,9 @@ class Position:
         conceding = HOME if square in GOALS[HOME] else AWAY
         score = list(self.score)
         score[1 - conceding] += 1
-        pos = replace(self, ball=square, score=tuple(score), pending=("goal", conceding), to_move=conceding,
-                      action=1, used=0, must_kick=-1, banned=-1, restart="", path=tuple(path))
+        pos = replace(self, ball=square, score=tuple(score), pending=("goal", conceding),
+                      to_move=conceding, action=1, used=0, must_kick=-1, banned=-1, restart="",
+                      path=tuple(path))
         if self.options.goals_to_win and score[1 - conceding] >= self.options.goals_to_win:
             return replace(pos, over="goals", pending=())
         return pos
@@ -1245,14 +1264,15 @@ class Position:
         side = self.pending[1]
         players = _formation(side)
         pending = ("lineup", side, "k", 0) if self.options.lineup else ()
-        return replace(self, players=players, ball=CENTRE_MARK[side], offence=side, to_move=side, action=1, used=0,
-                       pending=pending, last_touch=-1, banned=-1, must_kick=side * 11 + 8, restart="kickoff")
+        return replace(self, players=players, ball=CENTRE_MARK[side], offence=side, to_move=side,
+                       action=1, used=0, pending=pending, last_touch=-1, banned=-1,
+                       must_kick=side * 11 + 8, restart="kickoff")
 
     def _whistle(self) -> "Position":
         if self.half >= 2:
             if self.score[0] == self.score[1] and self.options.shootout:
-                pos = replace(self, players=_formation(self.kicked_off), used=0, must_kick=-1, banned=-1,
-                              restart="", action=1)
+                pos = replace(self, players=_formation(self.kicked_off), used=0, must_kick=-1,
+                              banned=-1, restart="", action=1)
                 return pos._shootout(0, 0, 0, 0)
             return replace(self, over="full time", pending=())
         side = 1 - self.kicked_off
@@ -1261,7 +1281,7 @@ class Position:
 
     def _shootout(self, hg: int, ag: int, hn: int, an: int) -> "Position":
         """The next kick of the penalty shoot-out, or its end (5 kicks each, then sudden death)."""
-        decided = (hg > ag + max(0, 5 - an) or ag > hg + max(0, 5 - hn)) if max(hn, an) <= 5 else False
+        decided = max(hn, an) <= 5 and (hg > ag + max(0, 5 - an) or ag > hg + max(0, 5 - hn))
         if hn == an and hn >= 5 and hg != ag:
             decided = True
         if decided:
@@ -1273,13 +1293,14 @@ class Position:
     def _foul(self, square: int, side: int) -> "Position":
         """A foul at ``square``: a free kick for ``side``, a penalty in the other side's area."""
         if square in PENALTY_AREA[1 - side] and not self.beginner:
-            return replace(self, pending=("place", "penalty", PENALTY_SPOT[side], side), to_move=side,
-                           offence=side, action=1, used=0, must_kick=-1, banned=-1, restart="")
+            return replace(self, pending=("place", "penalty", PENALTY_SPOT[side], side),
+                           to_move=side, offence=side, action=1, used=0, must_kick=-1, banned=-1,
+                           restart="")
         return self._set_piece("free-kick", square, side)
 
     def _set_piece(self, kind: str, spot: int, side: int, kicker: int = -1) -> "Position":
-        pos = replace(self, ball=spot, offence=side, to_move=side, action=1, used=0, must_kick=-1, banned=-1,
-                      restart="")
+        pos = replace(self, ball=spot, offence=side, to_move=side, action=1, used=0, must_kick=-1,
+                      banned=-1, restart="")
         if kicker >= 0:
             return replace(pos, pending=("replace", kind, kicker, side, "o", 0, 0))
         if kind == "goal-kick-1":  # the goalkeeper takes it
@@ -1300,12 +1321,14 @@ class Position:
     def _setup(self, setup: Setup) -> "Position | None":
         kind = self.pending[0]
         if kind == "place" and setup.kind == "kicker":
-            return self._place(self._at[SQUARE_INDEX[setup.frm]], self.pending[1], self.pending[2], self.pending[3])
+            kicker = self._at[SQUARE_INDEX[setup.frm]]
+            return self._place(kicker, self.pending[1], self.pending[2], self.pending[3])
         if kind == "replace":
             piece, kicker, side, stage, count, mask = self.pending[1:7]
             if setup.kind == "ready":
                 if stage == "o":
-                    pos = replace(self, pending=("replace", piece, kicker, side, "d", bin(mask).count("1"), 0),
+                    count = bin(mask).count("1")
+                    pos = replace(self, pending=("replace", piece, kicker, side, "d", count, 0),
                                   to_move=1 - side)
                     if bin(mask).count("1") == 0:
                         return pos._setup(Setup("ready"))
@@ -1315,8 +1338,8 @@ class Position:
             i = self._at[SQUARE_INDEX[setup.frm]]
             players = list(self.players)
             players[i] = SQUARE_INDEX[setup.to]
-            pos = replace(self, players=tuple(players), pending=("replace", piece, kicker, side, stage, count,
-                                                                 mask | (1 << i)))
+            pending = ("replace", piece, kicker, side, stage, count, mask | (1 << i))
+            pos = replace(self, players=tuple(players), pending=pending)
             return pos
         if kind == "lineup":
             kicking, stage, mask = self.pending[1:4]
@@ -1327,7 +1350,8 @@ class Position:
             i = self._at[SQUARE_INDEX[setup.frm]]
             players = list(self.players)
             players[i] = SQUARE_INDEX[setup.to]
-            return replace(self, players=tuple(players), pending=("lineup", kicking, stage, mask | (1 << i)))
+            return replace(self, players=tuple(players),
+                           pending=("lineup", kicking, stage, mask | (1 << i)))
         if kind == "shootout":
             square = SQUARE_INDEX[setup.frm]
             gk = self.to_move * 11
@@ -1336,7 +1360,8 @@ class Position:
             if other >= 0 and other != gk:
                 players[other] = players[gk]
             players[gk] = square
-            return replace(self, players=tuple(players), pending=self.pending[:5] + (square,), to_move=self.offence)
+            return replace(self, players=tuple(players), pending=self.pending[:5] + (square,),
+                           to_move=self.offence)
         if kind == "guard":
             kicker = self.pending[1]
             square = SQUARE_INDEX[setup.frm]
@@ -1346,7 +1371,8 @@ class Position:
             if other >= 0 and other != gk:
                 players[other] = players[gk]
             players[gk] = square
-            return replace(self, players=tuple(players), pending=("penalty", kicker, square), to_move=_side(kicker))
+            return replace(self, players=tuple(players), pending=("penalty", kicker, square),
+                           to_move=_side(kicker))
         if kind == "stepin":
             i = self.pending[1]
             players = list(self.players)
@@ -1367,7 +1393,9 @@ class Position:
         if kind and not isinstance(action, (Roll, Choice, Setup, Restart)):
             return f"not now: {status.message}"
         if isinstance(action, Roll):
-            return "nothing waits for the die now" if status.awaiting != "die" else "a die shows 1 to 6"
+            if status.awaiting != "die":
+                return "nothing waits for the die now"
+            return "a die shows 1 to 6"
         if isinstance(action, (Choice, Setup, Restart)) and not kind:
             return f"not now: {status.message}"
         if isinstance(action, (Move, Kick, Charge)):
@@ -1402,7 +1430,8 @@ class Position:
                 if role != "offence" or frm != self.ball:
                     return f"{PIECE_NAMES[i]} does not keep the ball"
                 if action.kind == "inside":
-                    return "an inside kick goes 1 or 2 squares, and not along a line with an opponent within 2 squares"
+                    return ("an inside kick goes 1 or 2 squares, and not along a line with an "
+                            "opponent within 2 squares")
                 if self.beginner:
                     return "the beginner rules have ground kicks only"
                 if frm in TOUCH:
@@ -1428,10 +1457,12 @@ class Position:
         if isinstance(action, Pass):
             return "a side may pass only when it has nothing else to do"
         if kind == "lineup" and isinstance(action, Setup) and action.kind == "replace":
-            return ("set up each player once, onto an empty square of your own half (the side not kicking off: "
-                    "outside the centre circle); the kick-off taker stays on the centre mark")
+            return ("set up each player once, onto an empty square of your own half (the side "
+                    "not kicking off: outside the centre circle); the kick-off taker stays on "
+                    "the centre mark")
         if kind == "replace" and isinstance(action, Setup) and action.kind == "replace":
-            return "re-place a player who has not been re-placed, onto an empty pitch square (the defence: as many as the offence)"
+            return ("re-place a player who has not been re-placed, onto an empty pitch square "
+                    "(the defence: as many as the offence)")
         return f"not now: {status.message}"
 
     # ----------------------------------------------------------- notation
@@ -1462,10 +1493,12 @@ class Position:
         away = ",".join(SQUARE_NAMES[s] for s in self.players[11:])
         ball = SQUARE_NAMES.get(self.ball, str(self.ball))
         parts = [
-            f"home={home}", f"away={away}", f"ball={ball}", f"score={self.score[0]}-{self.score[1]}",
-            f"offence={SIDES[self.offence]}", f"move={SIDES[self.to_move]}", f"action={self.action}",
-            f"used={self.used}", f"last={self.last_touch}", f"banned={self.banned}", f"kicker={self.must_kick}",
-            f"restart={self.restart or '-'}", f"half={self.half}", f"kickoff={SIDES[self.kicked_off]}",
+            f"home={home}", f"away={away}", f"ball={ball}",
+            f"score={self.score[0]}-{self.score[1]}", f"offence={SIDES[self.offence]}",
+            f"move={SIDES[self.to_move]}", f"action={self.action}", f"used={self.used}",
+            f"last={self.last_touch}", f"banned={self.banned}", f"kicker={self.must_kick}",
+            f"restart={self.restart or '-'}", f"half={self.half}",
+            f"kickoff={SIDES[self.kicked_off]}",
             f"pending={':'.join(str(p) for p in self.pending) or '-'}",
         ]
         if self.over:
@@ -1503,8 +1536,9 @@ class Position:
 
 # --------------------------------------------------------------------------- notation
 
-_NOTATION_HELP = "(G8-G9, G8-G9 leave, G8 ground N, G8 lob NE, G8 inside W2, G10 charge G9, die 4, keep, " \
-    "touch E, head N2, bounce SW, kicker C5, C5>D9, ready, guard F1, in B5, restart, whistle, time, pass)"
+_NOTATION_HELP = ("(G8-G9, G8-G9 leave, G8 ground N, G8 lob NE, G8 inside W2, G10 charge G9, "
+                  "die 4, keep, touch E, head N2, bounce SW, kicker C5, C5>D9, ready, guard F1, "
+                  "in B5, restart, whistle, time, pass)")
 _SQ = r"[A-Za-z][0-9]{1,2}"
 _DIR = r"(?:NE|NW|SE|SW|N|E|S|W)"
 _PATTERNS = [
@@ -1535,7 +1569,7 @@ def parse_notation(text: str) -> Action:
     >>> parse_notation("G8 inside N")
     Traceback (most recent call last):
     ...
-    masume.rules.base.NotationError: 'G8 inside N': an inside kick says its distance, 1 or 2 (G8 inside N2)
+    masume.rules.base.NotationError: 'G8 inside N': an inside kick says its distance, 1 or 2 ...
     """
     if not isinstance(text, str):
         raise NotationError(f"{text!r} is not {GAME} notation {_NOTATION_HELP}")
@@ -1550,9 +1584,12 @@ def parse_notation(text: str) -> Action:
         if kind == "kick":
             kick_kind, distance = g[1].lower(), int(g[3]) if g[3] else 0
             if kick_kind == "inside" and not distance:
-                raise NotationError(f"{clean!r}: an inside kick says its distance, 1 or 2 ({g[0].upper()} inside {g[2].upper()}2)")
+                example = f"{g[0].upper()} inside {g[2].upper()}2"
+                raise NotationError(
+                    f"{clean!r}: an inside kick says its distance, 1 or 2 ({example})")
             if kick_kind != "inside" and distance:
-                raise NotationError(f"{clean!r}: only an inside kick says a distance; the die decides the others")
+                raise NotationError(
+                    f"{clean!r}: only an inside kick says a distance; the die decides the others")
             return Kick(_name(g[0]), kick_kind, g[2].upper(), distance)
         if kind == "charge":
             return Charge(_name(g[0]), _name(g[1]))
@@ -1597,8 +1634,8 @@ class MasumeTacticsRules:
             raise ValueError(f"first must be home or away, not {first!r}")
         side = SIDES.index(first)
         made = Options.make(**options)
-        return Position(_formation(side), CENTRE_MARK[side], offence=side, to_move=side, must_kick=side * 11 + 8,
-                        restart="kickoff", kicked_off=side, options=made,
+        return Position(_formation(side), CENTRE_MARK[side], offence=side, to_move=side,
+                        must_kick=side * 11 + 8, restart="kickoff", kicked_off=side, options=made,
                         pending=("lineup", side, "k", 0) if made.lineup else ())
 
     def from_text(self, text: str, **options: Any) -> Position:
@@ -1640,12 +1677,14 @@ def _read_text(text: str, overrides: dict[str, Any]) -> Position:
         h, a = (int(v) for v in fields.get("score", "0-0").split("-"))
         pending: tuple = ()
         if fields.get("pending", "-") != "-":
-            pending = tuple(int(p) if re.fullmatch(r"-?\d+", p) else p for p in fields["pending"].split(":"))
+            pending = tuple(int(p) if re.fullmatch(r"-?\d+", p) else p
+                            for p in fields["pending"].split(":"))
         options: dict[str, Any] = {}
         if "options" in fields:
             for item in fields["options"].split(","):
                 k, _, v = item.partition("=")
-                options[k] = int(v) if v.isdigit() else {"true": True, "false": False}.get(v.lower(), v)
+                flags = {"true": True, "false": False}
+                options[k] = int(v) if v.isdigit() else flags.get(v.lower(), v)
         options.update(overrides)
         position = Position(
             players, ball, offence=SIDES.index(fields.get("offence", "home")),
@@ -1654,7 +1693,8 @@ def _read_text(text: str, overrides: dict[str, Any]) -> Position:
             last_touch=int(fields.get("last", "-1")), banned=int(fields.get("banned", "-1")),
             must_kick=int(fields.get("kicker", "-1")),
             restart="" if fields.get("restart", "-") == "-" else fields["restart"],
-            half=int(fields.get("half", "1")), kicked_off=SIDES.index(fields.get("kickoff", "home")),
+            half=int(fields.get("half", "1")),
+            kicked_off=SIDES.index(fields.get("kickoff", "home")),
             over=fields.get("over", "").replace("_", " "),
             resigned=SIDES.index(fields["resigned"]) if "resigned" in fields else -1,
             options=Options.make(**options),
@@ -1676,7 +1716,8 @@ def _impossible(position: Position) -> str:
     for s in position.players:
         if s not in PITCH and s not in TOUCH:
             return f"a player on {SQUARE_NAMES.get(s, s)}, off the board"
-    if position.ball not in PITCH and position.ball not in TOUCH and not any(position.ball in g for g in GOALS):
+    ball = position.ball
+    if ball not in PITCH and ball not in TOUCH and not any(ball in g for g in GOALS):
         return "the ball is off the board"
     return ""
 
@@ -1684,6 +1725,7 @@ def _impossible(position: Position) -> str:
 RULES = MasumeTacticsRules()
 
 __all__ = [
-    "Action", "Charge", "Choice", "Kick", "MasumeTacticsRules", "Move", "Options", "Pass", "Position",
+    "Action", "Charge", "Choice", "Kick", "MasumeTacticsRules", "Move", "Options", "Pass",
+    "Position",
     "RULES", "Restart", "Roll", "Setup", "Timeout", "Whistle", "parse_notation",
 ]
