@@ -597,8 +597,10 @@ class Position:
         return str(action)
 
     def notation_for(self, action: Action, viewer: str | None) -> str:
-        """The action as ``viewer`` may read it: others' synergy and penalty cards unnamed."""
-        if isinstance(action, (Synergy, Penalty)) and viewer != self.to_move:
+        """The action as ``viewer`` may read it: the other side's synergy cards and kick
+        card, laid face down, unnamed (``hand card on 2``)."""
+        hidden = isinstance(action, Synergy) or (isinstance(action, Penalty) and action.role == "kick")
+        if hidden and viewer != self.to_move:  # a save card is turned up with the kick card
             return redacted(action)
         return str(action)
 
@@ -647,6 +649,8 @@ class Position:
             lines.append((f"{name} substitutions", f"{self.subs[side]} of {MAX_SUBS}"))
             if self.stars[side] and self.phase == DRAFT:
                 lines.append((f"{name} stars", ", ".join(self.stars[side])))
+        if self.revealed:
+            lines.append(("revealed stars", ", ".join(self.player_card(c).label for c in self.revealed)))
         lines.append(("deck", f"{self.deck} cards, discard {self._discard_size()}"))
         if self.shot is not None:
             attacker = self.shot.attacker
