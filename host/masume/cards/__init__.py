@@ -276,5 +276,31 @@ def shipped_sets() -> list[str]:
     return sorted(p.stem for p in SETS_DIR.glob("*.toml"))
 
 
-__all__ = ["Card", "CardSet", "CardSetError", "Copy", "find_card_set", "load_card_set",
-           "normalise_tag", "shipped_sets"]
+def card_set_of(position: Any) -> CardSet | None:
+    """The card set a game's position plays with, found without knowing the game:
+    an attribute ``card_set`` or ``cards``, or one held by a field of the position
+    (a table of the game's fixed data). None for games without cards.
+    """
+    import dataclasses
+
+    def fields_of(value: Any) -> list[Any]:
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return [getattr(value, f.name, None) for f in dataclasses.fields(value)]
+        return list(getattr(value, "__dict__", {}).values())
+
+    for name in ("card_set", "cards"):
+        value = getattr(position, name, None)
+        if isinstance(value, CardSet):
+            return value
+    for value in fields_of(position):
+        if isinstance(value, CardSet):
+            return value
+        if dataclasses.is_dataclass(value) or hasattr(value, "__dict__"):
+            for inner in fields_of(value) + [getattr(value, "card_set", None)]:
+                if isinstance(inner, CardSet):
+                    return inner
+    return None
+
+
+__all__ = ["Card", "CardSet", "CardSetError", "Copy", "card_set_of", "find_card_set",
+           "load_card_set", "normalise_tag", "shipped_sets"]

@@ -36,7 +36,9 @@ import time
 from typing import Any, Callable, Hashable
 
 from masume.boards import Board
+from masume.cards import card_set_of
 from masume.leds import highlight_led, picture
+from masume.play.cards import card_list, card_piece, for_viewer
 from masume.link import BoardEvent, BoardMismatch, BoardSession, Led
 from masume.rules import Game, Position, Rules
 from masume.rules.base import IllegalAction, NotationError
@@ -70,7 +72,7 @@ class TableSession:
         self.sim = sim
         self.port = port
         self.on_action = on_action  # (what: "played" or "took back", side, notation)
-        self.tracker = Tracker(self.game, board)
+        self.tracker = Tracker(self.game, board, cards=card_set_of(self.game.position))
         self.resigned: str | None = None
         self.leds: dict[str, Led] = {}
         self.last_die: dict[str, int] | None = None
@@ -352,7 +354,9 @@ class TableSession:
     def _notify(self) -> None:
         self._subscribers.notify()
 
-    def state(self) -> dict[str, Any]:
+    def state(self, viewer: str | None = None) -> dict[str, Any]:
+        """The whole picture, JSON-able; in a game that hides cards, as ``viewer`` (a
+        side, or None for a spectator) may see it (masume.play.cards.for_viewer)."""
         with self._lock:
             position = self._shown_position()
             status = position.status()
@@ -361,7 +365,7 @@ class TableSession:
             tracker_squares = sorted(set(view.differing) | set(view.choice)
                                      | set(view.destinations))
             message = view.message or self.notice
-            return {
+            state = {
                 "game": self.rules.name,
                 "board": {
                     "id": self.board.id,
@@ -402,6 +406,8 @@ class TableSession:
                          "error": self.link.error},
                 "last_die": self.last_die,
             }
+            return for_viewer(state, position=self.game.position, game=self.game,
+                              board=self.board, viewer=viewer, choices=self.choices())
 
     def clock(self) -> dict[str, dict[str, Any]]:
         """The rules' timers now: name -> {"left", "total"} seconds (and "side" for the turn)."""
@@ -504,6 +510,14 @@ class TableSession:
 
     def sim_place(self, square: str, piece: str) -> None:
         self._need_sim().place(square, piece)
+
+    def sim_place_card(self, square: str, copy_id: str) -> None:
+        """Put card ``copy_id`` of the game's set on ``square`` (the sim places its tag)."""
+        self._need_sim().place(square, card_piece(self.game.position, copy_id))
+
+    def cards(self) -> list[dict[str, str]]:
+        """Every card of the game's set (id, name, kind), for the card picker."""
+        return card_list(self.game.position)
 
     def sim_press(self, button: str) -> None:
         try:

@@ -6,7 +6,8 @@ real board's sensors would report:
 
 - presence: 01 when anything stands on the cell;
 - identity: the codes of the pieces, bottom to top (at most 10);
-- card: the tag of the card on the zone (a piece named ``tag:04a1b2c3``).
+- card: the tag of the card on the zone (a piece named ``tag:04a1b2c3``); of a pile,
+  the top card's.
 """
 
 from __future__ import annotations
@@ -49,8 +50,6 @@ class Table:
             known = ", ".join(self.board.pieces)
             raise TableError(f"unknown piece {piece!r}; this board has: {known}")
         with self._lock:
-            if cell.sensor == "card" and self.stacks[square]:
-                raise TableError(f"{square} already holds a card")
             if len(self.stacks[square]) >= SLOT - 1:
                 raise TableError(f"{square} cannot hold more pieces")
             self.stacks[square].append(piece)

@@ -18,13 +18,17 @@ Routes:
 
 =====================  =================================================================
 ``GET /``              the page (static/index.html, app.js, style.css under /static/)
-``GET /api/state``     ``state()`` as JSON
+``GET /api/state``     ``state()`` as JSON; ``?as=SIDE``: ``state(SIDE)``, what that player
+                       may see in a game that hides cards (default: a spectator's view)
+``GET /api/cards``     ``cards()``: every card of the game's set, for the card picker
 ``GET /api/stream``    Server-Sent Events: the full state at connect and after every
                        change (bursts coalesced to at most one push per 50 ms), a
                        comment line as heartbeat every 15 s
 ``POST /api/act``      ``{"action"}`` -> ``{"ok": true}``: make a choice (any board)
 ``POST /api/sim/lift`` ``{"square"}`` -> ``{"ok": true, "piece": name}``
 ``POST /api/sim/place`` ``{"square", "piece"}`` -> ``{"ok": true}``
+``POST /api/sim/card`` ``{"square", "card"}`` -> ``{"ok": true}``: put that card of the set
+                       down (the simulated mat reads its tag)
 ``POST /api/sim/press`` ``{"button"}`` -> ``{"ok": true}``
 ``POST /api/sim/roll`` ``{"value"?}`` -> ``{"ok": true}``
 =====================  =================================================================
@@ -145,8 +149,12 @@ def create_app(
     async def index(request: Request) -> Response:
         return FileResponse(STATIC_DIR / "index.html", headers=NO_CACHE)
 
+    def state_for(request: Request) -> Callable[[], Any]:
+        viewer = request.query_params.get("as")
+        return (lambda: table.state(viewer)) if viewer else table.state
+
     async def api_state(request: Request) -> Response:
-        state = await run_in_threadpool(table.state)
+        state = await run_in_threadpool(state_for(request))
         return Response(
             _to_json(state), media_type="application/json", headers={"Cache-Control": "no-store"}
         )
@@ -163,6 +171,7 @@ def create_app(
 
         streams.add(wake)
         unsubscribe = table.subscribe(wake)
+        state = state_for(request)
 
         async def events() -> AsyncIterator[str]:
             try:
@@ -170,7 +179,7 @@ def create_app(
                 last = None
                 while not streams.closing.is_set():
                     changed.clear()
-                    body = _to_json(await run_in_threadpool(table.state))
+                    body = _to_json(await run_in_threadpool(state))
                     if body != last:
                         yield f"data: {body}\n\n"
                         last = body
@@ -229,6 +238,15 @@ def create_app(
         table.sim_place(_text(data, "square"), _text(data, "piece"))
         return {}
 
+    def place_card(data: dict[str, Any]) -> dict[str, Any]:
+        table.sim_place_card(_text(data, "square"), _text(data, "card"))
+        return {}
+
+    async def api_cards(request: Request) -> Response:
+        cards = getattr(table, "cards", None)
+        found = await run_in_threadpool(cards) if cards else []
+        return JSONResponse({"cards": found})
+
     def press(data: dict[str, Any]) -> dict[str, Any]:
         table.sim_press(_text(data, "button"))
         return {}
@@ -248,6 +266,8 @@ def create_app(
             Route("/api/act", post_route(act, sim_only=False), methods=["POST"]),
             Route("/api/sim/lift", post_route(lift), methods=["POST"]),
             Route("/api/sim/place", post_route(place), methods=["POST"]),
+            Route("/api/sim/card", post_route(place_card), methods=["POST"]),
+            Route("/api/cards", api_cards),
             Route("/api/sim/press", post_route(press), methods=["POST"]),
             Route("/api/sim/roll", post_route(roll), methods=["POST"]),
             Mount("/static", _NoCacheStatic(directory=STATIC_DIR), name="static"),

@@ -1,0 +1,153 @@
+"""The table's side of the card games: what one viewer may see, and the card picker
+of the simulated mat.
+
+A game whose position has ``seen_by`` hides things (face-down cards, hands). The
+table's state for a viewer (a side, or None for a spectator) then carries:
+
+- ``view``: the engine's :class:`masume.rules.base.TableView` for that viewer
+  (card labels per cell, the viewer's hand, the panel lines) and the viewers;
+- ``pieces``: on card cells, ``card`` for each card lying there, never its tag (a
+  tag names the card to anyone holding the set file);
+- ``moves``: each action through ``notation_for(action, viewer)``;
+- ``choices``: only those the viewer may read as they are;
+- the tracker's message only if it names no card the viewer may not see.
+
+Nothing here knows a game: it works from ``seen_by``, ``notation_for`` and the
+card set (:func:`masume.cards.card_set_of`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable, Iterable, Iterator, Mapping
+
+from masume.cards import CardSet, card_set_of
+from masume.rules.base import ANY_CARD
+
+#: What ``pieces`` shows for a card on a card cell, whatever card it is.
+CARD = "card"
+
+
+def hides(position: Any) -> bool:
+    """Does this game hide things from some viewers?"""
+    return callable(getattr(position, "seen_by", None))
+
+
+def viewer_of(position: Any, viewer: str | None) -> str | None:
+    """A side of the game, or None (a spectator) for anything else."""
+    return viewer if viewer in position.sides else None
+
+
+def for_viewer(state: dict[str, Any], *, position: Any, game: Any, board: Any,
+               viewer: str | None, choices: Iterable[Hashable]) -> dict[str, Any]:
+    """The table's whole ``state`` as ``viewer`` may see it (unchanged for games
+    that hide nothing)."""
+    if not hides(position):
+        return state
+    viewer = viewer_of(position, viewer)
+    table_view = position.seen_by(viewer)
+    card_cells = {c.name for c in board.sensed if c.sensor == "card"}
+    out = dict(state)
+    out["pieces"] = {cell: ([CARD] * len(stack) if cell in card_cells else stack)
+                     for cell, stack in state.get("pieces", {}).items()}
+    out["view"] = {
+        "viewer": viewer,
+        "viewers": list(position.sides),
+        "cells": {cell: list(labels) for cell, labels in table_view.cells.items()},
+        "hand": list(table_view.hand),
+        "panel": [[name, value] for name, value in table_view.panel],
+    }
+    out["moves"] = _moves(game, viewer)
+    out["choices"] = [c for c in state.get("choices", [])
+                      if _readable(position, c["text"], choices, viewer)]
+    cards = card_set_of(position)
+    tracker = dict(state.get("tracker", {}))
+    if cards is not None and tracker.get("message"):
+        seen = _seen_text(out)
+        if any(word in tracker["message"] and word not in seen
+               for word in _secret_words(cards)):
+            tracker["message"] = ("the board does not match the game at "
+                                  + ", ".join(tracker.get("squares", [])[:6]))
+        out["tracker"] = tracker
+    return out
+
+
+def _moves(game: Any, viewer: str | None) -> list[dict[str, Any]]:
+    turns: list[dict[str, Any]] = []
+    positions = game.positions()
+    side = None
+    for before, action, after in zip(positions, game.actions, positions[1:]):
+        mover = before.status().to_move
+        if side != mover or not turns:
+            turns.append({"number": len(turns) + 1, "side": mover, "actions": []})
+            side = mover
+        turns[-1]["actions"].append(before.notation_for(action, viewer))
+        if after.status().to_move != mover:
+            side = None
+    return turns
+
+
+def _readable(position: Any, text: str, choices: Iterable[Hashable], viewer: str | None) -> bool:
+    for action in choices:
+        if position.notation(action) == text:
+            return position.notation_for(action, viewer) == text
+    return False
+
+
+def _secret_words(cards: CardSet) -> Iterator[str]:
+    """What names a card: its tags, copy ids and names."""
+    for copy in cards.copies():
+        if copy.tag:
+            yield copy.tag
+        yield copy.card.name
+
+
+def _seen_text(state: Mapping[str, Any]) -> str:
+    view = state["view"]
+    parts = [label for labels in view["cells"].values() for label in labels]
+    parts += list(view["hand"]) + [f"{k} {v}" for k, v in view["panel"]]
+    parts += [a for turn in state["moves"] for a in turn["actions"]]
+    parts += [c["text"] for c in state["choices"]]
+    return "\n".join(parts)
+
+
+# ---- the simulated mat's card picker ------------------------------------------------------
+
+
+def card_list(position: Any) -> list[dict[str, str]]:
+    """Every physical card of the game's set, for the picker: id, name, kind.
+
+    Static (the set is public): it says nothing of where a card lies."""
+    cards = card_set_of(position)
+    if cards is None:
+        return []
+    return [{"id": c.id, "name": c.card.name, "kind": c.card.kind} for c in cards.copies()]
+
+
+def card_piece(position: Any, copy_id: str) -> str:
+    """The piece the simulated mat puts down for card ``copy_id``: its tag."""
+    cards = card_set_of(position)
+    if cards is None:
+        raise ValueError("this game has no cards")
+    try:
+        copy = cards.copy(copy_id)
+    except KeyError as exc:
+        raise ValueError(exc.args[0]) from None
+    if not copy.tag:
+        raise ValueError(f"{copy.card.name} ({copy.id}) has no tag in card set {cards.id}: "
+                         "enroll it with masume cards enroll")
+    return copy.piece
+
+
+def set_up(layout: Mapping[str, tuple[str, ...]], position: Any) -> Iterator[tuple[str, str]]:
+    """(cell, piece) to stand a layout on the simulated mat: a pile of unknown top
+    card (``tag:*``) gets a card of the set that lies nowhere else."""
+    cards = card_set_of(position)
+    used = {p for stack in layout.values() for p in stack}
+    spare = [c.piece for c in cards.copies() if c.tag and c.piece not in used][::-1] if cards else []
+    for cell, pieces in layout.items():
+        for piece in pieces:
+            if piece == ANY_CARD:
+                if not spare:
+                    continue
+                piece = spare.pop()
+            yield cell, piece

@@ -1,0 +1,96 @@
+"""A card game's table on the simulated mat (the firmware on the MicroPython VM, a
+real pty): the card picker's path, and what each viewer's state may hold."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from card_game import Rules, write_card_set
+from masume.boards import load_board
+from masume.play.cards import set_up
+
+pytestmark = pytest.mark.slow
+
+
+def wait(check, timeout: float = 15.0, what: str = "") -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def table(tmp_path: Path, make_sim, connect):
+    from masume.play.table import TableSession
+    from masume.rules import Game
+
+    rules = Rules(write_card_set(tmp_path))
+    board = load_board("magic-number-eleven")
+    game = Game(rules.start())
+    sim = make_sim(board.id)
+    for cell, piece in set_up(game.position.layout(), game.position):
+        sim.place(cell, piece)
+    link = connect(sim.port, expect=board.id, resolve=lambda _id: board)
+    session = TableSession(rules, board, link, game=game, sim=sim, port=sim.port).start()
+    wait(lambda: session.state()["link"]["connected"]
+         and session.state()["tracker"]["state"] == "in-sync", what="in sync")
+    yield session
+    session.close()
+
+
+def test_a_face_down_card_is_named_to_its_owner_only(table) -> None:
+    cards = table.game.position.cards
+    secret = cards.copy("H03")
+    table.sim_place_card("home-synergy-1", "H03")  # face down
+    wait(lambda: len(table.game.actions) == 1, what="the placement read")
+    table.sim_place_card("A2c", "A04")  # face up
+    wait(lambda: len(table.game.actions) == 2, what="the reply read")
+    for viewer in (None, "away", "nobody"):
+        state = table.state(viewer)
+        text = json.dumps(state)
+        assert secret.tag not in text and secret.card.name not in text and "H03" not in text
+        assert state["view"]["cells"]["home-synergy-1"] == ["face down"]
+        assert state["view"]["cells"]["A2c"] == ["A04 Away player 4"]  # face up: public
+        assert state["pieces"]["home-synergy-1"] == ["card"]  # no tag on any card cell
+        assert state["moves"][0]["actions"] == ["?@home-synergy-1"]
+        assert state["view"]["viewer"] is None if viewer != "away" else state["view"]["viewer"] == "away"
+    home = table.state("home")
+    assert home["view"]["cells"]["home-synergy-1"] == ["H03 Home player 3"]
+    assert home["moves"][0]["actions"] == ["H03@home-synergy-1"]
+    assert "H01 Home player 1" in home["view"]["hand"] and len(home["view"]["hand"]) == 19
+    assert table.state("away")["view"]["hand"][0] == "A01 Away player 1"
+    assert ["deck", "6"] in home["view"]["panel"]
+    assert [c["text"] for c in home["choices"]] == ["draw"]  # no sensor sees a draw
+
+
+def test_the_web_view_gives_each_viewer_its_own_state(table) -> None:
+    from masume.web.server import serve
+
+    url, stop = serve(table)
+    try:
+        def get(path: str) -> dict:
+            with urllib.request.urlopen(url + path) as response:
+                return json.load(response)
+
+        table.sim_place_card("home-synergy-2", "H07")
+        wait(lambda: len(table.game.actions) == 1)
+        tag = table.game.position.cards.copy("H07").tag
+        assert tag not in json.dumps(get("api/state"))
+        assert tag not in json.dumps(get("api/state?as=away"))
+        assert get("api/state?as=home")["view"]["cells"]["home-synergy-2"] == ["H07 Home player 7"]
+        listed = get("api/cards")["cards"]
+        assert {"id": "H07", "name": "Home player 7", "kind": "player"} in listed
+        assert len(listed) == 46
+        # The picker refuses what is no card, and a lift takes a card off.
+        request = urllib.request.Request(url + "api/sim/card", method="POST",
+                                         data=b'{"square": "H2b", "card": "Z99"}')
+        with pytest.raises(urllib.error.HTTPError) as error:
+            urllib.request.urlopen(request)
+        assert error.value.code == 400 and "no card 'Z99'" in error.value.read().decode()
+    finally:
+        stop()
