@@ -133,6 +133,13 @@ def test_a_card_set_object_may_be_given() -> None:
     assert RULES.start(cards=cards).table.card_set == cards
 
 
+def test_the_table_finds_the_card_set_of_a_position() -> None:
+    from masume.cards import card_set_of
+
+    position = RULES.start()
+    assert card_set_of(position) is position.card_set is position.table.card_set
+
+
 def test_a_rewritten_set_file_is_read_again(tmp_path: Path) -> None:
     """``masume cards enroll`` rewrites a set's tags: a new game sees the new ones."""
     path = variant(tmp_path)

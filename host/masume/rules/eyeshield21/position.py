@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, ClassVar, Iterator, NamedTuple
 
-from masume.cards import Card
+from masume.cards import Card, CardSet
 
 from ..base import ANY_CARD, IllegalAction, NotationError, Outcome, Status, TableView
 from .actions import Action, Call, Move, Place, Use, parse_notation
@@ -142,6 +142,11 @@ class Position:
     @property
     def to_move(self) -> str:
         return SIDES[self.mover]
+
+    @property
+    def card_set(self) -> CardSet:
+        """The cards in play (what ``masume.cards.card_set_of`` finds for the table)."""
+        return self.table.card_set
 
     @property
     def first(self) -> int:
