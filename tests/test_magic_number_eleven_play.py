@@ -26,6 +26,20 @@ def test_doctests(name: str) -> None:
     assert result.failed == 0 and result.attempted > 0
 
 
+def assert_hidden(position) -> None:
+    """A face-down synergy card is named to its owner only; a hand is never named."""
+    for side, other in (("home", "away"), ("away", "home")):
+        k = 0 if side == "home" else 1
+        for area, card, _ in position.areas[k]:
+            cell = f"{side}-synergy-{area}"
+            assert card in position.seen_by(side).cells[cell][0]
+            if not position.shown[k]:
+                assert position.seen_by(other).cells[cell] == ("face down",)
+                assert position.seen_by(None).cells[cell] == ("face down",)
+    assert not any("SY" in line for view in ("home", "away", None)
+                   for line in position.seen_by(view).hand)
+
+
 @settings(max_examples=10, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**32), st.booleans(), st.sampled_from(["home", "away"]))
@@ -44,7 +58,12 @@ def test_random_play_is_legal_round_trips_and_ends(seed: int, shootout: bool, fi
         assert position.parse_action(text) == action
         for viewer in ("home", "away", None):
             position.notation_for(action, viewer)
+        if hasattr(action, "card") and action.__class__.__name__ == "Synergy":
+            other = "away" if position.to_move == "home" else "home"
+            assert action.card not in position.notation_for(action, other)
+            assert action.card not in position.notation_for(action, None)
         after = game.push(action)
+        assert_hidden(after)
         assert RULES.from_text(after.to_text()) == after
         assert all(set(pieces) <= tags for pieces in after.layout().values())
         if action.__class__.__name__ in ("Press", "Link", "Effect", "Reveal", "Pick", "Ready", "Done"):

@@ -685,28 +685,37 @@ class Position:
         return write(self)
 
     def diagram(self) -> str:
-        """The two fields, as text (home at the bottom), and the state of play."""
-        rows = []
+        """The mat's two fields as seen from home's seat (away's columns run f to a).
+
+        >>> from masume.rules.magic_number_eleven import RULES
+        >>> print(RULES.start().diagram().splitlines()[4])
+        ------------------------------
+        """
         by_cell = dict(self.field)
+        rows = []
         for side, order in ((AWAY, (4, 3, 2, 1)), (HOME, (1, 2, 3, 4))):
             prefix = "HA"[side]
+            columns = "abcdef" if side == HOME else "fedcba"
             for row in order:
-                line, column = [], 0
-                while column < 6:
-                    name = f"{prefix}{row}{'abcdef'[column]}"
-                    if name in by_cell:
-                        line.append(f"[{by_cell[name]:^7}]")
-                        column += 2
+                owner: list[str] = []
+                for column in columns:
+                    here = f"{prefix}{row}{column}"
+                    left = f"{prefix}{row}{'abcdef'['abcdef'.index(column) - 1]}" if column != "a" else ""
+                    owner.append(by_cell.get(here) or by_cell.get(left) or "")
+                line, k = [], 0
+                while k < 6:
+                    if owner[k] and k + 1 < 6 and owner[k + 1] == owner[k]:
+                        line.append(f"[{owner[k]:^7}]")
+                        k += 2
                     else:
                         line.append(" .  ")
-                        column += 1
-                rows.append(f"{name[:2]} " + "".join(line))
+                        k += 1
+                rows.append(f"{prefix}{row} " + "".join(line))
             if side == AWAY:
                 rows.append("-" * 30)
-        status = self.status()
         rows.append(f"score {self.score[HOME]}-{self.score[AWAY]}  initiative {self.initiative}/7  "
                     f"hands {self.hands[HOME]}/{self.hands[AWAY]}  deck {self.deck}")
-        rows.append(status.message)
+        rows.append(self.status().message)
         return "\n".join(rows)
 
 
