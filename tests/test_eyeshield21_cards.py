@@ -103,6 +103,7 @@ def test_each_card_problem_is_one_clear_line(tmp_path: Path, change: tuple[str, 
     (('balls = ["B1.1", "B0.1"]', 'balls = ["B1.1", "B1.2"]'),
      "deck falcons: balls must be two ball cards, one with the ball mark and one without"),
     (('cards = ["F01", ', 'cards = ["F99", '), "deck falcons: cards: no card 'F99' in the set"),
+    (('id = "sharks"', 'id = "falcons"'), "deck falcons: the id is used twice"),
 ])
 def test_deck_building_problems(tmp_path: Path, change: tuple[str, str], message: str) -> None:
     problems = check_cards(load_card_set(variant(tmp_path, change)))

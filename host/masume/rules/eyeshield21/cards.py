@@ -203,6 +203,8 @@ def deck_lists(card_set: CardSet, problems: list[str] | None = None) -> dict[str
             continue
         deck_id = str(raw["id"])
         where = f"deck {deck_id}"
+        if deck_id in decks:
+            problems.append(f"{where}: the id is used twice")
         copies = _expand(card_set, raw.get("cards", []), f"{where}: cards", problems)
         balls = _expand(card_set, raw.get("balls", []), f"{where}: balls", problems)
         pair = ("", "")
