@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,6 +15,7 @@ from masume.rules import Game, load_rules
 from masume.rules.base import ANY_CARD
 
 RULES = load_rules("magic-number-eleven")
+RECORDS = Path(__file__).parent / "records" / "magic-number-eleven" / "seed-judgement.txt"
 MODULES = ["masume.rules.magic_number_eleven", "masume.rules.magic_number_eleven.cards",
            "masume.rules.magic_number_eleven.field", "masume.rules.magic_number_eleven.actions",
            "masume.rules.magic_number_eleven.position", "masume.rules.magic_number_eleven.text",
@@ -74,3 +76,58 @@ def test_random_play_is_legal_round_trips_and_ends(seed: int, shootout: bool, fi
     outcome = game.position.outcome()
     assert outcome.winner in ("home", "away", None)
     assert not list(game.position.legal_actions())
+
+
+def test_the_tracker_reads_the_seeds_judgement_from_the_mat() -> None:
+    """The engine's layouts are what a card mat reads: cards put on cells are read as
+    placements and synergy cards, the cleared cards as ``clear``; the buttons (end,
+    effect, shoot) are pushed as the table would."""
+    from masume.boards import load_board
+    from masume.tracker import Tracker
+
+    position = RULES.start(home_stars="ST01/ST04/ST07", away_stars="ST02/ST05/ST08",
+                           home_bench="H08/H09/H10", away_bench="A05/A06/A07")
+    game = Game(position)
+    cards = position.cards
+    tracker = Tracker(game, load_board("magic-number-eleven"), cards=cards)
+    readings = tracker.expected_readings()
+    readings["synergy-deck"] = cards.copy("SY25").tag  # the deck shows some card's tag
+    clock = [0.0]
+    tracker.observe(readings, clock[0])
+    read: list[str] = []
+
+    def put(cell: str, copy_id: str | None) -> None:
+        clock[0] += 0.05
+        tracker.observe_square(cell, cards.copy(copy_id).tag if copy_id else None, clock[0])
+
+    def settle() -> None:
+        clock[0] += 1.0
+        read.extend(str(a) for a in tracker.tick(clock[0]).pushed)
+        assert tracker.view.state == "in-sync", tracker.view.message
+
+    def button(text: str) -> None:
+        tracker.push(game.position.parse_action(text))
+        read.append(text)
+
+    for cell, card, then in [("H2d", "H04", ""), ("A4c", "A10", ""), ("H1c", "H02", "end"),
+                             ("A4a", "ST08", ""), ("H1a", "H01", "end"), ("A3a", "A09", ""),
+                             ("H1e", "H03", "end"), ("A2c", "A04", ""), ("H3a", "ST04", "effect"),
+                             ("A1c", "A01", "end")]:
+        put(cell, card)
+        settle()
+        if then:
+            button(then)
+    button("shoot H1c at H1c^")
+    for cell, card in [("home-synergy-1", "SY24"), ("home-synergy-2", "SY04"),
+                       ("away-synergy-1", "SY19"), ("away-synergy-2", "SY05")]:
+        put(cell, card)
+        settle()
+    assert game.position.last == "home attack 10 vs defence 9: goal!"
+    for cell in ("home-synergy-1", "home-synergy-2", "away-synergy-1", "away-synergy-2"):
+        put(cell, None)
+    put("synergy-discard", "SY24")
+    settle()
+    record = RECORDS.read_text(encoding="utf-8")
+    assert ", ".join(read) == ", ".join(line for line in record.splitlines()
+                                        if line and not line.startswith(("#", "[")))
+    assert game.position.to_move == "away" and game.position.score == (1, 0)
