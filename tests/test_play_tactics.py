@@ -11,6 +11,7 @@ ball, a set piece's ready). The LEDs are checked as the firmware shows them.
 from __future__ import annotations
 
 import json
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Callable, Iterator
 import pytest
 
 from masume.boards import load_board
-from masume.leds import GREEN, HIGHLIGHTS, RED, WHITE
+from masume.leds import HIGHLIGHTS, RED, WHITE
 from masume.link import BoardSession, Led, SerialTransport
 from masume.play.table import TableSession
 from masume.records import read_record
@@ -164,13 +165,13 @@ def test_a_move_a_called_ground_kick_a_charge_and_a_throw_in_on_the_board(table:
     assert table.played_after(3)[-1] == "die 4"
     assert session.tracker.view.state == "follow"
     assert session.tracker.view.message == "move as the lights show: ball E8\u2192E11"
-    table.lights({"E8": Led(WHITE, "pulse"), "E9": HIGHLIGHTS["path"], "E11": Led(GREEN, "blink"),
+    table.lights({"E8": Led(WHITE, "pulse"), "E9": HIGHLIGHTS["path"], "E11": Led(WHITE, "blink"),
                   "die-tl": Led(WHITE), "die-tr": Led(WHITE), "die-bl": Led(WHITE),
                   "die-br": Led(WHITE), "die-c": None}, "the kick's path and target")
     assert [h["meaning"] for h in session.state()["highlights"]] == ["path", "target", "options"]
     # The ball put on a wrong square first: flagged, nothing recorded, then put right.
     table.move("E8", "F12")
-    table.lights({"F12": Led(RED, "blink"), "E11": Led(GREEN, "blink")}, "the wrong square")
+    table.lights({"F12": Led(RED, "blink"), "E11": Led(WHITE, "blink")}, "the wrong square")
     assert len(table.game.actions) == 3
     table.move("F12", "E11")  # (the sensors read who stands there, not in which order)
     table.wait(lambda: session.tracker.view.state == "in-sync", "the board to follow")
@@ -305,6 +306,23 @@ def test_the_turn_clock_waits_while_the_pieces_follow_a_roll() -> None:
     assert table.clock()["turn"]["left"] == 20.0 and table.game.notations()[-1] == "die 3"
 
 
+def test_a_charge_won_by_the_defence_starts_its_turn_afresh() -> None:
+    game = Game(RULES.from_text(START + " options=turn_seconds=20"))
+    for text in ("E6 ground N", "die 5", "keep", "G6-G7", "E12 charge E11", "die 5"):
+        game.push_notation(text)
+    table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
+    table.tracker.observe(table.tracker.expected_readings(), 0.0)
+    table._clock(0.0)
+    table._clock(12.0)
+    assert table.clock()["turn"] == {"left": 8.0, "total": 20, "side": "away"}
+    table._die(2, 7)  # the keeper's roll: the defender wins and is the offence now
+    table.tracker.observe(table.tracker.expected_readings(), 13.0)  # the pieces followed
+    table._after(table.tracker.tick(14.0))
+    table._clock(14.0)
+    assert table.game.position.status().message.startswith("away, offence, action 1 of 2")
+    assert table.clock()["turn"]["left"] == 20.0
+
+
 def test_the_match_clock_whistles_half_time_when_play_allows() -> None:
     table = clocked(halves=1)
     table._clock(0.0)
@@ -375,3 +393,80 @@ def test_play_takes_the_options_saves_the_rolls_and_resumes(tmp_path: Path) -> N
         again.stop()
     record = (folder / "record.txt").read_text()
     assert '[Rolls "4=1"]' in record and record.splitlines()[-1] == "E11-E10"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_kick_played_through_the_page(tmp_path: Path) -> None:
+    """`masume play masume-tactics` in Chromium: the kick-off pass and keep, then a ground
+    kick called with the page's button and the ball put down, the page's die, the path
+    and the target lit, the ball put there, the record."""
+    from playwright.sync_api import sync_playwright
+    from test_play import CHROMIUM, Page, Play, wait_state
+
+    assert Path(CHROMIUM).exists(), "Chromium is missing: run ./scripts/setup (it installs it)"
+    play = Play("masume-tactics", "--simulate", "--http-port", "0", "--games-dir", str(tmp_path),
+                stdin=subprocess.DEVNULL)
+    try:
+        url = play.until("web view: ").split(": ", 1)[1]
+        wait_state(url, lambda s: s["link"]["connected"] and s["tracker"]["state"] == "in-sync")
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+                "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run"])
+            try:
+                page = browser.new_page(viewport={"width": 1300, "height": 1000})
+                errors: list[str] = []
+                page.on("pageerror", lambda exc: errors.append(str(exc)))
+                page.goto(url)
+                hands = Page(page, url)
+                page.wait_for_selector('[data-cell="G8"] .piece')
+
+                def recorded(count: int) -> None:
+                    page.wait_for_function(
+                        f"document.querySelectorAll('#moves .action').length === {count}",
+                        timeout=15000)
+
+                position = RULES.start()
+                kick_off = position.parse_action("G8 inside SW2")
+                hands.play(position, kick_off)
+                position = position.apply(kick_off)
+                recorded(1)
+                page.click('[data-button="confirm"]')  # home-8 keeps it
+                recorded(2)
+                position = position.apply(position.parse_action("keep"))
+
+                # The call: the ground button, then the ball put down one square north.
+                page.click('[data-button="ground"]')
+                page.wait_for_function(
+                    "document.querySelector('[data-cell=\"E7\"]').dataset.pattern === 'blink'")
+                kick = position.parse_action("E6 ground N")
+                hands.play(position, kick)
+                recorded(3)
+                page.wait_for_function("document.querySelector('#key').textContent.includes('line')")
+                # The page's die: a 3.
+                page.select_option("#roll-value", "3")
+                page.click("#roll")
+                recorded(4)
+                page.wait_for_function(
+                    "document.querySelector('[data-cell=\"E9\"]').dataset.pattern === 'blink'")
+                assert hands.led("E9") == ("#ffffff", "blink")  # where the ball must go
+                assert hands.led("E7") == ("#ffffff", "pulse")  # where it is taken from
+                assert hands.led("E8") == ("#6e4600", "steady")  # the path
+                assert "path E7 E8 E9" in page.inner_text("#key")
+                assert "ball E7\u2192E9" in page.inner_text("#tracker")
+                page.screenshot(path=str(tmp_path / "kick.png"))
+                hands.lift("E7")
+                hands.place("E9", "ball")
+                wait_state(url, lambda s: s["tracker"]["state"] == "in-sync")
+                page.wait_for_function("!document.querySelector('#tracker').textContent")
+                actions = [e.inner_text() for e in page.locator("#moves .action").all()]
+                assert actions == ["G8 inside SW2", "keep", "E6 ground N", "die 3"]
+                assert "away, defence, action 1 of 3" in page.inner_text("#message")
+                assert errors == []
+            finally:
+                browser.close()
+        record = next(tmp_path.glob("*/record.txt")).read_text()
+        assert "G8 inside SW2, keep, E6 ground N, die 3" in record and '[Rolls "4=1"]' in record
+    finally:
+        play.stop()

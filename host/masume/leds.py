@@ -16,7 +16,7 @@ What a square shows, most urgent first:
 | where a lifted piece may go | green | steady |
 | where only what the lifted piece held may go (a pass, a kick) | amber | steady |
 | the lifted piece's own square | white | pulse |
-| after a die roll (or a choice): where a piece must be put to show the game | green | blink |
+| after a die roll (or a choice): where a piece must be put to show the game | white | blink |
 | ... and where a piece must be taken from | white | pulse |
 | the reading chosen when the sensors allowed several | violet | pulse |
 | the rules' highlights: flip, goal, eject, setup, ... | see HIGHLIGHTS | |
@@ -87,6 +87,9 @@ HIGHLIGHTS = {
     "damage": Led(RED, "pulse"),
 }
 DEFAULT_HIGHLIGHT = Led((0, 200, 200), "steady")
+#: Highlights of what the players choose next: lit once the board shows the game, not
+#: while the pieces still follow a roll (they would hide where the pieces go).
+AFTER_FOLLOW = {"options"}
 
 
 def side_colour(side: str, sides: tuple[str, ...]) -> tuple[int, int, int]:
@@ -130,6 +133,8 @@ def picture(
         for square in last_squares:
             light(square, Led(dim(side_colour(last_side, sides), 60)))
     for meaning, squares in status.highlights.items():
+        if view.state == "follow" and meaning in AFTER_FOLLOW:
+            continue
         for square in squares:
             light(square, _highlight(meaning, sides))
     for square in calling:
@@ -150,7 +155,7 @@ def picture(
         for square in view.take:
             light(square, Led(WHITE, "pulse"))
         for square in view.put:
-            light(square, Led(GREEN, "blink"))
+            light(square, Led(WHITE, "blink"))
         for square in view.placed:
             light(square, Led(RED, "blink"))
     if timer is not None:

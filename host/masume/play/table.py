@@ -91,7 +91,7 @@ class TableSession:
         # The clocks: seconds run per timer name, and the turn the "turn" timer counts.
         self._elapsed: dict[str, float] = {}
         self._clock_at: float | None = None
-        self._turn: tuple[str, int, int] | None = None
+        self._turn: tuple[str, int, int, int] | None = None
         self._shown_second: tuple[int, ...] = ()
 
     @property
@@ -203,8 +203,12 @@ class TableSession:
         self._after(Change(), force=True)
 
     def _sensed_actions(self, position: Position) -> list[Hashable]:
-        """The legal actions now, but for the table clock's own (a timeout, a whistle)."""
-        if position.outcome() is not None or position.status().awaiting:
+        """The legal actions now, but for the table clock's own (a timeout, a whistle).
+
+        A chance event the board's die gives is the die's; any other (a card turned
+        up from a shuffled pile) a person enters, as a choice."""
+        awaiting = position.status().awaiting
+        if position.outcome() is not None or awaiting == "die":
             return []
         timed = {timer.action for timer in position.status().timers.values()}
         return [a for a in position.legal_actions() if a not in timed]
@@ -437,17 +441,18 @@ class TableSession:
         self._clock_at = now
         if self.resigned or position.outcome() is not None or not status.timers:
             return
-        # A new turn: another side to move, or the side's actions counted from 1 again.
-        turn = (status.to_move, status.action_number, len(self.game.actions))
-        if (self._turn is None or turn[0] != self._turn[0] or turn[1] < self._turn[1]
-                or turn[2] < self._turn[2]):
-            self._elapsed.pop("turn", None)
+        # A new turn: another side to move, another number of actions (the defence won
+        # the ball and is the offence now), or the actions counted from 1 again.
+        turn = (status.to_move, status.actions_per_turn, status.action_number,
+                len(self.game.actions))
+        fresh = (self._turn is None or turn[:2] != self._turn[:2] or turn[2] < self._turn[2]
+                 or turn[3] < self._turn[3])
         self._turn = turn
         board_ok = self.tracker.view.state in ("in-sync", "lifted", "moving", "ambiguous")
-        for name in list(self._elapsed):
-            if name not in status.timers and name != "turn":
-                del self._elapsed[name]  # a period that ended: its name does not come back
         for name, timer in status.timers.items():
+            if timer.per_turn and fresh:
+                self._elapsed[name] = 0.0  # the new turn's time counts from now
+                continue
             if timer.per_turn and not board_ok:
                 continue
             self._elapsed[name] = self._elapsed.get(name, 0.0) + since
