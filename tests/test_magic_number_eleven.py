@@ -33,7 +33,8 @@ def started(home_stars: str = "ST01/ST04/ST07", away_stars: str = "ST02/ST05/ST0
 def put(position: Position, cards: dict[str, str]) -> Position:
     """``position`` with ``cards`` (reading cell -> player id) lying on the field."""
     field = tuple(sorted(set(position.field) | set(cards.items())))
-    unplaced = tuple(tuple(c for c in side if c not in cards.values()) for side in position.unplaced)
+    unplaced = tuple(tuple(c for c in side if c not in cards.values())
+                     for side in position.unplaced)
     return replace(position, field=field, unplaced=unplaced)
 
 
@@ -70,7 +71,8 @@ def test_star_draft_runs_in_the_seeds_order() -> None:
     position = play(position, "reveal ST01", "reveal ST02", "reveal ST03")
     assert names(position.legal_actions()) == ["pick ST01", "pick ST02", "pick ST03"]
     position = play(position, "pick ST02")
-    assert position.to_move == "home" and names(position.legal_actions()) == ["pick ST01", "pick ST03"]
+    assert position.to_move == "home"
+    assert names(position.legal_actions()) == ["pick ST01", "pick ST03"]
     position = play(position, "pick ST03")
     assert position.boxed == ("ST01",) and position.to_move == "home"  # round 2: home first
     assert Reveal("ST01") not in set(position.legal_actions())  # back in the box
@@ -130,7 +132,8 @@ def test_a_card_covers_two_cells_on_the_rows_its_position_allows() -> None:
     assert position.layout()["H2b"] == (position.cards.copy("H04").piece,)  # read by its left half
     assert "H2c" not in position.layout()
     position = play(position, "A04 A2a")  # away's turn
-    cells = sorted(a.cell for a in position.legal_actions() if isinstance(a, Place) and a.card == "H01")
+    cells = sorted(a.cell for a in position.legal_actions()
+                   if isinstance(a, Place) and a.card == "H01")
     assert "H1a" in cells and "H1c" in cells and "H1e" not in cells  # front row: next to H2b-H2c
     assert "H2a" not in cells and "H2c" not in cells  # H2b and H2c are taken
     with pytest.raises(IllegalAction, match="H01 may go on"):
@@ -297,7 +300,8 @@ def test_defence_uses_two_areas_and_may_take_the_second_from_the_deck() -> None:
     """Seed: away has no hand card, so its second card comes from the deck too."""
     position = wing_position()
     position = play(position, "shoot H1c at H1c^", "deck SY24 on 1")
-    assert position.to_move == "away"  # no card in hand: the attack is complete and position.status().highlights["legal"] == ("away-synergy-1",)
+    assert position.to_move == "away"  # no card in hand: the attack is complete
+    assert position.status().highlights["legal"] == ("away-synergy-1",)
     position = play(position, "deck SY19 on 1")
     actions = names(position.legal_actions())
     assert "deck SY05 on 2" in actions and not any(a.startswith("hand") for a in actions)
@@ -338,7 +342,8 @@ def test_the_seeds_judgement_example_and_the_crack() -> None:
     (("SY24", "SY20"), "home attack 12: line out"),  # 3 + 5 + 4
     (("SY24", "SY09"), "home attack 11: wonder goal!"),  # 3 + 5 + 3
 ])
-def test_eleven_is_the_wonder_goal_and_twelve_a_line_out(cards: tuple[str, str], result: str) -> None:
+def test_eleven_is_the_wonder_goal_and_twelve_a_line_out(cards: tuple[str, str],
+                                                         result: str) -> None:
     position = wing_position(hands=(1, 0))
     position = play(position, "shoot H1c at H1c^", f"deck {cards[0]} on 1", f"hand {cards[1]} on 2",
                     "deck SY25 on 1", "deck SY23 on 2")  # defence 3 + 5 + 4 = 12
@@ -361,7 +366,8 @@ def test_a_tackle_calls_a_penalty_kick_even_against_the_wonder_goal() -> None:
     assert position.status().highlights["legal"] == ("penalty-home",)
     assert names(position.legal_actions()) == [f"kick PK0{k}" for k in range(1, 6)]
     kicked = play(position, "kick PK01")  # left-high
-    assert kicked.to_move == "away" and kicked.seen_by("away").cells["penalty-home"] == ("face down",)
+    assert kicked.to_move == "away"
+    assert kicked.seen_by("away").cells["penalty-home"] == ("face down",)  # laid at once
     assert names(kicked.legal_actions())[0] == "save PK06"
     saved = play(kicked, "save PK06")  # left-high: the keeper guessed the course
     assert saved.last == "penalty kick left-high vs save left-high: saved" and saved.score == (0, 0)
@@ -415,8 +421,8 @@ def test_additional_time_after_the_deck_runs_out() -> None:
     assert position.ran_out and position.deck == 2 and not position.discard_known
     position = play(position, "done", "clear")
     assert position.to_move == "home" and position.additional
-    assert position.status().message.startswith(("away attack", "home, first half, additional time"))
-    assert "additional time" in position.status().message
+    assert position.status().message == ("away attack 4 vs defence 5: saved; home, first half, "
+                                         "additional time: player action (place a player or shoot)")
     assert position.phase == "player"  # no team action in the additional time
     assert position.initiative_state("home") == "defending"
     position = play(position, "shoot H1b at H1b^", "deck SY01 on 1")
@@ -471,7 +477,8 @@ def test_substitutions_the_seeds_example() -> None:
     assert after.bench[HOME][0] == ("home-bench-1", "H01", True)
     assert "H08" in after.unplaced[HOME] and "H1b" not in dict(after.field)
     assert after.used == frozenset() and after.subs == (1, 0)
-    assert after.seen_by("away").cells["home-bench-1"] == ("H01 Home striker (FW) (substituted out)",)
+    assert after.seen_by("away").cells["home-bench-1"] == (
+        "H01 Home striker (FW) (substituted out)",)
     assert after.layout()["home-bench-1"] == (after.cards.copy("H01").piece,)
     assert after.to_move == "home" and after.phase == "player"  # not an action of the turn
     assert not any(isinstance(a, Sub) and a.into == "H01" for a in after.legal_actions())

@@ -42,7 +42,8 @@ def test_the_demo_set_says_it_is_not_the_publishers_and_keeps_the_public_counts(
     players = cards.copies("player")
     assert len(players) == 32 and sum(c.card["team"] == "star" for c in players) == 12
     synergy = cards.copies("synergy")
-    assert sorted(c.card["stars"] for c in synergy) == [1] * 3 + [2] * 5 + [3] * 10 + [4] * 5 + [5] * 2
+    expected = [1] * 3 + [2] * 5 + [3] * 10 + [4] * 5 + [5] * 2
+    assert sorted(c.card["stars"] for c in synergy) == expected
     assert [c.id for c in synergy if c.card.get("tackle")] == ["SY01", "SY02"]
     assert len(cards.copies("penalty")) == 11
     assert not cards.untagged() and all(c.tag.startswith("D0") and len(c.tag) == 14
@@ -53,24 +54,31 @@ def test_the_demo_set_says_it_is_not_the_publishers_and_keeps_the_public_counts(
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda d: entry(d, "H01").update(position="GK"), "card H01: position 'GK' is not FW, MF or DF"),
+    (lambda d: entry(d, "H01").update(position="GK"),
+     "card H01: position 'GK' is not FW, MF or DF"),
     (lambda d: entry(d, "H01").update(team="visitors"),
      "card H01: team 'visitors' is not home, away or star"),
     (lambda d: entry(d, "H01")["symbols"].update(top=["shot"]),
      "card H01: symbols.top must be [left half, right half]"),
-    (lambda d: entry(d, "H01")["symbols"].update(left="goal"), "card H01: symbol 'goal' is not one of"),
-    (lambda d: entry(d, "H01")["symbols"].update(middle="shot"), "card H01: symbols.middle is not an edge"),
-    (lambda d: entry(d, "H01").update(effect="teleport"), "card H01: effect 'teleport' is not one of"),
-    (lambda d: entry(d, "SY05").update(stars=6), "card SY05: stars must be a whole number from 1 to 5"),
+    (lambda d: entry(d, "H01")["symbols"].update(left="goal"),
+     "card H01: symbol 'goal' is not one of"),
+    (lambda d: entry(d, "H01")["symbols"].update(middle="shot"),
+     "card H01: symbols.middle is not an edge"),
+    (lambda d: entry(d, "H01").update(effect="teleport"),
+     "card H01: effect 'teleport' is not one of"),
+    (lambda d: entry(d, "SY05").update(stars=6),
+     "card SY05: stars must be a whole number from 1 to 5"),
     (lambda d: entry(d, "SY05").update(tackle=True), "tackle cards: 3, the game has 2"),
     (lambda d: entry(d, "SY05").update(stars=3), "synergy cards with 2 stars: 4, the game has 5"),
-    (lambda d: entry(d, "PK03").update(role="goalkeeper"), "card PK03: role 'goalkeeper' is not kick"),
+    (lambda d: entry(d, "PK03").update(role="goalkeeper"),
+     "card PK03: role 'goalkeeper' is not kick"),
     (lambda d: entry(d, "PK08").update(course="upper-90"),
      "penalty-kick courses no save card can guess: centre"),
     (lambda d: entry(d, "PK01").update(kind="trainer"), "card PK01: kind 'trainer' is not player"),
     (lambda d: entry(d, "A01").update(team="home"), "home players: 11, the game needs 10"),
     (lambda d: d["card"].remove(entry(d, "ST12")), "star players: 11, the game needs 12"),
-    (lambda d: d.update(game="eyeshield21"), "the set is for 'eyeshield21', not magic-number-eleven"),
+    (lambda d: d.update(game="eyeshield21"),
+     "the set is for 'eyeshield21', not magic-number-eleven"),
 ])
 def test_check_cards_names_each_problem(change: Any, message: str) -> None:
     data = copy.deepcopy(demo_data())

@@ -162,6 +162,7 @@ def _given_draft(position: Position, home: str, away: str) -> Position:
 
 RULES = MagicNumberElevenRules()
 
-__all__ = ["Bench", "Clear", "Done", "Effect", "EndTurn", "Link", "MagicNumberElevenRules", "Options",
+__all__ = ["Bench", "Clear", "Done", "Effect", "EndTurn", "Link", "MagicNumberElevenRules",
+           "Options",
            "Penalty", "Pick", "Place", "Position", "Press", "RULES", "Ready", "Reveal", "Shoot",
            "Sub", "Synergy", "check_cards", "parse"]

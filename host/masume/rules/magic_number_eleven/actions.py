@@ -227,5 +227,6 @@ def redacted(action: Action) -> str:
     return str(action)
 
 
-__all__ = ["Action", "Bench", "Clear", "Done", "Effect", "EndTurn", "HELP", "Link", "Penalty", "Pick",
+__all__ = ["Action", "Bench", "Clear", "Done", "Effect", "EndTurn", "HELP", "Link", "Penalty",
+           "Pick",
            "Place", "Press", "Ready", "Reveal", "Shoot", "Sub", "Synergy", "parse", "redacted"]

@@ -180,7 +180,8 @@ def check_cards(card_set: CardSet) -> list[str]:
     if synergy and tackles != TACKLES:
         problems.append(f"tackle cards: {tackles}, the game has {TACKLES}")
     if sum(penalty.values()) != PENALTY_CARDS:
-        problems.append(f"penalty-kick cards: {sum(penalty.values())}, the game has {PENALTY_CARDS}")
+        problems.append(f"penalty-kick cards: {sum(penalty.values())}, "
+                        f"the game has {PENALTY_CARDS}")
     if not penalty["kick"] or not penalty["save"]:
         problems.append("penalty-kick cards: at least one kick and one save card are needed")
     elif kick_courses - save_courses:
@@ -217,7 +218,8 @@ def _player_problems(card: Card, where: str) -> list[str]:
         elif edge == "full":
             names = value if isinstance(value, list) else [value]
         else:
-            problems.append(f"{where}: symbols.{edge} is not an edge (top, bottom, left, right, full)")
+            problems.append(f"{where}: symbols.{edge} is not an edge "
+                            "(top, bottom, left, right, full)")
             continue
         for name in names:
             if name and name not in SYMBOL_KINDS:

@@ -20,17 +20,17 @@ reports (the legal actions list every candidate).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Any, ClassVar, Iterator, Mapping
+from typing import Any, ClassVar, Iterator
 
 from masume.cards import CardSet
 
-from ..base import ANY_CARD, IllegalAction, NotationError, Outcome, Status, TableView
-from .actions import (Action, Bench, Clear, Done, Effect, EndTurn, Link, Penalty, Pick, Place, Press,
-                      Ready, Reveal, Shoot, Sub, Synergy, parse, redacted)
+from ..base import ANY_CARD, IllegalAction, Outcome, Status, TableView
+from .actions import (Action, Bench, Clear, Done, Effect, EndTurn, Link, Penalty, Pick, Place,
+                      Press, Ready, Reveal, Shoot, Sub, Synergy, parse, redacted)
 from .cards import EFFECTS, PlayerCard, is_tackle, player, stars
-from .field import Symbol, completed_symbols, covered, parse_cell, placements
+from .field import Symbol, completed_symbols, placements
 
 SIDES: tuple[str, str] = ("home", "away")
 HOME, AWAY = 0, 1
@@ -169,8 +169,11 @@ class Position:
         return self.turn
 
     def player_card(self, copy_id: str) -> PlayerCard:
-        copy = self.cards.copy(copy_id)
-        return _player(copy.card)
+        """The game fields of the player card ``copy_id``."""
+        players = _cache(self.cards, "players")
+        if copy_id not in players:
+            players[copy_id] = player(self.cards.copy(copy_id).card)
+        return players[copy_id]
 
     def field_of(self, side: int) -> dict[str, PlayerCard]:
         """Reading cell -> player card, for one side's field."""
@@ -179,7 +182,8 @@ class Position:
 
     def symbols(self, side: int) -> tuple[Symbol, ...]:
         """``side``'s completed symbols that still count (not under a used token)."""
-        return tuple(s for s in _symbols(self.cards, self._side_field(side)) if s.name not in self.used)
+        every = _symbols(self.cards, self._side_field(side))
+        return tuple(s for s in every if s.name not in self.used)
 
     def _side_field(self, side: int) -> tuple[tuple[str, str], ...]:
         prefix = "HA"[side]
@@ -205,7 +209,8 @@ class Position:
     def attack_total(self) -> int:
         if self.shot is None:
             return 0
-        return self.shot.base + sum(_stars(self.cards, c) for _, c, _ in self.areas[self.shot.attacker])
+        cards = self.areas[self.shot.attacker]
+        return self.shot.base + sum(_stars(self.cards, c) for _, c, _ in cards)
 
     def defence_base(self) -> int:
         """The defender's base defence for the shot under way (crack and power shot applied)."""
@@ -257,7 +262,8 @@ class Position:
         if self.phase != OVER:
             return None
         if self.score[HOME] != self.score[AWAY]:
-            return Outcome(SIDES[HOME if self.score[HOME] > self.score[AWAY] else AWAY], "goals", score)
+            winner = HOME if self.score[HOME] > self.score[AWAY] else AWAY
+            return Outcome(SIDES[winner], "goals", score)
         kicks = [k.count("1") for k in self.shootout]
         if kicks[HOME] != kicks[AWAY]:
             return Outcome(SIDES[HOME if kicks[HOME] > kicks[AWAY] else AWAY], "shoot-out", score)
@@ -567,7 +573,8 @@ class Position:
 
     def _synergy_problem(self, action: Synergy) -> str:
         if action.card not in self.pool():
-            return f"{action.card} is not an unseen synergy card (it lies on the mat or was discarded)"
+            return f"{action.card} is not an unseen synergy card " \
+                   "(it lies on the mat or was discarded)"
         side = self._mover()
         expected = len(self.areas[side]) + 1
         if self.phase == ATTACK:
@@ -599,7 +606,8 @@ class Position:
     def notation_for(self, action: Action, viewer: str | None) -> str:
         """The action as ``viewer`` may read it: the other side's synergy cards and kick
         card, laid face down, unnamed (``hand card on 2``)."""
-        hidden = isinstance(action, Synergy) or (isinstance(action, Penalty) and action.role == "kick")
+        hidden = isinstance(action, Synergy) or (
+            isinstance(action, Penalty) and action.role == "kick")
         if hidden and viewer != self.to_move:  # a save card is turned up with the kick card
             return redacted(action)
         return str(action)
@@ -650,7 +658,8 @@ class Position:
             if self.stars[side] and self.phase == DRAFT:
                 lines.append((f"{name} stars", ", ".join(self.stars[side])))
         if self.revealed:
-            lines.append(("revealed stars", ", ".join(self.player_card(c).label for c in self.revealed)))
+            labels = (self.player_card(c).label for c in self.revealed)
+            lines.append(("revealed stars", ", ".join(labels)))
         lines.append(("deck", f"{self.deck} cards, discard {self._discard_size()}"))
         if self.shot is not None:
             attacker = self.shot.attacker
@@ -700,7 +709,8 @@ class Position:
                 owner: list[str] = []
                 for column in columns:
                     here = f"{prefix}{row}{column}"
-                    left = f"{prefix}{row}{'abcdef'['abcdef'.index(column) - 1]}" if column != "a" else ""
+                    k = "abcdef".index(column)
+                    left = f"{prefix}{row}{'abcdef'[k - 1]}" if k else ""
                     owner.append(by_cell.get(here) or by_cell.get(left) or "")
                 line, k = [], 0
                 while k < 6:
@@ -721,28 +731,25 @@ class Position:
 
 # ----------------------------------------------------------------- helpers
 
-_PLAYERS: dict[int, PlayerCard] = {}
-
-
-def _player(card: Any) -> PlayerCard:
-    key = id(card)
-    found = _PLAYERS.get(key)
-    if found is None or found.id != card.id:
-        found = _PLAYERS[key] = player(card)
-    return found
-
-
-_SYMBOL_CACHE: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[Symbol, ...]] = {}
+def _cache(cards: CardSet, name: str) -> dict[Any, Any]:
+    """A cache kept on the card set object itself (freed with it, never shared by two sets)."""
+    return cards.__dict__.setdefault(f"_mne_{name}", {})
 
 
 def _symbols(cards: CardSet, side_field: tuple[tuple[str, str], ...]) -> tuple[Symbol, ...]:
-    key = (id(cards), side_field)
-    found = _SYMBOL_CACHE.get(key)
+    """The completed symbols of one side's field, computed once per arrangement."""
+    cache = _cache(cards, "symbols")
+    found = cache.get(side_field)
     if found is None:
-        if len(_SYMBOL_CACHE) > 20000:
-            _SYMBOL_CACHE.clear()
-        found = completed_symbols({c: _player(cards.copy(i).card) for c, i in side_field})
-        _SYMBOL_CACHE[key] = found
+        if len(cache) > 20000:
+            cache.clear()
+        players = _cache(cards, "players")
+        field = {}
+        for cell, copy_id in side_field:
+            if copy_id not in players:
+                players[copy_id] = player(cards.copy(copy_id).card)
+            field[cell] = players[copy_id]
+        found = cache[side_field] = completed_symbols(field)
     return found
 
 
@@ -845,7 +852,8 @@ class _State:
             self.shot = Shot(side, "", 0, 0, "", "blind")
         else:
             mine = position.shot_symbols(action.cell)
-            crack = sum(1 for s in position.symbols(side) if s.kind == "crack" and action.cell in s.cards)
+            crack = sum(1 for s in position.symbols(side)
+                        if s.kind == "crack" and action.cell in s.cards)
             self.shot = Shot(side, action.cell, len(mine), crack, action.token, action.kind)
         self.phase = ATTACK
 
@@ -924,8 +932,10 @@ class _State:
             self.field = tuple(p for p in self.field if p[1] != action.out)
         unplaced = tuple(c for c in self.unplaced[side] if c != action.out) + (action.into,)
         self.pair("unplaced", side, unplaced)
-        self.pair("bench", side, tuple((cell, action.out, True) if c == action.into else (cell, c, out)
-                                       for cell, c, out in self.bench[side]))
+        # the player going off lies face down where the one coming on lay
+        self.pair("bench", side, tuple(
+            (cell, action.out, True) if c == action.into else (cell, c, out)
+            for cell, c, out in self.bench[side]))
         self.pair("subs", side, self.subs[side] + 1)
 
     def do_ready(self, action: Ready) -> None:

@@ -132,7 +132,8 @@ def read(text: str, overrides: dict[str, Any], load: Callable[[Any], CardSet]) -
             raise bad("a pair of sides has not two parts")
     try:  # every card named must be in the set
         named = [i for _, i in position.field] + [i for u in position.unplaced for i in u]
-        named += [i for b in position.bench for _, i, _ in b] + [i for a in position.areas for _, i, _ in a]
+        named += [i for b in position.bench for _, i, _ in b]
+        named += [i for a in position.areas for _, i, _ in a]
         named += list(position.discard_known) + [i for i in position.penalty if i]
         for copy_id in named:
             cards.copy(copy_id)
