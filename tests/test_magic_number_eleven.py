@@ -559,3 +559,49 @@ def test_game_push_pop() -> None:
     game = Game(started())
     game.push_notation("H04 H2b")
     assert game.pop() == Place("H04", "H2b") and game.position == started()
+
+
+# ---------------------------------------------------------------- more of the rules
+
+
+def test_a_press_pushes_by_the_press_symbols_and_stops_at_the_end() -> None:
+    position = replace(started(), phase="team", team_symbols=(0, 3), initiative=6)
+    assert play(position, "press").initiative == 7
+    away = replace(started(), phase="team", turn=AWAY, team_symbols=(0, 2), initiative=4)
+    assert play(away, "press").initiative == 2  # away pushes towards home's end
+    assert play(away, "press").initiative_state("away") == "attacking"
+
+
+def test_the_speedsters_instant_effect_pushes_two_spaces() -> None:
+    position = started(home_stars="ST02/ST04/ST07", away_stars="ST01/ST05/ST08")
+    position = play(position, "ST02 H2a")
+    assert names(position.legal_actions()) == ["effect", "no effect"]
+    assert play(position, "effect").initiative == 6
+    at_end = play(replace(started(home_stars="ST02/ST04/ST07", away_stars="ST01/ST05/ST08"),
+                          initiative=7), "ST02 H2a")
+    assert at_end.phase != "effect"  # cannot apply: skipped
+
+
+def test_a_shared_symbol_used_by_one_shot_is_gone_for_both_cards() -> None:
+    position = put(started(), {"H1b": "H01", "H2b": "H04"})
+    position = play(position, "shoot H2b at H1b/H2b", "deck SY03 on 1", "deck SY04 on 1", "done",
+                    "clear")
+    assert [s.name for s in position.shot_symbols("H1b")] == ["H1b^", "H1c^"]
+    assert position.shot_symbols("H2b") == ()
+
+
+def test_a_link_draw_that_empties_the_deck_brings_the_additional_time() -> None:
+    position = replace(started(), phase="team", team_symbols=(3, 0), deck=2,
+                       discard_known=frozenset({"SY20"}), discard_unknown=1)
+    drawn = play(position, "link 3")
+    assert drawn.hands == (3, 0) and drawn.ran_out and drawn.deck == 1
+    assert drawn.layout().get("synergy-discard") is None
+    assert play(drawn, "H04 H2b").additional  # away's turn is the last of the half
+
+
+def test_the_clear_step_lights_what_to_take_off() -> None:
+    position = play(wing_position(hands=(1, 0)), "shoot H1c at H1c^", "deck SY24 on 1",
+                    "hand SY04 on 2", "deck SY19 on 1", "deck SY05 on 2")
+    assert position.status().highlights["clear"] == (
+        "away-synergy-1", "away-synergy-2", "home-synergy-1", "home-synergy-2")
+    assert names(position.legal_actions()) == ["clear"]

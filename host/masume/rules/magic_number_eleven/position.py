@@ -296,9 +296,10 @@ class Position:
             highlights["legal"] = legal
         if self.shot is not None and self.shot.shooter:
             highlights["shooter"] = (self.shot.shooter,)
-        if self.phase == CLEAR:
-            keep = ("synergy-deck", "synergy-discard", "home-bench", "away-bench")
-            highlights["clear"] = tuple(sorted(c for c in self.layout() if not c.startswith(keep)))
+        if self.phase == CLEAR:  # what the players take off the mat now
+            wanted = ("H", "A") if self.then == "half" else ("home-synergy", "away-synergy",
+                                                             "penalty-")
+            highlights["clear"] = tuple(sorted(c for c in self.layout() if c.startswith(wanted)))
         if self.placed and self.phase in (EFFECT, AFTER):
             highlights["placed"] = (self.placed,)
         awaiting = "reveal" if self.phase == DRAFT and self._draft_revealing() else None
