@@ -130,7 +130,8 @@ class Position:
         taken = {cell for cell, _ in self.placed}
         free = tuple(c for c in FIELD[self.mover] + SYNERGY[self.mover] if c not in taken)
         return Status(to_move=self.mover, message=f"{self.mover} to place a card",
-                      highlights={"legal": free})
+                      highlights={"legal": free, "area": FIELD[self.mover],
+                                  "score": ("home-score-1", "away-score-1")})
 
     def outcome(self) -> Outcome | None:
         if not self.hands[self.turn % 2]:

@@ -145,10 +145,19 @@ def test_a_draw_is_a_choice_not_a_reading(table, tmp_path: Path) -> None:
 
 
 def test_the_legal_zones_light_from_the_engine_highlights(table) -> None:
-    from masume.leds import picture
+    from masume.leds import GREEN, SIDE_COLOURS, picture
+    from masume.link import Led
 
     game, tracker, mat, cards = table
     leds = picture(BOARD, game.position, tracker.view)
-    assert leds["H2b"] == leds["home-synergy-1"] and leds["H2b"].rgb != (0, 0, 0)
+    # Where a card may go is green, over the area in play (a highlight of its own).
+    assert leds["H2b"] == leds["home-synergy-1"] == Led(GREEN)
     assert "A2b" not in leds
-    assert leds["home-turn"].pattern == "steady"
+    mat.put("H2b", tag(cards, "H01"))
+    mat.settle()
+    leds = picture(BOARD, game.position, tracker.view)
+    assert leds["A2b"] == Led(GREEN) and "H2c" not in leds
+    # A side's lamps (turn, score) in the side's colour.
+    assert leds["away-turn"] == Led(SIDE_COLOURS["away"], "steady") and "home-turn" not in leds
+    assert leds["home-score-1"].rgb == SIDE_COLOURS["home"]
+    assert leds["away-score-1"].rgb == SIDE_COLOURS["away"]

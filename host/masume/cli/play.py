@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
 
         sim = SimulatedBoard(board, on_leds=lambda *_: table and table.sim_changed(),
                              on_log=lambda m: print(f"sim: {m}", file=sys.stderr))
-        _set_up(sim, game.position.layout())
+        _set_up(sim, game.position)
         port = sim.port
     link = BoardSession(SerialTransport(port), expect=board.id, resolve=lambda _id: board).start()
 
@@ -143,11 +143,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _set_up(sim, layout) -> None:
-    """Stand the simulated board's pieces as the game begins (a person would)."""
-    for square, pieces in layout.items():
-        for piece in pieces:
-            sim.place(square, piece)
+def _set_up(sim, position) -> None:
+    """Stand the simulated board's pieces as the game begins (a person would); a
+    pile of cards whose top card is unknown gets a spare card of the set."""
+    from masume.play.cards import set_up
+
+    for square, piece in set_up(position.layout(), position):
+        sim.place(square, piece)
 
 
 def _stop_on_sigterm() -> None:

@@ -44,7 +44,7 @@
 
   function pieceKind(name) {
     if (name === "?") return "unknown";
-    if (name.startsWith("tag:")) return "card";
+    if (name.startsWith("tag:") || name === "card") return "card";
     if (name === "ball" || name.endsWith("-ball")) return "ball";
     if (name.endsWith("-rest")) return "rest";
     return "token";
@@ -664,6 +664,7 @@
   function cellClicked(name) {
     const cell = cells.get(name);
     if (!cell || !cell.stack || !simulated()) return;
+    if (window.masumeCards && window.masumeCards.click(name)) return;  // cards.js: card mats
     const pieces = (state.pieces || {})[name] || [];
     const holding = selected >= 0;
     if (holding && pieces.length) openMenu(cell, pieces[pieces.length - 1]);
@@ -767,6 +768,7 @@
     drawCells();
     drawPanel();
     drawHand();
+    if (window.masumeCards) window.masumeCards.render(state, { post, showError });  // cards.js
     document.body.dataset.ready = "true";
   }
 
@@ -778,7 +780,9 @@
   }
 
   function connect() {
-    const source = new EventSource("/api/stream");
+    // ?as=SIDE: that player's view of a game that hides cards (default: a spectator's).
+    const as = new URLSearchParams(location.search).get("as");
+    const source = new EventSource("/api/stream" + (as ? `?as=${encodeURIComponent(as)}` : ""));
     source.onopen = () => setConn("live", "live");
     source.onmessage = (ev) => {
       try {

@@ -1,0 +1,196 @@
+// masume web view, card mats: what app.js draws for games that hide cards.
+// The state carries `view` (the engine's TableView for this page's viewer: card
+// labels per cell, the viewer's hand, the panel lines); this draws the labels on
+// the mat's zones, a panel with the viewer switch (?as=home, ?as=away, spectator),
+// the panel lines and the hand, and on the simulated mat a card picker: choose a
+// card of the set, then a zone, and the simulated mat reads its tag there; click
+// a zone that holds a card (with none chosen) to lift it off.
+// Nothing in here knows a game: labels, viewers and cards come from the host.
+"use strict";
+
+window.masumeCards = (() => {
+  const $ = (id) => document.getElementById(id);
+  const MAX_BUTTONS = 24;
+  let app = null;           // {post, showError} from app.js
+  let state = null;
+  let cardList = null;      // [{id, name, kind}] of the game's set, fetched once
+  let picked = null;        // the copy id chosen in the picker
+  let listSig = null;
+
+  function viewerOf() {
+    return new URLSearchParams(location.search).get("as");
+  }
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function ensureDom() {
+    if ($("cards-card")) return;
+    const card = el("div", "card");
+    card.id = "cards-card";
+    card.innerHTML = '<div class="card-title">Cards <span class="hint" id="cards-viewer"></span></div>' +
+      '<div id="cards-viewers" class="viewers"></div>' +
+      '<table id="cards-panel" class="cards-panel"></table>' +
+      '<div class="card-title small-title">Hand</div><ul id="cards-hand" class="cards-hand"></ul>';
+    const status = $("status-card");
+    status.parentNode.insertBefore(card, status.nextSibling);
+    const picker = el("div", "tray");
+    picker.id = "card-picker";
+    picker.innerHTML = '<div class="tray-title">Put a card down <span class="hint">' +
+      '(choose a card, then click a zone; click a card on the mat to lift it)</span></div>' +
+      '<input id="card-find" type="text" autocomplete="off" placeholder="find a card: id or words of its name" aria-label="find a card">' +
+      '<div id="card-chosen" class="hint"></div><div id="card-list" class="card-list"></div>';
+    const sim = $("sim-controls");
+    sim.insertBefore(picker, sim.firstChild);
+    $("card-find").addEventListener("input", drawList);
+    $("card-list").addEventListener("click", (ev) => {
+      const b = ev.target.closest("[data-card]");
+      if (!b) return;
+      picked = picked === b.dataset.card ? null : b.dataset.card;
+      drawList();
+    });
+    fetch("/api/cards").then((r) => r.json()).then((data) => {
+      cardList = data.cards || [];
+      listSig = null;
+      drawList();
+    }, () => {});
+  }
+
+  // ------------------------------------------------------------------ mat
+  function drawLabels() {
+    const labels = (state.view && state.view.cells) || {};
+    for (const cell of document.querySelectorAll("#board [data-cell]")) {
+      const name = cell.dataset.cell;
+      let span = cell.querySelector(".card-text");
+      const text = (labels[name] || []).join(" / ");
+      if (!text) {
+        if (span) span.remove();
+        delete cell.dataset.card;
+        continue;
+      }
+      if (!span) {
+        span = el("span", "card-text");
+        cell.appendChild(span);
+      }
+      span.textContent = text;
+      cell.dataset.card = text;
+      cell.classList.toggle("face-down", /face down/i.test(text));
+    }
+  }
+
+  // ---------------------------------------------------------------- panel
+  function drawPanel() {
+    const view = state.view;
+    const me = view.viewer;
+    $("cards-viewer").textContent = me ? `(as ${me})` : "(as a spectator)";
+    const links = $("cards-viewers");
+    const sig = JSON.stringify([view.viewers, me]);
+    if (links.dataset.sig !== sig) {
+      links.dataset.sig = sig;
+      links.textContent = "";
+      for (const who of [null, ...view.viewers]) {
+        const a = el("a", who === me ? "viewer current" : "viewer", who || "spectator");
+        a.href = who ? `?as=${encodeURIComponent(who)}` : "?";
+        a.dataset.viewer = who || "";
+        links.appendChild(a);
+      }
+    }
+    const table = $("cards-panel");
+    table.textContent = "";
+    for (const [name, value] of view.panel || []) {
+      const tr = el("tr");
+      tr.append(el("th", "", name), el("td", "", value));
+      table.appendChild(tr);
+    }
+    const hand = $("cards-hand");
+    hand.textContent = "";
+    for (const label of view.hand || []) hand.appendChild(el("li", "", label));
+    if (!(view.hand || []).length) {
+      hand.appendChild(el("li", "empty", me ? "no cards in hand" : "a spectator sees no hand"));
+    }
+  }
+
+  // --------------------------------------------------------------- picker
+  function handIds() {
+    const ids = new Set();
+    for (const label of (state.view && state.view.hand) || []) ids.add(label.split(/\s+/)[0]);
+    return ids;
+  }
+
+  function drawList() {
+    if (!state || !cardList) return;
+    const words = $("card-find").value.toLowerCase().split(/\s+/).filter(Boolean);
+    const hand = handIds();
+    const sig = JSON.stringify([words, [...hand], picked, cardList.length]);
+    if (sig === listSig) return;
+    listSig = sig;
+    const matching = cardList.filter((c) => {
+      const text = `${c.id} ${c.name} ${c.kind}`.toLowerCase();
+      return words.every((w) => text.includes(w));
+    });
+    // The viewer's own hand first, then the rest of the set.
+    matching.sort((a, b) => (hand.has(b.id) ? 1 : 0) - (hand.has(a.id) ? 1 : 0));
+    const box = $("card-list");
+    box.textContent = "";
+    for (const c of matching.slice(0, MAX_BUTTONS)) {
+      const b = el("button", "card-choice" + (hand.has(c.id) ? " in-hand" : "") +
+                   (picked === c.id ? " selected" : ""), `${c.id} ${c.name}`);
+      b.type = "button";
+      b.dataset.card = c.id;
+      b.title = `${c.name} (${c.kind})`;
+      b.setAttribute("aria-pressed", picked === c.id ? "true" : "false");
+      box.appendChild(b);
+    }
+    if (matching.length > MAX_BUTTONS) {
+      box.appendChild(el("span", "hint", `${matching.length - MAX_BUTTONS} more: type to narrow the list`));
+    }
+    const chosen = cardList.find((c) => c.id === picked);
+    $("card-chosen").textContent = chosen ? `chosen: ${chosen.id} ${chosen.name}: click a zone` : "";
+    document.body.classList.toggle("holding", !!chosen);
+  }
+
+  // ---------------------------------------------------------------- hooks
+  function render(next, api) {
+    state = next;
+    app = api;
+    const on = !!state.view;
+    document.body.classList.toggle("card-mat", on);
+    if (!on) {
+      if ($("cards-card")) $("cards-card").hidden = true;
+      if ($("card-picker")) $("card-picker").hidden = true;
+      return;
+    }
+    ensureDom();
+    $("cards-card").hidden = false;
+    $("card-picker").hidden = !state.simulated;
+    drawLabels();
+    drawPanel();
+    drawList();
+  }
+
+  // A click on a zone of the mat: put the chosen card there, or lift what lies
+  // there. True when the click was a card mat's (app.js then does nothing more).
+  function click(name) {
+    if (!state || !state.view || !state.simulated || !app) return false;
+    const def = (state.board.cells || []).find((c) => c.name === name);
+    if (!def || def.sensor !== "card") return false;
+    if (picked) {
+      const card = picked;
+      app.post("/api/sim/card", { square: name, card }).then(() => {
+        picked = null;
+        $("card-find").value = "";
+        listSig = null;
+        drawList();
+      }, () => {});
+    } else if (((state.pieces || {})[name] || []).length) {
+      app.post("/api/sim/lift", { square: name }).catch(() => {});
+    }
+    return true;
+  }
+
+  return { render, click, viewer: viewerOf };
+})();
