@@ -68,6 +68,15 @@ def test_random_play_is_legal_round_trips_and_ends(seed: int, shootout: bool, fi
         assert_hidden(after)
         assert RULES.from_text(after.to_text()) == after
         assert all(set(pieces) <= tags for pieces in after.layout().values())
+        old, new = position.layout(), after.layout()
+        changed = {cell for cell in set(old) | set(new) if old.get(cell) != new.get(cell)}
+        if type(action).__name__ == "Place":  # what the reader sees: that card, there
+            assert changed == {action.cell}
+            assert after.layout()[action.cell] == (after.cards.copy(action.card).piece,)
+        if type(action).__name__ == "Synergy":
+            cell = f"{position.to_move}-synergy-{action.area}"
+            assert changed - {"synergy-deck", "synergy-discard"} == {cell}
+            assert after.layout()[cell] == (after.cards.copy(action.card).piece,)
         if type(action).__name__ in ("Press", "Link", "Effect", "Reveal", "Pick", "Ready", "Done"):
             # actions no sensor can see leave the mat as it was (a deck refilled aside)
             before = {k: v for k, v in position.layout().items() if not k.startswith("synergy-")}

@@ -806,16 +806,19 @@ class _State:
     # ---- team action
 
     def do_link(self, action: Link) -> None:
+        self.last = ""  # the previous shot's result has been seen
         _draw(self, action.count, self.turn)
         self.phase = PLAYER
 
     def do_press(self, action: Press) -> None:
+        self.last = ""
         _push(self, self.turn, self.team_symbols[1])
         self.phase = PLAYER
 
     # ---- player action
 
     def do_place(self, action: Place) -> None:
+        self.last = ""
         side = self.turn
         self.field = tuple(sorted(self.field + ((action.cell, action.card),)))
         self.pair("unplaced", side, tuple(c for c in self.unplaced[side] if c != action.card))
@@ -847,6 +850,7 @@ class _State:
         self.phase = AFTER
 
     def do_shoot(self, action: Shoot) -> None:
+        self.last = ""
         position = self.now()
         side = self.turn
         if action.kind == "blind":
