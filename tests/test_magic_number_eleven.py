@@ -268,6 +268,12 @@ def test_shooting_is_optional_after_a_build_up_and_only_with_the_placed_card() -
     assert "shoot H1b at H1b^" in actions and "end" in actions
     assert not any(a.startswith("shoot H2b") for a in actions)  # not the card placed
     assert play(position, "end").to_move == "away"
+    with pytest.raises(IllegalAction, match=r"only the player placed this turn \(H1b\)"):
+        position.parse_action("shoot H2b at H1b/H2b")
+    with pytest.raises(IllegalAction, match=r"shot symbols: H1b\^, H1c\^, H1b/H2b$"):
+        position.parse_action("shoot H1b at H1b|H1c")
+    with pytest.raises(IllegalAction, match="only when no card can be placed"):
+        position.parse_action("shoot blind")
 
 
 def test_quick_attack_shoots_with_a_placed_card() -> None:

@@ -563,7 +563,7 @@ class Position:
             return f"link draws 1 to {self._link_max(self.turn)} cards here (link symbols, " \
                    f"hand of {HAND_LIMIT})"
         if isinstance(action, Shoot):
-            return "that player has no completed shot symbol there (or it is not the shooter)"
+            return self._shot_problem(action)
         if isinstance(action, Synergy):
             return self._synergy_problem(action)
         if isinstance(action, Sub):
@@ -571,6 +571,20 @@ class Position:
                 return f"{self.to_move} has made its {MAX_SUBS} substitutions"
             return "the player coming on must be face up on the bench, the one going off yours"
         return "not allowed here"
+
+    def _shot_problem(self, action: Shoot) -> str:
+        if action.kind == "blind":
+            return "a shot without base attack only when no card can be placed and none can shoot"
+        if action.kind == "power" and self.phase != EFFECT:
+            return "a power shot is the instant effect of the card just placed"
+        if self.phase in (EFFECT, AFTER) and action.cell != self.placed:
+            return f"only the player placed this turn ({self.placed}) may shoot now"
+        if action.cell not in dict(self._side_field(self.turn)):
+            return f"no player of {SIDES[self.turn]} is read at {action.cell}"
+        tokens = [s.name for s in self.shot_symbols(action.cell)]
+        if not tokens:
+            return f"the player at {action.cell} has no completed shot symbol left"
+        return f"the shot token goes on one of {action.cell}'s shot symbols: {', '.join(tokens)}"
 
     def _synergy_problem(self, action: Synergy) -> str:
         if action.card not in self.pool():
