@@ -27,6 +27,7 @@ from masume.records import read_record
 from masume.rules import Game, load_rules
 from masume.rules.masume_tactics import Timeout, Whistle
 from masume.storage import GameStore
+from masume.tracker import Change
 
 RULES = load_rules("masume-tactics")
 BOARD = load_board("masume-tactics")
@@ -251,7 +252,7 @@ def test_a_lob_button_after_the_ball_is_down_makes_it_a_lob(table: Table) -> Non
     assert table.session.tracker.view.put == ("E9",)
 
 
-# ---- the clock, on a table without a board behind it -------------------------------------
+# ---- on a table without a board behind it: readings by hand, the clock by hand --------------
 
 
 class FakeLink:
@@ -273,6 +274,36 @@ def clocked(**options) -> TableSession:
     table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
     table.tracker.observe(table.tracker.expected_readings(), 0.0)
     return table
+
+
+def test_a_bounce_and_a_step_in_are_chosen_by_putting_the_piece_on_a_lit_square() -> None:
+    game = Game(RULES.from_text("home=G2,C4,E3,I3,K4,G5,G6,E6,G8,I6,K7 "
+                                "away=G16,C14,E14,I14,K14,G13,C13,E13,G14,I13,K13 ball=G6"))
+    game.push_notation("G6 ground N")
+    game.push_notation("die 5")  # two past home-9 on G8: he bounces it on, 3 squares
+    table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
+    readings = table.tracker.expected_readings()
+    table.tracker.observe(readings, 0.0)
+    table._after(Change())
+    assert table.game.position.status().highlights["options"][:3] == ("G11", "J11", "J8")
+    assert table.leds["J8"] == HIGHLIGHTS["options"]
+    readings["G8"], readings["J8"] = ("home-9",), ("ball",)
+    table.tracker.observe(readings, 1.0)
+    table._after(table.tracker.tick(2.0))
+    assert table.game.notations()[-1] == "bounce E"
+    # A throw-in's thrower steps back in: the three squares across the line are lit.
+    game = Game(RULES.from_text(
+        "home=G2,C4,E3,I3,K4,G5,A9,E6,G8,I6,K7 away=G16,C14,E14,I14,K14,G13,C13,E13,G14,I13,K13 "
+        "ball=A9 kicker=6 restart=throw"))
+    game.push_notation("A9 inside NE1")
+    table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
+    readings = table.tracker.expected_readings()
+    table.tracker.observe(readings, 0.0)
+    assert set(table.game.position.status().highlights["options"]) == {"B8", "B9"}
+    readings["A9"], readings["B9"] = (), ("home-7",)
+    table.tracker.observe(readings, 1.0)
+    table._after(table.tracker.tick(2.0))
+    assert table.game.notations()[-1] == "in B9"
 
 
 def test_the_turn_clock_counts_down_on_the_timer_lamps_and_times_out() -> None:
