@@ -1,0 +1,227 @@
+"""`masume play` for the card games on the simulated mat, played in headless
+Chromium: cards put down through the card picker, choices clicked, the legal zones
+lit, each player's page hiding the other's face-down cards, the record saved."""
+
+from __future__ import annotations
+
+import subprocess
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from masume.cards import card_set_of
+from masume.rules import load_rules
+from masume.rules.base import ANY_CARD
+from test_play import CHROMIUM, Play, state, steps, wait_state
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+GREEN = "#00ff3c"  # masume.leds.GREEN as the page shows it
+
+
+def comparable(layout) -> dict:
+    return {cell: tuple(pieces) for cell, pieces in layout.items() if pieces}
+
+
+class Table:
+    """One page per viewer (home, away, a spectator) on one `masume play`."""
+
+    def __init__(self, browser, url: str, position, tmp_path: Path) -> None:
+        self.url = url
+        self.position = position
+        self.cards = card_set_of(position)
+        self.tmp_path = tmp_path
+        self.pages = {}
+        for viewer in (*position.sides, None):
+            page = browser.new_page(viewport={"width": 1300, "height": 1000})
+            page.goto(url + (f"?as={viewer}" if viewer else ""))
+            page.wait_for_selector("body[data-ready=true]")
+            self.pages[viewer] = page
+        self.played: list[str] = []
+        self.spares = [c for c in reversed(self.cards.copies()) if c.tag]
+
+    def page(self, viewer):
+        return self.pages[viewer]
+
+    def label(self, viewer, cell: str) -> str | None:
+        return self.pages[viewer].locator(f'[data-cell="{cell}"]').get_attribute("data-card")
+
+    def led(self, viewer, cell: str) -> str | None:
+        return self.pages[viewer].locator(f'[data-cell="{cell}"]').get_attribute("data-led")
+
+    def play(self, text: str | None = None) -> str:
+        """Play ``text`` (the game's notation; None: the first legal action) on the
+        mover's page: a choice is clicked, a card put down with the picker."""
+        position = self.position
+        action = position.parse_action(text) if text else next(iter(position.legal_actions()))
+        notation = position.notation(action)
+        after = position.apply(action)
+        mover = position.status().to_move
+        page = self.pages[mover]
+        if comparable(after.layout()) == comparable(position.layout()):
+            page.wait_for_selector(f'#choices [data-choice="{notation}"], #choice-form:not([hidden])')
+            button = page.locator(f'#choices [data-choice="{notation}"]')
+            if button.count():
+                button.click()
+            else:  # many choices: typed
+                page.fill("#choice-text", notation)
+                page.press("#choice-text", "Enter")
+        else:
+            lifts, places = steps(position.layout(), after.layout())
+            for cell in lifts:
+                count = len(state(self.url)["pieces"].get(cell, []))
+                page.click(f'[data-cell="{cell}"]')
+                wait_state(self.url, lambda s: len(s["pieces"].get(cell, [])) == count - 1)
+            for cell, piece in places:
+                if piece == ANY_CARD:  # a pile: any card of the set
+                    piece = self.spares.pop(0).piece
+                copy = self.cards.by_tag(piece[4:])
+                page.fill("#card-find", copy.id)
+                page.click(f'#card-list [data-card="{copy.id}"]')
+                page.wait_for_selector(f'#card-list [data-card="{copy.id}"].selected')
+                count = len(state(self.url)["pieces"].get(cell, []))
+                page.click(f'[data-cell="{cell}"]')
+                wait_state(self.url, lambda s: len(s["pieces"].get(cell, [])) == count + 1)
+        self.played.append(notation)
+        n = len(self.played)
+        page.wait_for_function(f"document.querySelectorAll('#moves .action').length === {n}",
+                               timeout=15000)
+        self.position = after
+        return notation
+
+    def legal_zones_lit(self, meaning: str) -> list[str]:
+        """The cells the engine highlights as ``meaning``, checked green on the mover's page."""
+        cells = list(self.position.status().highlights.get(meaning, ()))
+        assert cells, self.position.status()
+        page = self.pages[self.position.status().to_move]
+        first = cells[0]
+        page.wait_for_function(
+            f"document.querySelector('[data-cell=\"{first}\"]').dataset.led === '{GREEN}'")
+        for cell in cells:
+            assert self.led(self.position.status().to_move, cell) == GREEN, cell
+        return cells
+
+
+def state_as(url: str, viewer: str | None) -> str:
+    """The state JSON as ``viewer`` gets it (None: a spectator)."""
+    with urllib.request.urlopen(url + "api/state" + (f"?as={viewer}" if viewer else "")) as r:
+        return r.read().decode()
+
+
+def browser_for(p):
+    return p.chromium.launch(executable_path=CHROMIUM, args=[
+        "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"])
+
+
+def start(game: str, tmp_path: Path, *options: str) -> tuple[Play, str]:
+    assert Path(CHROMIUM).exists(), "Chromium is missing: run ./scripts/setup (it installs it)"
+    args = [a for o in options for a in ("--option", o)]
+    play = Play(game, "--simulate", "--http-port", "0", "--games-dir", str(tmp_path), *args,
+                stdin=subprocess.DEVNULL)
+    url = play.until("web view: ").split(": ", 1)[1]
+    wait_state(url, lambda s: s["link"]["connected"] and s["tracker"]["state"] == "in-sync")
+    return play, url
+
+
+def test_magic_number_eleven_played_on_the_simulated_mat(tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    options = ("cards=magic-number-eleven-demo", "home_stars=ST01/ST02/ST03",
+               "away_stars=ST04/ST05/ST06")
+    play, url = start("magic-number-eleven", tmp_path, *options)
+    try:
+        position = load_rules("magic-number-eleven").start(
+            **dict(o.split("=", 1) for o in options))
+        with sync_playwright() as p:
+            browser = browser_for(p)
+            try:
+                table = Table(browser, url, position, tmp_path)
+                # The substitutes, through the picker; the next bench place lights green.
+                for _ in range(6):
+                    (cell,) = table.legal_zones_lit("legal")
+                    assert "bench" in cell
+                    table.play()
+                # Placements light every cell a player card may go.
+                assert "H2c" in table.legal_zones_lit("legal")
+                table.play("H07 H2c")
+                table.play("A08 A3b")
+                table.play("ST02 H1c")
+                table.play("no effect")  # a choice: the star's instant effect
+                table.play("shoot H1c at H1c^")
+                # The attack's synergy card from the deck, face down on home's area 1.
+                assert table.legal_zones_lit("legal") == ["home-synergy-1"]
+                synergy = table.play()
+                assert synergy.startswith("deck ")
+                card = synergy.split()[1]
+                name = table.cards.copy(card).card.name
+                table.page("home").wait_for_function(
+                    "(document.querySelector('[data-cell=\"home-synergy-1\"]').dataset.card || '')"
+                    f".startsWith('{card} ')")
+                for viewer in ("away", None):
+                    table.page(viewer).wait_for_function(
+                        "document.querySelector('[data-cell=\"home-synergy-1\"]').dataset.card"
+                        " === 'face down'")
+                    assert name not in table.page(viewer).content()
+                    assert card not in state_as(url, viewer)
+                assert name in table.page("home").content()
+                # The panel: the engine's lines for each page.
+                assert "deck" in table.page(None).inner_text("#cards-panel")
+                table.page(None).screenshot(path=str(tmp_path / "mne.png"))
+            finally:
+                browser.close()
+        record = next(tmp_path.glob("*/record.txt")).read_text()
+        for notation in ("H07 H2c", "shoot H1c at H1c^", synergy):
+            assert notation in record
+    finally:
+        play.stop()
+
+
+def test_eyeshield21_played_on_the_simulated_mat(tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    play, url = start("eyeshield21", tmp_path, "cards=eyeshield21-demo")
+    try:
+        position = load_rules("eyeshield21").start(cards="eyeshield21-demo")
+        with sync_playwright() as p:
+            browser = browser_for(p)
+            try:
+                table = Table(browser, url, position, tmp_path)
+                # Set-up: three characters face down; where they may go lights green.
+                assert "home-character-1" in table.legal_zones_lit("place")
+                first = table.play()
+                cell = first.split("@")[1]
+                copy = first.split("@")[0]
+                name = table.cards.copy(copy).card.name
+                table.page("home").wait_for_function(
+                    f"(document.querySelector('[data-cell=\"{cell}\"]').dataset.card || '')"
+                    f".startsWith('{copy} ')")
+                for viewer in ("away", None):
+                    table.page(viewer).wait_for_function(
+                        f"document.querySelector('[data-cell=\"{cell}\"]').dataset.card"
+                        " === 'face down'")
+                    assert copy not in table.page(viewer).inner_text("#moves")
+                for viewer in ("away", None):
+                    text = state_as(url, viewer)
+                    assert table.cards.copy(copy).tag not in text and name not in text
+                for _ in range(7):
+                    table.play()  # two more, the deal (guts from the picker), away's set-up
+                table.play("reveal")  # a choice: every character turns face up
+                table.page("away").wait_for_function(
+                    f"(document.querySelector('[data-cell=\"{cell}\"]').dataset.card || '')"
+                    f".startsWith('{copy} ')")
+                assert name in table.page(None).content()
+                # The main phase: a character from the hand, then a reaction card.
+                assert table.legal_zones_lit("place")
+                for _ in range(3):
+                    table.play()
+                assert "hand" in table.page("home").inner_text("#cards-card").lower()
+                table.page("home").screenshot(path=str(tmp_path / "eyeshield21.png"))
+            finally:
+                browser.close()
+        record = next(tmp_path.glob("*/record.txt")).read_text()
+        for notation in table.played:
+            assert notation in record
+    finally:
+        play.stop()
