@@ -190,3 +190,16 @@ def test_enroll_on_the_simulated_mat_writes_the_tags_and_keeps_the_file(card_fil
     cards = load_card_set(card_file)
     assert cards.untagged() == () and cards.by_tag("04A1B2C3D4E5F6").id == "P1"
     assert run.lines[-1] == "0 copies still lack a tag"
+
+
+def test_check_runs_the_real_games_checks_on_a_shipped_set_gone_wrong(tmp_path: Path, capsys) -> None:
+    from masume.cards import find_card_set
+
+    text = find_card_set("magic-number-eleven-demo").read_text(encoding="utf-8")
+    broken = tmp_path / "mne.toml"
+    broken.write_text(text[:text.rfind("[[card]]")], encoding="utf-8")  # one penalty card less
+    assert main(["cards", "check", "magic-number-eleven-demo"]) == 0
+    capsys.readouterr()
+    assert main(["cards", "check", str(broken)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"{broken}: penalty-kick cards: 10, the game has 11"]
