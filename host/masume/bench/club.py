@@ -3,24 +3,40 @@
 A Mosquitto of our own on a free loopback port, the club server as its own
 process (``masume club serve``, SQLite), and N simulated boards (the real
 firmware on the MicroPython VM, in this process) whose hands play random legal
-games of Soccer Shogi at a realistic pace: one hand movement (a lift or a place)
-per board every ``--pace`` seconds.
+games of Soccer Shogi at a realistic pace: one hand movement (a lift, a place
+or a press of ``confirm``) per board every ``--pace`` seconds.
+
+The hands play as a player does who watches the board: every action is one the
+server's tracker can read. Before the run each hand's game is planned against a
+tracker of its own (the server's code, fed the same readings with the board
+still for the settle time after every movement, as the pace gives it): an
+action the sensors read as another (a piece stepped twice, which also reads as
+one diagonal step) is followed by presses of ``confirm`` until the tracker
+holds the right reading, as the violet squares ask a player to; an action no
+press makes right is not played. So a record that differs from the hand's game
+is the server's mistake (or a reading that depended on time), never the
+bench's. Planning runs before the clock starts, in worker processes, so it
+takes no CPU from the measured run.
 
 Event-to-LED latency: from the moment the firmware publishes a SQUARE event (the
-debounce is over) to the moment it shows the LED picture the server sent back.
-A movement whose picture does not change is not counted. A movement that
-completes an action is answered once the board has been still for the tracker's
-settle time (350 ms): that wait is taken out of the figure, and counted. The server's CPU is
-read from /proc. Runs at 1, 2, 4, ... boards up to N and reports the largest
-number that keeps p99 under 50 ms.
+debounce is over) to the moment it shows a different LED picture. A movement
+whose picture does not change is not counted (``misses``). A movement whose
+answer waits for the tracker's settle time (the board still for 350 ms, then the
+server's next 50 ms tick) is counted apart, with the settle time taken out.
+The server's CPU is read from /proc. Runs at 1, 2, 4, ... boards up to N and
+reports the largest number that keeps p99 under 50 ms.
 
 ``--cut S`` also cuts one board's Wi-Fi for S seconds in the middle of the run
-(the broker sends its last will; the board journals) and checks afterwards that
-every table's record holds exactly the actions its hands made.
+(the broker sends its last will; the board journals while its hand plays on)
+and checks afterwards that every table's record holds exactly the actions its
+hand made.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import copy
+import multiprocessing
 import os
 import random
 import statistics
@@ -29,73 +45,196 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
+from masume.tracker import SETTLE_S
 from masume_protocol import codec as c
 
 P99_LIMIT_MS = 50.0
-from masume.tracker import SETTLE_S
-
 SETTLE_MS = SETTLE_S * 1000
 GAME = "soccer-shogi"
+#: A hand waits at least this long after a movement before the next one when it
+#: plans (the real pace is longer): the tracker has settled in between.
+PLAN_GAP_S = SETTLE_S + 0.1
+MAX_CONFIRMS = 8
+
+#: One hand movement: ("lift", square, ""), ("place", square, piece) or ("press", button, "").
+Step = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One action of a hand's game: the movements that make it, then the presses
+    of confirm that make the tracker read it right, and its notation."""
+
+    steps: tuple[Step, ...]
+    notation: str
+
+
+def movements(before_layout: dict, after_layout: dict) -> list[Step]:
+    """Lift what leaves each square (top first), then place what arrives."""
+    lifts: list[Step] = []
+    places: list[Step] = []
+    for square in sorted(set(before_layout) | set(after_layout)):
+        was, now = list(before_layout.get(square, ())), list(after_layout.get(square, ()))
+        keep = 0
+        while keep < min(len(was), len(now)) and was[keep] == now[keep]:
+            keep += 1
+        lifts += [("lift", square, "")] * (len(was) - keep)
+        places += [("place", square, p) for p in now[keep:]]
+    return lifts + places
+
+
+def _fork(tracker: Any) -> Any:
+    """An independent copy of a tracker, to try a move on: its own game and its own
+    containers, sharing only the signature cache (a pure function of the position)."""
+    from masume.rules import Game
+
+    twin = copy.copy(tracker)
+    twin.game = Game(tracker.game.start)
+    twin.game.replay(tracker.game.actions)
+    for name, value in vars(tracker).items():
+        if isinstance(value, (dict, list)) and name != "_signatures":
+            setattr(twin, name, copy.copy(value))
+    return twin
+
+
+def _reading(sensor: str, stack: list[str]) -> Any:
+    if sensor == "presence":
+        return bool(stack)
+    if sensor == "card":
+        return stack[-1][4:] if stack else None
+    return tuple(stack)
+
+
+def plan_game(game: str, seed: int, steps_wanted: int) -> list[Planned]:
+    """A random game of ``game`` as a hand plays it, until ``steps_wanted`` movements.
+
+    Each candidate action is tried on a copy of a tracker that sees what the
+    server's will: a reading after every movement, the board then still past the
+    settle time. It is kept if the tracker then holds exactly the game so far
+    plus this action, after at most MAX_CONFIRMS presses of confirm.
+    """
+    from masume.boards import load_board
+    from masume.rules import Game, load_rules
+    from masume.tracker import Tracker
+
+    rules = load_rules(game)
+    board = load_board(rules.board)
+    sensors = {cell.name: cell.sensor for cell in board.sensed}
+    rng = random.Random(seed)
+    position = rules.start()
+    stacks = {name: list(position.layout().get(name, ())) for name in sensors}
+    tracker = Tracker(Game(position), board)
+    clock = 0.0
+    tracker.observe({name: _reading(sensors[name], stacks[name]) for name in sensors}, clock)
+    played: list[Any] = []
+    out: list[Planned] = []
+    total = 0
+    while total < steps_wanted and position.outcome() is None:
+        candidates = sorted(position.legal_actions(), key=position.notation)
+        rng.shuffle(candidates)
+        for action in candidates:
+            after = position.apply(action)
+            moves = movements(position.layout(), after.layout())
+            trial = _fork(tracker)
+            trial_stacks = {k: list(v) for k, v in stacks.items()}
+            t = clock
+            for kind, square, piece in moves:
+                if kind == "lift":
+                    trial_stacks[square].pop()
+                else:
+                    trial_stacks[square].append(piece)
+                t += 0.05  # the firmware's debounce
+                trial.observe_square(square, _reading(sensors[square], trial_stacks[square]), t)
+                t += PLAN_GAP_S
+                trial.tick(t)
+            want = played + [action]
+            presses = 0
+            while list(trial.game.actions) != want and presses < MAX_CONFIRMS:
+                trial.confirm()
+                presses += 1
+            if list(trial.game.actions) != want:
+                continue  # the sensors cannot tell this action: a player would not make it
+            steps = tuple(moves) + (("press", "confirm", ""),) * presses
+            out.append(Planned(steps, position.notation(action)))
+            total += len(steps)
+            tracker, stacks, clock = trial, trial_stacks, t
+            played.append(action)
+            position = after
+            break
+        else:
+            break  # nothing left that the board can show: this hand stops
+    return out
 
 
 class Hand:
-    """One board's player: random legal actions, one hand movement per step."""
+    """One board's player: its planned game, one movement per step."""
 
-    def __init__(self, sim, rules, seed: int) -> None:
+    def __init__(self, sim: Any, plan: list[Planned]) -> None:
         self.sim = sim
-        self.rng = random.Random(seed)
-        self.position = rules.start()
-        self.actions = 0
-        self.steps: list[tuple[str, str, str]] = []
+        self.plan = plan
+        self.action = 0  # index of the planned action under way
+        self.step_in_action = 0
+        self.notations: list[str] = []  # the actions completed
+        self.measure = True
         self.event_at: float | None = None
-        self.latencies: list[float] = []
+        self.latencies: list[float] = []  # answered at once
+        self.settled: list[float] = []  # answered after the settle time (settle taken out)
         self.misses = 0
         self._lock = threading.Lock()
         self._waiting = False
-        self.notations: list[str] = []
+        self._picture: tuple[dict, dict] = ({}, {})
+
+    @property
+    def mid_action(self) -> bool:
+        return self.step_in_action > 0
 
     def on_event(self) -> None:
         with self._lock:
             if self._waiting and self.event_at is None:
                 self.event_at = time.perf_counter()
 
-    def on_leds(self, *_: object) -> None:
+    def on_leds(self, colours: dict, patterns: dict) -> None:
+        # The simulator calls this on every pass while anything blinks or pulses:
+        # only a new picture is an answer.
+        if colours == self._picture[0] and patterns == self._picture[1]:
+            return
+        now = time.perf_counter()
         with self._lock:
+            self._picture = (colours, patterns)
             if self._waiting and self.event_at is not None:
-                self.latencies.append((time.perf_counter() - self.event_at) * 1000)
+                ms = (now - self.event_at) * 1000
+                if self.measure:
+                    if ms < SETTLE_MS:
+                        self.latencies.append(ms)
+                    else:
+                        self.settled.append(ms - SETTLE_MS)
                 self._waiting = False
 
     def step(self) -> None:
+        if self.action >= len(self.plan):
+            return
+        planned = self.plan[self.action]
+        kind, where, what = planned.steps[self.step_in_action]
         with self._lock:
-            if self._waiting:
+            if self._waiting and self.measure:
                 self.misses += 1  # the last movement changed no LED
-            self._waiting = True
+            self._waiting = kind != "press"
             self.event_at = None
-        if not self.steps:
-            if self.position.outcome() is not None:
-                return
-            action = self.rng.choice(sorted(self.position.legal_actions(), key=self.position.notation))
-            after = self.position.apply(action)
-            before_l, after_l = self.position.layout(), after.layout()
-            lifts, places = [], []
-            for sq in sorted(set(before_l) | set(after_l)):
-                was, now = list(before_l.get(sq, ())), list(after_l.get(sq, ()))
-                keep = 0
-                while keep < min(len(was), len(now)) and was[keep] == now[keep]:
-                    keep += 1
-                lifts += [("lift", sq, "")] * (len(was) - keep)
-                places += [("place", sq, p) for p in now[keep:]]
-            self.steps = lifts + places
-            self.notations.append(self.position.notation(action))
-            self.position = after
-            self.actions += 1
-        kind, square, piece = self.steps.pop(0)
         if kind == "lift":
-            self.sim.lift(square)
+            self.sim.lift(where)
+        elif kind == "place":
+            self.sim.place(where, what)
         else:
-            self.sim.place(square, piece)
+            self.sim.press(where)
+        self.step_in_action += 1
+        if self.step_in_action == len(planned.steps):
+            self.notations.append(planned.notation)
+            self.action += 1
+            self.step_in_action = 0
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -103,13 +242,44 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_once(n: int, seconds: float, pace: float, cut: float = 0.0, log=print) -> dict:
+def _recorded(store: Any, unit: str) -> list[str]:
+    from masume.club.server import resume_game
+
+    games = [g for g in store.games() if g["table"] == unit and g["active"]]
+    text = store.record(games[-1]["id"]) if games else None
+    if not text:
+        return []
+    try:
+        return resume_game(text, GAME).notations()
+    except Exception:
+        return ["<unreadable record>"]
+
+
+def _quantiles(values: list[float]) -> tuple[float, float]:
+    if len(values) < 2:
+        return (values[0], values[0]) if values else (float("nan"), float("nan"))
+    q = statistics.quantiles(sorted(values), n=100, method="inclusive")
+    return q[49], q[98]
+
+
+def plan_games(n: int, steps_wanted: int) -> list[list[Planned]]:
+    """Every hand's plan, in worker processes (fork: nothing runs yet to be copied)."""
+    ctx = multiprocessing.get_context("fork")
+    with concurrent.futures.ProcessPoolExecutor(max_workers=os.cpu_count() or 1,
+                                                mp_context=ctx) as pool:
+        return list(pool.map(plan_game, [GAME] * n, range(n), [steps_wanted] * n))
+
+
+def run_once(n: int, seconds: float, pace: float, cut: float = 0.0,
+             log: Callable[[str], None] = print) -> dict[str, Any]:
     from masume.club.mosquitto import Broker
     from masume.club.store import ClubStore
     from masume.rules import load_rules
     from masume.sim.board import SimulatedBoard
 
     rules = load_rules(GAME)
+    steps_wanted = int((seconds + (cut + 15 if cut else 0)) / pace) + 10
+    plans = plan_games(n, steps_wanted)
     work = Path(tempfile.mkdtemp(prefix="masume-bench-club-"))
     broker = Broker(work / "broker").start()
     units = [f"bench-{i + 1}" for i in range(n)]
@@ -117,6 +287,7 @@ def run_once(n: int, seconds: float, pace: float, cut: float = 0.0, log=print) -
         f'[tables.{u}]\ngame = "{GAME}"\nplayers = ["A", "B"]\n' for u in units))
     server = None
     sims, hands = [], []
+    timers: list[threading.Timer] = []
     try:
         for i, unit in enumerate(units):
             holder: dict = {}
@@ -125,9 +296,9 @@ def run_once(n: int, seconds: float, pace: float, cut: float = 0.0, log=print) -
             for sq, pieces in rules.start().layout().items():
                 for p in pieces:
                     sim.place(sq, p)
-            hand = holder["hand"] = Hand(sim, rules, seed=i)
+            hand = holder["hand"] = Hand(sim, plans[i])
 
-            def published(topic, data_hex, hand=hand):
+            def published(topic: str, data_hex: str, hand: Hand = hand) -> None:
                 if topic.endswith("/events"):
                     try:
                         if c.decode_frame(bytes.fromhex(data_hex))[0] == c.SQUARE:
@@ -141,55 +312,62 @@ def run_once(n: int, seconds: float, pace: float, cut: float = 0.0, log=print) -
         server = subprocess.Popen(
             [sys.executable, "-m", "masume.cli", "club", "serve", "--broker", broker.url,
              "--tables", str(work / "tables.toml"), "--db", str(work / "club.db"), "--no-web"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"))
         store = ClubStore(work / "club.db")
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not all(s.led_colours for s in sims):
             time.sleep(0.1)  # every table lit: the server runs them all
+        time.sleep(1.0)  # the first pictures (snapshot, then the game) are out
         cpu0, t0 = _cpu_seconds(server.pid), time.monotonic()
         end = t0 + seconds
-        k = 0
-        cut_sim = sims[0] if cut else None
         cut_at = t0 + seconds / 3 if cut else None
-        while time.monotonic() < end or (cut_sim is not None and cut_at is not None):
+        while time.monotonic() < end:
             if cut_at is not None and time.monotonic() >= cut_at:
                 log(f"cutting {units[0]}'s Wi-Fi for {cut:.0f} s")
-                cut_sim.unplug()
-                threading.Timer(cut, cut_sim.replug).start()
-                end = max(end, time.monotonic() + cut + 10)
+                victim = hands[0]
+                victim.measure = False  # its journal's burst at the end is no answer to a hand
+                sims[0].unplug()
+                timers.append(threading.Timer(cut, sims[0].replug))
+                timers.append(threading.Timer(cut + 10, lambda h=victim: setattr(h, "measure", True)))
+                for timer in timers:
+                    timer.start()
+                end = max(end, time.monotonic() + cut + 15)
                 cut_at = None
-                cut_sim = None
             for hand in hands:
                 hand.step()
                 time.sleep(pace / len(hands))
-            k += 1
-        # Finish the half-made moves, so that every table's record can be checked.
-        for hand in hands:
-            while hand.steps:
-                hand.step()
-                time.sleep(0.1)
+        # Finish the half-made actions at the same pace, so that every record can be checked.
+        while any(h.mid_action for h in hands):
+            for hand in hands:
+                if hand.mid_action:
+                    hand.step()
+                time.sleep(pace / len(hands))
         busy = time.monotonic() - t0
         cpu = _cpu_seconds(server.pid) - cpu0
-        time.sleep(3 + (cut and 10))
-        mismatched = []
-        games = {g["table"]: g for g in store.games() if g["active"]}
-        for unit, hand in zip(units, hands):
-            record = store.record(games[unit]["id"]) if unit in games else ""
-            got = sum(1 for n in hand.notations if n in (record or ""))
-            if got != len(hand.notations):
-                mismatched.append(unit)
+        deadline = time.monotonic() + 15 + (cut and 30)
+        while time.monotonic() < deadline:
+            mismatched = [u for u, h in zip(units, hands) if _recorded(store, u) != h.notations]
+            if not mismatched:
+                break
+            time.sleep(0.5)
+        for unit in mismatched:
+            got, made = _recorded(store, unit), hands[units.index(unit)].notations
+            k = next((i for i, (a, b) in enumerate(zip(got, made)) if a != b), min(len(got), len(made)))
+            log(f"  {unit}: from action {k + 1} the hand made {made[k:k + 3]}, the record holds {got[k:k + 3]}")
         store.close()
-        raw = [x for h in hands for x in h.latencies]
-        # A movement that completes an action is decided once the board has been
-        # still for the tracker's settle time: that wait is the rules' choice, not
-        # the link's or the server's, so it is taken out (and counted).
-        lat = sorted(x - SETTLE_MS if x >= SETTLE_MS else x for x in raw)
-        q = statistics.quantiles(lat, n=100) if len(lat) >= 2 else [float("nan")] * 99
-        return {"boards": n, "samples": len(lat), "p50": q[49], "p99": q[98],
-                "settled": sum(1 for x in raw if x >= SETTLE_MS),
-                "cpu_per_board": cpu / busy / n * 100, "actions": sum(h.actions for h in hands),
+        direct = [x for h in hands for x in h.latencies]
+        settled = [x for h in hands for x in h.settled]
+        p50, p99 = _quantiles(direct)
+        s50, s99 = _quantiles(settled)
+        return {"boards": n, "samples": len(direct), "p50": p50, "p99": p99,
+                "settled": len(settled), "settled_p50": s50, "settled_p99": s99,
+                "cpu_per_board": cpu / busy / n * 100, "actions": sum(len(h.notations) for h in hands),
+                "confirms": sum(1 for h in hands for p in h.plan[:len(h.notations)]
+                                for s in p.steps if s[0] == "press"),
                 "mismatched": mismatched, "misses": sum(h.misses for h in hands)}
     finally:
+        for timer in timers:
+            timer.cancel()
         if server is not None:
             server.terminate()
             try:
@@ -214,8 +392,10 @@ def run(boards: int, seconds: float, pace: float, cut: float = 0.0) -> int:
     for n in sizes:
         r = run_once(n, seconds, pace, cut if n == sizes[-1] else 0.0)
         print(f"boards {r['boards']:3d}: event -> LED p50 {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms "
-              f"(n={r['samples']}, {r['settled']} after the tracker's settle time); server CPU {r['cpu_per_board']:.2f} % of a core per board; "
-              f"{r['actions']} actions, records "
+              f"(n={r['samples']}; {r['settled']} answered after the settle: p50 "
+              f"{r['settled_p50']:.1f} ms, p99 {r['settled_p99']:.1f} ms past it; "
+              f"{r['misses']} unanswered); server CPU {r['cpu_per_board']:.2f} % of a core per board; "
+              f"{r['actions']} actions ({r['confirms']} confirm presses), records "
               f"{'all exact' if not r['mismatched'] else 'DIFFER: ' + ', '.join(r['mismatched'])}",
               flush=True)
         ok &= not r["mismatched"]

@@ -90,6 +90,9 @@ def write_broker_config(folder: Path, boards: list[str], servers: list[str], *,
         "persistence true",
         f"persistence_location {folder}/",
         "max_queued_messages 2000",
+        # Each frame is a small message answered by another: with Nagle's algorithm
+        # on, one waits for the client's delayed ACK (40 ms on Linux) behind the last.
+        "set_tcp_nodelay true",
         "",
         f"listener {port} {bind}",
     ]

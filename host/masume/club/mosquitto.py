@@ -31,7 +31,9 @@ class Broker:
         self.config_path = folder / "mosquitto.conf"
         if config is None:
             config = (f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-                      f"persistence true\npersistence_location {folder}/\n")
+                      f"persistence true\npersistence_location {folder}/\n"
+                      # Nagle off towards the clients (see broker.py)
+                      "set_tcp_nodelay true\n")
         if os.geteuid() == 0 and "\nuser " not in "\n" + config:
             # As root, mosquitto would switch to its own user, who cannot read the
             # test's temp files: stay the test's user.

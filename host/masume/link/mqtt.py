@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import queue
 import re
+import socket
 import ssl
 import threading
 import time
@@ -86,8 +87,20 @@ class BrokerUrl:
 def new_client(client_id: str, *, clean: bool = True):
     import paho.mqtt.client as paho
 
-    return paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id,
-                       protocol=paho.MQTTv311, clean_session=clean)
+    client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id,
+                         protocol=paho.MQTTv311, clean_session=clean)
+    client.on_socket_open = _no_delay
+    return client
+
+
+def _no_delay(client, userdata, sock) -> None:
+    """Nagle's algorithm off: a small message (an LED frame, an ACK) written while
+    the last one is unacknowledged would otherwise wait for the peer's delayed ACK,
+    40 ms on Linux (docs/benchmarks.md, club mode)."""
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    except (OSError, AttributeError):
+        pass  # not a TCP socket (a websocket wrapper, a unix socket): nothing to turn off
 
 
 class MqttHub:
