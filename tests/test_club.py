@@ -234,10 +234,19 @@ def test_two_servers_split_the_boards_and_take_over(broker, make_sim, tmp_path: 
         assert wait_for(lambda: {u: s.server_id for s in servers for u in s.tables} == expected, 30)
         assert wait_for(lambda: all(s.tables[u].link.connected.is_set()
                                     for s in servers for u in s.tables), 20)
-        # club-1 stops: club-2 takes its boards, and their games go on.
+        # Each server asked the broker for its own boards' events only (and every
+        # status), and got nothing else: every board sends a heartbeat a second.
+        for s in servers:
+            mine = {topic(u, "events") for u in units if expected[u] == s.server_id}
+            assert s.hub.subscriptions == mine | {topic("+", "status")}
+        time.sleep(2.5)
+        assert [s.hub.stray for s in servers] == [0, 0]
+        # club-1 stops: club-2 takes its boards (and their events), and their games go on.
         gone = [u for u in units if expected[u] == "club-1"]
         servers[0].close()
         assert wait_for(lambda: set(servers[1].tables) == set(units), 30)
+        assert servers[1].hub.subscriptions == ({topic(u, "events") for u in units}
+                                               | {topic("+", "status")})
         unit = gone[0]
         position = load_rules("soccer-shogi").start()
         action = first_action(position)

@@ -108,8 +108,11 @@ class MqttHub:
     topics, each board's events routed to its transport.
 
     ``on_status(unit, state)`` is called (on paho's thread) for every status
-    message: "online" or "offline". ``units`` limits the subscriptions to those
-    boards (a club server that shares the broker with another); None: all.
+    message: "online" or "offline". Every board's status is read (the wildcard
+    ``masume/+/status``), but only the events of the boards that have a
+    transport here (:meth:`transport`, until :meth:`forget`): a club server that
+    shares the broker with others gets only its own boards' traffic, and takes
+    a board's events over by asking for its transport.
     """
 
     def __init__(self, url: str | BrokerUrl, client_id: str,
@@ -121,7 +124,11 @@ class MqttHub:
         self.connected = threading.Event()
         self.malformed = 0
         self.refused: str | None = None  # the broker's answer when it refuses us
+        #: Events that came for a board with no transport here (in flight while it
+        #: was forgotten; none otherwise: only our boards' events are subscribed).
+        self.stray = 0
         self._routes: dict[str, "MqttTransport"] = {}
+        self._subscribed: set[str] = set()  # events topics asked for on this connection
         self._lock = threading.Lock()
         self._client = new_client(client_id)
         self.url.configure(self._client)
@@ -154,7 +161,13 @@ class MqttHub:
             log.error("broker refused %s: %s", self.client_id, reason)
             return
         self.refused = None
-        client.subscribe([(topic("+", "status"), 1), (topic("+", "events"), 1)])
+        with self._lock:
+            # A new connection (clean session) holds no subscriptions: ask again.
+            self._subscribed.clear()
+            units = list(self._routes)
+        client.subscribe(topic("+", "status"), 1)
+        for unit in units:
+            self._subscribe(unit)
         self.connected.set()
         log.info("connected to the broker as %s", self.client_id)
 
@@ -190,6 +203,8 @@ class MqttHub:
             route = self._routes.get(unit)
             if route is not None:
                 route.deliver(bytes(message.payload))
+            else:
+                self.stray += 1
 
     # transports -----------------------------------------------------------
 
@@ -200,11 +215,39 @@ class MqttHub:
             route = self._routes.get(unit)
             if route is None:
                 route = self._routes[unit] = MqttTransport(self, unit)
-            return route
+        self._subscribe(unit)
+        return route
 
     def forget(self, unit: str) -> None:
+        """Stop routing ``unit``'s events here, and stop receiving them."""
         with self._lock:
             self._routes.pop(unit, None)
+            asked = topic(unit, "events") in self._subscribed
+            self._subscribed.discard(topic(unit, "events"))
+        if asked and self.connected.is_set():
+            self._client.unsubscribe(topic(unit, "events"))
+
+    @property
+    def subscriptions(self) -> set[str]:
+        """The topics asked for on the current connection (the status wildcard included)."""
+        with self._lock:
+            out = set(self._subscribed)
+        return out | ({topic("+", "status")} if self.connected.is_set() else set())
+
+    def _subscribe(self, unit: str) -> None:
+        """Ask for ``unit``'s events (again after a reconnect); a no-op while the
+        broker is away: the connect handler asks for every routed board."""
+        name = topic(unit, "events")
+        with self._lock:
+            if name in self._subscribed or unit not in self._routes:
+                return
+            self._subscribed.add(name)
+        # Outside our lock: paho's own locks are taken in there, and its thread
+        # takes ours in the connect handler.
+        result, _ = self._client.subscribe(name, 1)
+        if result != 0:
+            with self._lock:
+                self._subscribed.discard(name)
 
     def publish(self, topic_: str, payload: bytes, *, qos: int = 1, retain: bool = False) -> None:
         if not self.connected.is_set():
