@@ -35,3 +35,16 @@ def test_bench_rules_refuses_an_unknown_game() -> None:
         timeout=60,
     )
     assert result.returncode == 2 and "unknown game 'tiddlywinks'" in result.stderr
+
+
+def test_bench_rules_times_board_readings_on_a_card_mat() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "masume.cli", "bench", "rules", "--game", "eyeshield21",
+         "--seconds", "0.2"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    line = next(line for line in result.stdout.splitlines() if line.startswith("board readings:"))
+    mean, slowest = (float(x) for x in re.findall(NUMBER + " ms", line))
+    read, cases = (int(x) for x in re.search(r"(\d+) of (\d+) read", line).groups())
+    assert 0 < mean <= slowest and 0 < read <= cases

@@ -372,8 +372,10 @@ class Tracker:
         assert target is not None
 
         def one(base: Position, pops: int) -> list[_Reading]:
+            need = set(self._differences(base))
             return [_Reading(pops, (a,)) for a, after in self._successors_of(base)
-                    if (not pops or self._same_origin(base, a)) and self._shows(base, after)]
+                    if (not pops or self._same_origin(base, a))
+                    and need <= self.touched(base, after) and self._shows(base, after)]
 
         def two(base: Position, pops: int) -> list[_Reading]:
             differ = set(self._differences(base))
@@ -388,8 +390,11 @@ class Tracker:
                 # from hand onto any zone), see docs/benchmarks.md.
                 if not self._progress(base, mid, differ):
                     continue
+                # The second action changes every cell that still differs (a cheap
+                # test before the whole comparison).
+                need = set(self._differences(mid))
                 out += [_Reading(pops, (a, b)) for b, after in self._successors_of(mid)
-                        if self._shows(mid, after)]
+                        if need <= self.touched(mid, after) and self._shows(mid, after)]
             return out
 
         # Each step of the search: amending the last action first (a chain that

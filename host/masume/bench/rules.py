@@ -8,7 +8,12 @@ in the same run, with the ratio (engine / chess; above 1 means faster):
   rebuilt from their text before timing, so no engine cache helps;
 - random playouts: games per second from the start, each action picked
   uniformly among the legal ones (chance outcomes included) until the game has
-  an outcome or ``MOVE_CAP`` actions have been played.
+  an outcome or ``MOVE_CAP`` actions have been played;
+- board readings (engine only): how long the tracker takes to read two quick
+  actions from the board of the game's table (the sensors show the position two
+  actions on; the tracker tries no action, then one, then two), on sampled
+  positions rebuilt from their text. This is the tracker's worst common case:
+  on card mats several hundred actions may be legal.
 
 Generic over games: it uses only the Position protocol.
 """
@@ -50,6 +55,11 @@ def run(game: str, seconds: float) -> int:
     samples = _sample_positions(rules, SAMPLE_SIZE, rng)
     gen_rate, gen_width = _generation_rate(rules, samples, seconds)
     play_rate, play_length = _playout_rate(lambda: _engine_playout(rules, rng), seconds)
+    reading = _reading_time(rules, samples, rng, seconds)
+    print(f"board readings: {game} two quick actions read in {reading['mean_ms']:.1f} ms each "
+          f"({reading['width']:.0f} legal actions before them), the slowest in "
+          f"{reading['max_ms']:.1f} ms ({reading['max_width']} legal actions); "
+          f"{reading['read']} of {reading['cases']} read as the position played")
     if chess is None:
         print(f"legal actions: {game} {gen_rate:.1f} positions/s ({gen_width:.1f} actions each)")
         print(f"random playouts: {game} {play_rate:.2f} playouts/s ({play_length:.0f} actions each)")
@@ -121,6 +131,59 @@ def _engine_playout(rules: Rules, rng: random.Random) -> int:
         position = position.apply(rng.choice(actions))
         played += 1
     return played
+
+
+def _reading_time(rules: Rules, texts: Sequence[str], rng: random.Random,
+                  seconds: float) -> dict[str, float]:
+    """Mean and slowest ms per two-action reading, with the legal actions before
+    them; how many readings found the position played (others: an equivalent
+    reading). Untimed: choosing the actions and the readings."""
+    from masume.boards import load_board
+    from masume.cards import card_set_of
+    from masume.rules import Game
+    from masume.tracker import Tracker
+
+    board = load_board(rules.board)
+    timed, cases, read, width = 0.0, 0, 0, 0
+    slowest, slowest_width = 0.0, 0
+    for text in texts:
+        start = rules.from_text(text)
+        position, shown = start, True
+        for _ in range(2):
+            before = {c: tuple(p) for c, p in position.layout().items() if p}
+            moved = [a for a in position.legal_actions()
+                     if {c: tuple(p) for c, p in position.apply(a).layout().items() if p} != before]
+            if not moved or position.status().awaiting:
+                shown = False
+                break
+            position = position.apply(rng.choice(moved))
+        if not shown:
+            continue
+        readings = Tracker(Game(position), board).expected_readings()
+        cards = card_set_of(position)
+        if cards is not None:  # a pile of unknown top card shows some card of the set
+            used = {p for stack in position.layout().values() for p in stack}
+            spare = iter([c.tag for c in cards.copies() if c.tag and c.piece not in used])
+            readings = {cell: next(spare) if reading == "*" else reading
+                        for cell, reading in readings.items()}
+        fresh = rules.from_text(text)  # no cached results
+        tracker = Tracker(Game(fresh), board, cards=card_set_of(fresh))
+        wide = sum(1 for _ in fresh.legal_actions())
+        width += wide
+        began = time.perf_counter()
+        tracker.observe(readings, 0.0)
+        tracker.tick(10.0)
+        took = time.perf_counter() - began
+        timed += took
+        if took > slowest:
+            slowest, slowest_width = took, wide
+        cases += 1
+        read += tracker.game.position.layout() == position.layout()
+        if timed >= seconds:
+            break
+    cases = max(cases, 1)
+    return {"mean_ms": 1000 * timed / cases, "width": width / cases, "max_ms": 1000 * slowest,
+            "max_width": slowest_width, "read": read, "cases": cases}
 
 
 def _playout_rate(playout: Callable[[], int], seconds: float) -> tuple[float, float]:
