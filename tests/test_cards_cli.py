@@ -203,3 +203,38 @@ def test_check_runs_the_real_games_checks_on_a_shipped_set_gone_wrong(tmp_path: 
     assert main(["cards", "check", str(broken)]) == 1
     assert capsys.readouterr().out.splitlines() == [
         f"{broken}: penalty-kick cards: 10, the game has 11"]
+
+
+@pytest.mark.slow
+def test_enroll_reads_a_mat_on_a_serial_port(card_file: Path) -> None:
+    """`--port`: the path of a real mat (here `masume sim` is that mat)."""
+    sim = subprocess.Popen([*MASUME, "sim", "--board", "magic-number-eleven"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    try:
+        port = sim.stdout.readline().split(": ", 1)[1].strip()
+        run = Enroll("--set", str(card_file), "--port", port, "--board", "magic-number-eleven",
+                     cwd=card_file.parent)
+        try:
+            assert run.until("card set ").endswith(f"on {port}")
+            run.until("put a card on any zone")
+            sim.stdin.write("place A3c tag:04AABBCCDD0002\n")  # the striker, enrolled already
+            sim.stdin.flush()
+            assert run.until("refused: ") == ("refused: tag 04AABBCCDD0002 is already enrolled "
+                                              "to Striker (P2)")
+            sim.stdin.write("place A3d tag:04112233\n")
+            sim.stdin.flush()
+            assert run.until("tag ") == "tag 04112233 on A3d"
+            run.until("which card is it?")
+            run.say("P1")
+            assert run.until("enrolled: ").startswith("enrolled: tag 04112233 is Keeper (P1)")
+            run.say("quit")
+            assert run.proc.wait(timeout=20) == 0
+        finally:
+            run.watchdog.cancel()
+            if run.proc.poll() is None:
+                run.proc.kill()
+                run.proc.wait()
+    finally:
+        sim.stdin.close()
+        sim.wait(timeout=10)
+    assert load_card_set(card_file).by_tag("04112233").id == "P1"
