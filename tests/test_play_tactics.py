@@ -70,15 +70,15 @@ class Table:
             time.sleep(0.02)
 
     def press(self, button: str) -> None:
-        """A hand presses a button (not twice in the same quarter second: the firmware
-        takes a press as one until the button has been seen released)."""
-        time.sleep(max(0.0, self._pressed + 0.25 - time.monotonic()))
+        """A hand presses a button, firmly (held PRESS_S: a loaded machine's firmware
+        loop still sees it), and not again before the firmware saw it released."""
+        time.sleep(max(0.0, self._pressed + PRESS_S + 0.25 - time.monotonic()))
         self.sim.press(button)
         self._pressed = time.monotonic()
 
     def roll(self, value: int) -> None:
         """The die's roll button, the face forced (the simulated die)."""
-        time.sleep(max(0.0, self._pressed + 0.25 - time.monotonic()))
+        time.sleep(max(0.0, self._pressed + PRESS_S + 0.25 - time.monotonic()))
         self.sim.roll(value)
         self._pressed = time.monotonic()
 
@@ -123,8 +123,15 @@ class Table:
                   f"{what}: {expected} (shown: {[self.shown(sq) for sq in expected]})")
 
 
+#: How long the tests' hand holds a button down.
+PRESS_S = 0.3
+
+
 @pytest.fixture
-def table(make_sim, tmp_path: Path) -> Iterator[Table]:
+def table(make_sim, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Table]:
+    import masume.sim.table
+
+    monkeypatch.setattr(masume.sim.table, "BUTTON_PRESS_S", PRESS_S)
     sim = make_sim("masume-tactics")
     game = Game(RULES.from_text(START))
     for square, pieces in game.position.layout().items():
