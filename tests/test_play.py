@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -28,12 +30,25 @@ class Play:
         self.proc = subprocess.Popen([*MASUME, "play", *args], stdin=stdin, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, bufsize=1)
         self.lines: list[str] = []
+        # A reader thread, so that a silent `masume play` fails the test at its
+        # timeout instead of blocking it in readline for ever.
+        self._out: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self._out.put(line)
+        self._out.put("")  # end of output
 
     def until(self, prefix: str, timeout: float = 30.0) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
+            try:
+                line = self._out.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                break
             if not line:
+                self._out.put("")  # stays at the end for the next call
                 raise AssertionError(f"play ended before {prefix!r}: {self.proc.stderr.read()}")
             self.lines.append(line.rstrip("\n"))
             if line.startswith(prefix):
