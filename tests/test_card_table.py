@@ -94,3 +94,25 @@ def test_the_web_view_gives_each_viewer_its_own_state(table) -> None:
         assert error.value.code == 400 and "no card 'Z99'" in error.value.read().decode()
     finally:
         stop()
+
+
+def test_a_mismatch_names_a_face_down_card_to_its_owner_only(table) -> None:
+    table.sim_place_card("home-synergy-1", "H03")  # face down
+    wait(lambda: len(table.game.actions) == 1, what="the placement read")
+    # Home swaps the face-down card for another: the tracker names both cards.
+    table.sim_lift("home-synergy-1")
+    table.sim_place_card("home-synergy-1", "H04")
+    wait(lambda: table.state("home")["tracker"]["state"] == "mismatch", what="the mismatch")
+    assert table.state("home")["tracker"]["message"] == (
+        "Home player 4 (H04) is on home-synergy-1, where the game has Home player 3 (H03)")
+    for viewer in (None, "away"):
+        text = json.dumps(table.state(viewer))
+        assert "Home player 4" not in text and "Home player 3" not in text and "H03" not in text
+        assert table.state(viewer)["tracker"]["message"] == (
+            "the board does not match the game at home-synergy-1")
+    # An unknown tag names no card: everyone reads it.
+    table.sim_lift("home-synergy-1")
+    table.sim_place("home-synergy-1", "tag:04DEADBEEF0001")
+    wait(lambda: "unknown card" in table.state(None)["tracker"]["message"], what="the stranger")
+    assert table.state(None)["tracker"]["message"] == (
+        "unknown card on home-synergy-1 (tag 04DEADBEEF0001): enroll it with masume cards enroll")
