@@ -161,3 +161,56 @@ def test_the_legal_zones_light_from_the_engine_highlights(table) -> None:
     assert leds["away-turn"] == Led(SIDE_COLOURS["away"], "steady") and "home-turn" not in leds
     assert leds["home-score-1"].rgb == SIDE_COLOURS["home"]
     assert leds["away-score-1"].rgb == SIDE_COLOURS["away"]
+
+
+# ---- the real engines ------------------------------------------------------------------
+
+
+def real_table(game: str, **options):
+    from masume.cards import card_set_of
+    from masume.rules import load_rules
+
+    rules = load_rules(game)
+    position = rules.start(**options)
+    cards = card_set_of(position)
+    tracker = Tracker(Game(position), load_board(rules.board), cards=cards)
+    readings = tracker.expected_readings()
+    spare = iter(c.tag for c in reversed(cards.copies()))
+    for cell, reading in readings.items():
+        if reading == "*":  # a pile: whatever card lies on top
+            readings[cell] = next(spare)
+    mat = Mat.__new__(Mat)
+    mat.tracker, mat.readings, mat.now = tracker, readings, 0.0
+    tracker.observe(readings, 0.0)
+    return tracker.game, tracker, mat, cards
+
+
+def test_magic_number_eleven_placements_read_from_the_mat() -> None:
+    game, tracker, mat, cards = real_table(
+        "magic-number-eleven", home_stars="ST01/ST02/ST03", away_stars="ST04/ST05/ST06",
+        home_bench="H01/H02/H03", away_bench="A01/A02/A03")
+    assert mat.settle().pushed == () and tracker.view.state == "in-sync"
+    mat.put("H2c", tag(cards, "H07"))
+    assert game.notations() == [] and [str(a) for a in mat.settle().pushed] == ["H07 H2c"]
+    # Two quick placements, one a side, read as both.
+    mat.put("A3b", tag(cards, "A08"))
+    mat.put("H1c", tag(cards, "ST02"))
+    mat.settle()
+    assert game.notations()[-2:] == ["A08 A3b", "ST02 H1c"]
+    # A stranger, then a card of the set where no card goes.
+    mat.put("H4f", "04DEADBEEF0001")
+    mat.settle()
+    assert tracker.view.message.startswith("unknown card on H4f (tag 04DEADBEEF0001)")
+    mat.put("H4f", tag(cards, "A09"))
+    mat.settle()
+    assert tracker.view.message.startswith(f"{cards.copy('A09').card.name} (A09) is on H4f")
+
+
+def test_eyeshield21_set_up_read_from_the_mat() -> None:
+    game, tracker, mat, cards = real_table("eyeshield21")
+    assert mat.settle().pushed == () and tracker.view.state == "in-sync"
+    position = game.position
+    first = next(a for a in position.legal_actions())
+    copy, cell = position.notation(first).split("@")  # a character laid face down
+    mat.put(cell, tag(cards, copy).lower())
+    assert mat.settle().pushed == (first,) and tracker.view.state == "in-sync"
