@@ -1,6 +1,10 @@
 # The board: one poll() is one pass of the scan loop. main.py runs it forever
 # on the chip; the simulator calls it from the host, on the MicroPython VM.
 #
+# Every event carries the pass's ticks_ms (protocol 2): a host that gets a
+# journal's worth of events at once, after a cut, still knows how they were
+# spaced in time.
+#
 # A pass with nothing happening allocates nothing (tests/test_firmware.py runs
 # it under micropython.heap_lock()): sensors are sampled into a buffer made at
 # start, buttons are a bit mask, and frames are only built when there is news.
@@ -77,7 +81,8 @@ class Board:
         if scanner.update(now):
             for i in range(scanner.count):
                 if scanner.changed[i]:
-                    self.link.event(c.SQUARE, c.pack_square(self.sensed[i], scanner.reading(i)), now)
+                    self.link.event(c.SQUARE, c.pack_square(self.sensed[i], scanner.reading(i), now),
+                                    now)
         self._buttons(hw.buttons(), now)
         if self.net is not None:
             self.now = now
@@ -111,6 +116,6 @@ class Board:
             if pressed & (1 << i):
                 if i == self.roll_button:
                     self.roll_id += 1
-                    self.link.event(c.DIE, c.pack_die(self.roll_id, self.hw.die_value()), now)
+                    self.link.event(c.DIE, c.pack_die(self.roll_id, self.hw.die_value(), now), now)
                 else:
-                    self.link.event(c.BUTTON, c.pack_button(i), now)
+                    self.link.event(c.BUTTON, c.pack_button(i, now), now)

@@ -64,6 +64,9 @@ class BoardLink:
             if boot == self.boot:
                 self.journal.ack(ack)
             self.welcome()
+            # The board's clock before the journal's events (protocol 2): the host
+            # places resent events in time by it.
+            self._heartbeat(now)
             if boot == self.boot:
                 self._resend(now)
         elif mtype == c.ACK:
@@ -93,6 +96,11 @@ class BoardLink:
     def _error(self, code, text):
         self.send(c.encode_frame(c.ERROR, 0, c.pack_error(code, text)))
 
+    def _heartbeat(self, now):
+        self.last_heartbeat = now
+        j = self.journal
+        self.send(c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(j.next, j.first, now, self.boot)))
+
     def _resend(self, now):
         j = self.journal
         last = min(j.next, j.first + RESEND_BURST)
@@ -103,10 +111,7 @@ class BoardLink:
     def poll(self, now):
         """Resend and heartbeat timers; allocates nothing when neither is due."""
         if ticks_diff(now, self.last_heartbeat) >= HEARTBEAT_MS:
-            self.last_heartbeat = now
-            j = self.journal
-            self.send(c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(j.next, j.first, now,
-                                                                   self.boot)))
+            self._heartbeat(now)
         if (len(self.journal) and self.host_alive(now)
                 and ticks_diff(now, self.last_progress) >= RESEND_MS
                 and ticks_diff(now, self.last_resend) >= RESEND_MS):

@@ -7,7 +7,10 @@
 import struct
 from binascii import crc32 as _crc32
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+# The oldest version a host still takes a board of: version 1 events carry no
+# board time (the payloads below tell the two apart by their length).
+OLDEST_VERSION = 1
 MAX_FRAME = 2048  # largest decoded frame (type + seq + payload + crc), bytes
 
 # Message types. Board -> host events carry the board's event sequence number;
@@ -46,6 +49,7 @@ E_UNKNOWN = 2  # unknown message type
 E_PAYLOAD = 3  # payload malformed or out of range (e.g. no such cell)
 
 READING_MAX = 10  # longest reading: a 10-byte NFC UID
+TICKS_MASK = 0x3FFFFFFF  # board times are ticks_ms, which wraps at 2**30 on MicroPython
 
 
 class FrameError(ValueError):
@@ -205,44 +209,69 @@ def unpack_welcome(p):
     return version, boot, next_seq, first_seq, board_hash, firmware, board_id
 
 
-def pack_square(cell, reading):
+def pack_square(cell, reading, ms):
+    """ms: the board's time of the event (ticks_ms; kept modulo 2**30)."""
+    if len(reading) > READING_MAX:
+        raise FrameError("reading too long")
+    return struct.pack("<HB", cell, len(reading)) + bytes(reading) + struct.pack("<I", ms & TICKS_MASK)
+
+
+def _reading_only(cell, reading):
+    # A snapshot's entries: a cell and its reading, no time (the snapshot's own
+    # moment is its answer to the request).
     if len(reading) > READING_MAX:
         raise FrameError("reading too long")
     return struct.pack("<HB", cell, len(reading)) + bytes(reading)
 
 
+def _ms(p, at):
+    # Version 2 events end with the board's time; version 1 events stop before it.
+    if len(p) == at:
+        return None
+    if len(p) != at + 4:
+        raise FrameError("event: bad length")
+    return struct.unpack("<I", p[at:at + 4])[0] & TICKS_MASK
+
+
 def unpack_square(p):
-    if len(p) < 3 or len(p) != 3 + p[2]:
+    """(cell, reading, ms); ms is None for a version 1 board."""
+    if len(p) < 3:
+        raise FrameError("square: bad length")
+    end = 3 + p[2]
+    if p[2] > READING_MAX or len(p) not in (end, end + 4):
         raise FrameError("square: bad length")
     (cell,) = struct.unpack("<H", p[:2])
-    return cell, bytes(p[3:])
+    return cell, bytes(p[3:end]), _ms(p, end)
 
 
-def pack_die(roll_id, value):
-    return struct.pack("<IB", roll_id, value)
+def pack_die(roll_id, value, ms):
+    return struct.pack("<IBI", roll_id, value, ms & TICKS_MASK)
 
 
 def unpack_die(p):
-    if len(p) != 5:
+    """(roll_id, value, ms); ms is None for a version 1 board."""
+    if len(p) not in (5, 9):
         raise FrameError("die: bad length")
-    return struct.unpack("<IB", p)  # roll_id, value
+    roll_id, value = struct.unpack("<IB", p[:5])
+    return roll_id, value, _ms(p, 5)
 
 
-def pack_button(button):
-    return struct.pack("<B", button)
+def pack_button(button, ms):
+    return struct.pack("<BI", button, ms & TICKS_MASK)
 
 
 def unpack_button(p):
-    if len(p) != 1:
+    """(button, ms); ms is None for a version 1 board."""
+    if len(p) not in (1, 5):
         raise FrameError("button: bad length")
-    return p[0]
+    return p[0], _ms(p, 1)
 
 
 def pack_snapshot(readings):
     """readings: list of (cell, reading bytes)."""
     parts = [struct.pack("<H", len(readings))]
     for cell, reading in readings:
-        parts.append(pack_square(cell, reading))
+        parts.append(_reading_only(cell, reading))
     return b"".join(parts)
 
 

@@ -21,12 +21,16 @@ MESSAGES = [
     ("hello resuming after event 41", c.HELLO, 7, [c.PROTOCOL_VERSION, 0x5EED1234, 41]),
     ("welcome", c.WELCOME, 0,
      [c.PROTOCOL_VERSION, 0x5EED1234, 42, 10, 0x935414F6, "0.1.0", "soccer-shogi"]),
-    ("square occupied (presence)", c.SQUARE, 42, [17, "01"]),
-    ("square emptied", c.SQUARE, 43, [17, ""]),
-    ("square identity stack ball+blue", c.SQUARE, 44, [22, "0301"]),
-    ("card zone tag", c.SQUARE, 45, [3, "04a1b2c3d4e5f6"]),
-    ("die roll", c.DIE, 46, [9, 6]),
-    ("button", c.BUTTON, 47, 2),
+    ("square occupied (presence)", c.SQUARE, 42, [17, "01", 61250]),
+    ("square emptied", c.SQUARE, 43, [17, "", 61930]),
+    ("square identity stack ball+blue", c.SQUARE, 44, [22, "0301", 62815]),
+    ("card zone tag", c.SQUARE, 45, [3, "04a1b2c3d4e5f6", 0x3FFFFFFF]),
+    ("die roll", c.DIE, 46, [9, 6, 64002]),
+    ("button", c.BUTTON, 47, [2, 65110]),
+    # Version 1 boards' events, without the board's time: still read by a host.
+    ("version 1 square", c.SQUARE, 42, [17, "01", None]),
+    ("version 1 die roll", c.DIE, 46, [9, 6, None]),
+    ("version 1 button", c.BUTTON, 47, [2, None]),
     ("snapshot", c.SNAPSHOT, 47, [[0, ""], [1, "01"], [22, "0301"]]),
     ("snapshot request", c.SNAPSHOT_REQ, 3, None),
     ("led frame", c.LED_FRAME, 4, [[12, [0, 255, 0], c.STEADY], [13, [255, 0, 0], c.BLINK]]),
@@ -43,12 +47,16 @@ def pack(mtype, f):
         return c.pack_hello(f[1], f[2])
     if mtype == c.WELCOME:
         return c.pack_welcome(*f[1:])
-    if mtype == c.SQUARE:
-        return c.pack_square(f[0], bytes.fromhex(f[1]))
-    if mtype == c.DIE:
-        return c.pack_die(*f)
-    if mtype == c.BUTTON:
-        return c.pack_button(f)
+    if mtype in c.EVENTS:
+        ms = f[-1] if f[-1] is not None else 0
+        if mtype == c.SQUARE:
+            payload = c.pack_square(f[0], bytes.fromhex(f[1]), ms)
+        elif mtype == c.DIE:
+            payload = c.pack_die(f[0], f[1], ms)
+        else:
+            payload = c.pack_button(f[0], ms)
+        # Version 1: the same payload without the board's time at its end.
+        return payload if f[-1] is not None else payload[:-4]
     if mtype == c.SNAPSHOT:
         return c.pack_snapshot([(cell, bytes.fromhex(r)) for cell, r in f])
     if mtype in (c.LED_FRAME, c.LED_SET):

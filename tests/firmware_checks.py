@@ -62,7 +62,7 @@ def check_bad_frames_rejected():
 
 
 def check_deframer_resynchronises_after_noise():
-    frames = [c.encode_frame(c.SQUARE, n, c.pack_square(n, b"\x01")) for n in range(1, 4)]
+    frames = [c.encode_frame(c.SQUARE, n, c.pack_square(n, b"\x01", n)) for n in range(1, 4)]
     noise = bytes([0x55, 0x13, 0xFF, 0x02])  # no zero: it glues onto the next frame
     stream = noise + frames[0] + noise + frames[1] + b"\x00\x00" + frames[2]
     d = c.Deframer()
@@ -74,7 +74,7 @@ def check_deframer_resynchronises_after_noise():
             except c.FrameError:
                 pass
     assert got == [3], got  # 1 and 2 were glued to noise, so rejected; 3 arrived whole
-    d = c.Deframer(limit=16)  # longer junk is dropped whole, and memory stays bounded
+    d = c.Deframer(limit=24)  # longer junk is dropped whole, and memory stays bounded
     assert d.feed(bytes(range(1, 40)) + b"\x00" + frames[0]) == [frames[0][:-1]]
     assert d.dropped == 1
 
@@ -216,16 +216,17 @@ def _names(decoded):
 
 def check_link_handshake_events_acks_and_resend():
     link, sent = _link()
-    link.event(c.SQUARE, c.pack_square(3, b"\x01"), 0)  # no host yet: journaled only
+    link.event(c.SQUARE, c.pack_square(3, b"\x01", 0), 0)  # no host yet: journaled only
     assert sent == [] and len(link.journal) == 1
     link.receive(c.encode_frame(c.HELLO, 10, c.pack_hello(0, 0))[:-1], 5)
     got = _decoded(sent)
-    assert _names(got) == ["welcome"]  # a host that knew another boot gets no replay
+    assert _names(got) == ["welcome", "heartbeat"]  # another boot's host gets no replay
     fields = c.unpack_welcome(got[0][2])
     assert fields[1:5] == (77, 2, 1, 0xABCD) and fields[6] == "test-board"
     link.receive(c.encode_frame(c.HELLO, 10, c.pack_hello(77, 0))[:-1], 6)
-    assert _names(_decoded(sent)) == ["welcome", "square"]  # same boot: resend what it lacks
-    link.event(c.DIE, c.pack_die(1, 6), 10)
+    # Same boot: resend what it lacks, after the board's clock (a heartbeat).
+    assert _names(_decoded(sent)) == ["welcome", "heartbeat", "square"]
+    link.event(c.DIE, c.pack_die(1, 6, 10), 10)
     assert [m[1] for m in _decoded(sent)] == [2]
     link.poll(200)  # neither resend nor heartbeat is due yet
     assert _decoded(sent) == []
@@ -235,7 +236,7 @@ def check_link_handshake_events_acks_and_resend():
     assert len(link.journal) == 0
     link.poll(900)
     assert _decoded(sent) == []
-    link.poll(1000)
+    link.poll(1006)  # a second after the last HELLO's heartbeat
     assert _names(_decoded(sent)) == ["heartbeat"]
 
 
@@ -269,7 +270,7 @@ def check_link_survives_garbage_and_unknown_messages():
     got = _decoded(sent)
     assert _names(got) == ["error"] and c.unpack_error(got[0][2])[0] == c.E_UNKNOWN
     link.receive(c.encode_frame(c.HELLO, 1, b"\x09" * 9)[:-1], 2)  # a future protocol
-    assert _names(_decoded(sent)) == ["error", "welcome"]
+    assert _names(_decoded(sent)) == ["error", "welcome", "heartbeat"]
 
 
 # ---- the board (app.Board) with hardware faked in memory ---------------------
@@ -370,7 +371,10 @@ def check_board_reports_squares_buttons_and_die():
     for t in range(300, 400, 10):
         hw.now = t
         board.poll()
-    assert _events(hw) == [("square", 1, [2, "0301"]), ("die", 2, [1, 4]), ("button", 3, 1)]
+    # Each event carries the board's time: when the debounce (50 ms) or the
+    # button's hold (30 ms) ended.
+    assert _events(hw) == [("square", 1, [2, "0301", 50]), ("die", 2, [1, 4, 130]),
+                           ("button", 3, [1, 330])]
 
 
 def check_scan_loop_allocates_nothing():

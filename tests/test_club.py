@@ -325,3 +325,60 @@ def test_sim_cli_on_mqtt_and_results_export(broker, tmp_path: Path, capsys):
     assert main(["club", "export", "--db", str(db), "--out", str(tmp_path / "records")]) == 0
     records = list((tmp_path / "records").glob("*.txt"))
     assert len(records) == 1 and "Ann" in records[0].read_text()
+
+
+def _recorded(store: ClubStore, game_id: int) -> list[str]:
+    from masume.club.server import resume_game
+
+    text = store.record(game_id)
+    return resume_game(text, "soccer-shogi").notations() if text else []
+
+
+def test_actions_played_while_the_link_is_cut_are_recorded_exactly(broker, make_sim, tmp_path: Path):
+    """A board's Wi-Fi is cut and the players go on: four actions (one of them
+    read right only after a press of confirm) are made while the server hears
+    nothing. When the link is back the board's journal delivers them in one
+    burst; the events carry the board's time (protocol 2), so the server settles
+    the board as it stood between them, and the record holds exactly those actions."""
+    from masume.bench.club import plan_game
+
+    plan = plan_game("soccer-shogi", 7, 16)[:5]
+    assert any(step[0] == "press" for p in plan[1:] for step in p.steps)  # a confirm in the cut
+    sim = make_sim(mqtt=broker.url, unit="cut-1")
+    set_up(sim)
+    store = ClubStore(tmp_path / "club.db")
+    server = ClubServer(broker.url, store, {"cut-1": make_assignment("cut-1", {"game": "soccer-shogi"})})
+    server.start()
+
+    def do(planned) -> None:
+        for kind, where, what in planned.steps:
+            if kind == "lift":
+                sim.lift(where)
+            elif kind == "place":
+                sim.place(where, what)
+            else:
+                sim.press(where)
+            time.sleep(0.5)  # still for longer than the tracker's settle (0.35 s)
+
+    try:
+        assert wait_for(lambda: "cut-1" in server.tables
+                        and server.tables["cut-1"].link.connected.is_set(), 30)
+        table = server.tables["cut-1"]
+        time.sleep(1.0)  # the snapshot is in
+        do(plan[0])
+        assert wait_for(lambda: _recorded(store, table.game_id) == [plan[0].notation], 10)
+        sim.unplug()  # the Wi-Fi is gone: the broker publishes the board's last will
+        for planned in plan[1:]:
+            do(planned)
+        assert wait_for(lambda: not table.link.connected.is_set(), 10)
+        assert _recorded(store, table.game_id) == [plan[0].notation]  # nothing came through
+        sim.replug()
+        want = [p.notation for p in plan]
+        assert wait_for(lambda: _recorded(store, table.game_id) == want, 30), (
+            _recorded(store, table.game_id), want)
+        time.sleep(1.0)
+        assert _recorded(store, table.game_id) == want  # and nothing more
+        assert table.session.tracker.view.state == "in-sync"
+    finally:
+        server.close()
+        store.close()

@@ -47,16 +47,21 @@ def test_store_round_trip(store_url):
         gid = store.new_game("table-1", "soccer-shogi", {"Blue": "Ann"})
         assert store.active_game("table-1") == (gid, "soccer-shogi", {"Blue": "Ann"}, None)
         store.save_game(gid, "[Game \"soccer-shogi\"]\n", {"Blue": "Ann"}, None)
-        events = [BoardEvent(seq=1, type="square", square="C5", reading=("ball",)),
+        events = [BoardEvent(seq=1, type="square", square="C5", reading=("ball",), ms=61250),
                   BoardEvent(seq=2, type="snapshot", readings={"C5": ("ball",), "A1": ()}),
-                  BoardEvent(seq=3, type="die", value=4, roll_id=1)]
+                  BoardEvent(seq=3, type="die", value=4, roll_id=1, ms=62000),
+                  BoardEvent(seq=4, type="button", button="confirm", ms=62700)]
         for e in events:
             store.accept_event("table-1", 77, e.seq, gid, e)
-        assert store.link_state("table-1") == (77, 3)
+        assert store.link_state("table-1") == (77, 4)
         store.event_done("table-1")
-        assert store.open_events("table-1", gid) == events[1:]  # back exactly as they were
+        # Back exactly as they were, the board's time included.
+        assert store.open_events("table-1", gid) == events[1:]
+        store.log_event_taken(gid, "table-1", events[1].to_dict())  # logged and done at once
+        assert store.open_events("table-1", gid) == events[2:]
         store.log(gid, "tracker", {"pushed": ["C5-D5"]})
-        assert store.log_entries(gid)[0]["pushed"] == ["C5-D5"]
+        assert [e["kind"] for e in store.log_entries(gid)] == ["board", "tracker"]
+        assert store.log_entries(gid)[1]["pushed"] == ["C5-D5"]
         # A new game for the table ends the old one.
         gid2 = store.new_game("table-1", "shogi-soccer", {})
         assert [g["active"] for g in store.games()] == [False, True]

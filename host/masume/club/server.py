@@ -103,41 +103,21 @@ def make_assignment(unit: str, spec: Mapping[str, Any], where: str = "") -> Assi
                       str(spec.get("options", "")))
 
 
-class _PersistingQueue(queue.Queue):
-    """The BoardSession's event queue: an event is committed to the store when the
-    link accepts it, before the ACK for it goes out (the ACK is sent after)."""
-
-    def __init__(self, link: "ClubLink") -> None:
-        super().__init__()
-        self.link = link
-
-    def put(self, item, block=True, timeout=None):  # noqa: D401 - queue API
-        if item is not None:
-            self.link.persist(item)
-        super().put(item, block, timeout)
-
-
 class ClubLink(BoardSession):
     """A BoardSession whose place in the board's event stream survives the server:
     boot and ack come from the store, and each event is stored before its ACK."""
 
     def __init__(self, transport, store: ClubStore, unit: str, game_id: int, **kwargs) -> None:
-        super().__init__(transport, **kwargs)
+        boot, ack = store.link_state(unit)
+        super().__init__(transport, boot=boot, ack=ack, **kwargs)
         self.store = store
         self.unit = unit
         self.game_id = game_id
-        self._boot, self._ack = store.link_state(unit)
-        self._events = _PersistingQueue(self)
-        if self._boot:
-            self._snapshot_wanted = True  # our tracker is new: ask for every reading
 
-    def persist(self, event: BoardEvent) -> None:
-        self.store.accept_event(self.unit, self._boot, self._ack, self.game_id, event)
-
-    def requeue(self, events: list[BoardEvent]) -> None:
-        """Events stored but not taken by the game before a crash: they go first."""
-        for event in events:
-            queue.Queue.put(self._events, event)
+    def accepted(self, event: BoardEvent) -> None:
+        # Committed before the ACK goes out: a server killed after the ACK still
+        # has the event, and one killed before it gets the event again.
+        self.store.accept_event(self.unit, self.boot, self.ack, self.game_id, event)
 
 
 class TableStore:
@@ -157,9 +137,10 @@ class TableStore:
         self.store.save_game(self.game_id, write_record(game, self.headers), self.headers, result)
 
     def log(self, kind: str, **fields: Any) -> None:
-        self.store.log(self.game_id, kind, fields)
-        if kind == "board":
-            self.store.event_done(self.unit)
+        if kind == "board":  # the table took a board event: it is done
+            self.store.log_event_taken(self.game_id, self.unit, fields)
+        else:
+            self.store.log(self.game_id, kind, fields)
 
     def close(self) -> None:
         pass
@@ -342,7 +323,8 @@ class ClubServer:
             game = Game(rules.start())
         link = ClubLink(self.hub.transport(unit), self.store, unit, game_id,
                         expect=board.id, resolve=lambda _id: board)
-        link.requeue(self.store.open_events(unit, game_id))
+        # Events stored but not taken by the game before a crash: they go first.
+        link.replay(self.store.open_events(unit, game_id))
         table_store = TableStore(self.store, game_id, unit, headers)
         holder: dict[str, ClubTable] = {}
 

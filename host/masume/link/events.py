@@ -25,7 +25,14 @@ def decode_reading(board: Board, cell: Cell, raw: bytes) -> Reading:
 @dataclass(frozen=True)
 class BoardEvent:
     """One event from the board, in order, once. ``type`` is square, die, button
-    or snapshot (every reading at once, after a resynchronisation)."""
+    or snapshot (every reading at once, after a resynchronisation).
+
+    ``ms`` is the board's own time of the event (its ticks_ms, protocol 2; None
+    from a version 1 board and for snapshots). ``at`` is that moment on this
+    host's monotonic clock, as far as the link can tell (the board's clock
+    mapped by its heartbeats): an event resent from the board's journal after a
+    cut arrives late, but its ``at`` says when it happened. None when unknown.
+    """
 
     seq: int
     type: str
@@ -35,9 +42,13 @@ class BoardEvent:
     roll_id: int | None = None
     button: str | None = None
     readings: dict[str, Reading] = field(default_factory=dict)
+    ms: int | None = None
+    at: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"seq": self.seq, "type": self.type}
+        if self.ms is not None:
+            out["ms"] = self.ms
         if self.type == "square":
             out.update(square=self.square, reading=_jsonable(self.reading))
         elif self.type == "die":

@@ -38,6 +38,13 @@ HEARTBEAT_S = 1.0
 SILENCE_TIMEOUT_S = 3.5  # no frame from the board for this long: the link is dead
 MAX_PENDING_COMMANDS = 64
 BACKOFF_S = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
+#: How fast the estimate of the board clock's offset may creep up when no frame
+#: comes as fast as the fastest did (a crystal runs off by 0.01 % at most; this
+#: allows 0.1 %).
+CLOCK_CREEP = 0.001
+#: An event that arrives this much later than the board saw it comes from the
+#: journal (a link that was cut): more of the backlog may follow.
+LATE_S = 0.25
 
 
 class BoardMismatch(Exception):
@@ -63,6 +70,11 @@ class BoardSession:
 
     ``expect`` names the board definition the host wants (its id); None accepts
     any board whose definition the host knows.
+
+    ``boot`` and ``ack`` resume the board's event stream where an earlier
+    session left it (a server that stores them): the HELLO carries them, so the
+    board resends exactly the events after ``ack``; and as this session knows
+    none of the board's readings, it asks for a snapshot.
     """
 
     def __init__(
@@ -71,6 +83,8 @@ class BoardSession:
         *,
         expect: str | None = None,
         resolve: Callable[[str], Board] = load_board,
+        boot: int = 0,
+        ack: int = 0,
     ) -> None:
         self.transport = transport
         self.expect = expect
@@ -87,17 +101,59 @@ class BoardSession:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         # Event side: what we hold from which boot of the board.
-        self._boot = 0
-        self._ack = 0
+        self._boot = boot
+        self._ack = ack if boot else 0
         # Command side.
         self._cmd_seq = 0
         self._pending: list[tuple[int, int, bytes]] = []  # (seq, type, frame) not yet acked
         self._last_send = 0.0
         self._leds: dict[int, Led] | None = None  # the picture to restore on reconnect
-        self._snapshot_wanted = False
+        self._snapshot_wanted = bool(boot)
         self._early: list[tuple[int, int, object]] = []  # frames read with the welcome
+        # The board's clock (protocol 2), mapped onto time.monotonic().
+        self.board_version = 0  # the protocol version the board speaks
+        self._offset: float | None = None  # host seconds minus board seconds, fastest frame
+        self._offset_at = 0.0
+        self._ticks: int | None = None  # the board's last ticks_ms (modulo 2**30) ...
+        self._board_s = 0.0  # ... and the same, unwrapped, in seconds
+        self._known_until: float | None = None  # while a backlog comes in: its last event's time
 
     # ---- public API -------------------------------------------------------
+
+    @property
+    def boot(self) -> int:
+        """The boot id of the board this session holds events from (0: none yet)."""
+        return self._boot
+
+    @property
+    def ack(self) -> int:
+        """The seq of the last event this session holds (and has acknowledged)."""
+        return self._ack
+
+    def accepted(self, event: BoardEvent) -> None:
+        """Called in the link's thread for every event the session accepts, after
+        :attr:`ack` has moved past it and before its ACK goes to the board. A
+        subclass that must keep events (the club server's store) does it here; if
+        it raises, the event is not acknowledged and the link reconnects, so the
+        board sends it again."""
+
+    def replay(self, events: list[BoardEvent]) -> None:
+        """Hand ``events`` out (through :meth:`events`) before any the board sends:
+        events kept from an earlier session and not yet taken by their consumer."""
+        for event in events:
+            self._events.put(event)
+
+    def clock(self) -> float:
+        """Now on ``time.monotonic()``, as far as the board's events are known.
+
+        While a backlog from the board's journal comes in (after a cut), the time
+        of the last event taken from it: nothing is known of the board after that
+        yet, so a decision that waits for the board to be still must not be taken
+        past it. Events' :attr:`BoardEvent.at` are on this clock.
+        """
+        now = time.monotonic()
+        known = self._known_until
+        return now if known is None else min(now, known)
 
     def start(self) -> "BoardSession":
         self._thread = threading.Thread(target=self._run, name="board-link", daemon=True)
@@ -218,10 +274,10 @@ class BoardSession:
 
     def _welcome(self, fields: tuple) -> None:
         version, boot, next_seq, first_seq, board_hash, firmware, board_id = fields
-        if version != c.PROTOCOL_VERSION:
+        if not c.OLDEST_VERSION <= version <= c.PROTOCOL_VERSION:
             raise BoardMismatch(
-                f"board speaks protocol {version}, this host speaks {c.PROTOCOL_VERSION}; "
-                "update the firmware (masume board deploy) or the host"
+                f"board speaks protocol {version}, this host speaks {c.OLDEST_VERSION} to "
+                f"{c.PROTOCOL_VERSION}; update the firmware (masume board deploy) or the host"
             )
         if self.expect and board_id != self.expect:
             raise BoardMismatch(f"expected board {self.expect!r}, but {board_id!r} is connected")
@@ -237,6 +293,9 @@ class BoardSession:
             )
         self.board = board
         self.firmware = firmware
+        self.board_version = version
+        if boot != self._boot or self._ticks is None:
+            self._reset_clock()  # a new boot counts its ticks from zero
         if boot != self._boot:
             # First contact or the board rebooted: what it knew is gone, so take
             # its word for where it stands and ask for every reading.
@@ -307,9 +366,7 @@ class BoardSession:
             except (KeyError, IndexError) as exc:
                 log.warning("event %d names something this board does not have: %s", seq, exc)
                 event = None
-            self._ack = seq
-            if event is not None:
-                self._events.put(event)
+            self._take(seq, event)
             return True
         if mtype == c.SNAPSHOT:
             self.stats.snapshots += 1
@@ -318,20 +375,23 @@ class BoardSession:
                 cell = board.cell(index)
                 readings[cell.name] = decode_reading(board, cell, raw)
             self.readings = readings
-            self._ack = max(self._ack, seq)
-            self._events.put(BoardEvent(seq=seq, type="snapshot", readings=dict(readings)))
+            self._take(max(self._ack, seq),
+                       BoardEvent(seq=seq, type="snapshot", readings=dict(readings)))
             return True
         if mtype == c.ACK:
             with self._lock:
                 self._pending = [p for p in self._pending if p[0] > seq]
             return False
         if mtype == c.HEARTBEAT:
-            next_seq, first_seq, _, boot = fields  # type: ignore[misc]
+            next_seq, first_seq, uptime, boot = fields  # type: ignore[misc]
             self.stats.board_journal = (first_seq, next_seq)
             self.stats.acked = self._ack
             if boot != self._boot:
                 # The board restarted and its WELCOME was lost (noise): shake hands.
                 raise LinkDown("the board restarted")
+            self._board_time(uptime)
+            if next_seq - 1 <= self._ack:
+                self._known_until = None  # the board has nothing more: the backlog is in
             if first_seq > self._ack + 1:
                 log.warning("board journal overflowed; resynchronising")
                 self._ack = next_seq - 1
@@ -352,17 +412,79 @@ class BoardSession:
         log.debug("ignoring %s from the board", c.NAMES.get(mtype, mtype))
         return False
 
+    def _take(self, ack: int, event: BoardEvent | None) -> None:
+        """Hold everything up to ``ack``, and hand ``event`` out (the caller acks)."""
+        before = self._ack
+        self._ack = ack
+        if event is None:
+            return
+        try:
+            self.accepted(event)
+        except Exception as exc:
+            self._ack = before  # not kept: not acknowledged, so the board resends it
+            log.error("event %d could not be kept (%s); reconnecting", event.seq, exc)
+            raise LinkDown(f"event {event.seq} could not be kept") from exc
+        self._events.put(event)
+
     def _event(self, board: Board, mtype: int, seq: int, fields: object) -> BoardEvent:
+        *values, ms = fields  # type: ignore[misc]
+        at = None
+        if ms is not None:
+            at = self._board_time(ms)
+            if time.monotonic() - at > LATE_S:
+                self._known_until = at  # from the journal: more of the backlog may follow
+            else:
+                self._known_until = None  # as it happened: events come in order, all are in
         if mtype == c.SQUARE:
-            index, raw = fields  # type: ignore[misc]
+            index, raw = values
             cell = board.cell(index)
             reading = decode_reading(board, cell, raw)
             self.readings[cell.name] = reading
-            return BoardEvent(seq=seq, type="square", square=cell.name, reading=reading)
+            return BoardEvent(seq=seq, type="square", square=cell.name, reading=reading,
+                              ms=ms, at=at)
         if mtype == c.DIE:
-            roll_id, value = fields  # type: ignore[misc]
-            return BoardEvent(seq=seq, type="die", value=value, roll_id=roll_id)
-        return BoardEvent(seq=seq, type="button", button=board.button(fields).name)
+            roll_id, value = values
+            return BoardEvent(seq=seq, type="die", value=value, roll_id=roll_id, ms=ms, at=at)
+        return BoardEvent(seq=seq, type="button", button=board.button(values[0]).name,
+                          ms=ms, at=at)
+
+    # ---- the board's clock ------------------------------------------------
+
+    def _reset_clock(self) -> None:
+        self._offset = None
+        self._ticks = None
+        self._board_s = 0.0
+        self._known_until = None
+
+    def _board_time(self, ticks: int) -> float:
+        """Where the board's ``ticks`` (ticks_ms of a frame just received) fall on
+        time.monotonic(); each frame also refines the mapping.
+
+        The offset between the two clocks is taken from the frame that came
+        fastest (the smallest host-minus-board difference: every frame is late
+        by its transit, never early), allowed to creep up slowly so that a
+        board whose crystal runs slow is followed. An event from the journal is
+        late by the whole cut: it does not move the offset. (The board sends a
+        heartbeat right after its WELCOME, so the offset is known before the
+        journal's events come.)
+        """
+        received = time.monotonic()
+        ticks &= c.TICKS_MASK
+        if self._ticks is None:
+            self._board_s = ticks / 1000
+        else:
+            # ticks_ms wraps at 2**30: the signed difference modulo 2**30.
+            step = ((ticks - self._ticks + 0x20000000) & c.TICKS_MASK) - 0x20000000
+            self._board_s += step / 1000
+        self._ticks = ticks
+        sample = received - self._board_s
+        if self._offset is None:
+            self._offset = sample
+        else:
+            creep = max(0.0, received - self._offset_at) * CLOCK_CREEP
+            self._offset = min(sample, self._offset + creep)
+        self._offset_at = received
+        return self._board_s + self._offset
 
     def _queue_command(self, mtype: int, payload: bytes) -> None:
         """Queue a command (caller holds the lock); sent now if connected."""

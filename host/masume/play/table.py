@@ -129,12 +129,27 @@ class TableSession:
                 return
             with self._lock:
                 now = time.monotonic()
-                change = self.tracker.tick(now)
+                change = self.tracker.tick(self._board_now(now))
                 self._after(change)
                 self._clock(now)
 
+    def _board_now(self, now: float) -> float:
+        """Now, as far as the board's events are known: while the link takes in a
+        journal resent after a cut, the time of its last event (BoardSession.clock),
+        so that the board counts as still only for as long as it really was."""
+        clock = getattr(self.link, "clock", None)  # links made in tests may have none
+        return min(now, clock()) if clock is not None else now
+
     def _handle(self, event: BoardEvent) -> None:
         now = time.monotonic()
+        if event.at is not None:
+            # When the board saw it (protocol 2). For an event from the journal,
+            # long before it arrived: first decide what the board showed before it,
+            # as a tick would have then, had the link not been cut.
+            now = min(now, event.at)
+            change = self.tracker.tick(now)
+            if change:
+                self._after(change)
         if self.store:
             self.store.log("board", **event.to_dict())
         if event.type == "snapshot":
