@@ -49,9 +49,8 @@ def _table(server, unit: str) -> dict[str, Any] | None:
         return state
     table = server.tables.get(unit)
     if table is not None:
-        with table.session._lock:
-            positions = table.session.game.positions()
-            state["replay"] = [{sq: list(p) for sq, p in pos.layout().items()} for pos in positions]
+        state["replay"] = [{sq: list(p) for sq, p in pos.layout().items()}
+                           for pos in table.session.positions()]
     return state
 
 

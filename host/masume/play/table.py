@@ -367,6 +367,11 @@ class TableSession:
 
     # ---- what the web view reads -----------------------------------------------------
 
+    def positions(self) -> tuple[Position, ...]:
+        """The game's positions so far, the start first (a replay slider's steps)."""
+        with self._lock:
+            return tuple(self.game.positions())
+
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         return self._subscribers.add(callback)
 
