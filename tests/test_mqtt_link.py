@@ -148,3 +148,58 @@ def test_garbage_on_the_broker_is_ignored(broker, hub, make_sim):
         rogue.loop_stop()
         rogue.disconnect()
         session.close()
+
+
+def test_a_version_1_board_is_still_read(broker, hub):
+    """Protocol 2 added the board's time to events; a board still on protocol 1
+    (its events without it) is taken, and its events are timed on arrival."""
+    import struct
+
+    from masume.boards import load_board
+    from masume_protocol import codec as c
+
+    board = load_board("soccer-shogi")
+    unit = "old-1"
+    frames: list[bytes] = []
+
+    def v1_square(seq: int, square: str, pieces: tuple[str, ...]) -> bytes:
+        reading = bytes(board.pieces[p] for p in pieces)
+        payload = struct.pack("<HB", board.cell(square).index, len(reading)) + reading
+        return c.encode_frame(c.SQUARE, seq, payload)[:-1]
+
+    def v1_welcome() -> bytes:
+        def text(s: str) -> bytes:
+            return bytes((len(s),)) + s.encode()
+        payload = struct.pack("<BIIII", 1, 4242, 1, 1, board.hash) + text("0.0.9") + text(board.id)
+        return c.encode_frame(c.WELCOME, 0, payload)[:-1]
+
+    old = new_client("old-board")
+
+    def on_message(client, userdata, message):
+        mtype = c.decode_frame(bytes(message.payload))[0]
+        frames.append(bytes(message.payload))
+        if mtype == c.HELLO:
+            client.publish(topic(unit, "events"), v1_welcome(), qos=1)
+
+    old.on_message = on_message
+    old.will_set(topic(unit, "status"), b"offline", qos=1, retain=True)
+    old.connect("127.0.0.1", broker.port)
+    old.loop_start()
+    session = None
+    try:
+        old.subscribe(topic(unit, "commands"), 1)
+        old.publish(topic(unit, "status"), b"online", qos=1, retain=True).wait_for_publish(2)
+        session = BoardSession(hub.transport(unit), expect="soccer-shogi").start()
+        assert session.wait_connected(15)
+        assert session.board_version == 1
+        for seq, (square, pieces) in enumerate([("C5", ("ball",)), ("A1", ("blue",))], start=1):
+            old.publish(topic(unit, "events"), v1_square(seq, square, pieces), qos=1)
+        events = collect(session, 2)
+        assert [(e.square, e.reading, e.ms, e.at) for e in events] == [
+            ("C5", ("ball",), None, None), ("A1", ("blue",), None, None)]
+        assert session.ack == 2
+    finally:
+        if session:
+            session.close()
+        old.loop_stop()
+        old.disconnect()

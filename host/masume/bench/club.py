@@ -263,8 +263,10 @@ def _quantiles(values: list[float]) -> tuple[float, float]:
 
 
 def plan_games(n: int, steps_wanted: int) -> list[list[Planned]]:
-    """Every hand's plan, in worker processes (fork: nothing runs yet to be copied)."""
-    ctx = multiprocessing.get_context("fork")
+    """Every hand's plan, in worker processes. Spawned, not forked: after the first
+    size's run this process holds the VM runtime's threads, and a forked child
+    that inherits that runtime panics as it exits."""
+    ctx = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(max_workers=os.cpu_count() or 1,
                                                 mp_context=ctx) as pool:
         return list(pool.map(plan_game, [GAME] * n, range(n), [steps_wanted] * n))
