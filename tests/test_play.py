@@ -67,6 +67,20 @@ class Play:
             self.proc.send_signal(signal.SIGTERM)
             self.proc.wait(timeout=20)
 
+    def printed(self, timeout: float = 5.0) -> str:
+        """Every line printed, up to the end of the output once the process ended."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self._out.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if not line:
+                self._out.put("")
+                break
+            self.lines.append(line.rstrip("\n"))
+        return "\n".join(self.lines)
+
 
 def state(url: str) -> dict:
     with urllib.request.urlopen(url + "api/state") as response:

@@ -456,5 +456,5 @@ def test_set_up_and_an_ejection_played_by_clicking(tmp_path) -> None:
         assert SYSTEM in record and "3-A桂" in record
     finally:
         play.stop()
-    printed = "\n".join(play.lines) + play.proc.stdout.read()
+    printed = play.printed()
     assert "sente: 2-Cパス\nsente: 3-A桂" in printed
