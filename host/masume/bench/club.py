@@ -262,26 +262,34 @@ def _quantiles(values: list[float]) -> tuple[float, float]:
     return q[49], q[98]
 
 
+def steps_for(seconds: float, pace: float, cut: float) -> int:
+    """Hand movements a run takes: the measured play, the cut and the time after it."""
+    return int((seconds + (cut + 15 if cut else 0)) / pace) + 10
+
+
 def plan_games(n: int, steps_wanted: int) -> list[list[Planned]]:
-    """Every hand's plan, in worker processes. Spawned, not forked: after the first
-    size's run this process holds the VM runtime's threads, and a forked child
-    that inherits that runtime panics as it exits."""
-    ctx = multiprocessing.get_context("spawn")
+    """Every hand's plan, in forked worker processes. Call it before any simulated
+    board starts: a child forked from a process that runs the VM runtime's threads
+    inherits that runtime half-made and panics as it exits (and spawned workers
+    would run ``python -m masume.cli`` again as their main module)."""
+    ctx = multiprocessing.get_context("fork")
     with concurrent.futures.ProcessPoolExecutor(max_workers=os.cpu_count() or 1,
                                                 mp_context=ctx) as pool:
         return list(pool.map(plan_game, [GAME] * n, range(n), [steps_wanted] * n))
 
 
 def run_once(n: int, seconds: float, pace: float, cut: float = 0.0,
-             log: Callable[[str], None] = print) -> dict[str, Any]:
+             log: Callable[[str], None] = print,
+             plans: list[list[Planned]] | None = None) -> dict[str, Any]:
+    """One size. ``plans``: the hands' games (plan_games), planned here if None."""
     from masume.club.mosquitto import Broker
     from masume.club.store import ClubStore
     from masume.rules import load_rules
     from masume.sim.board import SimulatedBoard
 
     rules = load_rules(GAME)
-    steps_wanted = int((seconds + (cut + 15 if cut else 0)) / pace) + 10
-    plans = plan_games(n, steps_wanted)
+    if plans is None:
+        plans = plan_games(n, steps_for(seconds, pace, cut))
     work = Path(tempfile.mkdtemp(prefix="masume-bench-club-"))
     broker = Broker(work / "broker").start()
     units = [f"bench-{i + 1}" for i in range(n)]
@@ -391,8 +399,10 @@ def run(boards: int, seconds: float, pace: float, cut: float = 0.0) -> int:
     best = 0
     over = False
     ok = True
+    # Every size's hands at once, before any board runs (see plan_games).
+    plans = plan_games(boards, steps_for(seconds, pace, cut))
     for n in sizes:
-        r = run_once(n, seconds, pace, cut if n == sizes[-1] else 0.0)
+        r = run_once(n, seconds, pace, cut if n == sizes[-1] else 0.0, plans=plans[:n])
         print(f"boards {r['boards']:3d}: event -> LED p50 {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms "
               f"(n={r['samples']}; {r['settled']} answered after the settle: p50 "
               f"{r['settled_p50']:.1f} ms, p99 {r['settled_p99']:.1f} ms past it; "
