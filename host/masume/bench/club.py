@@ -39,6 +39,7 @@ import copy
 import multiprocessing
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -298,6 +299,7 @@ def run_once(n: int, seconds: float, pace: float, cut: float = 0.0,
     server = None
     sims, hands = [], []
     timers: list[threading.Timer] = []
+    keep = True  # the folder (database, server log) stays for a look unless all went well
     try:
         for i, unit in enumerate(units):
             holder: dict = {}
@@ -365,6 +367,10 @@ def run_once(n: int, seconds: float, pace: float, cut: float = 0.0,
             k = next((i for i, (a, b) in enumerate(zip(got, made)) if a != b), min(len(got), len(made)))
             log(f"  {unit}: from action {k + 1} the hand made {made[k:k + 3]}, the record holds {got[k:k + 3]}")
         store.close()
+        if mismatched:
+            log(f"  kept for a look: {work} (club.db, server.log)")
+        else:
+            keep = False
         direct = [x for h in hands for x in h.latencies]
         settled = [x for h in hands for x in h.settled]
         p50, p99 = _quantiles(direct)
@@ -387,6 +393,8 @@ def run_once(n: int, seconds: float, pace: float, cut: float = 0.0,
         for sim in sims:
             sim.close()
         broker.stop()
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def run(boards: int, seconds: float, pace: float, cut: float = 0.0) -> int:
