@@ -36,7 +36,10 @@ def table(tmp_path: Path, make_sim, connect):
     for cell, piece in set_up(game.position.layout(), game.position):
         sim.place(cell, piece)
     link = connect(sim.port, expect=board.id, resolve=lambda _id: board)
-    session = TableSession(rules, board, link, game=game, sim=sim, port=sim.port).start()
+    printed: list[tuple[str, str, str]] = []  # what `masume play` prints on the shared terminal
+    session = TableSession(rules, board, link, game=game, sim=sim, port=sim.port,
+                           on_action=lambda *a: printed.append(a)).start()
+    session.printed = printed
     wait(lambda: session.state()["link"]["connected"]
          and session.state()["tracker"]["state"] == "in-sync", what="in sync")
     yield session
@@ -59,6 +62,8 @@ def test_a_face_down_card_is_named_to_its_owner_only(table) -> None:
         assert state["pieces"]["home-synergy-1"] == ["card"]  # no tag on any card cell
         assert state["moves"][0]["actions"] == ["?@home-synergy-1"]
         assert state["view"]["viewer"] is None if viewer != "away" else state["view"]["viewer"] == "away"
+    # The terminal is everyone's: it names the face-down card to nobody.
+    assert [a[2] for a in table.printed] == ["?@home-synergy-1", "A04@A2c"]
     home = table.state("home")
     assert home["view"]["cells"]["home-synergy-1"] == ["H03 Home player 3"]
     assert home["moves"][0]["actions"] == ["H03@home-synergy-1"]

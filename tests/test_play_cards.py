@@ -225,3 +225,31 @@ def test_eyeshield21_played_on_the_simulated_mat(tmp_path: Path) -> None:
             assert notation in record
     finally:
         play.stop()
+
+
+def test_eyeshield21_on_a_mat_at_a_serial_port(tmp_path: Path) -> None:
+    """A real mat's path: `masume sim --setup` is the mat (set out as a person would),
+    `masume play --port` reads it; the shared terminal never names a face-down card."""
+    import sys
+
+    sim = subprocess.Popen([sys.executable, "-m", "masume.cli", "sim", "--board", "eyeshield21",
+                            "--setup", "eyeshield21"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    try:
+        port = sim.stdout.readline().split(": ", 1)[1].strip()
+        play = Play("eyeshield21", "--port", port, "--no-web", "--games-dir", str(tmp_path))
+        try:
+            play.until("board: eyeshield21 on ")
+            cards = card_set_of(load_rules("eyeshield21").start())
+            for n, copy_id in enumerate(("F01.1", "F02.1", "F03.1"), 1):
+                sim.stdin.write(f"place home-character-{n} {cards.copy(copy_id).piece}\n")
+                sim.stdin.flush()
+                assert sim.stdout.readline().startswith("ok place")
+                assert play.until("home: ") == f"home: ?@home-character-{n}"
+        finally:
+            play.stop()
+    finally:
+        sim.stdin.close()
+        sim.wait(timeout=10)
+    record = next(tmp_path.glob("*/record.txt")).read_text()
+    assert "F01.1@home-character-1, F02.1@home-character-2, F03.1@home-character-3" in record

@@ -46,11 +46,12 @@ def run(args: argparse.Namespace) -> int:
                              unit=args.unit,
                              on_log=lambda m: print(f"sim: {m}", file=sys.stderr, flush=True))
         if args.setup:
+            from masume.play.cards import set_up
             from masume.rules import load_rules
 
-            for square, pieces in load_rules(args.setup).start().layout().items():
-                for piece in pieces:
-                    sim.place(square, piece)
+            start = load_rules(args.setup).start()
+            for square, piece in set_up(start.layout(), start):  # piles get a spare card
+                sim.place(square, piece)
     except (BoardError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

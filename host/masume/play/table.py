@@ -303,11 +303,11 @@ class TableSession:
             return
         positions = self.game.positions()
         for action in change.popped:
-            self.on_action("took back", "", str(action))
+            self.on_action("took back", "", _public(self.game.position, action, taken_back=True))
         pushed_from = len(positions) - 1 - len(change.pushed)
         for k, action in enumerate(change.pushed):
             before = positions[pushed_from + k]
-            self.on_action("played", before.status().to_move, before.notation(action))
+            self.on_action("played", before.status().to_move, _public(before, action))
 
     def _shown_position(self):
         if self.resigned:
@@ -582,6 +582,19 @@ def _read_rolls(text: str) -> dict[int, int]:
 
 def _write_rolls(rolls: dict[int, int]) -> str:
     return " ".join(f"{i + 1}={r}" for i, r in sorted(rolls.items()))
+
+
+def _public(position: Position, action: Hashable, *, taken_back: bool = False) -> str:
+    """The action as anyone at the table may read it (the terminal is shared): a game
+    that hides cards names a face-down card to nobody here. A taken-back action is
+    written from the position it was taken back to."""
+    hide = getattr(position, "notation_for", None)
+    if hide is None:
+        return str(action) if taken_back else position.notation(action)
+    try:
+        return hide(action, None)
+    except (IllegalAction, NotationError, ValueError, KeyError):
+        return "an action"  # taken back from a position it no longer fits
 
 
 def _comparable(layout: Any) -> dict[str, tuple[str, ...]]:
