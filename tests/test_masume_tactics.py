@@ -597,18 +597,24 @@ def test_card_inside_range_and_charge_and_hold() -> None:
 
 
 def test_card_set_from_a_file(tmp_path: Path) -> None:
-    import json
+    from masume.cards import load_card_set
+    from masume.rules.masume_tactics import check_cards
 
-    path = tmp_path / "cards.json"
-    path.write_text(json.dumps({"cards": [
-        {"id": "cannon", "name": "Cannon", "shirt": 8, "abilities": [{"kind": "lob", "value": 2}]}]}))
+    path = tmp_path / "cards.toml"
+    path.write_text('id = "mine"\ngame = "masume-tactics"\n\n[[card]]\nid = "cannon"\n'
+                    'name = "Cannon"\nkind = "specialist"\nshirt = 8\n'
+                    'abilities = [{ kind = "lob", value = 2 }]\n')
     position = setup({8: "G4"}, {}, "G4", options=f"card_set={path},home_cards=cannon")
     assert where(play(position, "G4 lob N", "die 4"), "G10") == ("ball",)
-    bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"cards": [{"id": "x", "shirt": 8, "abilities": [{"kind": "fly", "value": 1}]}]}))
-    with pytest.raises(ValueError, match="unknown ability"):
-        RULES.start(card_set=str(bad), home_cards="x")
-
+    bad = tmp_path / "bad.toml"
+    bad.write_text(path.read_text().replace('"lob"', '"fly"').replace("shirt = 8", "shirt = 12"))
+    assert check_cards(load_card_set(bad)) == [
+        "card cannon: shirt must be a number from 1 to 11, not 12",
+        "card cannon: unknown ability kind 'fly' (one of ground, lob, charge, hold, inside-range)"]
+    with pytest.raises(ValueError, match="unknown ability kind 'fly'"):
+        RULES.start(card_set=str(bad), home_cards="cannon")
+    with pytest.raises(ValueError, match="no card set 'nonesuch'"):
+        RULES.start(card_set="nonesuch")
 
 
 # --------------------------------------------------------------------------- what the table shows

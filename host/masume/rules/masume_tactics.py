@@ -53,6 +53,8 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Any, Iterator, Union
 
+from masume.cards import CardSet, CardSetError, find_card_set, load_card_set
+
 from .base import IllegalAction, NotationError, Outcome, Restart, Status, Timer
 
 # --------------------------------------------------------------------------- board
@@ -380,60 +382,80 @@ class Card:
     abilities: tuple[Ability, ...]
 
 
-#: The card texts are not in the source; this built-in set is a PLACEHOLDER with the shape of
-#: the real one (six cards, one shirt each). An owner replaces it with a JSON file (option
-#: ``card_set``) written from the cards they hold: {"cards": [{"id": ..., "name": ...,
-#: "shirt": 9, "abilities": [{"kind": "ground", "value": 1, "where": "opponent-half"}]}]}.
-EXAMPLE_CARDS: tuple[Card, ...] = (
-    Card("striker", "Striker (example)", 9, (Ability("ground", 1, "opponent-half"),)),
-    Card("playmaker", "Playmaker (example)", 10, (Ability("inside-range", 1),)),
-    Card("winger", "Winger (example)", 7, (Ability("lob", 1),)),
-    Card("stopper", "Stopper (example)", 4, (Ability("charge", 1),)),
-    Card("anchor", "Anchor (example)", 6, (Ability("hold", 1),)),
-    Card("libero", "Libero (example)", 3, (Ability("charge", 1, "own-penalty-area"),)),
-)
+#: The shipped specialist card set (host/masume/cards/sets/): the real cards' texts
+#: are not public, so it is an EXAMPLE with their shape and made-up abilities. An
+#: owner writes the cards they hold in the same card set format (masume.cards) and
+#: passes it as the option ``card_set``.
+EXAMPLE_SET = "masume-tactics-example"
 
 
-def load_cards(path: str = "") -> dict[str, Card]:
-    """The card set: the built-in example set, or the JSON file at ``path``.
+def load_cards(name: str = "") -> dict[str, Card]:
+    """The specialist cards of a card set: the example set, or the set named or at
+    the path ``name``; ValueError says what is wrong with it.
 
     >>> sorted(load_cards())[:2]
     ['anchor', 'libero']
     """
-    if not path:
-        return dict(_load_cards("", 0))
-    import os
-
     try:
-        stamp = os.stat(path).st_mtime_ns
+        path = find_card_set(name or EXAMPLE_SET)
+        stamp = path.stat().st_mtime_ns
+    except CardSetError as exc:
+        raise ValueError(str(exc)) from None
     except OSError as exc:
-        raise ValueError(f"card set {path}: {exc}") from None
-    return dict(_load_cards(path, stamp))
+        raise ValueError(f"card set {name}: {exc.strerror or exc}") from None
+    return dict(_load_cards(str(path), stamp))
 
 
 @lru_cache(maxsize=8)
 def _load_cards(path: str, stamp: int) -> tuple[tuple[str, Card], ...]:
-    if not path:
-        return tuple((c.id, c) for c in EXAMPLE_CARDS)
-    import json
-
     try:
-        data = json.loads(open(path, encoding="utf-8").read())
-        cards = []
-        for item in data["cards"]:
-            abilities = tuple(Ability(a["kind"], int(a["value"]), a.get("where", ""))
-                              for a in item["abilities"])
-            for ability in abilities:
-                if ability.kind not in ABILITY_KINDS or ability.where not in ABILITY_WHERE:
-                    raise ValueError(f"card {item['id']}: unknown ability {ability}")
-            shirt = int(item["shirt"])
-            if not 1 <= shirt <= 11:
-                raise ValueError(f"card {item['id']}: shirt must be 1-11")
-            card_id = str(item["id"])
-            cards.append((card_id, Card(card_id, str(item.get("name", card_id)), shirt, abilities)))
-    except (OSError, KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"card set {path}: {exc}") from None
-    return tuple(cards)
+        card_set = load_card_set(path)
+    except CardSetError as exc:
+        raise ValueError(str(exc)) from None
+    problems = check_cards(card_set)
+    if problems:
+        raise ValueError(f"{path}: " + "; ".join(problems))
+    return tuple((c.id, Card(c.id, c.name, c["shirt"],
+                             tuple(Ability(a["kind"], a["value"], a.get("where", ""))
+                                   for a in c["abilities"])))
+                 for c in card_set)
+
+
+def check_cards(card_set: CardSet) -> list[str]:
+    """The game's checks of a specialist card set, one line per problem.
+
+    >>> check_cards(load_card_set(EXAMPLE_SET))
+    []
+    """
+    problems: list[str] = []
+    if card_set.game != GAME:
+        problems.append(f"game: {card_set.game!r}, not {GAME}")
+    for card in card_set:
+        label = f"card {card.id}"
+        if card.kind != "specialist":
+            problems.append(f"{label}: kind must be specialist, not {card.kind!r}")
+        shirt = card.get("shirt")
+        if not isinstance(shirt, int) or isinstance(shirt, bool) or not 1 <= shirt <= 11:
+            problems.append(f"{label}: shirt must be a number from 1 to 11, not {shirt!r}")
+        abilities = card.get("abilities")
+        if not isinstance(abilities, list) or not abilities:
+            problems.append(f"{label}: abilities must be a list of {{kind, value, where}}")
+            continue
+        for ability in abilities:
+            if not isinstance(ability, dict):
+                problems.append(f"{label}: an ability must be a table {{kind, value, where}}")
+                continue
+            kind, value = ability.get("kind"), ability.get("value")
+            where = ability.get("where", "")
+            if kind not in ABILITY_KINDS:
+                problems.append(f"{label}: unknown ability kind {kind!r} "
+                                f"(one of {', '.join(ABILITY_KINDS)})")
+            if not isinstance(value, int) or isinstance(value, bool):
+                problems.append(f"{label}: ability {kind}: value must be a whole number")
+            if where not in ABILITY_WHERE:
+                problems.append(f"{label}: ability {kind}: unknown where {where!r} "
+                                f"(one of {', '.join(w for w in ABILITY_WHERE if w)})")
+    return problems
 
 
 # --------------------------------------------------------------------------- options
@@ -464,7 +486,7 @@ class Options:
     #: Specialist cards chosen before kick-off: card ids separated by "/", at most 3 a side.
     home_cards: str = ""
     away_cards: str = ""
-    #: A JSON card set (see :func:`load_cards`); "" = the built-in example set.
+    #: A specialist card set, by name or path (see :func:`load_cards`); "" = the example set.
     card_set: str = ""
 
     @classmethod
@@ -1641,6 +1663,10 @@ class MasumeTacticsRules:
     def from_text(self, text: str, **options: Any) -> Position:
         """The position written by :meth:`Position.to_text`; options given here override."""
         return _read_text(text, options)
+
+    def check_cards(self, card_set: CardSet) -> list[str]:
+        """The game's checks of a specialist card set (see :func:`check_cards`)."""
+        return check_cards(card_set)
 
     def resign(self, position: Position, side: str) -> Position:
         """The position after ``side`` resigns.
