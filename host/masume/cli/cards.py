@@ -96,6 +96,18 @@ def problems_of(name: str) -> tuple[Any, list[str]]:
     return cards, problems
 
 
+def _read_on_a_mat(game: str) -> bool:
+    """Do the game's cards lie on card readers (so each needs a tag)? Masume Tactics'
+    specialist cards, say, are chosen before kick-off and never lie on its board."""
+    from masume.boards import BoardError, load_board
+    from masume.rules import load_rules
+
+    try:
+        return any(c.sensor == "card" for c in load_board(load_rules(game).board).sensed)
+    except (BoardError, ValueError):  # an unknown game: the checks said so already
+        return True
+
+
 def _split(message: str, path: Path) -> list[str]:
     """A CardSetError's problems, one a line, each with the file."""
     prefix = f"{path}: "
@@ -110,7 +122,8 @@ def run_check(args: argparse.Namespace) -> int:
     if problems:
         return 1
     untagged = len(cards.untagged())
-    note = f"; {untagged} copies have no tag yet (masume cards enroll)" if untagged else ""
+    note = (f"; {untagged} copies have no tag yet (masume cards enroll)"
+            if untagged and _read_on_a_mat(cards.game) else "")
     print(f"{cards.path}: ok: {cards.id} for {cards.game}, {len(cards)} cards, "
           f"{len(cards.copies())} copies{note}")
     return 0
