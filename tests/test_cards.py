@@ -12,6 +12,7 @@ SET = """
 id = "tiny"
 game = "magic-number-eleven"
 title = "Two cards"
+title_font = "serif"
 
 [[card]]
 id = "P1"
@@ -46,6 +47,7 @@ def test_a_set_loads_with_copies_tags_and_game_fields(tmp_path: Path) -> None:
     assert cards.copy("S1.1").tag == "04000000000001"
     assert [c.id for c in cards.untagged()] == ["S1.2"]
     assert cards.card("S1")["stars"] == 3
+    assert cards.extra == {"title_font": "serif"}  # the file's other keys, for the game
     assert load_card_set(write(tmp_path, SET)) == cards  # same content, equal sets
 
 

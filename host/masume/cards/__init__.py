@@ -129,6 +129,10 @@ class CardSet:
         self.game = str(data.get("game", ""))
         self.title = str(data.get("title", self.id))
         self.notice = str(data.get("notice", ""))
+        #: The file's other top-level keys and tables, for the game to read (e.g.
+        #: Eyeshield 21's ``[[deck]]`` lists).
+        self.extra: Mapping[str, Any] = {k: v for k, v in data.items()
+                                         if k not in ("id", "game", "title", "notice", "card")}
         if not _ID.fullmatch(self.id):
             problems.append(f"id: {self.id!r} is not a set id (letters, digits, - and _)")
         if not self.game:

@@ -29,7 +29,6 @@ Ability(when='play', effect='draw', amount=1, team='', cost=1, bench=False)
 
 from __future__ import annotations
 
-import tomllib
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -162,17 +161,8 @@ def label(card: Card) -> str:
 
 
 def _raw_decks(card_set: CardSet) -> list[Any]:
-    """The ``[[deck]]`` tables of the set's file (CardSet keeps only the cards)."""
-    if card_set.path is None:
-        return []
-    return _file_decks(str(card_set.path), card_set.digest)
-
-
-@lru_cache(maxsize=32)
-def _file_decks(path: str, digest: str) -> list[Any]:
-    with open(path, "rb") as handle:
-        data = tomllib.load(handle)
-    decks = data.get("deck", [])
+    """The ``[[deck]]`` tables of the set's file."""
+    decks = card_set.extra.get("deck", [])
     return decks if isinstance(decks, list) else []
 
 
