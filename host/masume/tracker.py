@@ -128,6 +128,11 @@ class Tracker:
         self.cards = cards
         self._successors: dict[Position, list[tuple[Hashable, Position]]] = {}
         self._cells = [c for c in board.sensed]
+        #: What each sensed cell reads with nothing on it, in the cells' order: a
+        #: signature starts as a copy of it, and only occupied cells are filled in.
+        self._empty = {c.name: self._expected(c.sensor, ()) for c in self._cells}
+        self._sensor_of = {c.name: c.sensor for c in self._cells}
+        self._expected_of: dict[tuple[str, tuple[str, ...]], Signature] = {}
         self._sensed: dict[str, Signature] | None = None
         self._changed_at = 0.0
         self._settled_on: dict[str, Signature] | None = None
@@ -154,8 +159,19 @@ class Tracker:
         key = position
         cached = self._signatures.get(key)
         if cached is None:
-            layout = position.layout()
-            cached = {c.name: self._expected(c.sensor, layout.get(c.name, ())) for c in self._cells}
+            cached = dict(self._empty)
+            sensor_of, known = self._sensor_of, self._expected_of
+            for name, pieces in position.layout().items():
+                sensor = sensor_of.get(name)
+                if sensor is None or not pieces:
+                    continue  # not sensed, or empty: as in self._empty
+                try:
+                    sig = known[sensor, pieces]  # type: ignore[index]
+                except KeyError:
+                    sig = known[sensor, pieces] = self._expected(sensor, tuple(pieces))  # type: ignore[index]
+                except TypeError:  # a layout that gives lists
+                    sig = self._expected(sensor, tuple(pieces))
+                cached[name] = sig
             if len(self._signatures) > 50_000:
                 self._signatures.clear()
             self._signatures[key] = cached
@@ -372,10 +388,10 @@ class Tracker:
         assert target is not None
 
         def one(base: Position, pops: int) -> list[_Reading]:
-            need = set(self._differences(base))
+            need = self._differences(base)
             return [_Reading(pops, (a,)) for a, after in self._successors_of(base)
                     if (not pops or self._same_origin(base, a))
-                    and need <= self.touched(base, after) and self._shows(base, after)]
+                    and self._changes_all(base, after, need) and self._shows(base, after)]
 
         def two(base: Position, pops: int) -> list[_Reading]:
             differ = set(self._differences(base))
@@ -392,9 +408,9 @@ class Tracker:
                     continue
                 # The second action changes every cell that still differs (a cheap
                 # test before the whole comparison).
-                need = set(self._differences(mid))
+                need = self._differences(mid)
                 out += [_Reading(pops, (a, b)) for b, after in self._successors_of(mid)
-                        if need <= self.touched(mid, after) and self._shows(mid, after)]
+                        if self._changes_all(mid, after, need) and self._shows(mid, after)]
             return out
 
         # Each step of the search: amending the last action first (a chain that
@@ -418,9 +434,15 @@ class Tracker:
     def _progress(self, base: Position, mid: Position, differ: set[str]) -> bool:
         """Does ``base -> mid`` change a differing cell to what the board shows there?"""
         assert self._sensed is not None
-        want = self.signature(mid)
-        return any(self._match(self._sensed[name], want[name])
-                   for name in self.touched(base, mid) & differ)
+        had, want = self.signature(base), self.signature(mid)
+        return any(had[name] != want[name] and self._match(self._sensed[name], want[name])
+                   for name in differ)
+
+    def _changes_all(self, before: Position, after: Position, cells: Iterable[str]) -> bool:
+        """Does ``before -> after`` change the reading of every one of ``cells``?
+        (``set(cells) <= self.touched(before, after)``, without building the set.)"""
+        a, b = self.signature(before), self.signature(after)
+        return all(a[name] != b[name] for name in cells)
 
     def _shows(self, before: Position, after: Position) -> bool:
         """Does the board show the action ``before -> after`` (removed pieces may linger)?"""
@@ -468,7 +490,8 @@ class Tracker:
 
     def _sources(self, before: Position, after: Position) -> set[str]:
         a, b = self.signature(before), self.signature(after)
-        return {name for name in a if _less(b[name], a[name])}
+        # _less is False where the reading does not change: compare those first.
+        return {name for name, was in a.items() if b[name] != was and _less(b[name], was)}
 
     def _distinct(self, readings: list[_Reading], bases: list[Position]) -> list[_Reading]:
         """One reading per resulting position: two orders of the same two moves are
@@ -487,7 +510,7 @@ class Tracker:
     def touched(self, before: Position, after: Position) -> set[str]:
         """The sensed cells whose reading differs between two positions."""
         a, b = self.signature(before), self.signature(after)
-        return {name for name in a if a[name] != b[name]}
+        return {name for name, was in a.items() if b[name] != was}
 
     def _apply(self, reading: _Reading) -> Change:
         popped = tuple(self.game.pop() for _ in range(reading.pops))[::-1]
@@ -737,11 +760,17 @@ def _as_counter(sig: Signature) -> Counter:
 
 def _less(sensed: Signature, want: Signature) -> bool:
     """Fewer pieces than wanted, and nothing that should not be there."""
+    if sensed == want:
+        return False
+    if sensed is False or sensed == ():  # nothing there: less if anything is wanted
+        return bool(want)
     s, w = _as_counter(sensed), _as_counter(want)
     return s != w and all(s[k] <= w[k] for k in s)
 
 
 def _more(sig: Signature, other: Signature) -> bool:
+    if sig == other or sig is False or sig == ():
+        return False
     a, b = _as_counter(sig), _as_counter(other)
     return any(a[k] > b[k] for k in a)
 
