@@ -361,6 +361,67 @@ def test_a_charge_won_by_the_defence_starts_its_turn_afresh() -> None:
     assert table.clock()["turn"]["left"] == 20.0
 
 
+def test_a_steal_under_the_beginner_rules_starts_the_stealers_turn_afresh() -> None:
+    # One action a turn: away-4 charges (away's turn), wins, and has a fresh turn as the
+    # offence; the side to move stays away, the rules' turn number says it is new.
+    game = Game(RULES.from_text(
+        "home=G2,C4,E3,I3,K4,G5,C8,E6,G6,E11,K7 away=G16,C14,E14,E7,K14,G13,C13,E13,G14,I13,K13 "
+        "ball=E6 offence=home move=away options=rules=beginner,turn_seconds=20"))
+    for text in ("E7 charge E6", "die 1"):
+        game.push_notation(text)
+    table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
+    table.tracker.observe(table.tracker.expected_readings(), 0.0)
+    table._clock(0.0)
+    table._clock(12.0)
+    assert table.clock()["turn"] == {"left": 8.0, "total": 20, "side": "away"}
+    turn = table.game.position.status().turn
+    table._die(1, 7)  # the keeper's roll: a tie, the defender wins the ball
+    table.tracker.observe(table.tracker.expected_readings(), 13.0)  # the pieces followed
+    table._after(table.tracker.tick(14.0))
+    table._clock(14.0)
+    status = table.game.position.status()
+    assert status.message == "away, offence, action 1 of 1" and status.turn == turn + 1
+    assert table.clock()["turn"] == {"left": 20.0, "total": 20, "side": "away"}
+
+
+def test_the_page_says_who_decides_when_the_other_side_receives_a_kick() -> None:
+    game = Game(RULES.from_text(START.replace("E12", "E9")))
+    game.push_notation("E6 ground N")
+    game.push_notation("die 3")  # stopped by away-4 on E9: he keeps it or lets it run
+    table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
+    status = table.state()["status"]
+    assert status["to_move"] == "home" and status["deciding"] == "away"
+    assert status["message"].endswith("away-4 keeps the ball or lets it run (touch)")
+    table.game.push_notation("keep")
+    assert table.state()["status"]["deciding"] is None
+
+
+def test_the_match_clock_goes_on_after_a_resume_and_the_turn_clock_starts_afresh(
+        tmp_path: Path) -> None:
+    game = Game(RULES.start(halves=1, turn_seconds=30))
+    game.push_notation("G8 inside SW2")
+    game.push_notation("keep")
+    store = GameStore.new(tmp_path, "masume-tactics", {"Options": "halves=1 turn_seconds=30"})
+    table = TableSession(RULES, BOARD, FakeLink(), game=game, store=store)  # type: ignore[arg-type]
+    table.tracker.observe(table.tracker.expected_readings(), 0.0)
+    table._clock(0.0)
+    table._clock(25.0)  # saved with the record every 10 s: a power cut now keeps 25 s
+    assert read_record(store.folder / "record.txt").headers["Clock"] == "half 1=25.0"
+    table._clock(27.5)
+    table.close()  # closing saves the clock as it stands
+    assert read_record(store.folder / "record.txt").headers["Clock"] == "half 1=27.5"
+
+    store, game = GameStore.resume(store.folder)
+    table = TableSession(RULES, BOARD, FakeLink(), game=game, store=store)  # type: ignore[arg-type]
+    table.tracker.observe(table.tracker.expected_readings(), 0.0)
+    table._clock(1000.0)  # the time the table was off does not count
+    assert table.clock() == {"half 1": {"left": 32.5, "total": 60},
+                             "turn": {"left": 30.0, "total": 30, "side": "home"}}
+    table._clock(1010.0)
+    assert table.clock()["half 1"]["left"] == 22.5
+    table.close()
+
+
 def test_the_match_clock_whistles_half_time_when_play_allows() -> None:
     table = clocked(halves=1)
     table._clock(0.0)

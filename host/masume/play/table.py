@@ -88,10 +88,13 @@ class TableSession:
         #: Which roll of the board's die made which action (action index -> roll id),
         #: kept in the record's Rolls header.
         self.rolls: dict[int, int] = _read_rolls(store.headers.get("Rolls", "") if store else "")
-        # The clocks: seconds run per timer name, and the turn the "turn" timer counts.
-        self._elapsed: dict[str, float] = {}
+        # The clocks: seconds run per timer name (a match clock's as saved with the
+        # game: it goes on after a resume; a turn clock starts afresh), and the turn the
+        # "turn" timer counts.
+        self._elapsed: dict[str, float] = _read_clock(store.headers.get("Clock", "")
+                                                      if store else "")
         self._clock_at: float | None = None
-        self._turn: tuple[str, int, int, int] | None = None
+        self._turn: tuple[Any, ...] | None = None
         self._shown_second: tuple[int, ...] = ()
 
     @property
@@ -112,7 +115,28 @@ class TableSession:
         if self._thread:
             self._thread.join(timeout=5)
         if self.store:
+            with self._lock:
+                self._save()  # the match clock as it stands
             self.store.close()
+
+    def _save(self) -> None:
+        """Write the record with its headers: the rolls, the match clock (``Clock``:
+        the seconds run of each timer that is not a turn's, ``half 1=734.2``)."""
+        assert self.store is not None
+        if not self.resigned:
+            self.store.headers.pop("Resigned", None)
+        if self.rolls:
+            self.store.headers["Rolls"] = _write_rolls(self.rolls)
+        else:
+            self.store.headers.pop("Rolls", None)
+        position = self.game.position
+        match = {name: self._elapsed.get(name, 0.0)
+                 for name, timer in position.status().timers.items() if not timer.per_turn}
+        if match:
+            self.store.headers["Clock"] = _write_clock(match)
+        else:
+            self.store.headers.pop("Clock", None)
+        self.store.save(self.game)
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -276,13 +300,7 @@ class TableSession:
             if self.store:
                 self.store.log("tracker", popped=[str(a) for a in change.popped],
                                pushed=[str(a) for a in change.pushed])
-                if not self.resigned:
-                    self.store.headers.pop("Resigned", None)
-                if self.rolls:
-                    self.store.headers["Rolls"] = _write_rolls(self.rolls)
-                else:
-                    self.store.headers.pop("Rolls", None)
-                self.store.save(self.game)
+                self._save()
             self._report(change)
         clock = self.clock().get("turn")
         leds = picture(self.board, self._shown_position(), self.tracker.view,
@@ -411,6 +429,9 @@ class TableSession:
                     "score": dict(status.score),
                     "message": status.message,
                     "awaiting": status.awaiting,
+                    # Who makes the choice now, when not the side to move (a kick's
+                    # receiver of the other side keeps the ball or lets it run).
+                    "deciding": status.deciding,
                 },
                 "tracker": {"state": view.state, "message": message, "squares": tracker_squares},
                 # What the rules light now and how (the page's key to the lights).
@@ -461,12 +482,17 @@ class TableSession:
         self._clock_at = now
         if self.resigned or position.outcome() is not None or not status.timers:
             return
-        # A new turn: another side to move, another number of actions (the defence won
-        # the ball and is the offence now), or the actions counted from 1 again.
-        turn = (status.to_move, status.actions_per_turn, status.action_number,
-                len(self.game.actions))
-        fresh = (self._turn is None or turn[:2] != self._turn[:2] or turn[2] < self._turn[2]
-                 or turn[3] < self._turn[3])
+        # A new turn: another side to move or another turn number (Status.turn: a steal
+        # under the beginner rules is the same side's new turn). Rules that do not number
+        # their turns: another number of actions, or the actions counted from 1 again.
+        if status.turn:
+            turn: tuple[Any, ...] = (status.to_move, status.turn)
+            fresh = turn != self._turn
+        else:
+            turn = (status.to_move, status.actions_per_turn, status.action_number,
+                    len(self.game.actions))
+            fresh = (self._turn is None or len(self._turn) != 4 or turn[:2] != self._turn[:2]
+                     or turn[2] < self._turn[2] or turn[3] < self._turn[3])
         self._turn = turn
         board_ok = self.tracker.view.state in ("in-sync", "lifted", "moving", "ambiguous")
         for name, timer in status.timers.items():
@@ -475,7 +501,11 @@ class TableSession:
                 continue
             if timer.per_turn and not board_ok:
                 continue
-            self._elapsed[name] = self._elapsed.get(name, 0.0) + since
+            before = self._elapsed.get(name, 0.0)
+            self._elapsed[name] = before + since
+            if self.store and not timer.per_turn and int(before / 10) != int(
+                    self._elapsed[name] / 10):
+                self._save()  # the match clock, every 10 s: a power cut loses less
             if (self._elapsed[name] >= timer.seconds and self.tracker.view.state == "in-sync"
                     and position.is_legal(timer.action)):
                 if self.store:
@@ -582,6 +612,24 @@ def _read_rolls(text: str) -> dict[int, int]:
 
 def _write_rolls(rolls: dict[int, int]) -> str:
     return " ".join(f"{i + 1}={r}" for i, r in sorted(rolls.items()))
+
+
+def _read_clock(text: str) -> dict[str, float]:
+    """The Clock header, ``name=seconds`` items separated by ``;``: {timer name: seconds}."""
+    out: dict[str, float] = {}
+    for item in text.split(";"):
+        name, _, seconds = item.strip().rpartition("=")
+        if not name:
+            continue
+        try:
+            out[name] = float(seconds)
+        except ValueError:
+            continue
+    return out
+
+
+def _write_clock(elapsed: dict[str, float]) -> str:
+    return "; ".join(f"{name}={seconds:.1f}" for name, seconds in sorted(elapsed.items()))
 
 
 def _public(position: Position, action: Hashable, *, taken_back: bool = False) -> str:

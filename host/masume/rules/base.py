@@ -84,6 +84,14 @@ class Status:
     #: Time limits the rules set now, by name ("turn", "half 1", ...). The engine has
     #: no clock: the table counts them and plays ``Timer.action`` when one runs out.
     timers: Mapping[str, "Timer"] = field(default_factory=dict)
+    #: The turn's number, counted by the rules: a new number is a new turn, even for the
+    #: same side (under the beginner rules a steal gives the stealing side a fresh turn).
+    #: The table starts a ``per_turn`` timer afresh when it or ``to_move`` changes.
+    #: 0: the rules do not count turns.
+    turn: int = 0
+    #: The side whose player makes the choice now when it is not ``to_move`` (the other
+    #: side's player receiving a kick keeps the ball or lets it run); None: ``to_move``.
+    deciding: str | None = None
 
 
 @dataclass(frozen=True)

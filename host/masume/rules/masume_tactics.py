@@ -597,6 +597,9 @@ class Position:
     #: What the last action led to that everyone must hear of: (meaning, words, squares),
     #: e.g. ("offside", "offside: home-10", (G12,)); the status announces it. Not compared.
     event: tuple = field(default=(), compare=False)
+    #: The turns begun since the start (a side's turn, a restart, a steal's fresh turn): the
+    #: status reports it, so the table restarts a turn clock. Not compared, not written.
+    turn: int = field(default=1, compare=False)
 
     game: str = field(default=GAME, init=False, compare=False)
     sides: tuple[str, str] = field(default=SIDES, init=False, compare=False)
@@ -772,7 +775,18 @@ class Position:
             message = f"{words}! {message}"
             highlights[meaning] = tuple(SQUARE_NAMES[s] for s in squares if s in SQUARE_NAMES)
         return Status(side, self.action, n, score, awaiting, message, highlights,
-                      self._timers(kind))
+                      self._timers(kind), turn=self.turn, deciding=self._deciding(kind))
+
+    def _deciding(self, kind: str) -> str | None:
+        """The side whose player makes the choice now, when not the side to move: the
+        receiver of a kick (keep or one-touch, keep or head on), a bounce's chooser."""
+        if kind in ("receive", "header"):
+            side = _side(self.pending[1])
+        elif kind == "bounce":
+            side = self.pending[3]
+        else:
+            return None
+        return SIDES[side] if side != self.to_move else None
 
     def _option_squares(self) -> tuple[str, ...]:
         """Where the choices now (keep excepted) put the ball, or the thrower stepping in."""
@@ -980,7 +994,7 @@ class Position:
         """The position after ``action``, or None if it is not legal here."""
         base = replace(self, path=(), event=())
         if isinstance(action, Timeout):  # the rest of the turn is lost
-            return replace(base, to_move=1 - self.to_move, action=1, used=0)
+            return replace(base, to_move=1 - self.to_move, action=1, used=0, turn=self.turn + 1)
         if isinstance(action, Roll):
             return base._roll(action.die)
         if isinstance(action, Choice):
@@ -1238,10 +1252,10 @@ class Position:
             new = _side(keeper)
             if _is_keeper(keeper) and pos.players[keeper] in PENALTY_AREA[new] and not pos.beginner:
                 return pos._set_piece("goal-kick-2", pos.players[keeper], new, kicker=keeper)
-            return replace(pos, offence=new, to_move=new, action=1, used=0, must_kick=-1,
-                           restart="")
+            return replace(pos, offence=new, to_move=new, action=1, used=0, turn=pos.turn + 1,
+                           must_kick=-1, restart="")
         if pos.action >= pos.actions_per_turn():
-            return replace(pos, to_move=1 - pos.to_move, action=1, used=0)
+            return replace(pos, to_move=1 - pos.to_move, action=1, used=0, turn=pos.turn + 1)
         return replace(pos, action=pos.action + 1)
 
     def _out(self, x: int, y: int, over_bar: bool = False) -> "Position":
@@ -1276,7 +1290,8 @@ class Position:
         score = list(self.score)
         score[1 - conceding] += 1
         pos = replace(self, ball=square, score=tuple(score), pending=("goal", conceding),
-                      to_move=conceding, action=1, used=0, must_kick=-1, banned=-1, restart="",
+                      to_move=conceding, action=1, used=0, turn=self.turn + 1,
+                      must_kick=-1, banned=-1, restart="",
                       path=tuple(path))
         if self.options.goals_to_win and score[1 - conceding] >= self.options.goals_to_win:
             return replace(pos, over="goals", pending=())
@@ -1287,18 +1302,20 @@ class Position:
         players = _formation(side)
         pending = ("lineup", side, "k", 0) if self.options.lineup else ()
         return replace(self, players=players, ball=CENTRE_MARK[side], offence=side, to_move=side,
-                       action=1, used=0, pending=pending, last_touch=-1, banned=-1,
+                       action=1, used=0, turn=self.turn + 1, pending=pending,
+                       last_touch=-1, banned=-1,
                        must_kick=side * 11 + 8, restart="kickoff")
 
     def _whistle(self) -> "Position":
         if self.half >= 2:
             if self.score[0] == self.score[1] and self.options.shootout:
                 pos = replace(self, players=_formation(self.kicked_off), used=0, must_kick=-1,
-                              banned=-1, restart="", action=1)
+                              banned=-1, restart="", action=1, turn=self.turn + 1)
                 return pos._shootout(0, 0, 0, 0)
             return replace(self, over="full time", pending=())
         side = 1 - self.kicked_off
         return replace(self, half=2, pending=("halftime", side), to_move=side, action=1, used=0,
+                       turn=self.turn + 1,
                        must_kick=-1, banned=-1, restart="")
 
     def _shootout(self, hg: int, ag: int, hn: int, an: int) -> "Position":
@@ -1316,12 +1333,14 @@ class Position:
         """A foul at ``square``: a free kick for ``side``, a penalty in the other side's area."""
         if square in PENALTY_AREA[1 - side] and not self.beginner:
             return replace(self, pending=("place", "penalty", PENALTY_SPOT[side], side),
-                           to_move=side, offence=side, action=1, used=0, must_kick=-1, banned=-1,
+                           to_move=side, offence=side, action=1, used=0, turn=self.turn + 1,
+                           must_kick=-1, banned=-1,
                            restart="")
         return self._set_piece("free-kick", square, side)
 
     def _set_piece(self, kind: str, spot: int, side: int, kicker: int = -1) -> "Position":
-        pos = replace(self, ball=spot, offence=side, to_move=side, action=1, used=0, must_kick=-1,
+        pos = replace(self, ball=spot, offence=side, to_move=side, action=1, used=0,
+                      turn=self.turn + 1, must_kick=-1,
                       banned=-1, restart="")
         if kicker >= 0:
             return replace(pos, pending=("replace", kind, kicker, side, "o", 0, 0))
@@ -1356,6 +1375,7 @@ class Position:
                         return pos._setup(Setup("ready"))
                     return pos
                 return replace(self, pending=(), to_move=side, offence=side, action=1, used=0,
+                               turn=self.turn + 1,
                                must_kick=kicker, restart=piece, ball=self.players[kicker])
             i = self._at[SQUARE_INDEX[setup.frm]]
             players = list(self.players)

@@ -305,6 +305,14 @@
         a.textContent = ` \u00b7 action ${status.action_number} of ${status.actions_per_turn}`;
         turn.appendChild(a);
       }
+      if (status.deciding && status.deciding !== status.to_move) {
+        // The other side's player makes this choice (a kick's receiver).
+        const d = document.createElement("span");
+        d.className = "deciding";
+        d.append(document.createTextNode(" \u00b7 "), chip(status.deciding),
+                 document.createTextNode(` ${status.deciding} decides`));
+        turn.appendChild(d);
+      }
     } else {
       delete turn.dataset.side;
       turn.textContent = "\u2013";
