@@ -153,6 +153,13 @@ for _s in PITCH:
     RAYS[_s] = tuple(_rays)
 
 
+#: (index, name) of the pitch squares in order; a piece code's layout entry alone,
+#: and under the ball (0: the ball alone).
+_PITCH_NAMED: tuple[tuple[int, str], ...] = tuple((i, SQUARE_NAMES[i]) for i in PITCH)
+_ALONE = {code: (name,) for code, name in PIECE_NAMES.items()}
+_WITH_BALL = {EMPTY: ("ball",), **{code: ("ball", name) for code, name in PIECE_NAMES.items()}}
+
+
 def _side_of(cell: int) -> int:
     return (cell - 1) % 2
 
@@ -383,6 +390,22 @@ class Position:
     def __repr__(self) -> str:
         return f"Position({self.to_text()!r})"
 
+    def __hash__(self) -> int:
+        # The dataclass's hash (of all fields), computed once: positions are dict
+        # keys throughout the tracker's search.
+        try:
+            return self.__dict__["_hash"]
+        except KeyError:
+            value = self.__dict__["_hash"] = hash((
+                self.cells, self.ball, self.side, self.done, self.phase, self.keepers,
+                self.entered, self.score, self.resigned, self.flipped, self.options,
+            ))
+            return value
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Not the cached hash: a string's hash differs from one process to another.
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
     # ------------------------------------------------------------- reading
 
     @property
@@ -418,13 +441,10 @@ class Position:
         >>> RULES.start().layout()["C5"], RULES.start().layout()["C1"]
         (('ball', 'blue'), ('red',))
         """
-        out: dict[str, tuple[str, ...]] = {}
-        for i in PITCH:
-            cell = self.cells[i]
-            if cell:
-                out[SQUARE_NAMES[i]] = ("ball", PIECE_NAMES[cell]) if i == self.ball else (PIECE_NAMES[cell],)
-        if not self.cells[self.ball]:
-            out[SQUARE_NAMES[self.ball]] = ("ball",)
+        cells, ball = self.cells, self.ball
+        out = {name: _ALONE[cell] for i, name in _PITCH_NAMED if (cell := cells[i])}
+        # The ball: under its holder (in place, so the order stays the pitch's), or alone last.
+        out[SQUARE_NAMES[ball]] = _WITH_BALL[cells[ball]]
         return out
 
     def outcome(self) -> Outcome | None:
