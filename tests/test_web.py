@@ -528,6 +528,12 @@ def test_page_in_chromium(served, table: FakeTable) -> None:
             expect(page.locator("#tracker")).to_have_text("put the ball back on C5")
             expect(page.locator('[data-cell="C5"]')).to_have_class(lambda_re("flagged"))
             expect(page.locator("#moves .action")).to_have_text(["C5-C4", "E8"])
+            # The other side's player makes the choice now (a kick's receiver): said so.
+            table.set(status={**table.status, "message": "red-4 keeps the ball or lets it run",
+                              "deciding": "red"})
+            expect(page.locator("#turn")).to_contain_text("red decides")
+            table.set(status={**table.status, "deciding": None})
+            expect(page.locator("#turn")).not_to_contain_text("decides")
             table.set(leds={}, outcome={"winner": "blue", "reason": "goal"})
             expect(c3).not_to_have_attribute("data-led", "#00ff00")
             expect(page.locator("#outcome")).to_contain_text("blue wins")

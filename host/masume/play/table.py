@@ -26,6 +26,9 @@ reading of the board where the sensors allowed several.
 The rules' time limits (``Status.timers``: a turn limit, a match clock) are kept
 here, as engines have no clock: a turn's time is counted while the board shows the
 game, on the board's timer lamps, and the timer's action is played when it runs out.
+A turn timer starts afresh with each turn the rules number (``Status.turn``); a match
+clock's seconds are saved with the record (the ``Clock`` header) and go on after a
+resume.
 """
 
 from __future__ import annotations

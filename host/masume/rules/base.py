@@ -99,7 +99,7 @@ class Timer:
     """A time limit of the rules, kept by the table (engines are pure: no clock).
 
     ``seconds`` long; when it runs out the table plays ``action`` as soon as it is
-    legal. A ``per_turn`` timer starts afresh with every turn of the side to move;
+    legal. A ``per_turn`` timer starts afresh with every turn (``Status.turn``, ``to_move``);
     any other timer counts from when its name first appears in the status (so a
     match clock names its period: "half 1", "half 2").
     """
