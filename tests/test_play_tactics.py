@@ -361,6 +361,16 @@ def test_a_charge_won_by_the_defence_starts_its_turn_afresh() -> None:
     assert table.clock()["turn"]["left"] == 20.0
 
 
+def test_taking_back_an_action_of_the_turn_gives_no_time_back() -> None:
+    table = clocked(turn_seconds=20)
+    table._clock(0.0)
+    table._clock(5.0)
+    table._button("takeback")  # "keep" taken back: home-8 keeps the ball or lets it run again
+    assert table.game.notations() == ["G8 inside SW2"] and table.tracker.view.state == "in-sync"
+    table._clock(6.0)  # the same turn of the rules: its clock goes on
+    assert table.clock()["turn"] == {"left": 14.0, "total": 20, "side": "home"}
+
+
 def test_a_steal_under_the_beginner_rules_starts_the_stealers_turn_afresh() -> None:
     # One action a turn: away-4 charges (away's turn), wins, and has a fresh turn as the
     # offence; the side to move stays away, the rules' turn number says it is new.
