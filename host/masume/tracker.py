@@ -62,6 +62,9 @@ from masume.rules.base import ANY_CARD, Layout
 
 SETTLE_S = 0.35
 
+#: A layout entry on a cell without a sensor (Tracker.signature leaves it out).
+_UNSENSED = object()
+
 #: What one cell shows to its sensor, comparable across sensor kinds:
 #: presence -> bool, identity and card -> sorted piece names.
 Signature = object
@@ -132,6 +135,7 @@ class Tracker:
         #: signature starts as a copy of it, and only occupied cells are filled in.
         self._empty = {c.name: self._expected(c.sensor, ()) for c in self._cells}
         self._sensor_of = {c.name: c.sensor for c in self._cells}
+        #: (cell, pieces) -> what its sensor reads (_UNSENSED where none), kept
         self._expected_of: dict[tuple[str, tuple[str, ...]], Signature] = {}
         self._sensed: dict[str, Signature] | None = None
         self._changed_at = 0.0
@@ -160,22 +164,28 @@ class Tracker:
         cached = self._signatures.get(key)
         if cached is None:
             cached = dict(self._empty)
-            sensor_of, known = self._sensor_of, self._expected_of
-            for name, pieces in position.layout().items():
-                sensor = sensor_of.get(name)
-                if sensor is None or not pieces:
-                    continue  # not sensed, or empty: as in self._empty
+            known = self._expected_of
+            for item in position.layout().items():
                 try:
-                    sig = known[sensor, pieces]  # type: ignore[index]
+                    sig = known[item]  # type: ignore[index]
                 except KeyError:
-                    sig = known[sensor, pieces] = self._expected(sensor, tuple(pieces))  # type: ignore[index]
+                    if len(known) > 100_000:
+                        known.clear()
+                    sig = known[item] = self._expected_at(*item)  # type: ignore[index]
                 except TypeError:  # a layout that gives lists
-                    sig = self._expected(sensor, tuple(pieces))
-                cached[name] = sig
+                    sig = self._expected_at(*item)
+                if sig is not _UNSENSED:
+                    cached[item[0]] = sig
             if len(self._signatures) > 50_000:
                 self._signatures.clear()
             self._signatures[key] = cached
         return cached
+
+    def _expected_at(self, name: str, pieces: tuple[str, ...]) -> Signature:
+        """What the sensor of cell ``name`` reads with ``pieces`` on it; _UNSENSED
+        where no sensor is."""
+        sensor = self._sensor_of.get(name)
+        return _UNSENSED if sensor is None else self._expected(sensor, tuple(pieces))
 
     @staticmethod
     def _expected(sensor: str, pieces: tuple[str, ...]) -> Signature:
