@@ -8,7 +8,8 @@ table's state for a viewer (a side, or None for a spectator) then carries:
   (card labels per cell, the viewer's hand, the panel lines) and the viewers;
 - ``pieces``: on card cells, ``card`` for each card lying there, never its tag (a
   tag names the card to anyone holding the set file);
-- ``moves``: each action through ``notation_for(action, viewer)``;
+- ``moves``: each action through ``notation_for(action, viewer)`` (written so by
+  the table session);
 - ``choices``: only those the viewer may read as they are;
 - the tracker's message only if it names no card the viewer may not see.
 
@@ -37,7 +38,7 @@ def viewer_of(position: Any, viewer: str | None) -> str | None:
     return viewer if viewer in position.sides else None
 
 
-def for_viewer(state: dict[str, Any], *, position: Any, game: Any, board: Any,
+def for_viewer(state: dict[str, Any], *, position: Any, board: Any,
                viewer: str | None, choices: Iterable[Hashable]) -> dict[str, Any]:
     """The table's whole ``state`` as ``viewer`` may see it (unchanged for games
     that hide nothing)."""
@@ -56,7 +57,6 @@ def for_viewer(state: dict[str, Any], *, position: Any, game: Any, board: Any,
         "hand": list(table_view.hand),
         "panel": [[name, value] for name, value in table_view.panel],
     }
-    out["moves"] = _moves(game, viewer)
     out["choices"] = [c for c in state.get("choices", [])
                       if _readable(position, c["text"], choices, viewer)]
     cards = card_set_of(position)
@@ -69,21 +69,6 @@ def for_viewer(state: dict[str, Any], *, position: Any, game: Any, board: Any,
                                   + ", ".join(tracker.get("squares", [])[:6]))
         out["tracker"] = tracker
     return out
-
-
-def _moves(game: Any, viewer: str | None) -> list[dict[str, Any]]:
-    turns: list[dict[str, Any]] = []
-    positions = game.positions()
-    side = None
-    for before, action, after in zip(positions, game.actions, positions[1:]):
-        mover = before.status().to_move
-        if side != mover or not turns:
-            turns.append({"number": len(turns) + 1, "side": mover, "actions": []})
-            side = mover
-        turns[-1]["actions"].append(before.notation_for(action, viewer))
-        if after.status().to_move != mover:
-            side = None
-    return turns
 
 
 def _readable(position: Any, text: str, choices: Iterable[Hashable], viewer: str | None) -> bool:

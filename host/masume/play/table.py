@@ -41,7 +41,7 @@ from typing import Any, Callable, Hashable
 from masume.boards import Board
 from masume.cards import card_set_of
 from masume.leds import highlight_led, picture
-from masume.play.cards import card_list, card_piece, for_viewer
+from masume.play.cards import card_list, card_piece, for_viewer, viewer_of
 from masume.link import BoardEvent, BoardMismatch, BoardSession, Led
 from masume.rules import Game, Position, Rules
 from masume.rules.base import IllegalAction, NotationError
@@ -448,14 +448,14 @@ class TableSession:
                 # Only while the board shows the game: a choice is made at a still table.
                 "choices": ([{"text": self.game.position.notation(a)} for a in self.choices()]
                             if view.state == "in-sync" else []),
-                "moves": self._moves(),
+                "moves": self._moves(viewer_of(position, viewer)),
                 "outcome": str(outcome) if outcome else None,
                 "link": {"connected": self.link.connected.is_set(), "port": self.port,
                          "error": self.link.error},
                 "last_die": self.last_die,
             }
-            return for_viewer(state, position=self.game.position, game=self.game,
-                              board=self.board, viewer=viewer, choices=self.choices())
+            return for_viewer(state, position=self.game.position, board=self.board,
+                              viewer=viewer, choices=self.choices())
 
     def clock(self) -> dict[str, dict[str, Any]]:
         """The rules' timers now: name -> {"left", "total"} seconds (and "side" for the turn)."""
@@ -542,7 +542,8 @@ class TableSession:
                     for cell, rgb in self.sim.led_colours.items()}
         return dict(self.leds)
 
-    def _moves(self) -> list[dict[str, Any]]:
+    def _moves(self, viewer: str | None) -> list[dict[str, Any]]:
+        """The actions by turns, each written as ``viewer`` may read it."""
         turns: list[dict[str, Any]] = []
         positions = self.game.positions()
         side = None
@@ -551,7 +552,7 @@ class TableSession:
             if side != mover or not turns:
                 turns.append({"number": len(turns) + 1, "side": mover, "actions": []})
                 side = mover
-            turns[-1]["actions"].append(before.notation(action))
+            turns[-1]["actions"].append(_written(before, action, viewer))
             if after.status().to_move != mover:
                 side = None
         return turns
@@ -635,15 +636,20 @@ def _write_clock(elapsed: dict[str, float]) -> str:
     return "; ".join(f"{name}={seconds:.1f}" for name, seconds in sorted(elapsed.items()))
 
 
-def _public(position: Position, action: Hashable, *, taken_back: bool = False) -> str:
-    """The action as anyone at the table may read it (the terminal is shared): a game
-    that hides cards names a face-down card to nobody here. A taken-back action is
-    written from the position it was taken back to."""
+def _written(position: Position, action: Hashable, viewer: str | None) -> str:
+    """The action as ``viewer`` (a side, or None: anyone) may read it: a game that
+    hides cards (``notation_for``) names a face-down card to its owner only."""
     hide = getattr(position, "notation_for", None)
-    if hide is None:
-        return str(action) if taken_back else position.notation(action)
+    return hide(action, viewer) if hide is not None else position.notation(action)
+
+
+def _public(position: Position, action: Hashable, *, taken_back: bool = False) -> str:
+    """The action as anyone at the table may read it (the terminal is shared). A
+    taken-back action is written from the position it was taken back to."""
+    if taken_back and getattr(position, "notation_for", None) is None:
+        return str(action)
     try:
-        return hide(action, None)
+        return _written(position, action, None)
     except (IllegalAction, NotationError, ValueError, KeyError):
         return "an action"  # taken back from a position it no longer fits
 
