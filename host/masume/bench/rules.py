@@ -13,7 +13,12 @@ in the same run, with the ratio (engine / chess; above 1 means faster):
   actions from the board of the game's table (the sensors show the position two
   actions on; the tracker tries no action, then one, then two), on sampled
   positions rebuilt from their text. This is the tracker's worst common case:
-  on card mats several hundred actions may be legal.
+  on card mats several hundred actions may be legal;
+- lifted pieces (engine only): how long the tracker's settle decision takes
+  when a piece is in the air (one action played, then one cell emptied as a hand
+  lifting what stands there): it searches one and two actions and, rightly,
+  finds none (in card games a lift can itself be an action: a card taken off
+  the mat). In club mode this runs after every lift.
 
 Generic over games: it uses only the Position protocol.
 """
@@ -60,6 +65,10 @@ def run(game: str, seconds: float) -> int:
           f"({reading['width']:.0f} legal actions before them), the slowest in "
           f"{reading['max_ms']:.1f} ms ({reading['max_width']} legal actions); "
           f"{reading['read']} of {reading['cases']} read as the position played")
+    lifted = _lift_time(rules, samples, rng, seconds)
+    print(f"lifted pieces: {game} a settle with a piece in the air decided in {lifted['mean_ms']:.1f} ms "
+          f"each, the slowest in {lifted['max_ms']:.1f} ms; {lifted['unread']} of {lifted['cases']} "
+          f"read no action")
     if chess is None:
         print(f"legal actions: {game} {gen_rate:.1f} positions/s ({gen_width:.1f} actions each)")
         print(f"random playouts: {game} {play_rate:.2f} playouts/s ({play_length:.0f} actions each)")
@@ -184,6 +193,63 @@ def _reading_time(rules: Rules, texts: Sequence[str], rng: random.Random,
     cases = max(cases, 1)
     return {"mean_ms": 1000 * timed / cases, "width": width / cases, "max_ms": 1000 * slowest,
             "max_width": slowest_width, "read": read, "cases": cases}
+
+
+def _lift_time(rules: Rules, texts: Sequence[str], rng: random.Random,
+               seconds: float) -> dict[str, float]:
+    """Mean and slowest ms of the settle decision (observe, then tick) with a piece
+    lifted: from a sampled position one action is played (so the search may also
+    amend it), then the cell an action of the next player takes pieces from reads
+    empty. Positions are rebuilt from their text, so no engine cache helps."""
+    from masume.boards import load_board
+    from masume.cards import card_set_of
+    from masume.rules import Game
+    from masume.tracker import Tracker
+
+    board = load_board(rules.board)
+    timed, cases, unread, slowest = 0.0, 0, 0, 0.0
+    empty = {"presence": False, "card": None}
+    for text in texts:
+        position = rules.from_text(text)
+        if position.status().awaiting:
+            continue
+        first = rng.choice(list(position.legal_actions()))
+        after = position.apply(first)
+        if after.outcome() is not None or after.status().awaiting:
+            continue
+        layout = after.layout()
+        sources = sorted({cell for action in after.legal_actions()
+                          for cell, pieces in layout.items()
+                          if pieces and board.has_cell(cell)
+                          and len(after.apply(action).layout().get(cell, ())) < len(pieces)})
+        if not sources:
+            continue
+        lifted = rng.choice(sources)
+        fresh = rules.from_text(text)  # no cached results
+        game = Game(fresh)
+        game.push(first)
+        tracker = Tracker(game, board, cards=card_set_of(fresh))
+        readings = dict(tracker.expected_readings())
+        cards = card_set_of(after)
+        if cards is not None:  # a pile of unknown top card shows some card of the set
+            used = {p for stack in layout.values() for p in stack}
+            spare = iter([c.tag for c in cards.copies() if c.tag and c.piece not in used])
+            readings = {cell: next(spare) if reading == "*" else reading
+                        for cell, reading in readings.items()}
+        readings[lifted] = empty.get(board.cell(lifted).sensor, ())
+        began = time.perf_counter()
+        tracker.observe(readings, 0.0)
+        change = tracker.tick(10.0)
+        took = time.perf_counter() - began
+        timed += took
+        slowest = max(slowest, took)
+        cases += 1
+        unread += not change
+        if timed >= seconds:
+            break
+    cases = max(cases, 1)
+    return {"mean_ms": 1000 * timed / cases, "max_ms": 1000 * slowest, "unread": unread,
+            "cases": cases}
 
 
 def _playout_rate(playout: Callable[[], int], seconds: float) -> tuple[float, float]:
