@@ -137,6 +137,9 @@ class Tracker:
         self._sensor_of = {c.name: c.sensor for c in self._cells}
         #: (cell, pieces) -> what its sensor reads (_UNSENSED where none), kept
         self._expected_of: dict[tuple[str, tuple[str, ...]], Signature] = {}
+        #: _same_origin's (base, current position, the cells the last action took
+        #: pieces from), kept while the search asks about the same two positions
+        self._origin: tuple[Position, Position, set[str]] | None = None
         self._sensed: dict[str, Signature] | None = None
         self._changed_at = 0.0
         self._settled_on: dict[str, Signature] | None = None
@@ -495,7 +498,11 @@ class Tracker:
     def _same_origin(self, base: Position, action: Hashable) -> bool:
         """Does ``action`` take pieces from where the last action took them? Only
         then can it be the last action, read again."""
-        last = self._sources(base, self.game.positions()[-1])
+        current = self.game.position
+        memo = self._origin
+        if memo is None or memo[0] is not base or memo[1] is not current:
+            memo = self._origin = (base, current, self._sources(base, current))
+        last = memo[2]
         return bool(last) and last <= self._sources(base, self._after(base, action))
 
     def _sources(self, before: Position, after: Position) -> set[str]:
