@@ -35,9 +35,19 @@ def _link(args: argparse.Namespace) -> int:
 
 
 def _club(args: argparse.Namespace) -> int:
+    import os
+    import sys
+
     from masume.bench.club import run
 
-    return run(boards=args.boards, seconds=args.seconds, pace=args.pace, cut=args.cut)
+    code = run(boards=args.boards, seconds=args.seconds, pace=args.pace, cut=args.cut)
+    # Everything is closed and printed by now. With many MicroPython VMs made in one
+    # process, the wasm runtime's worker threads can panic while the interpreter tears
+    # down (a Rust "panic in a function that cannot unwind" after the figures): leave
+    # without that teardown.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _rules(args: argparse.Namespace) -> int:
