@@ -27,7 +27,7 @@ Usage, in the manner of python-chess::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Iterable, Iterator, Mapping, Protocol, Sequence
+from typing import Any, Callable, Hashable, Iterable, Iterator, Mapping, Protocol, Sequence
 
 #: Where the physical pieces stand: square name -> piece names, bottom to top.
 #: Piece names are those of the board definition (``blue``, ``red``, ``ball``,
@@ -216,6 +216,37 @@ class Rules(Protocol):
 
     def resign(self, position: Position, side: str) -> Position:
         """The position after ``side`` resigns."""
+
+
+def resigning(position: "Position", side: str) -> int:
+    """The index of ``side``, about to resign from ``position`` (each game's
+    ``Rules.resign`` starts here). ValueError for a name that is no side of the game,
+    IllegalAction once the game is over.
+    """
+    if side not in position.sides:
+        raise ValueError(f"side must be {' or '.join(position.sides)}, not {side!r}")
+    if position.outcome() is not None:
+        raise IllegalAction(f"the game is already over ({position.outcome()})")
+    return position.sides.index(side)
+
+
+def read_fields(text: object, bad: Callable[[str], NotationError],
+                sep: str | None = None) -> dict[str, str]:
+    """The ``key=value`` items of a position's one-line text (``Position.to_text``),
+    split at ``sep`` (whitespace by default); ``bad(why)`` makes the game's error.
+
+    >>> read_fields("move=home half=1", NotationError)
+    {'move': 'home', 'half': '1'}
+    """
+    if not isinstance(text, str):
+        raise bad("not text")
+    fields: dict[str, str] = {}
+    for item in text.split(sep):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise bad(f"{item!r} is not key=value")
+        fields[key] = value
+    return fields
 
 
 class Game:

@@ -55,7 +55,7 @@ from typing import Any, Iterator, Union
 
 from masume.cards import CardSet, CardSetError, find_card_set, load_card_set
 
-from .base import IllegalAction, NotationError, Outcome, Restart, Status, Timer
+from .base import IllegalAction, NotationError, Outcome, Restart, Status, Timer, read_fields, resigning
 
 # --------------------------------------------------------------------------- board
 
@@ -1694,25 +1694,15 @@ class MasumeTacticsRules:
         >>> RULES.resign(RULES.start(), "away").outcome().winner
         'home'
         """
-        if side not in SIDES:
-            raise ValueError(f"side must be home or away, not {side!r}")
-        if position.outcome() is not None:
-            raise IllegalAction(f"the game is already over ({position.outcome()})")
-        return replace(position, over="resignation", resigned=SIDES.index(side), pending=())
+        return replace(position, over="resignation", resigned=resigning(position, side),
+                       pending=())
 
 
 def _read_text(text: str, overrides: dict[str, Any]) -> Position:
     def bad(why: str) -> NotationError:
         return NotationError(f"not a {GAME} position ({why}): {text!r}")
 
-    if not isinstance(text, str):
-        raise bad("not text")
-    fields: dict[str, str] = {}
-    for part in text.split():
-        key, sep, value = part.partition("=")
-        if not sep:
-            raise bad(f"{part!r} is not key=value")
-        fields[key] = value
+    fields = read_fields(text, bad)
     try:
         players = tuple(SQUARE_INDEX[n.upper()] for n in fields["home"].split(",")) + tuple(
             SQUARE_INDEX[n.upper()] for n in fields["away"].split(","))

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, ClassVar, Iterator, NamedTuple, Union
 
-from .base import IllegalAction, NotationError, Outcome, Restart, Status
+from .base import IllegalAction, NotationError, Outcome, Restart, Status, resigning
 
 # --------------------------------------------------------------------------- board
 
@@ -1393,11 +1393,7 @@ class SoccerShogiRules:
         >>> RULES.resign(RULES.start(), "red").outcome()
         Outcome(winner='blue', reason='resignation', score={'blue': 0, 'red': 0})
         """
-        if side not in SIDES:
-            raise ValueError(f"side must be blue or red, not {side!r}")
-        if position.outcome() is not None:
-            raise IllegalAction(f"the game is already over ({position.outcome()})")
-        return replace(position, phase=OVER, resigned=SIDES.index(side), flipped=())
+        return replace(position, phase=OVER, resigned=resigning(position, side), flipped=())
 
 
 def _read_text(text: str, overrides: dict[str, Any]) -> Position:

@@ -44,7 +44,7 @@ from typing import Any
 
 from masume.cards import CardSet
 
-from ..base import IllegalAction
+from ..base import resigning
 from .actions import Action, Call, Move, Place, Use, parse_notation
 from .cards import Ability, Deck, ability_of, check_cards, deck_lists
 from .position import STEPS, Options, Piles, Position, read_text
@@ -89,11 +89,8 @@ class Eyeshield21Rules:
         >>> RULES.resign(RULES.start(), "away").outcome().winner
         'home'
         """
-        if side not in SIDES:
-            raise ValueError(f"side must be home or away, not {side!r}")
-        if position.outcome() is not None:
-            raise IllegalAction(f"the game is already over ({position.outcome()})")
-        return replace(position, step="over", over="resignation", loser=SIDES.index(side))
+        return replace(position, step="over", over="resignation",
+                       loser=resigning(position, side))
 
     def check_cards(self, card_set: CardSet) -> list[str]:
         """The game's checks of a card set, one line per problem (see :func:`.cards.check_cards`)."""

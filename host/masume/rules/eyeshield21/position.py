@@ -34,7 +34,7 @@ from typing import Any, ClassVar, Iterator, NamedTuple
 
 from masume.cards import Card, CardSet
 
-from ..base import ANY_CARD, IllegalAction, NotationError, Outcome, Status, TableView
+from ..base import ANY_CARD, IllegalAction, NotationError, Outcome, Status, TableView, read_fields
 from .actions import Action, Call, Move, Place, Use, parse_notation
 from .cards import (Ability, ability_of, is_lasting, label, members_of, play_types, power_of,
                     team_of)
@@ -959,14 +959,7 @@ def read_text(text: str, overrides: dict[str, Any], make_table: Any) -> Position
     def bad(why: str) -> NotationError:
         return NotationError(f"not an eyeshield21 position ({why}): {text!r}")
 
-    if not isinstance(text, str):
-        raise bad("not text")
-    fields: dict[str, str] = {}
-    for part in text.split():
-        key, sep, value = part.partition("=")
-        if not sep:
-            raise bad(f"{part!r} is not key=value")
-        fields[key] = value
+    fields = read_fields(text, bad)
     known = {"cards", "decks", "first", "draw_cost", "hand_limit", "step", "move", "turn", "n",
              "home", "away", "cells", "gone-home", "gone-away", "known-home", "known-away", "used",
              "area", "hit", "mods", "over", "loser"}

@@ -39,7 +39,7 @@ from typing import Any
 
 from masume.cards import CardSet, CardSetError, find_card_set, load_card_set
 
-from ..base import IllegalAction
+from ..base import resigning
 from . import text as _text
 from .actions import (Bench, Clear, Done, Effect, EndTurn, Link, Penalty, Pick, Place, Press, Ready,
                       Reveal, Shoot, Sub, Synergy, parse)
@@ -124,11 +124,7 @@ class MagicNumberElevenRules:
         >>> RULES.resign(RULES.start(), "away").outcome().winner
         'home'
         """
-        if side not in SIDES:
-            raise ValueError(f"side must be home or away, not {side!r}")
-        if position.outcome() is not None:
-            raise IllegalAction(f"the game is already over ({position.outcome()})")
-        return replace(position, phase=OVER, resigned=SIDES.index(side))
+        return replace(position, phase=OVER, resigned=resigning(position, side))
 
     def check_cards(self, card_set: CardSet) -> list[str]:
         """The game's checks of a card set (see :func:`cards.check_cards`)."""

@@ -20,7 +20,7 @@ from urllib.parse import quote, unquote
 
 from masume.cards import CardSet, CardSetError
 
-from ..base import NotationError
+from ..base import NotationError, read_fields
 from .position import PHASES, Options, Position, Shot
 
 MAGIC = "mne1"
@@ -80,12 +80,7 @@ def read(text: str, overrides: dict[str, Any], load: Callable[[Any], CardSet]) -
 
     if not isinstance(text, str) or not text.startswith(MAGIC + ";"):
         raise bad(f"it starts with {MAGIC};")
-    values: dict[str, str] = {}
-    for item in text.split(";")[1:]:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise bad(f"{item!r} is not key=value")
-        values[key] = value
+    values = read_fields(text[len(MAGIC) + 1:], bad, ";")
     try:
         cards_name = overrides.get("cards", values["cards"])
         cards = load(cards_name)
