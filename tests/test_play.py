@@ -4,7 +4,6 @@ headless Chromium, a real serial port, saving, a crash and resuming."""
 from __future__ import annotations
 
 import json
-import os
 import queue
 import signal
 import subprocess
@@ -17,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from masume.rules import load_rules
+from test_web import CHROMIUM, launch_chromium
 
 pytestmark = pytest.mark.slow
 MASUME = [sys.executable, "-m", "masume.cli"]
-CHROMIUM = "/usr/bin/chromium"
 
 
 class Play:
@@ -179,9 +178,7 @@ def test_a_steal_and_a_goal_played_by_clicking(tmp_path: Path) -> None:
         position = rules.start()
         game = ["C8・A6", "C5-D4", "C1・E3・C5!", "b(C5-C9)goal"]
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-                "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run"])
+            browser = launch_chromium(p)
             try:
                 page = browser.new_page(viewport={"width": 1200, "height": 900})
                 page.goto(url)

@@ -14,6 +14,7 @@ from masume.cards import card_set_of
 from masume.rules import load_rules
 from masume.rules.base import ANY_CARD
 from test_play import CHROMIUM, Play, state, steps, wait_state
+from test_web import launch_chromium
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -109,12 +110,6 @@ def state_as(url: str, viewer: str | None) -> str:
         return r.read().decode()
 
 
-def browser_for(p):
-    return p.chromium.launch(executable_path=CHROMIUM, args=[
-        "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"])
-
-
 def start(game: str, tmp_path: Path, *options: str) -> tuple[Play, str]:
     assert Path(CHROMIUM).exists(), "Chromium is missing: run ./scripts/setup (it installs it)"
     args = [a for o in options for a in ("--option", o)]
@@ -135,7 +130,7 @@ def test_magic_number_eleven_played_on_the_simulated_mat(tmp_path: Path) -> None
         position = load_rules("magic-number-eleven").start(
             **dict(o.split("=", 1) for o in options))
         with sync_playwright() as p:
-            browser = browser_for(p)
+            browser = launch_chromium(p)
             try:
                 table = Table(browser, url, position, tmp_path)
                 # The substitutes, through the picker; the next bench place lights green.
@@ -185,7 +180,7 @@ def test_eyeshield21_played_on_the_simulated_mat(tmp_path: Path) -> None:
     try:
         position = load_rules("eyeshield21").start(cards="eyeshield21-demo")
         with sync_playwright() as p:
-            browser = browser_for(p)
+            browser = launch_chromium(p)
             try:
                 table = Table(browser, url, position, tmp_path)
                 # Set-up: three characters face down; where they may go lights green.

@@ -362,6 +362,7 @@ def test_set_up_and_an_ejection_played_by_clicking(tmp_path) -> None:
 
     from playwright.sync_api import sync_playwright
     from test_play import CHROMIUM, Page, Play, wait_state
+    from test_web import launch_chromium
 
     assert Path(CHROMIUM).exists(), "Chromium is missing: run ./scripts/setup (it installs it)"
     play = Play("shogi-soccer", "--simulate", "--http-port", "0", "--games-dir", str(tmp_path),
@@ -370,9 +371,7 @@ def test_set_up_and_an_ejection_played_by_clicking(tmp_path) -> None:
         url = play.until("web view: ").split(": ", 1)[1]
         wait_state(url, lambda s: s["link"]["connected"] and s["tracker"]["state"] == "in-sync")
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-                "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run"])
+            browser = launch_chromium(p)
             try:
                 page = browser.new_page(viewport={"width": 1300, "height": 1000})
                 errors: list[str] = []
