@@ -18,6 +18,7 @@ from masume.play.table import TableSession
 from masume.rules import Game, Position, load_rules
 from masume.rules.shogi_soccer import Declare, Move, Pass, Place
 from masume.tracker import Tracker
+from test_tracker import Hands
 
 RULES = load_rules("shogi-soccer")
 BOARD = load_board("shogi-soccer")
@@ -27,35 +28,6 @@ SENTE_SETUP = ("5-K王打", "5-F角打", "3-H歩打", "7-H歩打", "5-H歩打", 
                "2-K歩打", "7-K歩打", "2-C桂打", "6-C桂打", "4-C歩打")
 GOTE_SETUP = ("5-AGK打", "6-ARO打", "3-APA打", "7-APA打", "4-DBI打", "2-DPA打",
               "6-DPA打", "8-DPA打", "2-INI打", "8-INI打", "4-IPA打")
-
-
-class Hands:
-    """Identity readings moved by hand, with a clock the test controls."""
-
-    def __init__(self, tracker: Tracker) -> None:
-        self.tracker = tracker
-        self.readings = tracker.expected_readings()
-        self.now = 0.0
-        tracker.observe(self.readings, self.now)
-
-    def _set(self, square: str, pieces: tuple[str, ...]) -> None:
-        self.readings[square] = pieces
-        self.now += 0.05
-        self.tracker.observe_square(square, pieces, self.now)
-
-    def lift(self, square: str, piece: str | None = None) -> str:
-        pieces = list(self.readings[square])
-        taken = piece or pieces[-1]
-        pieces.remove(taken)
-        self._set(square, tuple(pieces))
-        return taken
-
-    def place(self, square: str, piece: str) -> None:
-        self._set(square, tuple(self.readings[square]) + (piece,))
-
-    def settle(self):
-        self.now += 1.0
-        return self.tracker.tick(self.now)
 
 
 def piece_of(action: Place) -> str:

@@ -27,14 +27,18 @@ class Hands:
         self.now += 0.05
         self.tracker.observe_square(square, reading, self.now)
 
-    def lift(self, square: str, piece: str | None = None) -> None:
+    def lift(self, square: str, piece: str | None = None) -> str | None:
+        """Take ``piece`` (the top one by default) off ``square``; the piece taken
+        (None on a presence board, which cannot tell)."""
         stack = self.readings[square]
         if isinstance(stack, bool):
             self._set(square, False)
-            return
+            return None
         pieces = list(stack)
-        pieces.remove(piece or pieces[-1])
+        taken = piece or pieces[-1]
+        pieces.remove(taken)
         self._set(square, tuple(pieces))
+        return taken
 
     def place(self, square: str, piece: str = "blue") -> None:
         stack = self.readings[square]
