@@ -22,6 +22,7 @@ from masume.rules.base import ANY_CARD
 from masume.rules.eyeshield21 import RULES, Call, Place, Use
 from masume.rules.eyeshield21.position import Position, impossible
 from masume.rules.eyeshield21.table import owner_of
+from test_records import expected_failure
 
 RECORDS = Path(__file__).parent / "records" / "eyeshield21"
 
@@ -33,12 +34,11 @@ def test_record_files() -> None:
     files = sorted(RECORDS.glob("*.txt"))
     assert len(files) >= 3
     for path in files:
-        text = path.read_text(encoding="utf-8")
-        expect = [line.split("expect:", 1)[1].strip() for line in text.splitlines() if "# expect:" in line]
-        if expect:
+        expected = expected_failure(path)
+        if expected is not None:
             with pytest.raises(RecordError) as info:
                 replay(read_record(path))
-            assert str(info.value) == expect[0]
+            assert str(info.value) == expected
         else:
             game = replay(read_record(path))
             rewritten = parse_record(write_record(game, read_record(path).headers))

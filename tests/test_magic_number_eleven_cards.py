@@ -18,6 +18,7 @@ import pytest
 from masume.cards import SETS_DIR, CardSet, CardSetError, load_card_set
 from masume.records import read_record, replay, write_record
 from masume.rules import Game, load_rules
+from test_records import expected_failure
 
 RULES = load_rules("magic-number-eleven")
 DEMO = SETS_DIR / "magic-number-eleven-demo.toml"
@@ -117,9 +118,8 @@ def test_the_sample_records_replay_and_write_back(path: Path) -> None:
 
 @pytest.mark.parametrize("path", ILLEGAL, ids=lambda p: p.name)
 def test_the_illegal_twin_fails_where_its_header_says(path: Path) -> None:
-    expected = next(line.removeprefix("# expect: ")
-                    for line in path.read_text(encoding="utf-8").splitlines()
-                    if line.startswith("# expect: "))
+    expected = expected_failure(path)
+    assert expected is not None
     result = subprocess.run([sys.executable, "-m", "masume.cli", "record", "check", "--game",
                              "magic-number-eleven", str(path)],
                             capture_output=True, text=True, timeout=120)

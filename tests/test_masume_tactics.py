@@ -16,25 +16,21 @@ from hypothesis import strategies as st
 from masume.records import read_record, replay
 from masume.rules import Game, IllegalAction, NotationError, load_rules
 from masume.rules.masume_tactics import (
-    PENALTY_AREA,
     PITCH,
     RULES,
     SQUARE_INDEX,
     TOUCH,
-    Charge,
-    Choice,
     Kick,
     Move,
-    Pass,
     Position,
     Restart,
     Roll,
-    Setup,
     Timeout,
     Whistle,
     _impossible,
     parse_notation,
 )
+from test_records import expected_failure
 
 RECORDS = Path(__file__).parent / "records" / "masume-tactics"
 
@@ -746,13 +742,12 @@ def test_record_files() -> None:
     files = sorted(RECORDS.glob("*.txt"))
     assert files
     for path in files:
-        text = path.read_text(encoding="utf-8")
-        expect = [line.split("expect:", 1)[1].strip() for line in text.splitlines() if "# expect:" in line]
-        if expect:
+        expected = expected_failure(path)
+        if expected is not None:
             from masume.records import RecordError
             with pytest.raises(RecordError) as info:
                 replay(read_record(path))
-            assert str(info.value) == expect[0]
+            assert str(info.value) == expected
         else:
             replay(read_record(path))
 

@@ -85,6 +85,14 @@ def test_options_header_values() -> None:
 # ---------------------------------------------------------------- checking
 
 
+def expected_failure(path: Path) -> str | None:
+    """What an illegal twin's ``# expect:`` header says ``masume record check`` must
+    report (``line N: ACTION: reason``), or None for a legal record."""
+    return next((line.removeprefix("# expect: ")
+                 for line in path.read_text(encoding="utf-8").splitlines()
+                 if line.startswith("# expect: ")), None)
+
+
 @pytest.mark.parametrize("path", LEGAL, ids=lambda p: p.name)
 def test_the_seed_records_are_legal(path: Path) -> None:
     record = read_record(path)
@@ -94,10 +102,7 @@ def test_the_seed_records_are_legal(path: Path) -> None:
 
 @pytest.mark.parametrize("path", ILLEGAL, ids=lambda p: p.name)
 def test_each_illegal_twin_fails_where_and_why_its_header_says(path: Path) -> None:
-    expected = next(
-        line.removeprefix("# expect: ") for line in path.read_text(encoding="utf-8").splitlines()
-        if line.startswith("# expect: ")
-    )
+    expected = expected_failure(path)
     with pytest.raises(RecordError) as caught:
         replay(read_record(path))
     assert str(caught.value) == expected
@@ -282,10 +287,7 @@ def test_record_check_exits_zero_for_a_legal_record() -> None:
 @pytest.mark.parametrize("path", ILLEGAL[:3], ids=lambda p: p.name)
 def test_record_check_prints_the_first_illegal_action(path: Path) -> None:
     result = masume("record", "check", "--game", "soccer-shogi", str(path))
-    expected = next(
-        line.removeprefix("# expect: ") for line in path.read_text(encoding="utf-8").splitlines()
-        if line.startswith("# expect: ")
-    )
+    expected = expected_failure(path)
     assert result.returncode == 1
     assert result.stderr.strip() == expected
 
