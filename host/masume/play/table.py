@@ -438,9 +438,7 @@ class TableSession:
                 },
                 "tracker": {"state": view.state, "message": message, "squares": tracker_squares},
                 # What the rules light now and how (the page's key to the lights).
-                "highlights": [{"meaning": meaning, "squares": list(squares),
-                                "rgb": list(highlight_led(meaning, position.sides).rgb),
-                                "pattern": highlight_led(meaning, position.sides).pattern}
+                "highlights": [_key_entry(meaning, squares, position.sides)
                                for meaning, squares in status.highlights.items() if squares],
                 "clock": self.clock(),
                 "calling": ({"word": self.calling[0], "squares": list(self.calling[1])}
@@ -634,6 +632,13 @@ def _read_clock(text: str) -> dict[str, float]:
 
 def _write_clock(elapsed: dict[str, float]) -> str:
     return "; ".join(f"{name}={seconds:.1f}" for name, seconds in sorted(elapsed.items()))
+
+
+def _key_entry(meaning: str, squares: tuple[str, ...], sides: tuple[str, ...]) -> dict[str, Any]:
+    """One line of the page's key to the lights: a highlight's meaning, squares and LED."""
+    led = highlight_led(meaning, sides)
+    return {"meaning": meaning, "squares": list(squares), "rgb": list(led.rgb),
+            "pattern": led.pattern}
 
 
 def _written(position: Position, action: Hashable, viewer: str | None) -> str:
