@@ -75,11 +75,15 @@ def test_a_face_down_card_is_named_to_its_owner_only(table) -> None:
 
 def test_the_web_view_gives_each_viewer_its_own_state(table) -> None:
     from masume.web.server import serve
+    from test_web import at
 
-    url, stop = serve(table)
+    web = serve(table)
+    url, stop = web.url, web.stop
     try:
         def get(path: str) -> dict:
-            with urllib.request.urlopen(url + path) as response:
+            """``path`` with the link of its ``?as=`` (a player's own), else the table's."""
+            role = path.partition("?as=")[2] or "table"
+            with urllib.request.urlopen(at(web.link(role), path.partition("?")[0])) as response:
                 return json.load(response)
 
         table.sim_place_card("home-synergy-2", "H07")
@@ -92,8 +96,9 @@ def test_the_web_view_gives_each_viewer_its_own_state(table) -> None:
         assert {"id": "H07", "name": "Home player 7", "kind": "player"} in listed
         assert len(listed) == 46
         # The picker refuses what is no card, and a lift takes a card off.
-        request = urllib.request.Request(url + "api/sim/card", method="POST",
-                                         data=b'{"square": "H2b", "card": "Z99"}')
+        request = urllib.request.Request(at(url, "api/sim/card"), method="POST",
+                                         data=b'{"square": "H2b", "card": "Z99"}',
+                                         headers={"Content-Type": "application/json"})
         with pytest.raises(urllib.error.HTTPError) as error:
             urllib.request.urlopen(request)
         assert error.value.code == 400 and "no card 'Z99'" in error.value.read().decode()

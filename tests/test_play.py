@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from masume.rules import load_rules
-from test_web import CHROMIUM, launch_chromium
+from test_web import CHROMIUM, at, launch_chromium
 
 pytestmark = pytest.mark.slow
 MASUME = [sys.executable, "-m", "masume.cli"]
@@ -82,7 +82,7 @@ class Play:
 
 
 def state(url: str) -> dict:
-    with urllib.request.urlopen(url + "api/state") as response:
+    with urllib.request.urlopen(at(url, "api/state")) as response:
         return json.load(response)
 
 

@@ -14,7 +14,7 @@ from masume.cards import card_set_of
 from masume.rules import load_rules
 from masume.rules.base import ANY_CARD
 from test_play import CHROMIUM, Play, state, steps, wait_state
-from test_web import launch_chromium
+from test_web import at, launch_chromium
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -26,17 +26,18 @@ def comparable(layout) -> dict:
 
 
 class Table:
-    """One page per viewer (home, away, a spectator) on one `masume play`."""
+    """One page per viewer (home, away, a spectator) on one `masume play`, each
+    opened from its own printed link in a browser of its own (its own cookies)."""
 
-    def __init__(self, browser, url: str, position, tmp_path: Path) -> None:
-        self.url = url
+    def __init__(self, browser, links: dict, position, tmp_path: Path) -> None:
+        self.url = links[None]
         self.position = position
         self.cards = card_set_of(position)
         self.tmp_path = tmp_path
         self.pages = {}
         for viewer in (*position.sides, None):
-            page = browser.new_page(viewport={"width": 1300, "height": 1000})
-            page.goto(url + (f"?as={viewer}" if viewer else ""))
+            page = browser.new_context(viewport={"width": 1300, "height": 1000}).new_page()
+            page.goto(links[viewer])
             page.wait_for_selector("body[data-ready=true]")
             self.pages[viewer] = page
         self.played: list[str] = []
@@ -104,20 +105,27 @@ class Table:
         return cells
 
 
-def state_as(url: str, viewer: str | None) -> str:
-    """The state JSON as ``viewer`` gets it (None: a spectator)."""
-    with urllib.request.urlopen(url + "api/state" + (f"?as={viewer}" if viewer else "")) as r:
+def state_as(links: dict, viewer: str | None) -> str:
+    """The state JSON as ``viewer`` gets it with their own link (None: a spectator's)."""
+    with urllib.request.urlopen(at(links[viewer], "api/state")) as r:
         return r.read().decode()
 
 
-def start(game: str, tmp_path: Path, *options: str) -> tuple[Play, str]:
+def start(game: str, tmp_path: Path, *options: str) -> tuple[Play, dict]:
+    """`masume play` on the simulated mat; its printed links: the table's ("table"),
+    each side's, and the spectators' (None)."""
     assert Path(CHROMIUM).exists(), "Chromium is missing: run ./scripts/setup (it installs it)"
     args = [a for o in options for a in ("--option", o)]
     play = Play(game, "--simulate", "--http-port", "0", "--games-dir", str(tmp_path), *args,
                 stdin=subprocess.DEVNULL)
-    url = play.until("web view: ").split(": ", 1)[1]
-    wait_state(url, lambda s: s["link"]["connected"] and s["tracker"]["state"] == "in-sync")
-    return play, url
+    links = {"table": play.until("web view: ").split(": ", 1)[1]}
+    while None not in links:
+        label, url = play.until("web view for ").split(": ", 1)
+        who = label.removeprefix("web view for ")
+        links[None if who == "spectators" else who] = url
+    wait_state(links["table"], lambda s: s["link"]["connected"]
+               and s["tracker"]["state"] == "in-sync")
+    return play, links
 
 
 def test_magic_number_eleven_played_on_the_simulated_mat(tmp_path: Path) -> None:
@@ -125,14 +133,14 @@ def test_magic_number_eleven_played_on_the_simulated_mat(tmp_path: Path) -> None
 
     options = ("cards=magic-number-eleven-demo", "home_stars=ST01/ST02/ST03",
                "away_stars=ST04/ST05/ST06")
-    play, url = start("magic-number-eleven", tmp_path, *options)
+    play, links = start("magic-number-eleven", tmp_path, *options)
     try:
         position = load_rules("magic-number-eleven").start(
             **dict(o.split("=", 1) for o in options))
         with sync_playwright() as p:
             browser = launch_chromium(p)
             try:
-                table = Table(browser, url, position, tmp_path)
+                table = Table(browser, links, position, tmp_path)
                 # The substitutes, through the picker; the next bench place lights green.
                 for _ in range(6):
                     (cell,) = table.legal_zones_lit("legal")
@@ -159,7 +167,7 @@ def test_magic_number_eleven_played_on_the_simulated_mat(tmp_path: Path) -> None
                         "document.querySelector('[data-cell=\"home-synergy-1\"]').dataset.card"
                         " === 'face down'")
                     assert name not in table.page(viewer).content()
-                    assert card not in state_as(url, viewer)
+                    assert card not in state_as(links, viewer)
                 assert name in table.page("home").content()
                 # The panel: the engine's lines for each page.
                 assert "deck" in table.page(None).inner_text("#cards-panel")
@@ -176,13 +184,13 @@ def test_magic_number_eleven_played_on_the_simulated_mat(tmp_path: Path) -> None
 def test_eyeshield21_played_on_the_simulated_mat(tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
-    play, url = start("eyeshield21", tmp_path, "cards=eyeshield21-demo")
+    play, links = start("eyeshield21", tmp_path, "cards=eyeshield21-demo")
     try:
         position = load_rules("eyeshield21").start(cards="eyeshield21-demo")
         with sync_playwright() as p:
             browser = launch_chromium(p)
             try:
-                table = Table(browser, url, position, tmp_path)
+                table = Table(browser, links, position, tmp_path)
                 # Set-up: three characters face down; where they may go lights green.
                 assert "home-character-1" in table.legal_zones_lit("place")
                 first = table.play()
@@ -198,7 +206,7 @@ def test_eyeshield21_played_on_the_simulated_mat(tmp_path: Path) -> None:
                         " === 'face down'")
                     assert copy not in table.page(viewer).inner_text("#moves")
                 for viewer in ("away", None):
-                    text = state_as(url, viewer)
+                    text = state_as(links, viewer)
                     assert table.cards.copy(copy).tag not in text and name not in text
                 for _ in range(7):
                     table.play()  # two more, the deal (guts from the picker), away's set-up

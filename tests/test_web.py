@@ -2,9 +2,11 @@
 in headless Chromium.
 
 The table here is a stand-in with the table session's shape (``simulated``,
-``state()``, ``subscribe()``, ``sim_*``): a dict of stacks on the real soccer-shogi
-board definition. The real session, with the simulated board behind it, is tested
-with ``masume play``.
+``sides``, ``state()``, ``subscribe()``, ``sim_*``): a dict of stacks on the real
+soccer-shogi board definition. The real session, with the simulated board behind it,
+is tested with ``masume play``. Every request carries the run's token, as the
+printed links do (:func:`signed_in`, :func:`at`); what a request without it, or
+a hostile one, gets is in test_web_access.py.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import time
 import warnings
 from pathlib import Path
 from typing import Callable
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -46,6 +49,8 @@ class FakeTable:
     of the sim calls. Checks what the simulated board would check (a real cell, a
     known piece, something to lift) and refuses everything when not simulated."""
 
+    sides = ("blue", "red")
+
     def __init__(self, board: str = "soccer-shogi", *, simulated: bool = True) -> None:
         self._board = load_board(board)
         self.simulated = simulated
@@ -65,7 +70,7 @@ class FakeTable:
         self._lock = threading.Lock()
 
     # -- the contract
-    def state(self) -> dict:
+    def state(self, viewer: str | None = None) -> dict:  # soccer-shogi hides nothing
         b = self._board
         with self._lock:
             return {
@@ -176,6 +181,21 @@ class FakeTable:
 # ---------------------------------------------------------------------- the API
 
 
+def signed_in(app, role: str = "table") -> TestClient:
+    """A client that opened ``role``'s link (so it holds the cookie the page sets)."""
+    client = TestClient(app, base_url="http://127.0.0.1")
+    query = urlsplit(app.state.access.link(role).url).query
+    assert client.get(f"/?{query}").status_code == 200
+    return client
+
+
+def at(link: str, path: str) -> str:
+    """``path`` ("api/state", "api/stream?as=red") on the server of ``link`` (a
+    printed link), with the link's token."""
+    base, _, query = link.partition("?")
+    return f"{base}{path}{'&' if '?' in path else '?'}{query}"
+
+
 @pytest.fixture
 def table() -> FakeTable:
     return FakeTable()
@@ -183,7 +203,7 @@ def table() -> FakeTable:
 
 @pytest.fixture
 def client(table: FakeTable) -> TestClient:
-    return TestClient(create_app(table))
+    return signed_in(create_app(table))
 
 
 def test_page_and_static_files(client: TestClient) -> None:
@@ -228,9 +248,10 @@ def test_press_and_roll(client: TestClient, table: FakeTable) -> None:
 
 def test_roll_passes_the_value() -> None:
     table = FakeTable("masume-tactics")
-    client = TestClient(create_app(table))
+    client = signed_in(create_app(table))
     assert client.post("/api/sim/roll", json={"value": 4}).status_code == 200
-    assert client.post("/api/sim/roll").status_code == 200  # no body: a random roll
+    # no body: a random roll
+    assert client.post("/api/sim/roll", headers={"content-type": "application/json"}).status_code == 200
     assert table.calls == [("roll", 4), ("roll", None)]
 
 
@@ -254,7 +275,7 @@ def test_bad_requests_say_why(client: TestClient, path: str, body: dict, error: 
 
 
 def test_body_must_be_a_json_object(client: TestClient) -> None:
-    r = client.post("/api/sim/lift", content=b"C5")
+    r = client.post("/api/sim/lift", content=b"C5", headers={"content-type": "application/json"})
     assert r.status_code == 400 and r.json() == {"error": "the request body is not JSON"}
     r = client.post("/api/sim/lift", json=["C5"])
     assert r.status_code == 400 and "JSON object" in r.json()["error"]
@@ -263,7 +284,7 @@ def test_body_must_be_a_json_object(client: TestClient) -> None:
 
 def test_a_real_board_is_only_mirrored() -> None:
     table = FakeTable(simulated=False)
-    client = TestClient(create_app(table))
+    client = signed_in(create_app(table))
     assert client.get("/api/state").json()["simulated"] is False
     for path, body in [
         ("/api/sim/lift", {"square": "C5"}),
@@ -281,7 +302,7 @@ def test_a_choice_is_made_on_any_board() -> None:
     for simulated in (True, False):
         table = FakeTable(simulated=simulated)
         table.choices = ["declare A", "declare B"]
-        client = TestClient(create_app(table))
+        client = signed_in(create_app(table))
         assert client.get("/api/state").json()["choices"] == [{"text": "declare A"},
                                                                {"text": "declare B"}]
         r = client.post("/api/act", json={"action": "declare B"})
@@ -297,7 +318,7 @@ def test_a_choice_is_made_on_any_board() -> None:
 def test_a_refused_choice_says_why(body: dict, error: str) -> None:
     table = FakeTable(simulated=False)
     table.choices = ["declare A"]
-    r = TestClient(create_app(table)).post("/api/act", json=body)
+    r = signed_in(create_app(table)).post("/api/act", json=body)
     assert r.status_code == 400 and error in r.json()["error"]
     assert table.calls == []
 
@@ -314,7 +335,7 @@ class Events:
         self.comments = 0
         self._client = httpx.Client(timeout=httpx.Timeout(10, read=None))
         self._response = self._client.send(
-            self._client.build_request("GET", url + "api/stream"), stream=True
+            self._client.build_request("GET", at(url, "api/stream")), stream=True
         )
         assert self._response.status_code == 200
         assert self._response.headers["content-type"].startswith("text/event-stream")
@@ -360,9 +381,9 @@ def served(table: FakeTable):
     stops = []
 
     def start(**options) -> str:
-        url, stop = serve(table, **options)
-        stops.append(stop)
-        return url
+        web = serve(table, **options)
+        stops.append(web.stop)
+        return web.url
 
     yield start
     for stop in stops:
@@ -370,14 +391,16 @@ def served(table: FakeTable):
 
 
 def test_serve_picks_a_port_and_stops(table: FakeTable) -> None:
-    url, stop = serve(table)
-    assert url.startswith("http://127.0.0.1:") and url.endswith("/")
-    assert not url.endswith(":0/")
-    assert httpx.get(url + "api/state").json()["game"] == "soccer-shogi"
+    web = serve(table)
+    url, stop = web.url, web.stop
+    base = url.split("?")[0]
+    assert base.startswith("http://127.0.0.1:") and base.endswith("/")
+    assert not base.endswith(":0/")
+    assert httpx.get(at(url, "api/state")).json()["game"] == "soccer-shogi"
     stop()
     stop()  # a second stop does nothing
     with pytest.raises(httpx.ConnectError):
-        httpx.get(url + "api/state", timeout=2)
+        httpx.get(at(url, "api/state"), timeout=2)
 
 
 def test_stream_sends_the_state_at_connect_and_on_change(served, table: FakeTable) -> None:
@@ -428,7 +451,8 @@ def test_stream_heartbeat_and_unsubscribe(served, table: FakeTable) -> None:
 
 
 def test_stop_ends_open_streams(table: FakeTable) -> None:
-    url, stop = serve(table)
+    web = serve(table)
+    url, stop = web.url, web.stop
     events = Events(url)
     events.next()
     started = time.monotonic()

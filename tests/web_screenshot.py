@@ -76,7 +76,8 @@ def main() -> None:
     args = ap.parse_args()
 
     table = scene(args.board, simulated=not args.real)
-    url, stop = serve(table)
+    web = serve(table)
+    url, stop = web.url, web.stop
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

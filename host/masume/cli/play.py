@@ -2,8 +2,11 @@
 
 With ``--port`` it drives that board. Without, it looks for a masume board on USB
 (a Raspberry Pi Pico or an ESP32-S3) and, when none is attached, starts the
-simulated board itself. The web view's address is printed; on the simulated
-board the page is the players' hands. Actions are printed as they are played.
+simulated board itself. The web view's links are printed, each with this run's
+secret: ``web view: URL`` (the table's page: on the simulated board the players'
+hands), ``web view for SIDE: URL`` for each player (their own cards in a card game)
+and ``web view for spectators: URL`` (read only). Actions are printed as they are
+played.
 
 On the simulated board the terminal takes the simulator's commands too (``place
 C5 ball``, ``lift A7``, ``press takeback``, ... as in ``masume sim``).
@@ -33,6 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(default: ~/.local/share/masume/games)")
     parser.add_argument("--http-host", default="127.0.0.1", help="web view address (0.0.0.0: the whole network)")
     parser.add_argument("--http-port", type=int, default=8021, help="web view port (0: any free one)")
+    parser.add_argument("--http-allow-host", action="append", default=[], metavar="NAME",
+                        help="another name the web view is reached by (its own names and "
+                             "addresses always work; repeatable)")
     parser.add_argument("--no-web", action="store_true", help="no web view")
     parser.add_argument("--blue", "--first-player", dest="first_player", help="name of the first player")
     parser.add_argument("--red", "--second-player", dest="second_player", help="name of the second player")
@@ -113,8 +119,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_web:
         from masume.web.server import serve
 
-        url, stop_web = serve(table, host=args.http_host, port=args.http_port)
-        print(f"web view: {url}", flush=True)
+        web = serve(table, host=args.http_host, port=args.http_port,
+                    allow_hosts=args.http_allow_host)
+        stop_web = web.stop
+        for link in web.links:  # "web view: URL", "web view for SIDE: URL", ...
+            print(f"{link.label}: {link.url}", flush=True)
     try:
         if sim is not None:
             from masume.cli.sim import execute

@@ -104,6 +104,11 @@ class TableSession:
     def simulated(self) -> bool:
         return self.sim is not None
 
+    @property
+    def sides(self) -> tuple[str, ...]:
+        """The game's sides (the web view gives each player a link of their own)."""
+        return tuple(self.game.position.sides)
+
     # ---- running --------------------------------------------------------------
 
     def start(self) -> "TableSession":

@@ -4,7 +4,9 @@ The table session (``masume.play.table.TableSession``, or anything with the same
 shape) gives:
 
 - ``simulated``: True on masume's simulated board;
-- ``state() -> dict``: the whole picture, JSON-able;
+- ``sides``: the game's sides (each player gets a link of their own);
+- ``state(viewer=None) -> dict``: the whole picture, JSON-able, as ``viewer`` (a
+  side, or None: anyone) may see it in a game that hides cards;
 - ``subscribe(callback) -> unsubscribe``: ``callback()`` (from any thread) whenever
   ``state()`` may have changed;
 - ``act(text)``: make one of the choices ``state()["choices"]`` lists (actions the
@@ -14,12 +16,22 @@ shape) gives:
   piece)``, ``sim_press(button)``, ``sim_roll(value=None)``, raising ``ValueError``
   with a readable message on misuse.
 
+Who gets in (:mod:`masume.web.access`, :mod:`masume.web.guard`): every request needs
+this run's token for its role (``?token=`` in a printed link, then the cookie the
+page sets; the page's requests add ``?as=ROLE``), else 403 (a page that says to
+open the address the terminal printed); a ``Host`` other than this server's names
+or an ``Origin`` other than its own pages: 403; a POST from a spectator: 403; a
+POST body that is not ``application/json``: 415, over 1 MiB: 413, nested too deep: 400.
+
 Routes:
 
 =====================  =================================================================
-``GET /``              the page (static/index.html, app.js, style.css under /static/)
-``GET /api/state``     ``state()`` as JSON; ``?as=SIDE``: ``state(SIDE)``, what that player
-                       may see in a game that hides cards (default: a spectator's view)
+``GET /``              the page (static/index.html, app.js, style.css under /static/);
+                       ``?token=``: the link's role, remembered in a cookie
+``GET /api/access``    the page's role, whose cards it sees, whether it may act, and
+                       the links it may share (URL and QR code as SVG)
+``GET /api/state``     ``state(viewer)`` as JSON, ``viewer`` the role's side (a
+                       player's link) or None (the table's, a spectator's)
 ``GET /api/cards``     ``cards()``: every card of the game's set, for the card picker
 ``GET /api/stream``    Server-Sent Events: the full state at connect and after every
                        change (bursts coalesced to at most one push per 50 ms), a
@@ -37,26 +49,36 @@ All POST routes answer 400 ``{"error": ...}`` on a bad request or when the table
 refuses; the sim routes answer 409 when the board is a real one (the page then
 only mirrors its pieces; choices are still made on the page).
 
-:func:`serve` runs the app with uvicorn in a background thread and returns its URL
-and a stop function.
+:func:`serve` runs the app with uvicorn in a background thread and returns its
+links and a stop function.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import html
 import json
 import logging
 import socket
 import threading
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Iterable
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import (FileResponse, HTMLResponse, JSONResponse, Response,
+                                 StreamingResponse)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import Receive, Scope, Send
+
+from masume.web.access import Access, Denied, Link
+from masume.web.guard import BadRequest, Guard, HostNames, is_loopback, read_json
 
 log = logging.getLogger(__name__)
 
@@ -72,8 +94,19 @@ def _to_json(state: Any) -> str:
     return json.dumps(state, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
-class _NoCacheStatic(StaticFiles):
-    """Static files the browser revalidates every time (no stale app.js after an update)."""
+class _GatedStatic(StaticFiles):
+    """The page's static files, for holders of a link only, revalidated every time
+    (no stale app.js after an update)."""
+
+    def __init__(self, *, access: Access, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.access = access
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self.access.any_role(Request(scope)):
+            await _denied(Request(scope), Denied())(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
 
     def file_response(self, *args: Any, **kwargs: Any) -> Response:
         response = super().file_response(*args, **kwargs)
@@ -109,27 +142,10 @@ class _Streams:
             return len(self._wakers)
 
 
-class _BadRequest(Exception):
-    pass
-
-
-async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if not raw.strip():
-        return {}
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        raise _BadRequest("the request body is not JSON") from None
-    if not isinstance(data, dict):
-        raise _BadRequest("the request body must be a JSON object")
-    return data
-
-
 def _text(data: dict[str, Any], key: str) -> str:
     value = data.get(key)
     if not isinstance(value, str) or not value:
-        raise _BadRequest(f"{key!r} is required (a non-empty string)")
+        raise BadRequest(f"{key!r} is required (a non-empty string)")
     return value
 
 
@@ -137,29 +153,92 @@ def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+DENIED_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>masume: open your link</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}}
+pre{{background:#f2f2ee;padding:.6rem;overflow-x:auto}}</style></head>
+<body><h1>masume: open the address the terminal printed</h1>
+<p>{why}.</p>
+<p>Each time <code>masume play</code> starts, it prints one address per person, each
+with its own secret:</p>
+<pre>web view: http://&hellip;/?token=&hellip;
+web view for &lt;player&gt;: http://&hellip;/?token=&hellip;
+web view for spectators: http://&hellip;/?token=&hellip;</pre>
+<p>Open yours (a player's phone can scan its QR code on the table's page). An address
+from an earlier game no longer opens this one.</p></body></html>
+"""
+
+
+def _denied(request: Request, exc: Exception) -> Response:
+    why = str(exc) or "this page was opened without its link's secret"
+    if request.url.path.startswith(("/api/", "/static/")):
+        return _error(f"{why}: open the address masume printed when it started", 403)
+    return HTMLResponse(DENIED_PAGE.format(why=html.escape(why)), status_code=403)
+
+
+@functools.lru_cache(maxsize=64)
+def qr_svg(url: str) -> str:
+    """A QR code of ``url`` as inline SVG, for a phone to scan off the page."""
+    import segno
+
+    return segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#111", light="#fff")
+
+
 def create_app(
     table: Any,
     *,
+    access: Access | None = None,
+    hosts: HostNames | None = None,
     heartbeat_s: float = HEARTBEAT_S,
     min_push_interval_s: float = MIN_PUSH_INTERVAL_S,
 ) -> Starlette:
-    """The web view's app for one table session (see the module docstring)."""
+    """The web view's app for one table session (see the module docstring).
+
+    ``access``: the run's links (default: new ones at ``http://127.0.0.1/``);
+    ``hosts``: the names it answers to (default: the loopback's)."""
+    access = access or Access(getattr(table, "sides", ()), "http://127.0.0.1/")
+    hosts = hosts or HostNames.for_bind("127.0.0.1")
     streams = _Streams()
 
-    async def index(request: Request) -> Response:
-        return FileResponse(STATIC_DIR / "index.html", headers=NO_CACHE)
-
-    def state_for(request: Request) -> Callable[[], Any]:
-        viewer = request.query_params.get("as")
+    def viewing(request: Request) -> Callable[[], Any]:
+        """What a request may see: ``state(viewer)`` for its role's viewer."""
+        viewer = access.viewer(access.role(request))
         return (lambda: table.state(viewer)) if viewer else table.state
 
+    async def index(request: Request) -> Response:
+        role = access.role(request)
+        response = FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-store"})
+        if "token" in request.query_params:
+            name, value = access.cookie(role)
+            response.set_cookie(name, value, httponly=True, samesite="strict", path="/")
+        return response
+
+    async def api_access(request: Request) -> Response:
+        role = access.role(request)
+
+        def described(link: Link) -> dict[str, str]:
+            return {"role": link.role, "label": link.label, "url": link.url,
+                    "qr": qr_svg(link.url)}
+
+        links = await run_in_threadpool(lambda: [described(x) for x in access.shareable(role)])
+        phones = None
+        if is_loopback(urlsplit(access.base_url).hostname or ""):
+            phones = ("phones cannot open this address: start masume play with "
+                      "--http-host 0.0.0.0 to play from phones on this network")
+        return JSONResponse({"role": role, "viewer": access.viewer(role),
+                             "can_act": access.can_act(role), "links": links, "phones": phones},
+                            headers={"Cache-Control": "no-store"})
+
     async def api_state(request: Request) -> Response:
-        state = await run_in_threadpool(state_for(request))
+        state = await run_in_threadpool(viewing(request))
         return Response(
             _to_json(state), media_type="application/json", headers={"Cache-Control": "no-store"}
         )
 
     async def api_stream(request: Request) -> Response:
+        state = viewing(request)
         loop = asyncio.get_running_loop()
         changed = asyncio.Event()
 
@@ -171,7 +250,6 @@ def create_app(
 
         streams.add(wake)
         unsubscribe = table.subscribe(wake)
-        state = state_for(request)
 
         async def events() -> AsyncIterator[str]:
             try:
@@ -205,6 +283,10 @@ def create_app(
 
     def post_route(action: Callable[[dict[str, Any]], dict[str, Any]], *, sim_only: bool = True):
         async def endpoint(request: Request) -> Response:
+            role = access.role(request)
+            if not access.can_act(role):
+                return _error("a spectator's page only watches: the players move "
+                              "with their own links", 403)
             if sim_only and not getattr(table, "simulated", False):
                 return _error(
                     "this is a real board: the page only mirrors it; "
@@ -212,10 +294,10 @@ def create_app(
                     409,
                 )
             try:
-                data = await _body(request)
+                data = await read_json(request)
                 result = await run_in_threadpool(action, data)
-            except _BadRequest as exc:
-                return _error(str(exc), 400)
+            except BadRequest as exc:
+                return _error(str(exc), exc.status)
             except KeyError as exc:
                 return _error(str(exc.args[0]) if exc.args else "not found", 400)
             except ValueError as exc:
@@ -243,6 +325,7 @@ def create_app(
         return {}
 
     async def api_cards(request: Request) -> Response:
+        access.role(request)
         cards = getattr(table, "cards", None)
         found = await run_in_threadpool(cards) if cards else []
         return JSONResponse({"cards": found})
@@ -254,13 +337,14 @@ def create_app(
     def roll(data: dict[str, Any]) -> dict[str, Any]:
         value = data.get("value")
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise _BadRequest("'value' must be a whole number, or left out for a random roll")
+            raise BadRequest("'value' must be a whole number, or left out for a random roll")
         table.sim_roll(value)
         return {}
 
     app = Starlette(
         routes=[
             Route("/", index),
+            Route("/api/access", api_access),
             Route("/api/state", api_state),
             Route("/api/stream", api_stream),
             Route("/api/act", post_route(act, sim_only=False), methods=["POST"]),
@@ -270,34 +354,66 @@ def create_app(
             Route("/api/cards", api_cards),
             Route("/api/sim/press", post_route(press), methods=["POST"]),
             Route("/api/sim/roll", post_route(roll), methods=["POST"]),
-            Mount("/static", _NoCacheStatic(directory=STATIC_DIR), name="static"),
-        ]
+            Mount("/static", _GatedStatic(access=access, directory=STATIC_DIR), name="static"),
+        ],
+        middleware=[Middleware(Guard, hosts=hosts)],
+        exception_handlers={Denied: _denied},
     )
     app.state.table = table
     app.state.streams = streams
+    app.state.access = access
     return app
 
 
-def _url_host(host: str) -> str:
-    if host in ("", "0.0.0.0"):
-        return "127.0.0.1"
-    if host == "::":
-        return "[::1]"
+def lan_address() -> str:
+    """This machine's address on its network (what a phone on the same Wi-Fi opens),
+    or 127.0.0.1 when it has none. A UDP socket "connected" to an outside address
+    takes the address its route would use; nothing is sent."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere
+            return probe.getsockname()[0]
+        except OSError:
+            return "127.0.0.1"
+
+
+def url_host(host: str) -> str:
+    """How a URL names a server bound to ``host`` (all interfaces: its LAN address)."""
+    if host in ("", "0.0.0.0", "::"):
+        return lan_address()
     return f"[{host}]" if ":" in host else host
 
 
+@dataclass(frozen=True)
+class WebView:
+    """A running web view: its links (the table's first) and how to stop it."""
+
+    links: list[Link]
+    stop: Callable[[], None]
+
+    @property
+    def url(self) -> str:
+        """The table's link (``web view:``): the one page that plays the game."""
+        return self.links[0].url
+
+    def link(self, role: str) -> str:
+        return next(x.url for x in self.links if x.role == role)
+
+
 def serve(
-    table: Any, host: str = "127.0.0.1", port: int = 0, **options: Any
-) -> tuple[str, Callable[[], None]]:
+    table: Any, host: str = "127.0.0.1", port: int = 0, *, allow_hosts: Iterable[str] = (),
+    **options: Any
+) -> WebView:
     """Run the web view with uvicorn in a background thread.
 
-    ``port=0`` picks a free port. Returns the page's URL (e.g.
-    ``http://127.0.0.1:41234/``) and ``stop()``, which ends the open event streams
-    and the server and waits for its thread. ``options`` go to :func:`create_app`.
+    ``port=0`` picks a free port. ``allow_hosts``: more names the server answers to
+    (beside its own, see :class:`masume.web.guard.HostNames`). Returns the links
+    (e.g. ``http://127.0.0.1:41234/?token=...``) and ``stop()``, which ends the
+    open event streams and the server and waits for its thread. ``options`` go to
+    :func:`create_app`.
     """
     import uvicorn
 
-    app = create_app(table, **options)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
@@ -308,6 +424,9 @@ def serve(
         sock.close()
         raise OSError(f"cannot serve the web view on {host}:{port}: {exc}") from exc
     real_port = sock.getsockname()[1]
+    access = Access(getattr(table, "sides", ()), f"http://{url_host(host)}:{real_port}/")
+    app = create_app(table, access=access, hosts=HostNames.for_bind(host, allow_hosts),
+                     **options)
 
     config = uvicorn.Config(
         app,
@@ -346,4 +465,4 @@ def serve(
         server.should_exit = True
         thread.join(10)
 
-    return f"http://{_url_host(host)}:{real_port}/", stop
+    return WebView(access.links(), stop)

@@ -2,6 +2,8 @@
 // state (pushed by the host over Server-Sent Events), and on the simulated board
 // turns clicks into lifts, placements and button presses through /api/sim/*.
 // Choices (actions the sensors cannot see) go to /api/act on any board.
+// The page opens from a printed link (?token=): it asks the host its role (the
+// table, a player, a spectator: read only), then names it on every request (?as=).
 // The picture changes only from state pushes: it shows what the host knows.
 // Nothing in here knows any game: cells, pieces, buttons and zones all come
 // from the board definition in the state.
@@ -114,8 +116,9 @@
   let selected = -1;          // index in hand of the piece to put down next
   let handKey = null;
 
+  // The hands of the simulated board: for anyone but a spectator.
   function simulated() {
-    return !!(state && state.simulated);
+    return !!(state && state.simulated) && access.can_act;
   }
 
   // ----------------------------------------------------------------- board
@@ -427,7 +430,7 @@
     const sig = JSON.stringify(choices);
     if (sig === choicesSig) return;
     choicesSig = sig;
-    $("choices-card").hidden = !choices.length;
+    $("choices-card").hidden = !choices.length || !access.can_act;
     const many = choices.length > CHOICE_BUTTONS;
     $("choice-form").hidden = !many;
     if (!many) $("choice-text").value = "";
@@ -597,7 +600,7 @@
     const run = async () => {
       let res, data = {};
       try {
-        res = await fetch(path, {
+        res = await fetch(api(path), {
           method: "POST",
           headers: { "Content-Type": "application/json" },
           body: JSON.stringify(body),
@@ -776,7 +779,7 @@
     drawCells();
     drawPanel();
     drawHand();
-    if (window.masumeCards) window.masumeCards.render(state, { post, showError });  // cards.js
+    if (window.masumeCards) window.masumeCards.render(state, { post, showError, api });  // cards.js
     document.body.dataset.ready = "true";
   }
 
@@ -787,10 +790,61 @@
     c.textContent = message;
   }
 
+  // ---------------------------------------------------------------- access
+  // The role is the link's: its token (?token=, as printed) on the first load, then
+  // the cookie the host set, found by the role's name (?as=ROLE; none: the table).
+  let access = { role: null, can_act: false, links: [] };
+
+  function api(path) {
+    if (!access.role || access.role === "table") return path;
+    return `${path}${path.includes("?") ? "&" : "?"}as=${encodeURIComponent(access.role)}`;
+  }
+
+  async function loadAccess() {
+    const params = new URLSearchParams(location.search);
+    const token = params.get("token"), as = params.get("as");
+    const query = token ? `?token=${encodeURIComponent(token)}` : (as ? `?as=${encodeURIComponent(as)}` : "");
+    const res = await fetch("/api/access" + query);
+    const data = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error(data.error || `${res.status} ${res.statusText}`);
+    access = data;
+    // The secret leaves the address bar (screenshots, a shared screen); the cookie keeps it.
+    history.replaceState(null, "", api("/"));
+    const who = access.role === "table" ? "the table" : access.role === "spectator"
+      ? "a spectator (watching only)" : access.role;
+    $("role").textContent = `this page: ${who}`;
+    document.body.dataset.role = access.role;
+    drawLinks();
+  }
+
+  // The links this page may share, each with a QR code for a phone to scan.
+  function drawLinks() {
+    const list = $("links-list");
+    list.textContent = "";
+    for (const link of access.links || []) {
+      const fig = document.createElement("figure");
+      fig.className = "link";
+      fig.dataset.role = link.role;
+      const caption = document.createElement("figcaption");
+      caption.textContent = link.role === "spectator" ? "spectators" : link.role;
+      const qr = document.createElement("div");
+      qr.className = "qr";
+      qr.innerHTML = link.qr;  // SVG made by the host (segno), not from any input
+      const a = document.createElement("a");
+      a.href = link.url;
+      a.textContent = link.url;
+      a.target = "_blank";
+      fig.append(caption, qr, a);
+      list.appendChild(fig);
+    }
+    $("links-title").textContent = access.role === "table" ? "Links for the players' phones"
+      : access.role === "spectator" ? "Link for spectators" : "Your link and the spectators'";
+    $("links-note").textContent = access.phones || "";
+    $("links-card").hidden = !(access.links || []).length;
+  }
+
   function connect() {
-    // ?as=SIDE: that player's view of a game that hides cards (default: a spectator's).
-    const as = new URLSearchParams(location.search).get("as");
-    const source = new EventSource("/api/stream" + (as ? `?as=${encodeURIComponent(as)}` : ""));
+    const source = new EventSource(api("/api/stream"));
     source.onopen = () => setConn("live", "live");
     source.onmessage = (ev) => {
       try {
@@ -809,5 +863,7 @@
   if (typeof ResizeObserver !== "undefined") {
     new ResizeObserver(setUnit).observe($("board"));
   }
-  connect();
+  loadAccess().then(connect, (err) => {
+    setConn("lost", `this page cannot open: ${err.message || err}`);
+  });
 })();

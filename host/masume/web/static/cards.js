@@ -1,8 +1,8 @@
 // masume web view, card mats: what app.js draws for games that hide cards.
 // The state carries `view` (the engine's TableView for this page's viewer: card
 // labels per cell, the viewer's hand, the panel lines); this draws the labels on
-// the mat's zones, a panel with the viewer switch (?as=home, ?as=away, spectator),
-// the panel lines and the hand, and on the simulated mat a card picker: choose a
+// the mat's zones, a panel saying whose view it is (each player's own link shows
+// their cards), the panel lines and the hand, and on the simulated mat a card picker: choose a
 // card of the set, then a zone, and the simulated mat reads its tag there; click
 // a zone that holds a card (with none chosen) to lift it off.
 // Nothing in here knows a game: labels, viewers and cards come from the host.
@@ -11,15 +11,11 @@
 window.masumeCards = (() => {
   const $ = (id) => document.getElementById(id);
   const MAX_BUTTONS = 24;
-  let app = null;           // {post, showError} from app.js
+  let app = null;           // {post, showError, api} from app.js
   let state = null;
   let cardList = null;      // [{id, name, kind}] of the game's set, fetched once
   let picked = null;        // the copy id chosen in the picker
   let listSig = null;
-
-  function viewerOf() {
-    return new URLSearchParams(location.search).get("as");
-  }
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
@@ -33,7 +29,6 @@ window.masumeCards = (() => {
     const card = el("div", "card");
     card.id = "cards-card";
     card.innerHTML = '<div class="card-title">Cards <span class="hint" id="cards-viewer"></span></div>' +
-      '<div id="cards-viewers" class="viewers"></div>' +
       '<table id="cards-panel" class="cards-panel"></table>' +
       '<div class="card-title small-title">Hand</div><ul id="cards-hand" class="cards-hand"></ul>';
     const status = $("status-card");
@@ -53,7 +48,7 @@ window.masumeCards = (() => {
       picked = picked === b.dataset.card ? null : b.dataset.card;
       drawList();
     });
-    fetch("/api/cards").then((r) => r.json()).then((data) => {
+    fetch(app.api("/api/cards")).then((r) => r.json()).then((data) => {
       cardList = data.cards || [];
       listSig = null;
       drawList();
@@ -86,19 +81,7 @@ window.masumeCards = (() => {
   function drawPanel() {
     const view = state.view;
     const me = view.viewer;
-    $("cards-viewer").textContent = me ? `(as ${me})` : "(as a spectator)";
-    const links = $("cards-viewers");
-    const sig = JSON.stringify([view.viewers, me]);
-    if (links.dataset.sig !== sig) {
-      links.dataset.sig = sig;
-      links.textContent = "";
-      for (const who of [null, ...view.viewers]) {
-        const a = el("a", who === me ? "viewer current" : "viewer", who || "spectator");
-        a.href = who ? `?as=${encodeURIComponent(who)}` : "?";
-        a.dataset.viewer = who || "";
-        links.appendChild(a);
-      }
-    }
+    $("cards-viewer").textContent = me ? `(as ${me})` : "(what everyone sees)";
     const table = $("cards-panel");
     table.textContent = "";
     for (const [name, value] of view.panel || []) {
@@ -192,5 +175,5 @@ window.masumeCards = (() => {
     return true;
   }
 
-  return { render, click, viewer: viewerOf };
+  return { render, click };
 })();
