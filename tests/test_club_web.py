@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import urllib.request
 
+import httpx
 import pytest
 
 from masume.club.server import ClubServer, make_assignment
@@ -29,7 +30,7 @@ def test_live_page_in_chromium(broker, make_sim, tmp_path):
     server = ClubServer(broker.url, store, {
         u: make_assignment(u, {"game": "soccer-shogi", "players": [f"Ann{i}", f"Bob{i}"]})
         for i, u in enumerate(units)}).start()
-    url, stop = serve(server)
+    url, stop = serve(server, arbiter_password="arbiter")
     try:
         assert wait_for(lambda: all(u in server.tables and server.tables[u].link.connected.is_set()
                                     for u in units), 30)
@@ -62,11 +63,10 @@ def test_live_page_in_chromium(broker, make_sim, tmp_path):
             browser.close()
         results = json.load(urllib.request.urlopen(url + "api/results"))
         assert {g["table"] for g in results} == set(units)
-        req = urllib.request.Request(url + "api/tables/table-2/assign", data=b'{"game": "nope"}',
-                                     method="POST")
-        with pytest.raises(urllib.error.HTTPError) as bad:
-            urllib.request.urlopen(req)
-        assert bad.value.code == 400
+        arbiter = httpx.Client(base_url=url)  # the arbiter's login: test_club_access.py
+        assert arbiter.post("api/login", json={"password": "arbiter"}).status_code == 200
+        bad = arbiter.post("api/tables/table-2/assign", json={"game": "nope"})
+        assert bad.status_code == 400
     finally:
         stop()
         server.close()

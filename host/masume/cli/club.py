@@ -36,6 +36,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--http-host", default="127.0.0.1")
     serve.add_argument("--http-port", type=int, default=8022, help="live page port (0: any free one)")
     serve.add_argument("--no-web", action="store_true")
+    serve.add_argument("--http-allow-host", action="append", default=[], metavar="NAME",
+                       help="another name the live page is reached by (repeatable)")
+    serve.add_argument("--arbiter-password-file", type=Path, metavar="FILE",
+                       help="the arbiter's password (first line), for the live page's "
+                            "login; else $MASUME_ARBITER_PASSWORD; neither: nobody may "
+                            "change the event from the page")
     serve.set_defaults(handler=run_serve)
 
     conf = cmds.add_parser("broker-config", help="write a Mosquitto configuration for the event")
@@ -63,12 +69,14 @@ def run_serve(args: argparse.Namespace) -> int:
     import signal
     import threading
 
+    from masume.club.arbiter import PASSWORD_ENV, read_password
     from masume.club.server import AssignmentError, ClubServer, load_assignments
     from masume.club.store import ClubStore
 
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
     logging.getLogger("masume.link").setLevel(logging.WARNING)
     try:
+        arbiter_password = read_password(args.arbiter_password_file)
         assignments = load_assignments(args.tables)
         store = ClubStore(args.db)
         server = ClubServer(args.broker, store, assignments, server_id=args.server_id,
@@ -85,8 +93,13 @@ def run_serve(args: argparse.Namespace) -> int:
     if not args.no_web:
         from masume.club.web import serve as serve_web
 
-        url, stop_web = serve_web(server, host=args.http_host, port=args.http_port)
+        url, stop_web = serve_web(server, host=args.http_host, port=args.http_port,
+                                  arbiter_password=arbiter_password,
+                                  allow_hosts=args.http_allow_host)
         print(f"live page: {url}", flush=True)
+        print("arbiter login: " + ("on" if arbiter_password else
+                                   f"off (no --arbiter-password-file, no {PASSWORD_ENV})"),
+              flush=True)
     try:
         while not stop.wait(0.5):
             pass

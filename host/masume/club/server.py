@@ -194,6 +194,8 @@ class ClubServer:
         self._threads: list[threading.Thread] = []
         self._subscribers = Subscribers("masume.club")
         self._unowned: dict[str, float] = {}
+        #: Tables whose game the arbiter ended (unit -> result): idle until assigned.
+        self.ended: dict[str, str | None] = {}
 
     # ---- running ----------------------------------------------------------------
 
@@ -281,6 +283,11 @@ class ClubServer:
         with self._lock:
             if unit in self.tables or self._stop.is_set():
                 return
+        ended = self.store.ended_game(unit)
+        if ended is not None:
+            with self._lock:
+                self.ended[unit] = ended[1]
+            return  # the arbiter ended its game: it waits for its next assignment
         if self.shared:
             if not self.preferred(unit):
                 # Another live server should run it: take it only once it has been
@@ -363,9 +370,31 @@ class ClubServer:
         rules = load_rules(assignment.game)
         self.store.new_game(assignment.table, assignment.game, assignment.headers(rules))
         self.store.close_open_events(assignment.table)
+        with self._lock:
+            self.ended.pop(assignment.table, None)
         if self.hub and self.hub.status.get(assignment.table) == "online":
             self._work.put(assignment.table)
         self._changed(assignment.table)
+
+    def end(self, unit: str, result: str) -> None:
+        """End the table's game with the arbiter's ``result`` ("blue wins on time",
+        "draw", "abandoned"): the game is stored with it, and the table waits for its
+        next assignment. KeyError when the table has no game to end."""
+        with self._lock:
+            table = self.tables.pop(unit, None)
+        if table is not None:
+            self._stop_table(table, release=False)
+            game_id = table.game_id
+        else:
+            active = self.store.active_game(unit)
+            if active is None:
+                raise KeyError(f"table {unit!r} has no game to end")
+            game_id = active[0]
+        self.store.end_game(game_id, result)
+        with self._lock:
+            self.ended[unit] = result
+        log.info("table %s: game %d ended by the arbiter: %s", unit, game_id, result)
+        self._changed(unit)
 
     # ---- what the live page reads -----------------------------------------------------
 
@@ -385,8 +414,11 @@ class ClubServer:
         if table is None:
             if assignment is None:
                 return None
-            return {"table": unit, "game": assignment.game, "players": list(assignment.players),
-                    "online": online, "running": False}
+            state = {"table": unit, "game": assignment.game,
+                     "players": list(assignment.players), "online": online, "running": False}
+            if unit in self.ended:
+                state["result"] = self.ended[unit]
+            return state
         state = table.session.state()
         state.update(table=unit, players=list(assignment.players) if assignment else [],
                      online=online, running=True, game_id=table.game_id,

@@ -149,6 +149,21 @@ class ClubStore:
                      "WHERE id = ?", (record, json.dumps(dict(headers)), result, time.time(),
                                       game_id)))
 
+    def end_game(self, game_id: int, result: str) -> None:
+        """The arbiter ends a game: its result, and no longer its table's active game."""
+        self._write(("UPDATE games SET result = ?, active = 0, updated = ? WHERE id = ?",
+                     (result, time.time(), game_id)))
+
+    def ended_game(self, table: str) -> tuple[int, str | None] | None:
+        """(id, result) of the table's last game if the arbiter ended it: the table
+        then waits for its next assignment. (Only :meth:`end_game` leaves a table's
+        last game inactive; :meth:`new_game` ends the others.)"""
+        rows = self._read("SELECT id, result, active FROM games WHERE table_id = ? "
+                          "ORDER BY id DESC LIMIT 1", (table,))
+        if not rows or rows[0][2]:
+            return None
+        return int(rows[0][0]), rows[0][1]
+
     def games(self) -> list[dict[str, Any]]:
         rows = self._read("SELECT id, table_id, game, headers, result, active, started, updated "
                           "FROM games ORDER BY id")

@@ -7,7 +7,8 @@ table's state for a viewer (a side, or None for a spectator) then carries:
 - ``view``: the engine's :class:`masume.rules.base.TableView` for that viewer
   (card labels per cell, the viewer's hand, the panel lines) and the viewers;
 - ``pieces``: on card cells, ``card`` for each card lying there, never its tag (a
-  tag names the card to anyone holding the set file);
+  tag names the card to anyone holding the set file; :func:`public_pieces`, which
+  also hides the cards of a replay's positions);
 - ``moves``: each action through ``notation_for(action, viewer)`` (written so by
   the table session);
 - ``choices``: only those the viewer may read as they are;
@@ -46,10 +47,8 @@ def for_viewer(state: dict[str, Any], *, position: Any, board: Any,
         return state
     viewer = viewer_of(position, viewer)
     table_view = position.seen_by(viewer)
-    card_cells = {c.name for c in board.sensed if c.sensor == "card"}
     out = dict(state)
-    out["pieces"] = {cell: ([CARD] * len(stack) if cell in card_cells else stack)
-                     for cell, stack in state.get("pieces", {}).items()}
+    out["pieces"] = public_pieces(state.get("pieces", {}), position=position, board=board)
     out["view"] = {
         "viewer": viewer,
         "viewers": list(position.sides),
@@ -69,6 +68,18 @@ def for_viewer(state: dict[str, Any], *, position: Any, board: Any,
                                   + ", ".join(tracker.get("squares", [])[:6]))
         out["tracker"] = tracker
     return out
+
+
+def public_pieces(pieces: Mapping[str, Iterable[str]], *, position: Any,
+                  board: Any) -> dict[str, list[str]]:
+    """What lies on each cell (``pieces`` as sensed, or a position's ``layout()``) as
+    anyone may see it: in a game that hides cards, ``card`` for each card on a card
+    cell, whatever it is."""
+    if not hides(position):
+        return {cell: list(stack) for cell, stack in pieces.items()}
+    card_cells = {c.name for c in board.sensed if c.sensor == "card"}
+    return {cell: ([CARD] * len(list(stack)) if cell in card_cells else list(stack))
+            for cell, stack in pieces.items()}
 
 
 def _readable(position: Any, text: str, choices: Iterable[Hashable], viewer: str | None) -> bool:
