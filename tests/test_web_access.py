@@ -345,6 +345,8 @@ def test_masume_play_lets_in_only_its_own_people(tmp_path: Path) -> None:
                           json={"square": "C5", "piece": "blue"}).status_code == 200
     finally:
         play.stop()
+    assert play.proc.returncode == 0, play.proc.stderr.read()
+    assert "game saved in " in play.printed()
 
 
 # ---- the page ------------------------------------------------------------------------------

@@ -122,8 +122,8 @@ def run(args: argparse.Namespace) -> int:
         web = serve(table, host=args.http_host, port=args.http_port,
                     allow_hosts=args.http_allow_host)
         stop_web = web.stop
-        for link in web.links:  # "web view: URL", "web view for SIDE: URL", ...
-            print(f"{link.label}: {link.url}", flush=True)
+        for printed in web.links:  # "web view: URL", "web view for SIDE: URL", ...
+            print(f"{printed.label}: {printed.url}", flush=True)
     try:
         if sim is not None:
             from masume.cli.sim import execute

@@ -93,7 +93,7 @@ window.masumeCards = (() => {
     hand.textContent = "";
     for (const label of view.hand || []) hand.appendChild(el("li", "", label));
     if (!(view.hand || []).length) {
-      hand.appendChild(el("li", "empty", me ? "no cards in hand" : "a spectator sees no hand"));
+      hand.appendChild(el("li", "empty", me ? "no cards in hand" : "no player's hand on this page"));
     }
   }
 
