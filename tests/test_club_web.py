@@ -60,6 +60,15 @@ def test_live_page_in_chromium(broker, make_sim, tmp_path):
             page.fill("#replay", "0")
             page.dispatch_event("#replay", "input")
             assert "after action 0 of 1" in page.inner_text("#replay-label")
+            # The arbiter logs in on the page and ends the game (test_club_access.py: the API).
+            assert page.locator("#arbiter-tools").is_hidden()
+            page.fill("#login-password", "arbiter")
+            page.click("#login-form button")
+            page.wait_for_selector("#arbiter-tools:not([hidden])")
+            page.fill("#end-result", "Ann0 wins on time")
+            page.click("#end-form button")
+            page.wait_for_function("document.querySelector('#detail-status').textContent"
+                                   ".includes('ended by the arbiter: Ann0 wins on time')")
             browser.close()
         results = json.load(urllib.request.urlopen(url + "api/results"))
         assert {g["table"] for g in results} == set(units)
