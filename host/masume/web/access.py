@@ -29,8 +29,7 @@ from starlette.requests import Request
 
 TABLE = "table"
 SPECTATOR = "spectator"
-#: Roles that may act: lift, place, press, roll, choose. A spectator only watches.
-#: (Sides are added per game.)
+#: Roles that only watch; every other may lift, place, press, roll and choose.
 _READ_ONLY = frozenset({SPECTATOR})
 
 

@@ -87,7 +87,6 @@ STATIC_DIR = Path(__file__).with_name("static")
 MIN_PUSH_INTERVAL_S = 0.05
 #: A comment line on an idle stream this often, so proxies and browsers keep it open.
 HEARTBEAT_S = 15.0
-NO_CACHE = {"Cache-Control": "no-cache"}
 
 
 def _to_json(state: Any) -> str:
