@@ -135,6 +135,9 @@ def test_broker_config_command_line(tmp_path: Path, capsys):
     assert "plain on 1883)" in out and "no TLS" in out
     assert main([*base, "--user", "no-such-user-here"]) == 2
     assert "no user 'no-such-user-here'" in capsys.readouterr().err
+    if os.geteuid() == 0:  # as root the broker is `mosquitto`, and pytest's folders are root's
+        assert main(base[:-2]) == 0
+        assert "warning: Mosquitto, as mosquitto, cannot enter" in capsys.readouterr().out
 
 
 def test_tls_only_broker_reads_its_own_secrets_and_keeps_packets_to_a_frame():
@@ -373,11 +376,12 @@ def test_a_hostile_board_neither_takes_another_ones_place_nor_floods_the_server(
         broker.stop()
 
 
-def test_the_hub_drops_what_no_frame_can_be(broker, make_sim, caplog):
+def test_the_hub_drops_what_no_frame_can_be(broker, make_sim, caplog, monkeypatch):
     """Even on a broker without limits (the tests' anonymous one), the club server's
-    hub drops a message longer than a frame, and a status other than online/offline,
-    before it copies, queues or decodes them; it counts and logs each kind."""
-    from masume.link import BoardSession
+    hub drops a message longer than a frame, a status other than online/offline, and
+    the status of a board beyond the number it keeps, before it copies, queues or
+    decodes them; it counts and logs each kind."""
+    from masume.link import BoardSession, mqtt
 
     hub = MqttHub(broker.url, "club-test").start()
     sim = make_sim(mqtt=broker.url, unit="table-1")
@@ -396,6 +400,10 @@ def test_the_hub_drops_what_no_frame_can_be(broker, make_sim, caplog):
         assert f"dropping a {MAX_MESSAGE + 1}-byte message from table-1" in caplog.text
         assert "ignoring status 'xxxx" in caplog.text
         assert hub.status["table-1"] == "online"
+        monkeypatch.setattr(mqtt, "UNIT_LIMIT", len(hub.status))
+        rogue.publish(topic("made-up-1", "status"), b"online")
+        assert wait_for(lambda: hub.dropped == 3)
+        assert "made-up-1" not in hub.status
         sim.place("C5", "ball")  # the board plays on
         assert wait_for(lambda: session.readings.get("C5") == ("ball",))
     finally:

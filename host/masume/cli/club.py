@@ -121,7 +121,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_broker_config(args: argparse.Namespace) -> int:
-    from masume.club.broker import write_broker_config
+    from masume.club.broker import closed_to, write_broker_config
 
     boards = [b.strip() for b in args.boards.split(",") if b.strip()]
     servers = [s.strip() for s in args.servers.split(",") if s.strip()]
@@ -144,6 +144,10 @@ def run_broker_config(args: argparse.Namespace) -> int:
     if conf.tls_port is None:
         print("note: no TLS: passwords and moves cross the network in clear "
               "(--tls-port 8883 on a network you do not own)")
+    closed = closed_to(conf.folder, conf.user)
+    if closed is not None:
+        print(f"warning: Mosquitto, as {conf.user}, cannot enter {closed}, so cannot read "
+              f"its files: write them elsewhere (e.g. /srv/event), or name another --user")
     print(f"start it with: mosquitto -c {conf.conf}")
     return 0
 

@@ -31,6 +31,7 @@ import hashlib
 import os
 import pwd
 import secrets
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -196,6 +197,26 @@ def broker_account(user: str | None = None) -> pwd.struct_passwd:
         raise ValueError(f"only root can give the broker's files to {user!r}: run as "
                          f"root, or as {user}")
     return account
+
+
+def closed_to(folder: Path, user: str) -> Path | None:
+    """The first folder on the way to ``folder`` that ``user`` cannot enter (a broker
+    run as root in /root/event, say, cannot read its files as `mosquitto`), or None."""
+    account = pwd.getpwnam(user)
+    if account.pw_uid == 0:
+        return None
+    groups = set(os.getgrouplist(account.pw_name, account.pw_gid))
+    for path in reversed([folder, *folder.parents]):
+        st = path.stat()
+        if st.st_uid == account.pw_uid:
+            allowed = st.st_mode & stat.S_IXUSR
+        elif st.st_gid in groups:
+            allowed = st.st_mode & stat.S_IXGRP
+        else:
+            allowed = st.st_mode & stat.S_IXOTH
+        if not allowed:
+            return path
+    return None
 
 
 def make_certificates(folder: Path, host: str, account: pwd.struct_passwd) -> None:
