@@ -47,12 +47,12 @@ class Client:
         self.reason = None
         self.client = new_client(client_id)
         self.client.reconnect_delay_set(60, 60)  # cut off means gone: no second try here
-        BrokerUrl.parse(url).configure(self.client)
+        parsed = BrokerUrl.parse(url)
+        parsed.configure(self.client)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = lambda *_: self.disconnected.set()
         self.client.on_message = lambda c, u, m: self.received.append((m.topic, bytes(m.payload)))
         self._subscribe = subscribe
-        parsed = BrokerUrl.parse(url)
         self.client.connect(parsed.host, parsed.port, keepalive=30)
         self.client.loop_start()
         assert self.connected.wait(10), f"no CONNACK for {client_id}"
