@@ -156,14 +156,14 @@ def _client(url_user: str, password: str | None, port: int, received: list | Non
 
 
 def test_broker_config_keeps_each_board_to_its_own_topics(tmp_path: Path):
-    from mqtt_broker import Broker, free_port
+    from mqtt_broker import ME, Broker, free_port
 
     from masume.cli import main
 
     port = free_port()
     out = tmp_path / "event"
     assert main(["club", "broker-config", "--boards", "table-1,table-2", "--servers", "club",
-                 "--out", str(out), "--port", str(port), "--bind", "127.0.0.1"]) == 0
+                 "--out", str(out), "--port", str(port), "--bind", "127.0.0.1", "--user", ME]) == 0
     import tomllib
 
     creds = tomllib.loads((out / "credentials.toml").read_text())
@@ -264,17 +264,13 @@ def test_two_servers_split_the_boards_and_take_over(broker, make_sim, tmp_path: 
 def test_broker_config_with_tls(tmp_path: Path, make_sim):
     """--tls-port: a CA and a broker certificate; a board and the server connect
     over TLS with the CA, and the board's link works through it."""
-    from mqtt_broker import Broker, free_port
+    from mqtt_broker import event_broker
 
-    from masume.club.broker import write_broker_config
     from masume.link import BoardSession
     from masume.link.mqtt import MqttHub
 
-    port, tls_port = free_port(), free_port()
-    conf = write_broker_config(tmp_path / "event", ["table-1"], ["club"], port=port,
-                               bind="127.0.0.1", tls_port=tls_port)
+    conf, broker = event_broker(tmp_path, ["table-1"], ["club"])
     assert (tmp_path / "event" / "tls" / "ca.crt").exists()
-    broker = Broker(tmp_path / "b", config=conf.conf.read_text(), port=port).start()
     hub = None
     session = None
     try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from pathlib import Path
 
 #: Subcommand modules, in the order ``masume --help`` lists them.
 COMMANDS = ("play", "sim", "board", "record", "cards", "bench", "club")
@@ -22,6 +23,13 @@ def build_parser() -> argparse.ArgumentParser:
         module = importlib.import_module(f"masume.cli.{name}")
         module.register(sub)
     return parser
+
+
+def add_password_file(parser: argparse.ArgumentParser) -> None:
+    """--password-file, for every command that takes a broker URL (BrokerUrl.from_command_line)."""
+    parser.add_argument("--password-file", type=Path, metavar="FILE",
+                        help="the broker password: a file holding it, or the credentials.toml "
+                        "of broker-config (default: $MASUME_MQTT_PASSWORD)")
 
 
 def main(argv: list[str] | None = None) -> int:

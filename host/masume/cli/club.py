@@ -1,7 +1,9 @@
 """``masume club``: club mode, many boards on an MQTT broker.
 
-    masume club serve --broker URL --tables tables.toml [--db club.db] [--http-port 8022]
-    masume club broker-config --boards table-1,table-2 --servers club-1 --out DIR [--tls-port 8883]
+    masume club serve --broker mqtt://USER@HOST:PORT --password-file FILE --tables tables.toml
+                      [--db club.db] [--http-port 8022]
+    masume club broker-config --boards table-1,table-2 --servers club-1 --out DIR
+                              [--tls-port 8883 --tls-host NAME] [--port 1883]
     masume club results [--db club.db]
     masume club export --db club.db --out DIR
 
@@ -10,6 +12,10 @@ The tables file names every board (its unit id) with its game and players::
     [tables.table-1]
     game = "soccer-shogi"
     players = ["Aiko", "Ben"]
+
+The broker password comes from --password-file (a file holding it, or the
+credentials.toml that broker-config wrote) or from $MASUME_MQTT_PASSWORD, never
+from the command line, which every user of the machine can read.
 
 See docs/club.md for running an event.
 """
@@ -20,6 +26,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from masume.cli import add_password_file
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("club", help="club mode: every table of an event over MQTT",
@@ -27,7 +35,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmds = parser.add_subparsers(dest="club_command", metavar="SUBCOMMAND", required=True)
 
     serve = cmds.add_parser("serve", help="run the game of every table")
-    serve.add_argument("--broker", required=True, help="mqtt://user:password@host:port (or mqtts://)")
+    serve.add_argument("--broker", required=True, metavar="URL",
+                       help="mqtt://USER@HOST:PORT, or mqtts://USER@HOST:PORT?ca=CA.crt (TLS); "
+                       "no password in it")
+    add_password_file(serve)
     serve.add_argument("--tables", required=True, type=Path, help="the tables file (TOML)")
     serve.add_argument("--db", default="club.db", help="SQLite file, or postgresql://... (default: club.db)")
     serve.add_argument("--server-id", default="club", help="this server's name (several servers: each its own)")
@@ -48,10 +59,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     conf.add_argument("--boards", required=True, help="board unit ids, comma-separated")
     conf.add_argument("--servers", default="club", help="club server user names, comma-separated")
     conf.add_argument("--out", required=True, type=Path, help="folder to write into")
-    conf.add_argument("--port", type=int, default=1883)
+    conf.add_argument("--port", type=int, help="the plain (unencrypted) listener's port "
+                      "(default 1883; with --tls-port only with --also-plain)")
     conf.add_argument("--bind", default="0.0.0.0")
-    conf.add_argument("--tls-port", type=int, help="also listen with TLS on this port (makes a CA)")
+    conf.add_argument("--tls-port", type=int, help="listen with TLS on this port, and not in "
+                      "plain (makes a CA and the broker's certificate)")
     conf.add_argument("--tls-host", default="localhost", help="the broker's name in its certificate")
+    conf.add_argument("--also-plain", action="store_true",
+                      help="with --tls-port, keep a plain listener on --port too "
+                      "(a closed network only)")
+    conf.add_argument("--user", help="the user Mosquitto runs as, who alone may read its password, "
+                      "ACL and key files (default: mosquitto as root, else you)")
     conf.set_defaults(handler=run_broker_config)
 
     results = cmds.add_parser("results", help="every game of the event and its result")
@@ -72,14 +90,16 @@ def run_serve(args: argparse.Namespace) -> int:
     from masume.club.arbiter import PASSWORD_ENV, read_password
     from masume.club.server import AssignmentError, ClubServer, load_assignments
     from masume.club.store import ClubStore
+    from masume.link.mqtt import BrokerUrl
 
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
     logging.getLogger("masume.link").setLevel(logging.WARNING)
     try:
         arbiter_password = read_password(args.arbiter_password_file)
+        broker = BrokerUrl.from_command_line(args.broker, args.password_file)
         assignments = load_assignments(args.tables)
         store = ClubStore(args.db)
-        server = ClubServer(args.broker, store, assignments, server_id=args.server_id,
+        server = ClubServer(broker, store, assignments, server_id=args.server_id,
                             shared=args.shared)
     except (AssignmentError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -114,18 +134,33 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_broker_config(args: argparse.Namespace) -> int:
-    from masume.club.broker import write_broker_config
+    from masume.club.broker import closed_to, write_broker_config
 
     boards = [b.strip() for b in args.boards.split(",") if b.strip()]
     servers = [s.strip() for s in args.servers.split(",") if s.strip()]
+    if args.tls_port is not None and args.port is not None and not args.also_plain:
+        print("error: --port is the plain listener's, and with --tls-port there is none: "
+              "add --also-plain to keep one", file=sys.stderr)
+        return 2
     try:
-        conf = write_broker_config(args.out, boards, servers, port=args.port, bind=args.bind,
-                                   tls_port=args.tls_port, tls_host=args.tls_host)
+        conf = write_broker_config(args.out, boards, servers, port=args.port or 1883,
+                                   bind=args.bind, tls_port=args.tls_port,
+                                   tls_host=args.tls_host, also_plain=args.also_plain,
+                                   user=args.user)
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {conf.conf} ({len(boards)} boards, {len(servers)} servers); "
-          f"passwords in {conf.folder / 'credentials.toml'}")
+    ports = (("plain", conf.port), ("TLS", conf.tls_port))
+    listeners = [f"{kind} on {port}" for kind, port in ports if port is not None]
+    print(f"wrote {conf.conf} ({len(boards)} boards, {len(servers)} servers; "
+          f"{', '.join(listeners)}); passwords in {conf.folder / 'credentials.toml'}")
+    if conf.tls_port is None:
+        print("note: no TLS: passwords and moves cross the network in clear "
+              "(--tls-port 8883 on a network you do not own)")
+    closed = closed_to(conf.folder, conf.user)
+    if closed is not None:
+        print(f"warning: Mosquitto, as {conf.user}, cannot enter {closed}, so cannot read "
+              f"its files: write them elsewhere (e.g. /srv/event), or name another --user")
     print(f"start it with: mosquitto -c {conf.conf}")
     return 0
 

@@ -2,8 +2,9 @@
 
 With ``--mqtt URL --id ID`` the board talks MQTT to that broker instead (club
 mode, docs/club.md): ``port:`` then shows the broker and the unit id, and
-``unplug``/``replug`` drop and restore its Wi-Fi. ``--setup GAME`` stands that
-game's starting pieces on the board first.
+``unplug``/``replug`` drop and restore its Wi-Fi; its broker password comes from
+``--password-file`` or $MASUME_MQTT_PASSWORD, never the URL. ``--setup GAME``
+stands that game's starting pieces on the board first.
 
 Prints ``port: PATH`` first, then reads commands from stdin, one per line, and
 answers each with ``ok ...`` or ``error: ...``:
@@ -23,6 +24,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from masume.cli import add_password_file
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("sim", help="run a simulated board on a pseudo-terminal",
@@ -31,7 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--link", help="path of the port symlink (default: a fresh one in /tmp)")
     parser.add_argument("--seed", type=int, help="seed for the die and noise")
     parser.add_argument("--mqtt", metavar="URL", help="talk MQTT to this broker instead of serial "
-                        "(club mode): mqtt://user:password@host:port")
+                        "(club mode): mqtt://USER@HOST:PORT or mqtts://USER@HOST:PORT?ca=CA.crt, "
+                        "no password in it")
+    add_password_file(parser)
     parser.add_argument("--id", dest="unit", help="the board's unit id on MQTT (default: the board id)")
     parser.add_argument("--setup", help="stand this game's starting pieces on the board first")
     parser.set_defaults(handler=run)
@@ -39,10 +44,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from masume.boards import BoardError
+    from masume.link.mqtt import BrokerUrl
     from masume.sim.board import SimulatedBoard
 
     try:
-        sim = SimulatedBoard(args.board, link=args.link, seed=args.seed, mqtt=args.mqtt,
+        if args.password_file and not args.mqtt:
+            raise ValueError("--password-file is the broker's: it goes with --mqtt")
+        mqtt = BrokerUrl.from_command_line(args.mqtt, args.password_file) if args.mqtt else None
+        sim = SimulatedBoard(args.board, link=args.link, seed=args.seed, mqtt=mqtt,
                              unit=args.unit,
                              on_log=lambda m: print(f"sim: {m}", file=sys.stderr, flush=True))
         if args.setup:

@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping
 
 from masume.boards import Board, BoardError, load_board
 from masume.link import BoardEvent, BoardSession
-from masume.link.mqtt import MqttHub, valid_unit
+from masume.link.mqtt import BrokerUrl, MqttHub, valid_unit
 from masume.play.table import TableSession
 from masume.records import parse_record, rules_for, start_position, write_record
 from masume.rules import Game, Rules, load_rules
@@ -176,7 +176,8 @@ class ClubServer:
     boards it holds a lease for, and takes over a board whose lease ran out.
     """
 
-    def __init__(self, broker: str, store: ClubStore, assignments: Mapping[str, Assignment],
+    def __init__(self, broker: str | BrokerUrl, store: ClubStore,
+                 assignments: Mapping[str, Assignment],
                  *, server_id: str = "club", shared: bool = False,
                  on_change: Callable[[str], None] | None = None) -> None:
         self.broker = broker

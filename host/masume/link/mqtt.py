@@ -12,20 +12,33 @@ One :class:`MqttHub` (one broker connection) serves every board of a club
 server; each board gets an :class:`MqttTransport` under its own
 :class:`~masume.link.session.BoardSession`, so the handshake, acks, resends and
 duplicate dropping are exactly the serial link's.
+
+What comes in is bounded before it is kept: a message longer than a frame can be,
+a status other than online/offline, more statuses than :data:`UNIT_LIMIT` boards,
+or more frames than :data:`QUEUE_LIMIT` waiting for one board are dropped,
+counted and logged (the broker's own limits, ``masume club broker-config``, keep
+them from reaching us in the first place).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import os
 import queue
 import re
 import socket
 import ssl
+import stat
 import threading
 import time
+import tomllib
 from dataclasses import dataclass
-from typing import Callable
+from pathlib import Path
+from typing import Callable, Mapping
 from urllib.parse import unquote, urlsplit
+
+from masume_protocol.codec import MAX_FRAME
 
 from .transport import LinkDown
 
@@ -35,6 +48,15 @@ PREFIX = "masume"
 #: Unit ids: what may stand between the slashes of a topic (no wildcards).
 UNIT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 QUEUE_LIMIT = 1024  # frames waiting for one board's session; more are dropped (resent)
+#: The longest message a frame makes: COBS adds a byte per 254 (and one), and a
+#: sender may keep the terminating zero. Anything longer is no frame.
+MAX_MESSAGE = MAX_FRAME + MAX_FRAME // 254 + 2
+STATUSES = ("online", "offline")
+#: Boards whose status the hub keeps (discovery); a flood of made-up unit ids on a
+#: broker without ACLs stops here.
+UNIT_LIMIT = 10_000
+#: Where a broker password comes from when it is not in a file (never the command line).
+PASSWORD_ENV = "MASUME_MQTT_PASSWORD"
 
 
 def topic(unit: str, kind: str) -> str:
@@ -54,7 +76,7 @@ class BrokerUrl:
     host: str
     port: int
     username: str | None = None
-    password: str | None = None
+    password: str | None = dataclasses.field(default=None, repr=False)
     tls: bool = False
     ca: str | None = None
 
@@ -76,12 +98,92 @@ class BrokerUrl:
             ca=unquote(query["ca"]) if "ca" in query else None,
         )
 
+    @classmethod
+    def from_command_line(cls, url: str, password_file: Path | None = None,
+                          environ: Mapping[str, str] = os.environ) -> "BrokerUrl":
+        """A broker URL given on a command line, its password from ``password_file``
+        (:func:`read_password`) or else ``$MASUME_MQTT_PASSWORD``.
+
+        Every user of the machine reads a process's arguments (``ps``,
+        ``/proc/PID/cmdline``), so a URL that carries a password is refused.
+        """
+        parsed = cls.parse(url)
+        if parsed.password is not None:
+            raise ValueError(
+                f"the broker URL carries a password, which ps shows to every user of this "
+                f"machine: give {parsed.public()} and the password in a file "
+                f"(--password-file FILE) or in the environment ({PASSWORD_ENV})")
+        if parsed.username is None:
+            if password_file is not None:
+                raise ValueError(f"--password-file: the broker URL names no user "
+                                 f"({parsed.public('USER')})")
+            return parsed  # an anonymous broker (a rehearsal on one machine)
+        if password_file is not None:
+            password = read_password(password_file, parsed.username)
+        else:
+            password = environ.get(PASSWORD_ENV) or None
+        if password is None:
+            raise ValueError(f"no password for broker user {parsed.username}: give "
+                             f"--password-file FILE or set {PASSWORD_ENV}")
+        return dataclasses.replace(parsed, password=password)
+
+    def public(self, username: str | None = None) -> str:
+        """The URL without its password (for messages); ``username`` stands in for a missing one."""
+        user = self.username or username
+        scheme = "mqtts" if self.tls else "mqtt"
+        query = f"?ca={self.ca}" if self.ca else ""
+        return f"{scheme}://{user + '@' if user else ''}{self.host}:{self.port}{query}"
+
     def configure(self, client) -> None:
         """Credentials and TLS on a paho client."""
         if self.username is not None:
             client.username_pw_set(self.username, self.password)
         if self.tls:
             client.tls_set(ca_certs=self.ca, cert_reqs=ssl.CERT_REQUIRED)
+
+
+def read_password(path: Path, username: str) -> str:
+    """A broker password from a file: the file holds the password alone (its first
+    line), or it is a credentials file as ``masume club broker-config`` writes
+    (``credentials.toml``), and ``username``'s entry is taken. ValueError if none."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+        mode = path.stat().st_mode
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"password file {path}: {exc}") from None
+    if mode & (stat.S_IRGRP | stat.S_IROTH):
+        log.warning("password file %s can be read by other users (chmod 600 %s)", path, path)
+    credentials = parse_credentials(text)
+    if credentials is not None:
+        if username not in credentials:
+            raise ValueError(f"password file {path}: no password for {username}")
+        return credentials[username]
+    password = text.split("\n", 1)[0].rstrip("\r")
+    if not password:
+        raise ValueError(f"password file {path}: its first line is empty")
+    return password
+
+
+def parse_credentials(text: str) -> dict[str, str] | None:
+    """user -> password of a credentials file (TOML: ``[boards]`` and ``[servers]``
+    tables of ``"user" = "password"``); None if ``text`` is not one."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    parts = [data.get(part) for part in ("boards", "servers")]
+    if not any(isinstance(part, dict) for part in parts):
+        return None
+    return {user: password for part in parts if isinstance(part, dict)
+            for user, password in part.items() if isinstance(password, str)}
+
+
+def count_drop(count: int, message: str, *args) -> None:
+    """Log a drop whose running ``count`` is 1, 10, 100, ...: every kind of drop is in
+    the log, and a flood of them does not fill it."""
+    if str(count).rstrip("0") == "1":
+        log.warning(message + " (%d so far)", *args, count)
 
 
 def new_client(client_id: str, *, clean: bool = True):
@@ -122,7 +224,10 @@ class MqttHub:
         self.on_status = on_status
         self.status: dict[str, str] = {}
         self.connected = threading.Event()
-        self.malformed = 0
+        self.malformed = 0  # messages on a topic we do not know, statuses not online/offline
+        #: Messages dropped by a limit: longer than a frame (:data:`MAX_MESSAGE`), or the
+        #: status of a board beyond :data:`UNIT_LIMIT`.
+        self.dropped = 0
         self.refused: str | None = None  # the broker's answer when it refuses us
         #: Events that came for a board with no transport here (in flight while it
         #: was forgotten; none otherwise: only our boards' events are subscribed).
@@ -178,17 +283,23 @@ class MqttHub:
     def _on_message(self, client, userdata, message) -> None:
         try:
             prefix, unit, kind = message.topic.split("/")
-        except ValueError:
+        except ValueError:  # not three levels, or not UTF-8
             prefix = unit = kind = ""
         if prefix != PREFIX or not valid_unit(unit):
             self.malformed += 1
-            log.warning("ignoring a message on %r", message.topic[:100])
+            count_drop(self.malformed, "ignoring a message on %r", message.topic[:100])
             return
+        payload = message.payload
         if kind == "status":
-            state = message.payload.decode("utf-8", "replace")
-            if state not in ("online", "offline"):
+            state = payload.decode("ascii", "replace") if len(payload) <= len("offline") else ""
+            if state not in STATUSES:
                 self.malformed += 1
-                log.warning("ignoring status %r of %s", state[:40], unit)
+                count_drop(self.malformed, "ignoring status %r of %s",
+                           payload[:40].decode("utf-8", "replace"), unit)
+                return
+            if unit not in self.status and len(self.status) >= UNIT_LIMIT:
+                self.dropped += 1
+                count_drop(self.dropped, "ignoring %s: already %d boards known", unit, UNIT_LIMIT)
                 return
             self.status[unit] = state
             route = self._routes.get(unit)
@@ -200,9 +311,14 @@ class MqttHub:
                 except Exception:
                     log.exception("status handler failed for %s", unit)
         elif kind == "events":
+            if len(payload) > MAX_MESSAGE:
+                self.dropped += 1
+                count_drop(self.dropped, "dropping a %d-byte message from %s: no frame is "
+                           "longer than %d", len(payload), unit, MAX_MESSAGE)
+                return
             route = self._routes.get(unit)
             if route is not None:
-                route.deliver(bytes(message.payload))
+                route.deliver(bytes(payload))
             else:
                 self.stray += 1
 
@@ -276,11 +392,16 @@ class MqttTransport:
         if payload.endswith(b"\x00"):
             payload = payload[:-1]
         if not payload or b"\x00" in payload:
-            return  # not one frame: the CRC check would drop it anyway
+            self.hub.malformed += 1
+            count_drop(self.hub.malformed, "ignoring a message from %s: not one frame", self.unit)
+            return
         try:
             self._frames.put_nowait(payload)
         except queue.Full:
+            # Its session is behind: the board resends what is not acknowledged.
             self.dropped += 1
+            count_drop(self.dropped, "%s: %d frames wait already, dropping one", self.unit,
+                       QUEUE_LIMIT)
 
     def open(self) -> None:
         if not self.hub.connected.is_set():

@@ -51,6 +51,11 @@ class BoardNetwork:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
+        # Every read and write of the socket in the loop thread: paho would otherwise
+        # write a publish from the firmware's thread while the loop reads, and a TLS
+        # connection (OpenSSL's) must not be used by two threads at once: its records
+        # come out corrupt ("bad record mac"), or the heap does.
+        client.on_socket_register_write = lambda *_: None
         self._connected.clear()
         try:
             client.connect(self.url.host, self.url.port, keepalive=3)
