@@ -27,7 +27,7 @@ from masume.rules.masume_tactics import (
     Roll,
     Timeout,
     Whistle,
-    _impossible,
+    impossible,
     parse_notation,
 )
 from test_records import expected_failure
@@ -763,7 +763,7 @@ def test_record_check_cli() -> None:
 
 
 def _check(position: Position) -> None:
-    assert not _impossible(position)
+    assert not impossible(position)
     assert len(set(position.players)) == 22
     assert all(s in PITCH or s in TOUCH for s in position.players)
     pieces = [p for stack in position.layout().values() for p in stack]
