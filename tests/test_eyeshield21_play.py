@@ -11,17 +11,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import masume.rules.eyeshield21 as package
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import masume.rules.eyeshield21 as package
 from masume.records import RecordError, parse_record, read_record, replay, write_record
 from masume.rules import Game
 from masume.rules.base import ANY_CARD
 from masume.rules.eyeshield21 import RULES, Call, Place, Use
-from masume.rules.eyeshield21.position import Position, impossible
-from masume.rules.eyeshield21.table import owner_of
+from masume.rules.eyeshield21.geometry import owner_of
+from masume.rules.eyeshield21.notation import impossible
+from masume.rules.eyeshield21.position import Position
 from test_records import expected_failure
 
 RECORDS = Path(__file__).parent / "records" / "eyeshield21"
@@ -87,9 +87,9 @@ def test_record_check_cli() -> None:
 
 
 def test_doctests() -> None:
-    from masume.rules.eyeshield21 import actions, cards, position, table
+    from masume.rules.eyeshield21 import actions, cards, geometry, notation, position
 
-    for module in (package, actions, cards, position, table):
+    for module in (package, actions, cards, geometry, notation, position):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, module.__name__
 

@@ -17,8 +17,8 @@ from masume.rules.base import ANY_CARD
 RULES = load_rules("magic-number-eleven")
 RECORDS = Path(__file__).parent / "records" / "magic-number-eleven" / "seed-judgement.txt"
 MODULES = ["masume.rules.magic_number_eleven", "masume.rules.magic_number_eleven.cards",
-           "masume.rules.magic_number_eleven.field", "masume.rules.magic_number_eleven.actions",
-           "masume.rules.magic_number_eleven.position", "masume.rules.magic_number_eleven.text",
+           "masume.rules.magic_number_eleven.geometry",
+           "masume.rules.magic_number_eleven.position", "masume.rules.magic_number_eleven.notation",
            "masume.cards"]
 
 

@@ -45,10 +45,11 @@ from typing import Any
 from masume.cards import CardSet
 
 from ..base import resigning
-from .actions import Action, Call, Move, Place, Use, parse_notation
-from .cards import Ability, Deck, ability_of, check_cards, deck_lists
-from .position import STEPS, Options, Piles, Position, read_text
-from .table import SIDES, Table, make_table
+from .actions import Action, Call, Move, Place, Use
+from .cards import Ability, Deck, Table, ability_of, check_cards, deck_lists, make_table
+from .geometry import SIDES
+from .notation import parse_notation, read_text
+from .position import STEPS, Options, Piles, Position
 
 
 class Eyeshield21Rules:

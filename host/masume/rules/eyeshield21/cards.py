@@ -25,6 +25,14 @@ Ability(when='play', effect='draw', amount=1, team='', cost=1, bench=False)
 ['falcons', 'sharks']
 >>> check_cards(cards)
 []
+
+The cards in play, a :class:`Table`: the set and the two decks.
+
+>>> table = make_table("eyeshield21-demo", "", "")
+>>> table.deck_ids
+('falcons', 'sharks')
+>>> table.owner("F01.1"), table.owner("B1.2"), table.card("S02.1").name
+('home', 'away', 'Fujii')
 """
 
 from __future__ import annotations
@@ -35,6 +43,8 @@ from functools import lru_cache
 from typing import Any
 
 from masume.cards import Card, CardSet, CardSetError, find_card_set, load_card_set
+
+from .geometry import SIDES
 
 GAME = "eyeshield21"
 KINDS = ("character", "combination", "tactics", "reaction", "ball")
@@ -317,3 +327,85 @@ def _load(path: str, mtime_ns: int, size: int) -> CardSet:
     except CardSetError as exc:
         raise ValueError(str(exc)) from None
 
+
+class Table:
+    """A card set and the two decks in play: who owns which copy, and what it is.
+
+    Positions hold one; two tables are equal when the set and the decks are.
+    """
+
+    def __init__(self, card_set: CardSet, decks: tuple[Deck, Deck], name: str) -> None:
+        self.card_set = card_set
+        self.decks = decks
+        self.deck_ids = (decks[0].id, decks[1].id)
+        #: How positions write the set (a shipped set's name, or a path).
+        self.name = name
+        self._owner: dict[str, int] = {}
+        for side, deck in enumerate(decks):
+            for copy in deck.copies + deck.balls:
+                self._owner[copy] = side
+        self.deck_sets = (frozenset(decks[0].copies), frozenset(decks[1].copies))
+        self._key = (card_set, self.deck_ids)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Table) and other._key == self._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def owner(self, copy: str) -> str:
+        return SIDES[self._owner[copy]]
+
+    def owner_index(self, copy: str) -> int:
+        return self._owner[copy]
+
+    def owns(self, copy: str) -> bool:
+        return copy in self._owner
+
+    def card(self, copy: str) -> Card:
+        return self.card_set.copy(copy).card
+
+    def piece(self, copy: str) -> str:
+        return self.card_set.copy(copy).piece
+
+    def kind(self, copy: str) -> str:
+        return self.card(copy).kind
+
+    def balls(self, side: int) -> tuple[str, str]:
+        """The side's ball pair: (with the ball mark, without)."""
+        return self.decks[side].balls
+
+
+def make_table(cards: str | CardSet, deck_home: str, deck_away: str) -> Table:
+    """The table for a card set (name, path or CardSet) and two deck lists ('' = default).
+
+    ValueError says what is wrong (unknown deck, a set that fails the game's checks).
+    """
+    card_set = resolve_cards(cards)
+    name = cards if isinstance(cards, str) else (str(card_set.path) if card_set.path else card_set.id)
+    return _table(card_set, name, deck_home, deck_away)
+
+
+@lru_cache(maxsize=16)
+def _table(card_set: CardSet, name: str, deck_home: str, deck_away: str) -> Table:
+    problems: list[str] = []
+    decks = deck_lists(card_set, problems)
+    ids = list(decks)
+    chosen = (deck_home or (ids[0] if ids else ""), deck_away or (ids[1] if len(ids) > 1 else ""))
+    for side, deck_id in zip(SIDES, chosen):
+        if deck_id not in decks:
+            known = ", ".join(ids) or "none"
+            raise ValueError(f"no deck list {deck_id!r} for {side} in card set {card_set.id} (deck lists: {known})")
+    if chosen[0] == chosen[1]:
+        raise ValueError(f"both sides cannot play deck {chosen[0]!r}: each physical card belongs to one deck")
+    pair = (decks[chosen[0]], decks[chosen[1]])
+    shared = (set(pair[0].copies) | set(pair[0].balls)) & (set(pair[1].copies) | set(pair[1].balls))
+    if shared:
+        raise ValueError(f"decks {chosen[0]} and {chosen[1]} share {', '.join(sorted(shared))}")
+    card_problems = [p for p in check_cards(card_set) if not p.startswith("deck ")]
+    for deck in pair:
+        card_problems += deck_problems(card_set, deck)
+    card_problems += [p for p in problems if p.startswith(tuple(f"deck {d}:" for d in chosen))]
+    if card_problems:
+        raise ValueError(f"card set {card_set.id}: " + "; ".join(card_problems))
+    return Table(card_set, pair, name)

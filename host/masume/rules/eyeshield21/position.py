@@ -34,12 +34,38 @@ from typing import Any, ClassVar, Iterator, NamedTuple
 
 from masume.cards import Card, CardSet
 
-from ..base import ANY_CARD, IllegalAction, NotationError, Outcome, Status, TableView, read_fields
-from .actions import Action, Call, Move, Place, Use, parse_notation
-from .cards import (Ability, ability_of, is_lasting, label, members_of, play_types, power_of,
-                    team_of)
-from .table import (AREAS, SIDES, Table, area_cells, area_of, ball_cell, bench_cells,
-                    character_cells, half_cells, owner_of, pile_cell, reaction_cells)
+from ..base import (
+    ANY_CARD,
+    IllegalAction,
+    Outcome,
+    Status,
+    TableView,
+)
+from .actions import Action, Call, Move, Place, Use
+from .cards import (
+    Ability,
+    Table,
+    ability_of,
+    is_lasting,
+    label,
+    members_of,
+    play_types,
+    power_of,
+    team_of,
+)
+from .geometry import (
+    AREAS,
+    SIDES,
+    area_cells,
+    area_of,
+    ball_cell,
+    bench_cells,
+    character_cells,
+    half_cells,
+    owner_of,
+    pile_cell,
+    reaction_cells,
+)
 
 GAME = "eyeshield21"
 SETUP, SHOW, DRAW, GUTS, MAIN = "setup", "show", "draw", "guts", "main"
@@ -829,6 +855,8 @@ class Position:
 
     def parse_action(self, text: str) -> Action:
         """Read one action; NotationError for bad text, IllegalAction when not legal here."""
+        from .notation import parse_notation
+
         action = parse_notation(text)
         if not self.is_legal(action):
             raise IllegalAction(f"{str(action)}: {self._why_illegal(action)}")
@@ -953,96 +981,4 @@ class Position:
         return " ".join(parts)
 
 
-def read_text(text: str, overrides: dict[str, Any], make_table: Any) -> Position:
-    """The position written by :meth:`Position.to_text`; ``overrides``: options given by the caller."""
-
-    def bad(why: str) -> NotationError:
-        return NotationError(f"not an eyeshield21 position ({why}): {text!r}")
-
-    fields = read_fields(text, bad)
-    known = {"cards", "decks", "first", "draw_cost", "hand_limit", "step", "move", "turn", "n",
-             "home", "away", "cells", "gone-home", "gone-away", "known-home", "known-away", "used",
-             "area", "hit", "mods", "over", "loser"}
-    unknown = sorted(set(fields) - known)
-    if unknown:
-        raise bad(f"unknown field(s) {', '.join(unknown)}")
-    try:
-        decks = fields.get("decks", "/").split("/")
-        options = {"first": fields.get("first", "home")}
-        for name in ("draw_cost", "hand_limit"):
-            if name in fields:
-                options[name] = int(fields[name])
-        cards = overrides.pop("cards", fields.get("cards", "eyeshield21-demo"))
-        deck_home = overrides.pop("deck_home", decks[0])
-        deck_away = overrides.pop("deck_away", decks[1] if len(decks) > 1 else "")
-        options.update(overrides)
-        table = make_table(cards, deck_home, deck_away)
-        opts = Options.make(**options)
-        step = fields.get("step", SETUP)
-        if step not in STEPS:
-            raise bad(f"step {step!r} is not one of {', '.join(STEPS)}")
-        piles = []
-        for side in SIDES:
-            values = [int(v) for v in fields.get(side, "40/0/0/0").split("/")]
-            if len(values) != 4 or min(values) < 0:
-                raise bad(f"{side}=deck/hand/guts/discard")
-            piles.append(Piles(*values))
-        cells = []
-        if fields.get("cells", "-") != "-":
-            for item in fields["cells"].split(","):
-                bits = item.split(":")
-                if len(bits) not in (2, 3) or (len(bits) == 3 and bits[2] != "down"):
-                    raise bad(f"cell {item!r}: write cell:copy or cell:copy:down")
-                table.card_set.copy(bits[1])
-                cells.append((bits[0], bits[1], len(bits) == 2))
-
-        def ids(key: str) -> tuple[str, ...]:
-            return tuple(sorted(x for x in fields.get(key, "").split(",") if x))
-
-        mods = tuple(int(v) for v in fields.get("mods", "0/0").split("/"))
-        if len(mods) != 2:
-            raise bad("mods=<home>/<away>")
-        loser_text = fields.get("loser", "")
-        position = Position(
-            table, step, SIDES.index(fields.get("move", "home")), SIDES.index(fields.get("turn", "home")),
-            int(fields.get("n", "0")), tuple(sorted(cells)), (piles[0], piles[1]),
-            (ids("gone-home"), ids("gone-away")), (ids("known-home"), ids("known-away")), ids("used"),
-            fields.get("area", ""), fields.get("hit", "0") == "1", (mods[0], mods[1]),
-            fields.get("over", ""), SIDES.index(loser_text) if loser_text in SIDES else -1, opts,
-        )
-    except (KeyError, ValueError) as exc:
-        if isinstance(exc, NotationError):
-            raise
-        raise bad(str(exc).strip("'\"")) from None
-    problem = impossible(position)
-    if problem:
-        raise bad(problem)
-    return position
-
-
-def impossible(position: Position) -> str:
-    """Why a position cannot exist, or '' (every card once, 40 cards a side, known cells)."""
-    from .table import ALL_CELLS
-
-    seen: set[str] = set()
-    for cell, copy, _ in position.cells:
-        if cell not in ALL_CELLS:
-            return f"{cell} is not a place on the eyeshield21 mat"
-        if copy in seen:
-            return f"{copy} lies on two places"
-        seen.add(copy)
-        if not position.table.owns(copy):
-            return f"{copy} is in neither deck"
-        if owner_of(cell) != position.table.owner(copy):
-            return f"{copy} is {position.table.owner(copy)}'s card, on {cell}"
-    for s, side in enumerate(SIDES):
-        on_mat = sum(1 for _, copy, _ in position.cells
-                     if position.table.owner_index(copy) == s and position.table.kind(copy) != "ball")
-        if sum(position.piles[s]) + on_mat != len(position.table.decks[s].copies):
-            return f"{side}'s cards do not add up to its deck of {len(position.table.decks[s].copies)}"
-    if position.area and position.area not in AREAS:
-        return "area is pass or run"
-    return ""
-
-
-__all__ = ["Options", "Piles", "Position", "STEPS", "impossible", "read_text"]
+__all__ = ["Options", "Piles", "Position", "STEPS"]

@@ -7,9 +7,9 @@ wonder goal, 12 or more a line out. Every rule, with the seed sentence it comes
 from and the readings chosen, is in docs/rules/magic-number-eleven.md; the card
 data (a card set, ``masume.cards``) in the same page.
 
-Modules: ``cards`` (a card set's game fields and checks), ``field`` (cells,
-placement, completed symbols), ``actions`` (actions and notation),
-``position`` (the rules of play), ``text`` (a position as one line).
+Modules: ``cards`` (a card set's game fields and checks), ``geometry`` (cells,
+placement, completed symbols), ``actions`` (the actions), ``position`` (the rules
+of play), ``notation`` (actions and positions read from and written to text).
 
 Usage, in the manner of python-chess::
 
@@ -40,13 +40,38 @@ from typing import Any
 from masume.cards import CardSet, CardSetError, find_card_set, load_card_set
 
 from ..base import resigning
-from . import text as _text
-from .actions import (Bench, Clear, Done, Effect, EndTurn, Link, Penalty, Pick, Place, Press, Ready,
-                      Reveal, Shoot, Sub, Synergy, parse)
+from . import notation as _text
+from .actions import (
+    Bench,
+    Clear,
+    Done,
+    Effect,
+    EndTurn,
+    Link,
+    Penalty,
+    Pick,
+    Place,
+    Press,
+    Ready,
+    Reveal,
+    Shoot,
+    Sub,
+    Synergy,
+)
 from .cards import check_cards
-from .position import (AWAY, BENCH_SIZE, BENCH_UP, HOME, OVER, SIDES, Options, Position, _State,
-                       _to_bench_phase)
-
+from .notation import parse
+from .position import (
+    AWAY,
+    BENCH_SIZE,
+    BENCH_UP,
+    HOME,
+    OVER,
+    SIDES,
+    Options,
+    Position,
+    _State,
+    _to_bench_phase,
+)
 
 _LOADED: dict[tuple[str, int], CardSet] = {}
 

@@ -27,10 +27,26 @@ from typing import Any, ClassVar, Iterator
 from masume.cards import CardSet
 
 from ..base import ANY_CARD, IllegalAction, Outcome, Status, TableView
-from .actions import (Action, Bench, Clear, Done, Effect, EndTurn, Link, Penalty, Pick, Place,
-                      Press, Ready, Reveal, Shoot, Sub, Synergy, parse, redacted)
+from .actions import (
+    Action,
+    Bench,
+    Clear,
+    Done,
+    Effect,
+    EndTurn,
+    Link,
+    Penalty,
+    Pick,
+    Place,
+    Press,
+    Ready,
+    Reveal,
+    Shoot,
+    Sub,
+    Synergy,
+)
 from .cards import EFFECTS, PlayerCard, is_tackle, player, stars
-from .field import Symbol, completed_symbols, placements
+from .geometry import Symbol, completed_symbols, placements
 
 SIDES: tuple[str, str] = ("home", "away")
 HOME, AWAY = 0, 1
@@ -610,6 +626,8 @@ class Position:
     # ------------------------------------------------------------- notation
 
     def parse_action(self, text: str) -> Action:
+        from .notation import parse
+
         action = parse(text)
         if not self.is_legal(action):
             raise IllegalAction(f"{text.strip()}: {self._why_illegal(action)}")
@@ -624,6 +642,8 @@ class Position:
         hidden = isinstance(action, Synergy) or (
             isinstance(action, Penalty) and action.role == "kick")
         if hidden and viewer != self.to_move:  # a save card is turned up with the kick card
+            from .notation import redacted
+
             return redacted(action)
         return str(action)
 
@@ -705,7 +725,7 @@ class Position:
 
     def to_text(self) -> str:
         """The whole position on one line; ``RULES.from_text`` reads it back."""
-        from .text import write
+        from .notation import write
         return write(self)
 
     def diagram(self) -> str:
