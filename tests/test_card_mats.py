@@ -158,7 +158,7 @@ def test_the_legal_zones_light_from_the_engine_highlights(table) -> None:
     leds = picture(BOARD, game.position, tracker.view)
     assert leds["A2b"] == Led(GREEN) and "H2c" not in leds
     # A side's lamps (turn, score) in the side's colour.
-    assert leds["away-turn"] == Led(SIDE_COLOURS["away"], "steady") and "home-turn" not in leds
+    assert leds["turn-away"] == Led(SIDE_COLOURS["away"], "steady") and "turn-home" not in leds
     assert leds["home-score-1"].rgb == SIDE_COLOURS["home"]
     assert leds["away-score-1"].rgb == SIDE_COLOURS["away"]
 

@@ -306,7 +306,7 @@ class Position:
                 message += (f" (shoot-out {self.shootout[HOME].count('1')}-"
                             f"{self.shootout[AWAY].count('1')})")
             return Status(who, 1, 1, score, None, message, highlights)
-        highlights["turn"] = (f"{who}-turn",)
+        highlights["turn"] = (f"turn-{who}",)
         legal = self._legal_cells()
         if legal:
             highlights["legal"] = legal
