@@ -15,13 +15,16 @@ import masume.rules.eyeshield21 as package
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from masume.games import load_rules
 from masume.records import RecordError, parse_record, read_record, replay, write_record
 from masume.rules import Game
 from masume.rules.base import ANY_CARD
-from masume.rules.eyeshield21 import RULES, Call, Place, Use
+from masume.rules.eyeshield21 import Call, Place, Use
 from masume.rules.eyeshield21.geometry import owner_of
 from masume.rules.eyeshield21.notation import impossible
 from masume.rules.eyeshield21.position import Position
+
+RULES = load_rules("eyeshield21")
 from test_records import expected_failure
 
 RECORDS = Path(__file__).parent / "records" / "eyeshield21"

@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
+from masume.games import load_rules
 from masume.records import read_record, replay
-from masume.rules import Game, IllegalAction, NotationError, load_rules
+from masume.rules import Game, IllegalAction, NotationError
 from masume.rules.masume_tactics import (
     PITCH,
-    RULES,
     SQUARE_INDEX,
     TOUCH,
     Kick,
@@ -32,6 +31,7 @@ from masume.rules.masume_tactics import (
 )
 from test_records import expected_failure
 
+RULES = load_rules("masume-tactics")
 RECORDS = Path(__file__).parent / "records" / "masume-tactics"
 
 #: Default spare squares: players not named in a test stand here, out of the way.

@@ -40,24 +40,29 @@ The set-up and the first turn's attack, in the manner of python-chess::
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from masume.cards import CardSet
-
-from ..base import resigning
+from ..base import CardSource, no_card_source, resigning
+from ..card_set import CardSet
 from .actions import Action, Call, Move, Place, Use
 from .cards import Ability, Deck, Table, ability_of, check_cards, deck_lists, make_table
 from .geometry import SIDES
 from .notation import parse_notation, read_text
 from .position import STEPS, Options, Piles, Position
 
+if TYPE_CHECKING:
+    from os import PathLike
+
 
 class Eyeshield21Rules:
-    """The entry point, as ``masume.rules.load_rules("eyeshield21")`` returns it.
+    """The entry point, as ``masume.games.load_rules("eyeshield21")`` returns it: given
+    the card-set loader. ``RULES`` here has none, so it plays only a CardSet it is given.
 
-    >>> RULES.start(first="away").status().to_move
+    >>> from masume.games import load_rules
+    >>> rules = load_rules("eyeshield21")
+    >>> rules.start(first="away").status().to_move
     'away'
-    >>> RULES.start(deck_home="sharks", deck_away="falcons").table.deck_ids
+    >>> rules.start(deck_home="sharks", deck_away="falcons").table.deck_ids
     ('sharks', 'falcons')
     """
 
@@ -65,12 +70,28 @@ class Eyeshield21Rules:
     board = "eyeshield21"
     Options = Options
 
-    def start(self, cards: str | CardSet = "eyeshield21-demo", deck_home: str = "",
-              deck_away: str = "", **options: Any) -> Position:
-        """The set-up: ``cards`` a shipped set name, a path or a CardSet; ``deck_home`` and
-        ``deck_away`` name deck lists of the set (default: its first two); ``first``
-        (home or away) starts; ``draw_cost``, ``hand_limit``: see :class:`Options`."""
-        table = make_table(cards, deck_home, deck_away)
+    def __init__(self, cards: CardSource = no_card_source) -> None:
+        self._cards = cards
+
+    def with_card_source(self, cards: CardSource) -> Eyeshield21Rules:
+        """These rules, finding the sets that options and positions name through ``cards``."""
+        return Eyeshield21Rules(cards)
+
+    def _table(self, cards: str | PathLike[str] | CardSet, deck_home: str,
+               deck_away: str) -> Table:
+        """The table for a card set given, or named (a shipped set's name, or a path)."""
+        if isinstance(cards, CardSet):
+            return make_table(cards, str(cards.path) if cards.path else cards.id, deck_home,
+                              deck_away)
+        return make_table(self._cards(str(cards)), str(cards), deck_home, deck_away)
+
+    def start(self, cards: str | PathLike[str] | CardSet = "eyeshield21-demo",
+              deck_home: str = "", deck_away: str = "", **options: Any) -> Position:
+        """The set-up: ``cards`` a shipped set name or a path (read through the card
+        source), or a CardSet; ``deck_home`` and ``deck_away`` name deck lists of the set
+        (default: its first two); ``first`` (home or away) starts; ``draw_cost``,
+        ``hand_limit``: see :class:`Options`."""
+        table = self._table(cards, deck_home, deck_away)
         made = Options.make(**options)
         first = SIDES.index(made.first)
         piles = tuple(Piles(len(deck.copies), 0, 0, 0) for deck in table.decks)
@@ -79,15 +100,19 @@ class Eyeshield21Rules:
     def from_text(self, text: str, **options: Any) -> Position:
         """The position written by :meth:`Position.to_text`; options given here override.
 
-        >>> RULES.from_text(RULES.start().to_text()) == RULES.start()
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("eyeshield21")
+        >>> rules.from_text(rules.start().to_text()) == rules.start()
         True
         """
-        return read_text(text, dict(options), make_table)
+        return read_text(text, dict(options), self._table)
 
     def resign(self, position: Position, side: str) -> Position:
         """The position after ``side`` resigns.
 
-        >>> RULES.resign(RULES.start(), "away").outcome().winner
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("eyeshield21")
+        >>> rules.resign(rules.start(), "away").outcome().winner
         'home'
         """
         return replace(position, step="over", over="resignation",

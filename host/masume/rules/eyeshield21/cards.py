@@ -28,7 +28,7 @@ Ability(when='play', effect='draw', amount=1, team='', cost=1, bench=False)
 
 The cards in play, a :class:`Table`: the set and the two decks.
 
->>> table = make_table("eyeshield21-demo", "", "")
+>>> table = make_table(cards, "eyeshield21-demo", "", "")
 >>> table.deck_ids
 ('falcons', 'sharks')
 >>> table.owner("F01.1"), table.owner("B1.2"), table.card("S02.1").name
@@ -42,8 +42,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from masume.cards import Card, CardSet, CardSetError, find_card_set, load_card_set
-
+from ..card_set import Card, CardSet, CardSetError
 from .geometry import SIDES
 
 GAME = "eyeshield21"
@@ -305,29 +304,6 @@ def check_cards(card_set: CardSet) -> list[str]:
     return problems
 
 
-def resolve_cards(cards: str | CardSet) -> CardSet:
-    """A shipped set name, a path, or a CardSet; ValueError if it cannot be read.
-
-    Loads are cached while the file stays the same (enrolling tags rewrites it).
-    """
-    if isinstance(cards, CardSet):
-        return cards
-    try:
-        path = find_card_set(str(cards))
-        stat = path.stat()
-    except (CardSetError, OSError) as exc:
-        raise ValueError(str(exc)) from None
-    return _load(str(path), stat.st_mtime_ns, stat.st_size)
-
-
-@lru_cache(maxsize=8)
-def _load(path: str, mtime_ns: int, size: int) -> CardSet:
-    try:
-        return load_card_set(path)
-    except CardSetError as exc:
-        raise ValueError(str(exc)) from None
-
-
 class Table:
     """A card set and the two decks in play: who owns which copy, and what it is.
 
@@ -376,13 +352,12 @@ class Table:
         return self.decks[side].balls
 
 
-def make_table(cards: str | CardSet, deck_home: str, deck_away: str) -> Table:
-    """The table for a card set (name, path or CardSet) and two deck lists ('' = default).
+def make_table(card_set: CardSet, name: str, deck_home: str, deck_away: str) -> Table:
+    """The table for a card set, written ``name`` in positions (the name or path it was
+    found by), and two deck lists ('' = default).
 
     ValueError says what is wrong (unknown deck, a set that fails the game's checks).
     """
-    card_set = resolve_cards(cards)
-    name = cards if isinstance(cards, str) else (str(card_set.path) if card_set.path else card_set.id)
     return _table(card_set, name, deck_home, deck_away)
 
 
@@ -407,5 +382,5 @@ def _table(card_set: CardSet, name: str, deck_home: str, deck_away: str) -> Tabl
         card_problems += deck_problems(card_set, deck)
     card_problems += [p for p in problems if p.startswith(tuple(f"deck {d}:" for d in chosen))]
     if card_problems:
-        raise ValueError(f"card set {card_set.id}: " + "; ".join(card_problems))
+        raise CardSetError(f"card set {card_set.id}: " + "; ".join(card_problems))
     return Table(card_set, pair, name)

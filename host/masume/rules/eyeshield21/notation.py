@@ -14,10 +14,12 @@ Use(cell='home-character-2', bench='home-bench-1')
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..base import NotationError, read_fields
 from .actions import COUNTED, OFF_MAT, WORDS, Action, Call, Move, Place, Use
+from .cards import Table
 from .geometry import ALL_CELLS, AREAS, SIDES, owner_of
 from .position import SETUP, STEPS, Options, Piles, Position
 
@@ -60,8 +62,10 @@ def parse_notation(text: str) -> Action:
     raise NotationError(f"{normal!r} is not eyeshield21 notation {HELP}")
 
 
-def read_text(text: str, overrides: dict[str, Any], make_table: Any) -> Position:
-    """The position written by :meth:`Position.to_text`; ``overrides``: options given by the caller."""
+def read_text(text: str, overrides: dict[str, Any],
+              table_for: Callable[[Any, str, str], Table]) -> Position:
+    """The position written by :meth:`Position.to_text`; ``overrides``: options given by the
+    caller; ``table_for(cards, deck_home, deck_away)``: the table of the set named (or given)."""
 
     def bad(why: str) -> NotationError:
         return NotationError(f"not an eyeshield21 position ({why}): {text!r}")
@@ -83,7 +87,7 @@ def read_text(text: str, overrides: dict[str, Any], make_table: Any) -> Position
         deck_home = overrides.pop("deck_home", decks[0])
         deck_away = overrides.pop("deck_away", decks[1] if len(decks) > 1 else "")
         options.update(overrides)
-        table = make_table(cards, deck_home, deck_away)
+        table = table_for(cards, deck_home, deck_away)
         opts = Options.make(**options)
         step = fields.get("step", SETUP)
         if step not in STEPS:

@@ -32,15 +32,16 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, ClassVar, Iterator, NamedTuple
 
-from masume.cards import Card, CardSet
-
 from ..base import (
     ANY_CARD,
     IllegalAction,
+    Legend,
+    Light,
     Outcome,
     Status,
     TableView,
 )
+from ..card_set import Card, CardSet
 from .actions import Action, Call, Move, Place, Use
 from .cards import (
     Ability,
@@ -127,6 +128,22 @@ def _other(side: int) -> int:
     return 1 - side
 
 
+#: The sides' colours, and how the highlights of ``status()`` show: where the card in
+#: play may go (over every other light), the play areas in play, the phase and turn
+#: lamps, the deck to damage and the cards to tidy away.
+LEGEND = Legend(
+    sides={"home": (0, 90, 255), "away": (255, 30, 0)},
+    highlights={
+        "place": Light((0, 255, 60), foremost=True),
+        "area": Light((0, 60, 140)),
+        "turn": Light(None),
+        "phase": Light((255, 255, 255)),
+        "damage": Light((255, 0, 0), "pulse"),
+        "tidy": Light((255, 150, 0), "pulse"),
+    },
+)
+
+
 @dataclass(frozen=True, repr=False)
 class Position:
     """A moment of an Eyeshield 21 TCG game. Immutable and hashable.
@@ -142,6 +159,7 @@ class Position:
 
     game: ClassVar[str] = GAME
     sides: ClassVar[tuple[str, ...]] = SIDES
+    legend: ClassVar[Legend] = LEGEND
 
     table: Table
     step: str
@@ -171,7 +189,7 @@ class Position:
 
     @property
     def card_set(self) -> CardSet:
-        """The cards in play (what ``masume.cards.card_set_of`` finds for the table)."""
+        """The cards in play (:class:`masume.rules.base.OnCards`: the tracker names a card by its tag)."""
         return self.table.card_set
 
     @property
@@ -212,8 +230,9 @@ class Position:
     def pool(self, side: str) -> tuple[str, ...]:
         """The side's unseen cards (hand, deck, guts, discards nobody saw), by copy id.
 
-        >>> from masume.rules.eyeshield21 import RULES
-        >>> len(RULES.start().pool("home"))
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("eyeshield21")
+        >>> len(rules.start().pool("home"))
         40
         """
         return self._pools[SIDES.index(side)]
@@ -875,8 +894,9 @@ class Position:
     def notation_for(self, action: Action, viewer: str | None) -> str:
         """The action as ``viewer`` may read it: a card laid face down is ``?`` to the others.
 
-        >>> from masume.rules.eyeshield21 import RULES
-        >>> p = RULES.start()
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("eyeshield21")
+        >>> p = rules.start()
         >>> p.notation_for(Place("F01.1", "home-character-1"), "away")
         '?@home-character-1'
         >>> p.notation_for(Place("F01.1", "home-character-1"), "home")
@@ -884,7 +904,7 @@ class Position:
 
         A character going face down to a play area is not named either:
 
-        >>> allot = RULES.from_text(p.to_text().replace("step=setup", "step=allot")
+        >>> allot = rules.from_text(p.to_text().replace("step=setup", "step=allot")
         ...     .replace("cells=-", "cells=home-character-1:F01.1").replace("home=40/", "home=39/"))
         >>> allot.notation_for(Move("home-character-1", "home-run-2"), None)
         '?>home-run-2'
@@ -929,8 +949,9 @@ class Position:
     def diagram(self) -> str:
         """A text drawing: each side's zones, face-down cards in brackets.
 
-        >>> from masume.rules.eyeshield21 import RULES
-        >>> print(RULES.start().diagram().splitlines()[0])
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("eyeshield21")
+        >>> print(rules.start().diagram().splitlines()[0])
         away: deck 40 hand 0 guts 0 discard 0
         """
         lines = []

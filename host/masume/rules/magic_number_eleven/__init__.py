@@ -34,12 +34,10 @@ A quicker start with the draft and the bench given as options::
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from masume.cards import CardSet, CardSetError, find_card_set, load_card_set
-
-from ..base import resigning
+from ..base import CardSource, no_card_source, resigning
+from ..card_set import CardSet, CardSetError
 from . import notation as _text
 from .actions import (
     Bench,
@@ -73,53 +71,54 @@ from .position import (
     _to_bench_phase,
 )
 
-_LOADED: dict[tuple[str, int], CardSet] = {}
-
-
-def _load(cards: str | Path | CardSet) -> CardSet:
-    """The card set named (a shipped set or a path), read again only when its file changed."""
-    if isinstance(cards, CardSet):
-        return cards
-    path = find_card_set(cards)
-    try:
-        key = (str(path.resolve()), path.stat().st_mtime_ns)
-    except OSError:
-        return load_card_set(path)  # says what is wrong
-    if key not in _LOADED:
-        _LOADED[key] = load_card_set(path)
-    return _LOADED[key]
+if TYPE_CHECKING:
+    from os import PathLike
 
 
 class MagicNumberElevenRules:
-    """The entry point, as ``masume.rules.load_rules("magic-number-eleven")`` returns it."""
+    """The entry point, as ``masume.games.load_rules("magic-number-eleven")`` returns it:
+    given the card-set loader. ``RULES`` here has none, so it plays only a CardSet it is given.
+    """
 
     name = "magic-number-eleven"
     board = "magic-number-eleven"
     Options = Options
 
-    def start(self, cards: str | Path | CardSet = "magic-number-eleven-demo", first: str = "home",
+    def __init__(self, cards: CardSource = no_card_source) -> None:
+        self._cards = cards
+
+    def with_card_source(self, cards: CardSource) -> MagicNumberElevenRules:
+        """These rules, finding the sets that options and positions name through ``cards``."""
+        return MagicNumberElevenRules(cards)
+
+    def _card_set(self, cards: str | PathLike[str] | CardSet) -> CardSet:
+        return cards if isinstance(cards, CardSet) else self._cards(str(cards))
+
+    def start(self, cards: str | PathLike[str] | CardSet = "magic-number-eleven-demo",
+              first: str = "home",
               shootout: bool = False, home_stars: str = "", away_stars: str = "",
               home_bench: str = "", away_bench: str = "") -> Position:
         """The position before the star draft (set-up ①-⑦ done).
 
-        ``cards``: a shipped card set's name, a path, or a CardSet (its game
-        checks must pass). ``first``: who starts the first half (home by the
+        ``cards``: a shipped card set's name or a path (read through the card source),
+        or a CardSet (its game checks must pass). ``first``: who starts the first half (home by the
         rules). ``shootout``: a drawn match goes to a penalty shoot-out. Given
         ``home_stars`` and ``away_stars`` (star ids separated by ``/``) the draft
         is skipped; given the benches too, the set-up.
 
-        >>> RULES.start(first="away", home_stars="ST01/ST02/ST03",
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("magic-number-eleven")
+        >>> rules.start(first="away", home_stars="ST01/ST02/ST03",
         ...             away_stars="ST04/ST05/ST06").status().message
         'home, set-up: put a substitute on home-bench-1'
         """
-        card_set = _load(cards)
+        card_set = self._card_set(cards)
         problems = check_cards(card_set)
         if problems:
             raise CardSetError(f"card set {card_set.id}: " + "; ".join(problems))
         if first not in SIDES:
             raise ValueError(f"first must be home or away, not {first!r}")
-        name = cards if isinstance(cards, str) else str(cards) if isinstance(cards, Path) \
-            else card_set.id
+        name = card_set.id if isinstance(cards, CardSet) else str(cards)
         options = Options(cards=name, first=first, shootout=bool(shootout))
         position = Position(card_set, options, deck=len(card_set.copies("synergy")))
         if home_stars or away_stars:
@@ -138,15 +137,19 @@ class MagicNumberElevenRules:
     def from_text(self, text: str, **options: Any) -> Position:
         """The position written by :meth:`Position.to_text`; options given here override.
 
-        >>> RULES.from_text(RULES.start(first="away").to_text()).options.first
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("magic-number-eleven")
+        >>> rules.from_text(rules.start(first="away").to_text()).options.first
         'away'
         """
-        return _text.read(text, options, _load)
+        return _text.read(text, options, self._card_set)
 
     def resign(self, position: Position, side: str) -> Position:
         """The position after ``side`` resigns.
 
-        >>> RULES.resign(RULES.start(), "away").outcome().winner
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("magic-number-eleven")
+        >>> rules.resign(rules.start(), "away").outcome().winner
         'home'
         """
         return replace(position, phase=OVER, resigned=resigning(position, side))

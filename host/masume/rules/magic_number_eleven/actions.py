@@ -30,6 +30,7 @@ notation                   action
 ``ready``                  half time: this side's substitutions are done
 =========================  ==================================================
 
+>>> from masume.rules.magic_number_eleven.notation import parse
 >>> parse("deck SY05 on 1")
 Synergy(card='SY05', area=1, source='deck')
 >>> str(parse("shoot  h2b  at h1b^"))

@@ -9,11 +9,12 @@ The line is ``mne1`` then ``key=value`` fields separated by ``;``, every field o
 the position, in a fixed order; lists use ``,``, pairs of a side use ``|``
 (home first). Free text (the last shot's result) is percent-encoded.
 
->>> from masume.rules.magic_number_eleven import RULES
->>> text = RULES.start().to_text()
+>>> from masume.games import load_rules
+>>> rules = load_rules("magic-number-eleven")
+>>> text = rules.start().to_text()
 >>> text.split(";")[:4]
 ['mne1', 'cards=magic-number-eleven-demo', 'first=home', 'shootout=0']
->>> RULES.from_text(text) == RULES.start()
+>>> rules.from_text(text) == rules.start()
 True
 """
 
@@ -24,9 +25,8 @@ from dataclasses import replace
 from typing import Any, Callable
 from urllib.parse import quote, unquote
 
-from masume.cards import CardSet, CardSetError
-
 from ..base import NotationError, read_fields
+from ..card_set import CardSet, CardSetError
 from .actions import (
     Action,
     Bench,

@@ -6,8 +6,9 @@ synergy hand or the deck's order: a hand is a count, and a card that comes from
 a hand or from the deck onto a synergy area is whichever unseen card the reader
 reports (the legal actions list every candidate).
 
->>> from masume.rules.magic_number_eleven import RULES
->>> position = RULES.start(home_stars="ST01/ST04/ST07", away_stars="ST02/ST05/ST08",
+>>> from masume.games import load_rules
+>>> rules = load_rules("magic-number-eleven")
+>>> position = rules.start(home_stars="ST01/ST04/ST07", away_stars="ST02/ST05/ST08",
 ...                        home_bench="H08/H09/H10", away_bench="A08/A09/A10")
 >>> position.status().message
 'home, first half: player action (place a player or shoot)'
@@ -24,9 +25,8 @@ from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any, ClassVar, Iterator
 
-from masume.cards import CardSet
-
-from ..base import ANY_CARD, IllegalAction, Outcome, Status, TableView
+from ..base import ANY_CARD, IllegalAction, Legend, Light, Outcome, Status, TableView
+from ..card_set import CardSet
 from .actions import (
     Action,
     Bench,
@@ -115,6 +115,23 @@ def _initiative_state(initiative: int, side: int) -> str:
     return "normal"
 
 
+#: The sides' colours, and how the highlights of ``status()`` show: where the card in
+#: play may go (over every other light), the cards to take off, the shooter and the
+#: card just placed; the score and turn lamps in their side's colour.
+LEGEND = Legend(
+    sides={"home": (0, 90, 255), "away": (255, 30, 0)},
+    highlights={
+        "legal": Light((0, 255, 60), foremost=True),
+        "initiative": Light((255, 255, 255)),
+        "score": Light(None),
+        "turn": Light(None),
+        "shooter": Light((255, 0, 160), "pulse"),
+        "clear": Light((255, 150, 0), "pulse"),
+        "placed": Light((255, 255, 255), "pulse"),
+    },
+)
+
+
 @dataclass(frozen=True, repr=False)
 class Position:
     """A moment of a match. Immutable and hashable; build it with ``RULES.start()``.
@@ -124,6 +141,7 @@ class Position:
 
     game: ClassVar[str] = "magic-number-eleven"
     sides: ClassVar[tuple[str, ...]] = SIDES
+    legend: ClassVar[Legend] = LEGEND
 
     cards: CardSet
     options: Options = field(default_factory=Options)
@@ -157,6 +175,12 @@ class Position:
     shown: tuple[bool, bool] = (False, False)  # synergy cards turned face up by the judgement
     then: str = ""  # in the clear phase, what follows: "pk", "turn", "shootout" or "half"
     resigned: int = -1
+
+    @property
+    def card_set(self) -> CardSet:
+        """The cards in play (:class:`masume.rules.base.OnCards`: the tracker names a card
+        by its tag)."""
+        return self.cards
 
     def __repr__(self) -> str:
         return f"Position({self.to_text()!r})"
@@ -247,8 +271,9 @@ class Position:
     def layout(self) -> dict[str, tuple[str, ...]]:
         """Cell -> cards lying there (``tag:UID``); a deck or discard pile is ``tag:*``.
 
-        >>> from masume.rules.magic_number_eleven import RULES
-        >>> RULES.start().layout()
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("magic-number-eleven")
+        >>> rules.start().layout()
         {'synergy-deck': ('tag:*',)}
         """
         out: dict[str, tuple[str, ...]] = {}
@@ -288,8 +313,9 @@ class Position:
     def status(self) -> Status:
         """Whose action, what the rules wait for, the score and the cells to light.
 
-        >>> from masume.rules.magic_number_eleven import RULES
-        >>> RULES.start().status().message
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("magic-number-eleven")
+        >>> rules.start().status().message
         'away, star draft round 1: reveal a star'
         """
         who = self.to_move
@@ -731,8 +757,9 @@ class Position:
     def diagram(self) -> str:
         """The mat's two fields as seen from home's seat (away's columns run f to a).
 
-        >>> from masume.rules.magic_number_eleven import RULES
-        >>> print(RULES.start().diagram().splitlines()[4])
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("magic-number-eleven")
+        >>> print(rules.start().diagram().splitlines()[4])
         ------------------------------
         """
         by_cell = dict(self.field)

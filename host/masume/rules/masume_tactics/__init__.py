@@ -52,9 +52,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from masume.cards import CardSet
-
-from ..base import Restart, resigning
+from ..base import CardSource, Restart, no_card_source, resigning
+from ..card_set import CardSet
 from .actions import (
     Action,
     Charge,
@@ -84,7 +83,9 @@ from .position import Options, Position
 
 
 class MasumeTacticsRules:
-    """The entry point, as ``masume.rules.load_rules("masume-tactics")`` returns it.
+    """The entry point, as ``masume.games.load_rules("masume-tactics")`` returns it:
+    given the card-set loader, for the specialist cards. ``RULES`` here has none: it
+    plays without specialist cards.
 
     >>> RULES.start(rules="beginner").status().actions_per_turn
     1
@@ -94,19 +95,26 @@ class MasumeTacticsRules:
     board = "masume-tactics"
     Options = Options
 
+    def __init__(self, cards: CardSource = no_card_source) -> None:
+        self._cards = cards
+
+    def with_card_source(self, cards: CardSource) -> MasumeTacticsRules:
+        """These rules, finding the specialist card sets that options name through ``cards``."""
+        return MasumeTacticsRules(cards)
+
     def start(self, first: str = "home", **options: Any) -> Position:
         """The kick-off: ``first`` kicks off; ``options`` see :class:`Options`."""
         if first not in SIDES:
             raise ValueError(f"first must be home or away, not {first!r}")
         side = SIDES.index(first)
-        made = Options.make(**options)
+        made = Options.make(self._cards, **options)
         return Position(_formation(side), CENTRE_MARK[side], offence=side, to_move=side,
                         must_kick=side * 11 + 8, restart="kickoff", kicked_off=side, options=made,
                         pending=("lineup", side, "k", 0) if made.lineup else ())
 
     def from_text(self, text: str, **options: Any) -> Position:
         """The position written by :meth:`Position.to_text`; options given here override."""
-        return read_text(text, options)
+        return read_text(text, options, self._cards)
 
     def check_cards(self, card_set: CardSet) -> list[str]:
         """The game's checks of a specialist card set (see :func:`check_cards`)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-from ..base import Restart
+from ..base import Restart, Roll
 
 
 @dataclass(frozen=True)
@@ -58,20 +58,6 @@ class Charge:
 
     def __str__(self) -> str:
         return f"{self.frm} charge {self.to}"
-
-
-@dataclass(frozen=True)
-class Roll:
-    """A chance action: the electronic die showed ``die``.
-
-    >>> Roll(4).die, str(Roll(4))
-    (4, 'die 4')
-    """
-
-    die: int
-
-    def __str__(self) -> str:
-        return f"die {self.die}"
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,17 @@
-"""Specialist cards: a card set's game fields and their checks."""
+"""Specialist cards: a card set's game fields and their checks.
+
+The cards are chosen before kick-off and never lie on the board: a position holds
+the chosen cards' abilities (``Options.specialists``), read from the set the rules
+were given or named (the option ``card_set``).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from masume.cards import CardSet, CardSetError, find_card_set, load_card_set
-
+from ..card_set import CardSet, CardSetError
 from .geometry import GAME, PENALTY_AREA, _progress
 
 #: What a card's ability may change (docs/rules/masume-tactics.md, "Specialist cards"):
@@ -24,6 +29,7 @@ ABILITY_WHERE = ("", "own-half", "opponent-half", "own-penalty-area", "opponent-
 class Ability:
     """One ability of a specialist card: ``kind`` (see ABILITY_KINDS), ``value``, ``where``.
 
+    >>> from masume.rules.masume_tactics.geometry import HOME, SQUARE_INDEX
     >>> Ability("ground", 1, "opponent-half").applies(HOME, SQUARE_INDEX["G12"])
     True
     """
@@ -61,32 +67,21 @@ class Card:
 EXAMPLE_SET = "masume-tactics-example"
 
 
-def load_cards(name: str = "") -> dict[str, Card]:
-    """The specialist cards of a card set: the example set, or the set named or at
-    the path ``name``; ValueError says what is wrong with it.
+def specialists(card_set: CardSet) -> Mapping[str, Card]:
+    """The specialist cards of a card set, by id; CardSetError says what is wrong with it.
 
-    >>> sorted(load_cards())[:2]
+    >>> from masume.cards import load_card_set
+    >>> sorted(specialists(load_card_set(EXAMPLE_SET)))[:2]
     ['anchor', 'libero']
     """
-    try:
-        path = find_card_set(name or EXAMPLE_SET)
-        stamp = path.stat().st_mtime_ns
-    except CardSetError as exc:
-        raise ValueError(str(exc)) from None
-    except OSError as exc:
-        raise ValueError(f"card set {name}: {exc.strerror or exc}") from None
-    return dict(_load_cards(str(path), stamp))
+    return dict(_specialists(card_set))
 
 
 @lru_cache(maxsize=8)
-def _load_cards(path: str, stamp: int) -> tuple[tuple[str, Card], ...]:
-    try:
-        card_set = load_card_set(path)
-    except CardSetError as exc:
-        raise ValueError(str(exc)) from None
+def _specialists(card_set: CardSet) -> tuple[tuple[str, Card], ...]:
     problems = check_cards(card_set)
     if problems:
-        raise ValueError(f"{path}: " + "; ".join(problems))
+        raise CardSetError(f"{card_set.path or card_set.id}: " + "; ".join(problems))
     return tuple((c.id, Card(c.id, c.name, c["shirt"],
                              tuple(Ability(a["kind"], a["value"], a.get("where", ""))
                                    for a in c["abilities"])))
@@ -96,6 +91,7 @@ def _load_cards(path: str, stamp: int) -> tuple[tuple[str, Card], ...]:
 def check_cards(card_set: CardSet) -> list[str]:
     """The game's checks of a specialist card set, one line per problem.
 
+    >>> from masume.cards import load_card_set
     >>> check_cards(load_card_set(EXAMPLE_SET))
     []
     """

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..base import NotationError, Restart, read_fields
+from ..base import CardSource, NotationError, Restart, read_fields
 from .actions import (
     Action,
     Charge,
@@ -108,7 +108,10 @@ def parse_notation(text: str) -> Action:
     raise NotationError(f"{clean!r} is not {GAME} notation {_NOTATION_HELP}")
 
 
-def read_text(text: str, overrides: dict[str, Any]) -> Position:
+def read_text(text: str, overrides: dict[str, Any], cards: CardSource) -> Position:
+    """The position written by ``Position.to_text``; ``overrides``: options given by the
+    caller; ``cards`` finds the specialist card set the options name."""
+
     def bad(why: str) -> NotationError:
         return NotationError(f"not a {GAME} position ({why}): {text!r}")
 
@@ -143,7 +146,7 @@ def read_text(text: str, overrides: dict[str, Any]) -> Position:
             kicked_off=SIDES.index(fields.get("kickoff", "home")),
             over=fields.get("over", "").replace("_", " "),
             resigned=SIDES.index(fields["resigned"]) if "resigned" in fields else -1,
-            options=Options.make(**options),
+            options=Options.make(cards, **options),
         )
     except (KeyError, ValueError) as exc:
         if isinstance(exc, NotationError):

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
-from ..base import IllegalAction, Outcome, Restart, Status, Timer
+from ..base import (
+    CardSource,
+    IllegalAction,
+    Legend,
+    Light,
+    Outcome,
+    Restart,
+    Status,
+    Timer,
+    no_card_source,
+)
 from .actions import (
     Action,
     Charge,
@@ -20,7 +30,7 @@ from .actions import (
     Timeout,
     Whistle,
 )
-from .cards import load_cards
+from .cards import EXAMPLE_SET, Card, specialists
 from .geometry import (
     AWAY,
     CENTRE_CIRCLE,
@@ -81,12 +91,15 @@ class Options:
     #: Specialist cards chosen before kick-off: card ids separated by "/", at most 3 a side.
     home_cards: str = ""
     away_cards: str = ""
-    #: A specialist card set, by name or path (see :func:`load_cards`); "" = the example set.
+    #: A specialist card set, by name or path; "" = the example set.
     card_set: str = ""
+    #: The specialist cards of that set, by id (read when cards are chosen or a set named).
+    specialists: Mapping[str, Card] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
-    def make(cls, **options: Any) -> "Options":
-        known = set(cls.__dataclass_fields__)
+    def make(cls, cards: CardSource = no_card_source, **options: Any) -> Options:
+        """The options given, checked; ``cards`` finds the card set named (``card_set``)."""
+        known = set(cls.__dataclass_fields__) - {"specialists"}
         unknown = sorted(set(options) - known)
         if unknown:
             raise ValueError(f"unknown masume-tactics option(s) {', '.join(unknown)}; "
@@ -101,34 +114,37 @@ class Options:
         for name in ("shootout", "lineup"):
             if not isinstance(getattr(made, name), bool):
                 raise ValueError(f"{name} must be true or false")
-        cards = load_cards(str(made.card_set))
+        if not (made.home_cards or made.away_cards or made.card_set):
+            return made
+        found = specialists(cards(str(made.card_set or EXAMPLE_SET)))
         chosen: list[str] = []
         for side in ("home", "away"):
             ids = [c for c in str(getattr(made, f"{side}_cards")).split("/") if c]
             if len(ids) > 3:
                 raise ValueError(f"{side} chooses at most 3 specialist cards, not {len(ids)}")
             for card in ids:
-                if card not in cards:
+                if card not in found:
                     raise ValueError(f"unknown specialist card {card!r}; "
-                                     f"the set has {', '.join(sorted(cards))}")
+                                     f"the set has {', '.join(sorted(found))}")
                 if card in chosen:
                     raise ValueError(f"specialist card {card!r} is chosen twice")
                 chosen.append(card)
-        return made
+        return replace(made, specialists=found)
 
     def bonus(self, side: int, shirt: int, kind: str, square: int) -> int:
         """What the side's specialist cards add for shirt ``shirt`` doing ``kind`` on ``square``.
 
-        >>> Options(home_cards="striker").bonus(HOME, 9, "ground", SQUARE_INDEX["G12"])
+        >>> from masume.cards import load_card_set
+        >>> options = Options.make(load_card_set, home_cards="striker")
+        >>> options.bonus(HOME, 9, "ground", SQUARE_INDEX["G12"])
         1
         """
         ids = self.home_cards if side == HOME else self.away_cards
         if not ids:
             return 0
-        cards = load_cards(self.card_set)
         total = 0
         for card_id in ids.split("/"):
-            card = cards.get(card_id)
+            card = self.specialists.get(card_id)
             if card and card.shirt == shirt:
                 total += sum(a.value for a in card.abilities
                              if a.kind == kind and a.applies(side, square))
@@ -138,7 +154,7 @@ class Options:
         default = Options()
         return " ".join(
             f"{name}={getattr(self, name)}" for name in self.__dataclass_fields__
-            if getattr(self, name) != getattr(default, name)
+            if name != "specialists" and getattr(self, name) != getattr(default, name)
         )
 
 
@@ -160,6 +176,27 @@ class Options:
 #:   ("penalty", kicker, guard square)       -- the kicker's die
 #:   ("stepin", thrower)                     -- the thrower's step back in
 Pending = tuple
+
+
+#: The sides' colours, and how the highlights of ``status()`` show: the called line
+#: before the roll, the ball's path after it, the square a choice or a set piece is
+#: about, where a choice may put the ball, the two players of a charge, and what the
+#: referee calls.
+LEGEND = Legend(
+    sides={"home": (0, 90, 255), "away": (255, 30, 0)},
+    highlights={
+        "line": Light((255, 150, 0), "pulse"),
+        "path": Light((110, 70, 0)),
+        "target": Light((0, 200, 255), "pulse"),
+        "options": Light((0, 255, 60), "pulse", when_still=True),
+        "charge": Light((255, 0, 160), "blink"),
+        "offside": Light((255, 255, 0), "blink"),
+        "foul": Light((255, 60, 0), "blink"),
+        "out": Light((0, 120, 255), "blink"),
+        "goal": Light((255, 255, 255), "blink"),
+        "setup": Light((0, 200, 200)),
+    },
+)
 
 
 @dataclass(frozen=True, repr=False)
@@ -196,8 +233,9 @@ class Position:
     #: status reports it, so the table restarts a turn clock. Not compared, not written.
     turn: int = field(default=1, compare=False)
 
-    game: str = field(default=GAME, init=False, compare=False)
-    sides: tuple[str, str] = field(default=SIDES, init=False, compare=False)
+    game: ClassVar[str] = GAME
+    sides: ClassVar[tuple[str, ...]] = SIDES
+    legend: ClassVar[Legend] = LEGEND
 
     def __repr__(self) -> str:
         return f"<Position {self.to_text()!r}>"

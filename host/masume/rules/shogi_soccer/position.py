@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import ClassVar, Iterator, Mapping
 
-from ..base import IllegalAction, Outcome, Status
+from ..base import IllegalAction, Legend, Light, Outcome, Status
 from .actions import Action, Declare, Move, Pass, Place, Shot
 from .geometry import (
     AREA_NAMES,
@@ -134,6 +134,19 @@ def all_systems() -> Iterator[tuple[str, str, str]]:
                                 yield system  # type: ignore[misc]
 
 
+#: The sides' colours, and how the highlights of ``status()`` show.
+LEGEND = Legend(
+    sides={"sente": (0, 200, 255), "gote": (255, 120, 0)},
+    highlights={
+        "goal": Light((255, 255, 255), "blink"),  # the ball in a goal mouth
+        "eject": Light((255, 0, 0), "pulse"),  # where a piece was ejected from: take it off
+        "setup": Light((0, 200, 200)),  # the squares a piece may be set up on
+        "checkmate": Light((255, 0, 0), "blink"),  # the goalkeeper that is mated
+        "check": Light((255, 0, 120), "pulse"),  # the goalkeeper in check
+    },
+)
+
+
 @dataclass(frozen=True)
 class Position:
     """One moment of a game. Immutable and hashable; :meth:`apply` returns a new one.
@@ -165,6 +178,7 @@ class Position:
 
     game: ClassVar[str] = "shogi-soccer"
     sides: ClassVar[tuple[str, ...]] = SIDES
+    legend: ClassVar[Legend] = LEGEND
 
     # ------------------------------------------------------------------ basics
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, NamedTuple
 
-from ..base import IllegalAction, NotationError, Outcome, Restart, Status
+from ..base import IllegalAction, Legend, Light, NotationError, Outcome, Restart, Status
 from .actions import STEP_ACTIONS, Action, Jump, Kick, Pass, Step, Take
 from .geometry import (
     _ALONE,
@@ -93,6 +93,18 @@ class _Effect(NamedTuple):
     mover_to: int
 
 
+#: The sides' colours, and how the highlights of ``status()`` show.
+LEGEND = Legend(
+    sides={"blue": (0, 90, 255), "red": (255, 30, 0)},
+    highlights={
+        "flip": Light((255, 200, 0), "blink"),  # players a steal turned over: turn them
+        "goal": Light((255, 255, 255), "blink"),  # the ball in a goal: set up again
+        "take": Light((0, 200, 200)),  # the sandwiching players: one takes the ball
+        "sandwich": Light((0, 200, 200)),  # the sandwiched players
+    },
+)
+
+
 @dataclass(frozen=True, repr=False)
 class Position:
     """A moment of a Soccer Shogi match. Immutable and hashable.
@@ -108,6 +120,7 @@ class Position:
 
     game: ClassVar[str] = "soccer-shogi"
     sides: ClassVar[tuple[str, ...]] = SIDES
+    legend: ClassVar[Legend] = LEGEND
 
     cells: tuple[int, ...]  # 50 cell codes: EMPTY, ACTIVE[side], RESTING[side]
     ball: int  # square of the ball (on a holder, on the ground, or in a goal)
