@@ -185,7 +185,7 @@ def _timer_lamps(board: Board, timer: tuple[str, float, float], legend: Legend,
     """``timer-<side>-1`` ... ``-n``: as many lit as the fraction of the time left (rounded
     up), in the side's colour; the last one blinks red."""
     side, left, total = timer
-    lamps = []
+    lamps: list[str] = []
     while board.has_cell(f"timer-{side}-{len(lamps) + 1}"):
         lamps.append(f"timer-{side}-{len(lamps) + 1}")
     if not lamps or total <= 0:

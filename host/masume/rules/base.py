@@ -117,7 +117,7 @@ class Status:
     highlights: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: Time limits the rules set now, by name ("turn", "half 1", ...). The engine has
     #: no clock: the table counts them and plays ``Timer.action`` when one runs out.
-    timers: Mapping[str, "Timer"] = field(default_factory=dict)
+    timers: Mapping[str, Timer] = field(default_factory=dict)
     #: The turn's number, counted by the rules: a new number is a new turn, even for the
     #: same side (under the beginner rules a steal gives the stealing side a fresh turn).
     #: The table starts a ``per_turn`` timer afresh when it or ``to_move`` changes.
@@ -241,6 +241,8 @@ class Legend:
 
 #: An action is a frozen, hashable value; ``str(action)`` is its notation.
 A = TypeVar("A", bound=Hashable)
+#: An action type only taken in (a protocol that only reads actions).
+A_in = TypeVar("A_in", bound=Hashable, contravariant=True)
 
 
 class Position(Protocol[A]):
@@ -253,6 +255,9 @@ class Position(Protocol[A]):
     sides: ClassVar[tuple[str, ...]]
     #: The sides' colours and what the highlights mean.
     legend: ClassVar[Legend]
+
+    def __hash__(self) -> int:
+        """Positions are values: equal positions hash alike (the tracker keeps them)."""
 
     def legal_actions(self) -> Iterator[A]:
         """Every legal action from here, each once."""
@@ -292,13 +297,13 @@ AnyPosition = Position[Any]
 
 
 @runtime_checkable
-class HidesInformation(Protocol[A]):
+class HidesInformation(Protocol[A_in]):
     """A position of a game that hides things from some viewers (the card games)."""
 
     def seen_by(self, viewer: str | None) -> TableView:
         """What ``viewer`` (a side, or None for a spectator) may see."""
 
-    def notation_for(self, action: A, viewer: str | None) -> str:
+    def notation_for(self, action: A_in, viewer: str | None) -> str:
         """The action as ``viewer`` may read it (a face-down card unnamed)."""
 
 

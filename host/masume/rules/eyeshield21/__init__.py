@@ -126,7 +126,23 @@ class Eyeshield21Rules:
 RULES = Eyeshield21Rules()
 
 __all__ = [
-    "Ability", "Action", "Call", "Deck", "Eyeshield21Rules", "Move", "Options", "Piles", "Place",
-    "Position", "RULES", "STEPS", "SIDES", "Table", "Use", "ability_of", "check_cards", "deck_lists",
+    "RULES",
+    "SIDES",
+    "STEPS",
+    "Ability",
+    "Action",
+    "Call",
+    "Deck",
+    "Eyeshield21Rules",
+    "Move",
+    "Options",
+    "Piles",
+    "Place",
+    "Position",
+    "Table",
+    "Use",
+    "ability_of",
+    "check_cards",
+    "deck_lists",
     "parse_notation",
 ]

@@ -79,7 +79,7 @@ def read_text(text: str, overrides: dict[str, Any],
         raise bad(f"unknown field(s) {', '.join(unknown)}")
     try:
         decks = fields.get("decks", "/").split("/")
-        options = {"first": fields.get("first", "home")}
+        options: dict[str, Any] = {"first": fields.get("first", "home")}
         for name in ("draw_cost", "hand_limit"):
             if name in fields:
                 options[name] = int(fields[name])

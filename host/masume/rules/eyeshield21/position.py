@@ -28,9 +28,10 @@ Steps where a side could only say ``done`` (or ``refill 0``) pass by themselves.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, ClassVar, Iterator, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from ..base import (
     ANY_CARD,
@@ -108,7 +109,7 @@ class Options:
     hand_limit: int = 5
 
     @classmethod
-    def make(cls, **options: Any) -> "Options":
+    def make(cls, **options: Any) -> Options:
         known = set(cls.__dataclass_fields__)
         unknown = sorted(set(options) - known)
         if unknown:
@@ -607,7 +608,7 @@ class Position:
 
     # ------------------------------------------------------------- applying
 
-    def apply(self, action: Action) -> "Position":
+    def apply(self, action: Action) -> Position:
         """The position after ``action``; IllegalAction says why not."""
         if not self.is_legal(action):
             raise IllegalAction(f"{action}: {self._why_illegal(action)}")
@@ -656,7 +657,7 @@ class Position:
     def _with_cells(self, cells: dict[str, tuple[str, bool]]) -> tuple[tuple[str, str, bool], ...]:
         return tuple(sorted((cell, copy, up) for cell, (copy, up) in cells.items()))
 
-    def _after(self, action: Action) -> "Position":
+    def _after(self, action: Action) -> Position:
         me, step = self.mover, self.step
         cells = dict(self._at)
         piles = list(self.piles)
@@ -846,7 +847,7 @@ class Position:
                 cells[cell] = (copy, True)
         return {"step": CHANGE, "mover": self.attacker}
 
-    def _settle(self) -> "Position":
+    def _settle(self) -> Position:
         """Deck-out, the end of a side's tidying, and steps with nothing to choose."""
         position = self
         while True:
@@ -878,7 +879,7 @@ class Position:
 
         action = parse_notation(text)
         if not self.is_legal(action):
-            raise IllegalAction(f"{str(action)}: {self._why_illegal(action)}")
+            raise IllegalAction(f"{action!s}: {self._why_illegal(action)}")
         return action
 
     def notation(self, action: Action) -> str:
@@ -1002,4 +1003,4 @@ class Position:
         return " ".join(parts)
 
 
-__all__ = ["Options", "Piles", "Position", "STEPS"]
+__all__ = ["STEPS", "Options", "Piles", "Position"]

@@ -186,7 +186,26 @@ def _given_draft(position: Position, home: str, away: str) -> Position:
 
 RULES = MagicNumberElevenRules()
 
-__all__ = ["Bench", "Clear", "Done", "Effect", "EndTurn", "Link", "MagicNumberElevenRules",
-           "Options",
-           "Penalty", "Pick", "Place", "Position", "Press", "RULES", "Ready", "Reveal", "Shoot",
-           "Sub", "Synergy", "check_cards", "parse"]
+__all__ = [
+    "RULES",
+    "Bench",
+    "Clear",
+    "Done",
+    "Effect",
+    "EndTurn",
+    "Link",
+    "MagicNumberElevenRules",
+    "Options",
+    "Penalty",
+    "Pick",
+    "Place",
+    "Position",
+    "Press",
+    "Ready",
+    "Reveal",
+    "Shoot",
+    "Sub",
+    "Synergy",
+    "check_cards",
+    "parse",
+]

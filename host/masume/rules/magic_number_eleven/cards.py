@@ -230,5 +230,15 @@ def _player_problems(card: Card, where: str) -> list[str]:
     return problems
 
 
-__all__ = ["EFFECTS", "PENALTY_ROLES", "POSITION_ROWS", "PlayerCard", "SYMBOL_KINDS", "Symbols",
-           "check_cards", "is_tackle", "player", "stars"]
+__all__ = [
+    "EFFECTS",
+    "PENALTY_ROLES",
+    "POSITION_ROWS",
+    "SYMBOL_KINDS",
+    "PlayerCard",
+    "Symbols",
+    "check_cards",
+    "is_tackle",
+    "player",
+    "stars",
+]

@@ -21,8 +21,9 @@ True
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any, TypeVar, cast
 from urllib.parse import quote, unquote
 
 from ..base import NotationError, read_fields
@@ -48,6 +49,7 @@ from .actions import (
 from .position import PHASES, Options, Position, Shot
 
 MAGIC = "mne1"
+T = TypeVar("T")
 
 
 HELP = ("(pick ST03, link 2, press, H07 H2b, effect, shoot H2b at H1b^, deck SY05 on 1, "
@@ -72,14 +74,16 @@ def parse(text: str) -> Action:
     """Read one action (case and spacing are forgiven); NotationError otherwise."""
     words = " ".join(str(text).split())
     low = words.lower()
-    simple = {"press": Press(), "effect": Effect(True), "no effect": Effect(False),
+    simple: dict[str, Action] = {"press": Press(), "effect": Effect(True), "no effect": Effect(False),
               "shoot blind": Shoot(kind="blind"), "end": EndTurn(), "done": Done(),
               "ready": Ready(), "clear": Clear()}
     if low in simple:
         return simple[low]
     if m := re.fullmatch(rf"(reveal|pick|bench) {_CARD}", words, re.IGNORECASE):
-        kind = {"reveal": Reveal, "pick": Pick, "bench": Bench}[m.group(1).lower()]
-        return kind(m.group(2).upper())
+        makers: dict[str, type[Reveal | Pick | Bench]] = {"reveal": Reveal, "pick": Pick,
+                                                           "bench": Bench}
+        make = makers[m.group(1).lower()]
+        return make(m.group(2).upper())
     if m := re.fullmatch(r"link (\d)", low):
         return Link(int(m.group(1)))
     if m := re.fullmatch(rf"(shoot|power shot) {_CELL}(?: at {_SYMBOL})?", words, re.IGNORECASE):
@@ -166,9 +170,16 @@ def read(text: str, overrides: dict[str, Any], load: Callable[[Any], CardSet]) -
         options = Options(cards=cards_name if isinstance(cards_name, str) else cards.id,
                           first=str(overrides.get("first", values["first"])),
                           shootout=bool(overrides.get("shootout", values["shootout"] == "1")))
-        ids = lambda v: tuple(x for x in v.split(",") if x)  # noqa: E731
-        sides = lambda v, each: tuple(each(x) for x in v.split("|"))  # noqa: E731
-        flag = lambda v: v == "1"  # noqa: E731
+        def ids(v: str) -> tuple[str, ...]:
+            return tuple(x for x in v.split(",") if x)
+
+        def sides(v: str, each: Callable[[str], T]) -> tuple[T, T]:
+            # (home, away); a pair that is not two is refused below, in its own words.
+            return cast("tuple[T, T]", tuple(each(x) for x in v.split("|")))
+
+        def flag(v: str) -> bool:
+            return v == "1"
+
         shot = None
         if values["shot"]:
             a, shooter, base, crack, token, kind = values["shot"].split(":")
@@ -177,7 +188,8 @@ def read(text: str, overrides: dict[str, Any], load: Callable[[Any], CardSet]) -
             cards=cards, options=options, phase=values["phase"], half=int(values["half"]),
             turn=int(values["turn"]), additional=flag(values["additional"]),
             ran_out=flag(values["ran_out"]),
-            field=tuple(tuple(x.split(":")) for x in ids(values["field"])),  # type: ignore[misc]
+            field=cast("tuple[tuple[str, str], ...]",
+                       tuple(tuple(x.split(":")) for x in ids(values["field"]))),
             unplaced=sides(values["unplaced"], ids),
             bench=sides(values["bench"], lambda b: tuple(
                 (c, i, o == "1") for c, i, o in (x.split(":") for x in ids(b)))),

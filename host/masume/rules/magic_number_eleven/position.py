@@ -21,11 +21,12 @@ reports (the legal actions list every candidate).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Any, ClassVar, Iterator
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..base import ANY_CARD, IllegalAction, Legend, Light, Outcome, Status, TableView
+from ..base import ANY_CARD, Awaiting, IllegalAction, Legend, Light, Outcome, Status, TableView
 from ..card_set import CardSet
 from .actions import (
     Action,
@@ -213,7 +214,8 @@ class Position:
         players = _cache(self.cards, "players")
         if copy_id not in players:
             players[copy_id] = player(self.cards.copy(copy_id).card)
-        return players[copy_id]
+        found: PlayerCard = players[copy_id]
+        return found
 
     def field_of(self, side: int) -> dict[str, PlayerCard]:
         """Reading cell -> player card, for one side's field."""
@@ -277,7 +279,9 @@ class Position:
         {'synergy-deck': ('tag:*',)}
         """
         out: dict[str, tuple[str, ...]] = {}
-        piece = lambda copy_id: self.cards.copy(copy_id).piece  # noqa: E731
+        def piece(copy_id: str) -> str:
+            return self.cards.copy(copy_id).piece
+
         for cell, copy_id in self.field:
             out[cell] = (piece(copy_id),)
         for side in (HOME, AWAY):
@@ -344,7 +348,8 @@ class Position:
             highlights["clear"] = tuple(sorted(c for c in self.layout() if c.startswith(wanted)))
         if self.placed and self.phase in (EFFECT, AFTER):
             highlights["placed"] = (self.placed,)
-        awaiting = "reveal" if self.phase == DRAFT and self._draft_revealing() else None
+        awaiting: Awaiting | None = ("reveal" if self.phase == DRAFT and self._draft_revealing()
+                                     else None)
         message = f"{who}, {self._half_name()}: {self._doing()}"
         if self.last and self.phase in (TEAM, PLAYER, PK, HALF, SHOOTOUT, CLEAR):
             message = f"{self.last}; {message}"
@@ -578,7 +583,7 @@ class Position:
 
     # ------------------------------------------------------------- applying
 
-    def apply(self, action: Action) -> "Position":
+    def apply(self, action: Action) -> Position:
         """The position after ``action``; IllegalAction says why not."""
         if not self.is_legal(action):
             raise IllegalAction(f"{action}: {self._why_illegal(action)}")
@@ -678,7 +683,9 @@ class Position:
     def seen_by(self, viewer: str | None) -> TableView:
         """What ``viewer`` ("home", "away", or None for a spectator) may see."""
         cells: dict[str, tuple[str, ...]] = {}
-        label = lambda copy_id: f"{copy_id} {self.cards.copy(copy_id).card.name}"  # noqa: E731
+        def label(copy_id: str) -> str:
+            return f"{copy_id} {self.cards.copy(copy_id).card.name}"
+
         for cell, copy_id in self.field:
             cells[cell] = (self.player_card(copy_id).label,)
         for side in (HOME, AWAY):
@@ -694,9 +701,9 @@ class Position:
             cells["synergy-discard"] = (f"discard ({self._discard_size()})",)
         for k, copy_id in enumerate(self.penalty):
             if copy_id:
-                side = SIDES[self.turn if k == 0 else 1 - self.turn]
-                seen = viewer == side or all(self.penalty)
-                cells[f"penalty-{side}"] = (label(copy_id) if seen else "face down",)
+                owner = SIDES[self.turn if k == 0 else 1 - self.turn]
+                seen = viewer == owner or all(self.penalty)
+                cells[f"penalty-{owner}"] = (label(copy_id) if seen else "face down",)
         hand: tuple[str, ...] = ()
         if viewer in SIDES:
             side = SIDES.index(viewer)
@@ -795,7 +802,8 @@ class Position:
 
 def _cache(cards: CardSet, name: str) -> dict[Any, Any]:
     """A cache kept on the card set object itself (freed with it, never shared by two sets)."""
-    return cards.__dict__.setdefault(f"_mne_{name}", {})
+    cache: dict[Any, Any] = cards.__dict__.setdefault(f"_mne_{name}", {})
+    return cache
 
 
 def _symbols(cards: CardSet, side_field: tuple[tuple[str, str], ...]) -> tuple[Symbol, ...]:
@@ -821,6 +829,30 @@ def _stars(cards: CardSet, copy_id: str) -> int:
 
 class _State:
     """A mutable copy of a position's fields, for the steps of one action."""
+
+    if TYPE_CHECKING:  # the fields the steps set, as Position has them (kept in _v)
+        phase: str
+        half: int
+        turn: int
+        ran_out: bool
+        field: tuple[tuple[str, str], ...]
+        used: frozenset[str]
+        initiative: int
+        hands: tuple[int, int]
+        deck: int
+        discard_known: frozenset[str]
+        discard_unknown: int
+        areas: tuple[tuple[tuple[int, str, str], ...], ...]
+        team_symbols: tuple[int, int]
+        placed: str
+        shot: Shot | None
+        penalty: tuple[str, str]
+        stars: tuple[tuple[str, ...], tuple[str, ...]]
+        revealed: tuple[str, ...]
+        boxed: tuple[str, ...]
+        ready: tuple[bool, bool]
+        last: str
+        then: str
 
     def __init__(self, position: Position) -> None:
         self.__dict__["_p"] = position
@@ -1024,9 +1056,7 @@ class _State:
             elif self.phase == ATTACK:
                 side, taken = self.turn, len(self.areas[self.turn])
                 most = ATTACK_CARDS[_initiative_state(self.initiative, side)]
-                if taken == 0 and not position._drawable():
-                    self.phase = DEFENCE
-                elif taken >= most or (taken and not self.hands[side]):
+                if taken == 0 and not position._drawable() or taken >= most or (taken and not self.hands[side]):
                     self.phase = DEFENCE
                 else:
                     break
@@ -1151,6 +1181,7 @@ def _resolve(s: _State) -> None:
     """STEP5: the judgement (得点判定), the shot token turned over, the cards discarded."""
     position = s.now()
     shot = s.shot
+    assert shot is not None  # the judgement follows a shot
     attacker, defender = shot.attacker, 1 - shot.attacker
     attack = position.attack_total()
     tackle = any(is_tackle(s.cards.copy(c).card) for _, c, _ in s.areas[defender])
@@ -1187,4 +1218,4 @@ def _shootout_decided(kicks: tuple[str, str]) -> bool:
     return taken[0] == taken[1] and home != away
 
 
-__all__ = ["ATTACK_CARDS", "Options", "PHASES", "Position", "SIDES", "Shot"]
+__all__ = ["ATTACK_CARDS", "PHASES", "SIDES", "Options", "Position", "Shot"]

@@ -52,20 +52,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..base import CardSource, Restart, no_card_source, resigning
+from ..base import CardSource, Restart, Roll, no_card_source, resigning
 from ..card_set import CardSet
-from .actions import (
-    Action,
-    Charge,
-    Choice,
-    Kick,
-    Move,
-    Pass,
-    Roll,
-    Setup,
-    Timeout,
-    Whistle,
-)
+from .actions import Action, Charge, Choice, Kick, Move, Pass, Setup, Timeout, Whistle
 from .cards import check_cards
 from .geometry import (
     CENTRE_MARK,

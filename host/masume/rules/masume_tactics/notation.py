@@ -5,19 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..base import CardSource, NotationError, Restart, read_fields
-from .actions import (
-    Action,
-    Charge,
-    Choice,
-    Kick,
-    Move,
-    Pass,
-    Roll,
-    Setup,
-    Timeout,
-    Whistle,
-)
+from ..base import CardSource, NotationError, Restart, Roll, read_fields
+from .actions import Action, Charge, Choice, Kick, Move, Pass, Setup, Timeout, Whistle
 from .geometry import (
     GAME,
     GOALS,
@@ -28,7 +17,7 @@ from .geometry import (
     TOUCH,
     _square,
 )
-from .position import Options, Position
+from .position import Options, Pending, Position
 
 _NOTATION_HELP = ("(G8-G9, G8-G9 leave, G8 ground N, G8 lob NE, G8 inside W2, G10 charge G9, "
                   "die 4, keep, touch E, head N2, bounce SW, kicker C5, C5>D9, ready, guard F1, "
@@ -36,16 +25,16 @@ _NOTATION_HELP = ("(G8-G9, G8-G9 leave, G8 ground N, G8 lob NE, G8 inside W2, G1
 _SQ = r"[A-Za-z][0-9]{1,2}"
 _DIR = r"(?:NE|NW|SE|SW|N|E|S|W)"
 _PATTERNS = [
-    (re.compile(rf"^({_SQ})\s*-\s*({_SQ})(\s+leave)?$", re.I), "move"),
-    (re.compile(rf"^({_SQ})\s+(ground|lob|inside)\s+({_DIR})\s*([1-9])?$", re.I), "kick"),
-    (re.compile(rf"^({_SQ})\s+charge\s+({_SQ})$", re.I), "charge"),
-    (re.compile(r"^die\s+([0-9]+)$", re.I), "die"),
-    (re.compile(r"^keep$", re.I), "keep"),
-    (re.compile(rf"^(touch|bounce)\s+({_DIR})$", re.I), "dir"),
-    (re.compile(rf"^head\s+({_DIR})\s*([12])$", re.I), "head"),
-    (re.compile(rf"^(kicker|guard|in)\s+({_SQ})$", re.I), "setup"),
-    (re.compile(rf"^({_SQ})\s*>\s*({_SQ})$", re.I), "replace"),
-    (re.compile(r"^(ready|restart|whistle|time|pass)$", re.I), "word"),
+    (re.compile(rf"^({_SQ})\s*-\s*({_SQ})(\s+leave)?$", re.IGNORECASE), "move"),
+    (re.compile(rf"^({_SQ})\s+(ground|lob|inside)\s+({_DIR})\s*([1-9])?$", re.IGNORECASE), "kick"),
+    (re.compile(rf"^({_SQ})\s+charge\s+({_SQ})$", re.IGNORECASE), "charge"),
+    (re.compile(r"^die\s+([0-9]+)$", re.IGNORECASE), "die"),
+    (re.compile(r"^keep$", re.IGNORECASE), "keep"),
+    (re.compile(rf"^(touch|bounce)\s+({_DIR})$", re.IGNORECASE), "dir"),
+    (re.compile(rf"^head\s+({_DIR})\s*([12])$", re.IGNORECASE), "head"),
+    (re.compile(rf"^(kicker|guard|in)\s+({_SQ})$", re.IGNORECASE), "setup"),
+    (re.compile(rf"^({_SQ})\s*>\s*({_SQ})$", re.IGNORECASE), "replace"),
+    (re.compile(r"^(ready|restart|whistle|time|pass)$", re.IGNORECASE), "word"),
 ]
 
 
@@ -124,7 +113,7 @@ def read_text(text: str, overrides: dict[str, Any], cards: CardSource) -> Positi
         ball_text = fields["ball"]
         ball = SQUARE_INDEX[ball_text.upper()] if not ball_text.isdigit() else int(ball_text)
         h, a = (int(v) for v in fields.get("score", "0-0").split("-"))
-        pending: tuple = ()
+        pending: Pending = ()
         if fields.get("pending", "-") != "-":
             pending = tuple(int(p) if re.fullmatch(r"-?\d+", p) else p
                             for p in fields["pending"].split(":"))

@@ -8,28 +8,19 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from ..base import (
+    Awaiting,
     CardSource,
     IllegalAction,
     Legend,
     Light,
     Outcome,
     Restart,
+    Roll,
     Status,
     Timer,
     no_card_source,
 )
-from .actions import (
-    Action,
-    Charge,
-    Choice,
-    Kick,
-    Move,
-    Pass,
-    Roll,
-    Setup,
-    Timeout,
-    Whistle,
-)
+from .actions import Action, Charge, Choice, Kick, Move, Pass, Setup, Timeout, Whistle
 from .cards import EXAMPLE_SET, Card, specialists
 from .geometry import (
     AWAY,
@@ -175,7 +166,7 @@ class Options:
 #:   ("guard", kicker)                       -- the keeper's penalty square
 #:   ("penalty", kicker, guard square)       -- the kicker's die
 #:   ("stepin", thrower)                     -- the thrower's step back in
-Pending = tuple
+Pending = tuple[Any, ...]  # str and int items, by kind (above): to_text writes them
 
 
 #: The sides' colours, and how the highlights of ``status()`` show: the called line
@@ -228,7 +219,7 @@ class Position:
     path: tuple[int, ...] = field(default=(), compare=False)
     #: What the last action led to that everyone must hear of: (meaning, words, squares),
     #: e.g. ("offside", "offside: home-10", (G12,)); the status announces it. Not compared.
-    event: tuple = field(default=(), compare=False)
+    event: tuple[str, str, tuple[int, ...]] | tuple[()] = field(default=(), compare=False)
     #: The turns begun since the start (a side's turn, a restart, a steal's fresh turn): the
     #: status reports it, so the table restarts a turn clock. Not compared, not written.
     turn: int = field(default=1, compare=False)
@@ -324,7 +315,7 @@ class Position:
         highlights: dict[str, tuple[str, ...]] = {}
         if self.path:
             highlights["path"] = tuple(SQUARE_NAMES[s] for s in self.path if s in SQUARE_NAMES)
-        awaiting = None
+        awaiting: Awaiting | None = None
         message = f"{side}, {role}, action {self.action} of {n}"
         kind = self.pending[0] if self.pending else ""
         if self.over:
@@ -464,7 +455,7 @@ class Position:
         except TypeError:
             return False
 
-    def apply(self, action: Action) -> "Position":
+    def apply(self, action: Action) -> Position:
         """The position after ``action``; raises :class:`IllegalAction` with the reason."""
         if not self.is_legal(action):
             raise IllegalAction(f"{action}: {self._why_illegal(action)}")
@@ -625,7 +616,7 @@ class Position:
 
     # ----------------------------------------------------------- effects
 
-    def _result(self, action: Action) -> "Position | None":
+    def _result(self, action: Action) -> Position | None:
         """The position after ``action``, or None if it is not legal here."""
         base = replace(self, path=(), event=())
         if isinstance(action, Timeout):  # the rest of the turn is lost
@@ -648,10 +639,10 @@ class Position:
             return base._charge(action)
         return None
 
-    def _mark_used(self, i: int) -> "Position":
+    def _mark_used(self, i: int) -> Position:
         return replace(self, used=self.used | (1 << i))
 
-    def _move(self, move: Move) -> "Position | None":
+    def _move(self, move: Move) -> Position | None:
         frm, to = SQUARE_INDEX[move.frm], SQUARE_INDEX[move.to]
         i = self._at[frm]
         players = list(self.players)
@@ -677,7 +668,7 @@ class Position:
     def _kick_deadline(self) -> int:
         return 1 if self.restart == "kickoff" or self.beginner else 2
 
-    def _kick(self, kick: Kick) -> "Position | None":
+    def _kick(self, kick: Kick) -> Position | None:
         frm = SQUARE_INDEX[kick.frm]
         i = self._at[frm]
         if self.must_kick >= 0 and i != self.must_kick:
@@ -705,7 +696,7 @@ class Position:
             return base._travel(frm, direction, kick.distance, "inside", i, 1 << i)
         return replace(base, pending=("kick", i, kick.kind, direction[0], direction[1]))
 
-    def _charge(self, charge: Charge) -> "Position | None":
+    def _charge(self, charge: Charge) -> Position | None:
         d = self._at[SQUARE_INDEX[charge.frm]]
         k = self._at[SQUARE_INDEX[charge.to]]
         ks = self.players[k]
@@ -722,7 +713,7 @@ class Position:
             return pos._foul(ks, 1 - _side(d))
         return replace(pos, pending=("charge", d, k))
 
-    def _roll(self, die: int) -> "Position | None":
+    def _roll(self, die: int) -> Position | None:
         kind = self.pending[0]
         if kind == "charge":
             return replace(self, pending=("charge2", self.pending[1], self.pending[2], die))
@@ -771,7 +762,7 @@ class Position:
             return pos._travel(frm, (dx, dy), distance, "lob", kicker, 1 << kicker)
         return pos._travel(frm, (dx, dy), die + bonus, "ground", kicker, 1 << kicker, face=die)
 
-    def _choice(self, choice: Choice) -> "Position | None":
+    def _choice(self, choice: Choice) -> Position | None:
         kind = self.pending[0]
         if kind == "receive":
             player, touched = self.pending[1], self.pending[2]
@@ -797,12 +788,12 @@ class Position:
         return None
 
     def _travel(self, frm: int, direction: tuple[int, int], distance: int, mode: str, passer: int,
-                touched: int, face: int = 0, path: tuple[int, ...] = ()) -> "Position":
+                touched: int, face: int = 0, path: tuple[int, ...] = ()) -> Position:
         """The ball goes ``distance`` squares from ``frm``; what it meets decides the rest."""
         x, y = _xy(frm)
         dx, dy = direction
         steps = 0
-        path = list(path)
+        passed = list(path)
         while steps < distance:
             nx, ny = x + dx, y + dy
             if ny in (0, 17) and 5 <= nx <= 7 and dx != 0 and not 5 <= x <= 7:
@@ -815,21 +806,21 @@ class Position:
             square = _sq(x, y)
             if not _on_pitch(x, y):
                 if square in SQUARE_NAMES:
-                    path.append(square)
+                    passed.append(square)
                 over_bar = mode in ("lob", "header") and steps < distance
-                return replace(self, path=tuple(path))._out(x, y, over_bar)
-            path.append(square)
+                return replace(self, path=tuple(passed))._out(x, y, over_bar)
+            passed.append(square)
             j = self._at.get(square, -1)
             if j < 0:
                 continue
             if mode in ("lob", "header"):
                 if steps < distance:
                     continue
-                pos = replace(self, ball=square, path=tuple(path))
+                pos = replace(self, ball=square, path=tuple(passed))
                 if mode == "header":  # reading: a headed ball is kept where it lands
                     return pos._received(j, passer, final=True)
                 return pos._received(j, passer, header=True)
-            pos = replace(self, ball=square, path=tuple(path))
+            pos = replace(self, ball=square, path=tuple(passed))
             if mode == "ground" and steps == 1:
                 if face <= 4:
                     return pos._received(j, passer, touched=touched)
@@ -838,17 +829,17 @@ class Position:
                 return pos._received(j, passer, touched=touched)
             chooser = _side(j)
             return pos._bounce(square, distance - steps, chooser, touched | (1 << j), j)
-        pos = replace(self, ball=_sq(x, y), path=tuple(path))
+        pos = replace(self, ball=_sq(x, y), path=tuple(passed))
         return pos._end_action()
 
     def _bounce(self, square: int, distance: int, chooser: int, touched: int,
-                hit: int) -> "Position":
+                hit: int) -> Position:
         pos = replace(self, pending=("bounce", square, distance, chooser, touched), last_touch=hit,
                       banned=-1 if self.banned != hit else hit)
         return pos
 
     def _received(self, j: int, passer: int, header: bool = False, final: bool = False,
-                  touched: int = 0) -> "Position":
+                  touched: int = 0) -> Position:
         if self._offside(j, passer):
             square = self.players[j]
             called = replace(self, event=("offside", f"offside: {PIECE_NAMES[j]}", (square,)))
@@ -873,7 +864,7 @@ class Position:
 
     # ----------------------------------------------------------- turns and restarts
 
-    def _end_action(self) -> "Position":
+    def _end_action(self) -> Position:
         """The action is over: swap roles if the defence gained the ball, else count it."""
         pos = replace(self, pending=())
         if pos.restart and pos.must_kick < 0:  # the set-piece kick has been taken
@@ -893,7 +884,7 @@ class Position:
             return replace(pos, to_move=1 - pos.to_move, action=1, used=0, turn=pos.turn + 1)
         return replace(pos, action=pos.action + 1)
 
-    def _out(self, x: int, y: int, over_bar: bool = False) -> "Position":
+    def _out(self, x: int, y: int, over_bar: bool = False) -> Position:
         """The ball left the pitch at (x, y) (a goal, or out of play)."""
         square = _sq(x, y)
         last = self.last_touch
@@ -920,11 +911,10 @@ class Position:
             return out._set_piece("corner", CORNERS[(end, left)], 1 - end)
         return out._set_piece("goal-kick-1", GOAL_KICK[(end, left)], end)
 
-    def _goal(self, square: int, path: tuple[int, ...]) -> "Position":
+    def _goal(self, square: int, path: tuple[int, ...]) -> Position:
         conceding = HOME if square in GOALS[HOME] else AWAY
-        score = list(self.score)
-        score[1 - conceding] += 1
-        pos = replace(self, ball=square, score=tuple(score), pending=("goal", conceding),
+        score = (self.score[0] + (conceding == AWAY), self.score[1] + (conceding == HOME))
+        pos = replace(self, ball=square, score=score, pending=("goal", conceding),
                       to_move=conceding, action=1, used=0, turn=self.turn + 1,
                       must_kick=-1, banned=-1, restart="",
                       path=tuple(path))
@@ -932,7 +922,7 @@ class Position:
             return replace(pos, over="goals", pending=())
         return pos
 
-    def _restart(self) -> "Position":
+    def _restart(self) -> Position:
         side = self.pending[1]
         players = _formation(side)
         pending = ("lineup", side, "k", 0) if self.options.lineup else ()
@@ -941,7 +931,7 @@ class Position:
                        last_touch=-1, banned=-1,
                        must_kick=side * 11 + 8, restart="kickoff")
 
-    def _whistle(self) -> "Position":
+    def _whistle(self) -> Position:
         if self.half >= 2:
             if self.score[0] == self.score[1] and self.options.shootout:
                 pos = replace(self, players=_formation(self.kicked_off), used=0, must_kick=-1,
@@ -953,7 +943,7 @@ class Position:
                        turn=self.turn + 1,
                        must_kick=-1, banned=-1, restart="")
 
-    def _shootout(self, hg: int, ag: int, hn: int, an: int) -> "Position":
+    def _shootout(self, hg: int, ag: int, hn: int, an: int) -> Position:
         """The next kick of the penalty shoot-out, or its end (5 kicks each, then sudden death)."""
         decided = max(hn, an) <= 5 and (hg > ag + max(0, 5 - an) or ag > hg + max(0, 5 - hn))
         if hn == an and hn >= 5 and hg != ag:
@@ -964,7 +954,7 @@ class Position:
         return replace(self, ball=PENALTY_SPOT[kicking], pending=("shootout", hg, ag, hn, an, -1),
                        to_move=1 - kicking, offence=kicking)
 
-    def _foul(self, square: int, side: int) -> "Position":
+    def _foul(self, square: int, side: int) -> Position:
         """A foul at ``square``: a free kick for ``side``, a penalty in the other side's area."""
         if square in PENALTY_AREA[1 - side] and not self.beginner:
             return replace(self, pending=("place", "penalty", PENALTY_SPOT[side], side),
@@ -973,7 +963,7 @@ class Position:
                            restart="")
         return self._set_piece("free-kick", square, side)
 
-    def _set_piece(self, kind: str, spot: int, side: int, kicker: int = -1) -> "Position":
+    def _set_piece(self, kind: str, spot: int, side: int, kicker: int = -1) -> Position:
         pos = replace(self, ball=spot, offence=side, to_move=side, action=1, used=0,
                       turn=self.turn + 1, must_kick=-1,
                       banned=-1, restart="")
@@ -983,7 +973,7 @@ class Position:
             return pos._place(side * 11, kind, spot, side)
         return replace(pos, pending=("place", kind, spot, side))
 
-    def _place(self, kicker: int, kind: str, spot: int, side: int) -> "Position":
+    def _place(self, kicker: int, kind: str, spot: int, side: int) -> Position:
         players = list(self.players)
         other = self._at.get(spot, -1)
         if other >= 0 and other != kicker:
@@ -994,7 +984,7 @@ class Position:
             return replace(pos, pending=("guard", kicker), to_move=1 - side)
         return replace(pos, pending=("replace", kind, kicker, side, "o", 0, 0))
 
-    def _setup(self, setup: Setup) -> "Position | None":
+    def _setup(self, setup: Setup) -> Position | None:
         kind = self.pending[0]
         if kind == "place" and setup.kind == "kicker":
             kicker = self._at[SQUARE_INDEX[setup.frm]]

@@ -226,6 +226,7 @@ def pass_targets(board: str, ball: int, i: int) -> list[int]:
             elif on_board(f, r):
                 out.append(square(f, r))
         return out
+    dirs: tuple[tuple[int, int], ...]
     if kind in "BR":
         dirs = DIAGONAL if kind == "B" else ORTHOGONAL
         steps = RANKS

@@ -14,9 +14,10 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import ClassVar, Iterator, Mapping
+from typing import ClassVar
 
 from ..base import IllegalAction, Legend, Light, Outcome, Status
 from .actions import Action, Declare, Move, Pass, Place, Shot
@@ -355,7 +356,7 @@ class Position:
     def is_legal(self, action: object) -> bool:
         return self._why_illegal(action) is None
 
-    def apply(self, action: object) -> "Position":
+    def apply(self, action: object) -> Position:
         """The position after ``action``; :class:`IllegalAction` says why if it is not legal.
 
         >>> from masume.rules.shogi_soccer import RULES
@@ -372,7 +373,7 @@ class Position:
             raise IllegalAction(reason)
         return self._apply(action)  # type: ignore[arg-type]
 
-    def _apply(self, action: Action) -> "Position":
+    def _apply(self, action: Action) -> Position:
         """The position after a legal ``action`` (no checks)."""
         if isinstance(action, Declare):
             return replace(

@@ -9,7 +9,7 @@ from ..base import Restart
 from .geometry import GOAL_NAMES, PITCH, SQUARE_NAMES, STEPS
 
 #: Per pitch square, (target, the Step there) for each step (actions are immutable: shared).
-STEP_ACTIONS: dict[int, tuple[tuple[int, "Step"], ...]] = {}
+STEP_ACTIONS: dict[int, tuple[tuple[int, Step], ...]] = {}
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ class Options:
     keeper_first_action_no_pass: bool = False
 
     @classmethod
-    def make(cls, **options: Any) -> "Options":
+    def make(cls, **options: Any) -> Options:
         known = {f for f in cls.__dataclass_fields__}
         unknown = sorted(set(options) - known)
         if unknown:
@@ -141,7 +141,8 @@ class Position:
         # The dataclass's hash (of all fields), computed once: positions are dict
         # keys throughout the tracker's search.
         try:
-            return self.__dict__["_hash"]
+            hashed: int = self.__dict__["_hash"]
+            return hashed
         except KeyError:
             value = self.__dict__["_hash"] = hash((
                 self.cells, self.ball, self.side, self.done, self.phase, self.keepers,
@@ -190,7 +191,8 @@ class Position:
         (('ball', 'blue'), ('red',))
         """
         cells, ball = self.cells, self.ball
-        out = {name: _ALONE[cell] for i, name in _PITCH_NAMED if (cell := cells[i])}
+        out: dict[str, tuple[str, ...]] = {
+            name: _ALONE[cell] for i, name in _PITCH_NAMED if (cell := cells[i])}
         # The ball: under its holder (in place, so the order stays the pitch's), or alone last.
         out[SQUARE_NAMES[ball]] = _WITH_BALL[cells[ball]]
         return out
@@ -278,10 +280,10 @@ class Position:
             return True
         return False
 
-    def apply(self, action: Action) -> "Position":
+    def apply(self, action: Action) -> Position:
         """The position after ``action``; IllegalAction says why it is not allowed."""
         try:
-            return self._children[action]  # type: ignore[index]
+            return self._children[action]
         except (KeyError, TypeError):
             pass
         if isinstance(action, Jump):
@@ -289,7 +291,7 @@ class Position:
         raise IllegalAction(f"{action}: {self._why_illegal(action)}")
 
     @cached_property
-    def _children(self) -> dict[Action, "Position"]:
+    def _children(self) -> dict[Action, Position]:
         """Legal action -> resulting position, computed once per position."""
         if self.phase == OVER or self.outcome() is not None:
             return {}
@@ -486,7 +488,7 @@ class Position:
 
     # ------------------------------------------------------------- turn rules
 
-    def _resolve(self, effect: _Effect) -> tuple["Position | None", str]:
+    def _resolve(self, effect: _Effect) -> tuple[Position | None, str]:
         """The position an effect leads to under the turn rules, or None and why not."""
         me, options = self.side, self.options
         if effect.goal:
@@ -554,7 +556,7 @@ class Position:
         ball: int,
         keepers: tuple[int, int],
         flipped: tuple[int, ...],
-    ) -> "Position":
+    ) -> Position:
         """Close the turn of the side to move: keeper role, resting players, rule 3-5."""
         me = self.side
         in_area = [i for i in KEEPER_AREA[me] if cells[i] in (ACTIVE[me], RESTING[me])]
@@ -566,7 +568,7 @@ class Position:
         return _position(cells, ball, 1 - me, 0, TAKE if receivers else PLAY, keepers, -1,
                         self.score, -1, flipped, self.options)
 
-    def _take_variants(self) -> tuple[dict[Action, "Position"], dict[Action, "Position"]]:
+    def _take_variants(self) -> tuple[dict[Action, Position], dict[Action, Position]]:
         """The Take variants, one per sandwiching piece: all, and those that let the
         turn go on legally (the receiver may not end the turn in its keeper area
         holding the ball; after a first action a legal second one must follow)."""
@@ -585,22 +587,26 @@ class Position:
             else:
                 variants[action] = _position(frozen_cells, receiver, me, self.done, PLAY, self.keepers,
                                             self.entered, self.score, -1, flipped, self.options)
+        legal: dict[Action, Position]
         if self.done == 2:
-            legal = {a: p for a, p in variants.items() if SQUARE_INDEX[a.to] not in KEEPER_AREA[me]}
+            legal = {a: p for a, p in variants.items()
+                     if isinstance(a, Take) and SQUARE_INDEX[a.to] not in KEEPER_AREA[me]}
         else:
             legal = {a: p for a, p in variants.items() if p._has_legal_action()}
         return variants, legal
 
     # ------------------------------------------------------------- explaining
 
-    def _apply_jump_path(self, jump: Jump) -> "Position":
+    def _apply_jump_path(self, jump: Jump) -> Position:
         """Check a chain of jumps square by square (any path, revisits included)."""
         if not isinstance(jump.steal, int) or not 0 <= jump.steal < max(len(jump.path), 1):
             raise IllegalAction(f"{jump}: steal must be the index of a landing square in the path")
         effect = self._simulate_jump(jump.path)
-        if jump.steal != effect.action.steal:
-            if effect.action.steal:
-                where = jump.path[effect.action.steal]
+        simulated = effect.action
+        assert isinstance(simulated, Jump)
+        if jump.steal != simulated.steal:
+            if simulated.steal:
+                where = jump.path[simulated.steal]
                 raise IllegalAction(f"{jump}: the ball is taken on {where} (mark that square with !)")
             raise IllegalAction(f"{jump}: no ball is taken on {jump.path[jump.steal]}")
         child, reason = self._resolve(effect)
@@ -816,7 +822,9 @@ class Position:
         """Put the steal mark where the ball is really taken (the ! is optional)."""
         if jump.steal:
             return jump
-        return Jump(jump.path, self._simulate_jump(jump.path).action.steal)
+        simulated = self._simulate_jump(jump.path).action
+        assert isinstance(simulated, Jump)
+        return Jump(jump.path, simulated.steal)
 
     def notation(self, action: Action) -> str:
         """The action in the source's notation; round-trips with :meth:`parse_action`.
@@ -917,7 +925,7 @@ class Position:
         return "\n".join(lines)
 
     @staticmethod
-    def _start(first: int, score: tuple[int, int], options: Options) -> "Position":
+    def _start(first: int, score: tuple[int, int], options: Options) -> Position:
         cells, ball, keepers = _start_cells(first)
         return Position(cells, ball, first, 0, PLAY, keepers, -1, score, -1, (), options)
 
