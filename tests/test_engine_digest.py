@@ -24,11 +24,13 @@ from __future__ import annotations
 import hashlib
 import random
 import sys
-from typing import Any, Callable, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
-from masume.rules import load_rules
+from masume.games import load_rules
+from masume.rules import HidesInformation
 
 #: game -> (random games, actions a game at most)
 PLAN: dict[str, tuple[int, int]] = {
@@ -57,11 +59,10 @@ def _status_line(position: Any) -> str:
 
 
 def _views(position: Any) -> Iterator[str]:
-    seen_by: Callable[[str | None], Any] | None = getattr(position, "seen_by", None)
-    if seen_by is None:
+    if not isinstance(position, HidesInformation):
         return
     for viewer in (*position.sides, None):
-        view = seen_by(viewer)
+        view = position.seen_by(viewer)
         yield (f"view {viewer} {sorted(view.cells.items())} {view.hand} {view.panel}")
 
 
@@ -83,14 +84,15 @@ def lines(game: str) -> Iterator[str]:
             if outcome is not None:
                 break
             actions = list(position.legal_actions())
-            hides = getattr(position, "notation_for", None)
+            hides = isinstance(position, HidesInformation)
             for action in actions:
                 written = position.notation(action)
                 after = position.apply(action)
                 back = position.parse_action(written)
                 line = f"  {action} | {written} | {back == action} | {after.to_text()}"
-                if hides is not None:
-                    line += " | " + " | ".join(hides(action, v) for v in (*position.sides, None))
+                if hides:
+                    line += " | " + " | ".join(position.notation_for(action, v)
+                                               for v in (*position.sides, None))
                 yield line
             if not actions:
                 break

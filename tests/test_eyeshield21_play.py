@@ -1,17 +1,15 @@
 """Eyeshield 21 TCG over whole games: the record files (also through
-``masume record check``), the module's doctests, and a property test of random
+``masume record check``) and a property test of random
 play (every legal action applies, notation and position text round-trip, the
 hidden cards stay hidden, the cards add up, and games end by deck-out)."""
 
 from __future__ import annotations
 
-import doctest
 import random
 import subprocess
 import sys
 from pathlib import Path
 
-import masume.rules.eyeshield21 as package
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -84,17 +82,6 @@ def test_record_check_cli() -> None:
     result = masume("record", "check", "--game", "eyeshield21", str(illegal))
     assert result.returncode == 1
     assert result.stderr.strip().startswith("line 6: refill 3: refill 0 to 2")
-
-
-# --------------------------------------------------------------------------- doctests
-
-
-def test_doctests() -> None:
-    from masume.rules.eyeshield21 import actions, cards, geometry, notation, position
-
-    for module in (package, actions, cards, geometry, notation, position):
-        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-        assert result.failed == 0, module.__name__
 
 
 # --------------------------------------------------------------------------- properties

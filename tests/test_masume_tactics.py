@@ -88,15 +88,6 @@ def test_piece_and_square_names_match_the_board() -> None:
     assert {p for stack in layout.values() for p in stack} == set(board.pieces)
 
 
-def test_doctests() -> None:
-    import doctest
-
-    import masume.rules.masume_tactics as module
-
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
-
-
 # --------------------------------------------------------------------------- kick-off
 
 

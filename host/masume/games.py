@@ -15,7 +15,7 @@ positions name are read the one way, with the one cache.
 >>> load_rules("chess")
 Traceback (most recent call last):
 ...
-ValueError: unknown game 'chess'; known games: eyeshield21, magic-number-eleven, masume-tactics, shogi-soccer, soccer-shogi
+ValueError: unknown game 'chess'; known games: eyeshield21, magic-number-eleven, ...
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ What a square shows, most urgent first:
 | ... and where a piece must be taken from | white | pulse |
 | the reading chosen when the sensors allowed several | violet | pulse |
 | the rules' highlights (``Status.highlights``) | as the game's legend says | |
-| a highlight its legend does not name, but named for a side (``home``, ``home-score``) | the side's colour | steady |
+| a highlight not in the legend, named for a side (``home-score``) | the side's colour | steady |
 | the squares of the last action | the mover's colour, dim | steady |
 
 Each game declares its sides' colours and how its highlights show

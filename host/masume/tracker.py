@@ -53,9 +53,10 @@ choices.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from functools import partial
+from typing import Any, Literal, cast
 
 from masume.boards import Board
 from masume.cards import CardSet
@@ -65,11 +66,11 @@ from masume.rules.base import ANY_CARD, AnyPosition, Game, Layout
 SETTLE_S = 0.35
 
 #: A layout entry on a cell without a sensor (Tracker.signature leaves it out).
-_UNSENSED = object()
+_UNSENSED = None
 
 #: What one cell shows to its sensor, comparable across sensor kinds:
 #: presence -> bool, identity and card -> sorted piece names.
-Signature = object
+Signature = bool | tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -142,14 +143,14 @@ class Tracker:
         self._empty = {c.name: self._expected(c.sensor, ()) for c in self._cells}
         self._sensor_of = {c.name: c.sensor for c in self._cells}
         #: (cell, pieces) -> what its sensor reads (_UNSENSED where none), kept
-        self._expected_of: dict[tuple[str, tuple[str, ...]], Signature] = {}
+        self._expected_of: dict[tuple[str, tuple[str, ...]], Signature | None] = {}
         #: _same_origin's (base, current position, the cells the last action took
         #: pieces from), kept while the search asks about the same two positions
         self._origin: tuple[AnyPosition, AnyPosition, set[str]] | None = None
         self._sensed: dict[str, Signature] | None = None
         self._changed_at = 0.0
         self._settled_on: dict[str, Signature] | None = None
-        self._signatures: dict[Hashable, dict[str, Signature]] = {}
+        self._signatures: dict[AnyPosition, dict[str, Signature]] = {}
         self._choices: list[_Reading] = []  # the readings that fit equally well
         self._choice_index = 0
         self._chosen_popped: tuple[Hashable, ...] = ()
@@ -176,11 +177,11 @@ class Tracker:
             known = self._expected_of
             for item in position.layout().items():
                 try:
-                    sig = known[item]  # type: ignore[index]
+                    sig = known[item]
                 except KeyError:
                     if len(known) > 100_000:
                         known.clear()
-                    sig = known[item] = self._expected_at(*item)  # type: ignore[index]
+                    sig = known[item] = self._expected_at(*item)
                 except TypeError:  # a layout that gives lists
                     sig = self._expected_at(*item)
                 if sig is not _UNSENSED:
@@ -190,7 +191,7 @@ class Tracker:
             self._signatures[key] = cached
         return cached
 
-    def _expected_at(self, name: str, pieces: tuple[str, ...]) -> Signature:
+    def _expected_at(self, name: str, pieces: tuple[str, ...]) -> Signature | None:
         """What the sensor of cell ``name`` reads with ``pieces`` on it; _UNSENSED
         where no sensor is."""
         sensor = self._sensor_of.get(name)
@@ -254,7 +255,7 @@ class Tracker:
         if sensor == "card":
             # Readers report the UID in hex; the card set writes it in upper case.
             return (f"tag:{str(reading).upper()}",) if reading else ()
-        return tuple(sorted(reading or ()))
+        return tuple(sorted(cast("tuple[str, ...]", reading or ())))
 
     # ---- input ------------------------------------------------------------------
 
@@ -435,7 +436,10 @@ class Tracker:
         # Each step of the search: amending the last action first (a chain that
         # went on, a slide that went further), then new actions; both kinds stay
         # on offer, so confirm can switch between them where both fit.
-        searches = []
+        def back(pops: int) -> list[_Reading]:
+            return [_Reading(pops, ())] if self._fits(bases[pops]) else []
+
+        searches: list[Callable[[], list[_Reading]]] = []
         if len(bases) > 1 and self._may_pop(1):
             searches.append(lambda: one(bases[1], 1) + one(bases[0], 0))
             searches.append(lambda: two(bases[1], 1) + two(bases[0], 0))
@@ -443,7 +447,7 @@ class Tracker:
             searches += [lambda: one(bases[0], 0), lambda: two(bases[0], 0)]
         for pops in (1, 2):
             if len(bases) > pops and self._may_pop(pops):
-                searches.append(lambda pops=pops: [_Reading(pops, ())] if self._fits(bases[pops]) else [])
+                searches.append(partial(back, pops))
         for search in searches:
             found = search()
             if found:
@@ -486,11 +490,12 @@ class Tracker:
                 return None
             extra, missing = Counter(sensed) - Counter(wanted), Counter(wanted) - Counter(sensed)
             # Only pieces that stood on this very square before the action may linger.
-            if missing or extra - (Counter(had[name]) - Counter(wanted)):
+            if missing or extra - (_as_counter(had[name]) - Counter(wanted)):
                 return None
         # ... and only pieces the action took off the board, not moved elsewhere.
         gone = _total(had) - _total(want)
-        lingering = sum((Counter(self._sensed[n]) - Counter(want[n]) for n in differing), Counter())
+        lingering = sum((_as_counter(self._sensed[n]) - _as_counter(want[n]) for n in differing),
+                        Counter[str]())
         if lingering - gone:
             return None
         return tuple(differing)
@@ -606,7 +611,8 @@ class Tracker:
         else:
             self.view = View("moving", differing=differing, placed=placed)
 
-    def _card_problems(self, differing: tuple[str, ...], want: Mapping[str, Signature]) -> list[str]:
+    def _card_problems(self, differing: tuple[str, ...],
+                       want: Mapping[str, Signature]) -> list[str]:
         """On a card mat, what is wrong in words: an unknown tag, a card out of place."""
         assert self._sensed is not None
         out: list[str] = []
@@ -618,12 +624,15 @@ class Tracker:
             tag = sensed[0][4:]
             copy = self.cards.by_tag(tag) if self.cards is not None else None
             if self.cards is not None and copy is None:
-                out.append(f"unknown card on {name} (tag {tag}): enroll it with masume cards enroll")
+                out.append(f"unknown card on {name} (tag {tag}): "
+                           "enroll it with masume cards enroll")
                 continue
-            label = f"{copy.card.name} ({copy.id})" if copy is not None else f"the card with tag {tag}"
+            label = (f"{copy.card.name} ({copy.id})" if copy is not None
+                     else f"the card with tag {tag}")
             wanted = want.get(name, ())
             if wanted and not isinstance(wanted, bool):
-                out.append(f"{label} is on {name}, where the game has {self._card_label(wanted[-1])}")
+                out.append(f"{label} is on {name}, where the game has "
+                           f"{self._card_label(wanted[-1])}")
             else:
                 out.append(f"{label} is on {name}: the game has no card there")
         for name in differing:
@@ -685,7 +694,8 @@ class Tracker:
             squares = set(_action_squares(reading.pushes[-1], self.board))
         return tuple(sorted(squares))
 
-    def _lifted(self, position: AnyPosition, differing: tuple[str, ...]) -> dict[str, dict[str, str]] | None:
+    def _lifted(self, position: AnyPosition,
+                differing: tuple[str, ...]) -> dict[str, dict[str, str]] | None:
         """If the only differences are pieces missing: for each lifted square, where
         what was lifted may go (destination -> MOVE or SEND).
 
@@ -768,19 +778,19 @@ def _says(reading: _Reading, word: str) -> bool:
     return any(word in str(action).split() for action in reading.pushes)
 
 
-def _total(signature: Mapping[str, Signature]) -> Counter:
+def _total(signature: Mapping[str, Signature]) -> Counter[str]:
     """All pieces a board signature names (identity and card sensors)."""
-    out: Counter = Counter()
+    out: Counter[str] = Counter()
     for sig in signature.values():
         if not isinstance(sig, bool):
-            out.update(sig)  # type: ignore[arg-type]
+            out.update(sig)
     return out
 
 
-def _as_counter(sig: Signature) -> Counter:
+def _as_counter(sig: Signature) -> Counter[str]:
     if isinstance(sig, bool):
         return Counter({"?": 1} if sig else {})
-    return Counter(sig)  # type: ignore[arg-type]
+    return Counter(sig)
 
 
 def _less(sensed: Signature, want: Signature) -> bool:

@@ -242,7 +242,7 @@ class Legend:
 #: An action is a frozen, hashable value; ``str(action)`` is its notation.
 A = TypeVar("A", bound=Hashable)
 #: An action type only taken in (a protocol that only reads actions).
-A_in = TypeVar("A_in", bound=Hashable, contravariant=True)
+A_contra = TypeVar("A_contra", bound=Hashable, contravariant=True)
 
 
 class Position(Protocol[A]):
@@ -297,13 +297,13 @@ AnyPosition = Position[Any]
 
 
 @runtime_checkable
-class HidesInformation(Protocol[A_in]):
+class HidesInformation(Protocol[A_contra]):
     """A position of a game that hides things from some viewers (the card games)."""
 
     def seen_by(self, viewer: str | None) -> TableView:
         """What ``viewer`` (a side, or None for a spectator) may see."""
 
-    def notation_for(self, action: A_in, viewer: str | None) -> str:
+    def notation_for(self, action: A_contra, viewer: str | None) -> str:
         """The action as ``viewer`` may read it (a face-down card unnamed)."""
 
 

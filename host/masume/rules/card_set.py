@@ -225,7 +225,8 @@ def _card(entry: Any, n: int, problems: list[str]) -> Card | None:
         except ValueError as exc:
             problems.append(f"{label}: {exc}")
     if len(tags) > copies:
-        problems.append(f"{label}: {len(tags)} tags for {copies} cop{'y' if copies == 1 else 'ies'}")
+        copy_word = "copy" if copies == 1 else "copies"
+        problems.append(f"{label}: {len(tags)} tags for {copies} {copy_word}")
     fields = {k: v for k, v in entry.items() if k not in _GENERIC}
     return Card(card_id, str(name or ""), str(kind or ""), copies, tuple(tags), fields)
 

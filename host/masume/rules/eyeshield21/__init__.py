@@ -20,7 +20,7 @@ The set-up and the first turn's attack, in the manner of python-chess::
     ...              "S04.1@away-character-3", "deal", "reveal"):
     ...     _ = game.push_notation(text)
     >>> game.position.status().message
-    'home, main phase: characters, reactions, abilities, buy cards (1 guts each; 4 guts), then attack'
+    'home, main phase: characters, reactions, abilities, buy cards (1 guts each; 4 guts), then ...'
     >>> game.position.piles[0], game.position.piles[1]
     (Piles(deck=29, hand=4, guts=4, discard=0), Piles(deck=27, hand=5, guts=5, discard=0))
     >>> for text in ("attack", "home-character-1>home-pass-1", "home-character-2>home-pass-2",
@@ -119,7 +119,7 @@ class Eyeshield21Rules:
                        loser=resigning(position, side))
 
     def check_cards(self, card_set: CardSet) -> list[str]:
-        """The game's checks of a card set, one line per problem (see :func:`.cards.check_cards`)."""
+        """The game's checks of a card set, one line per problem (:func:`.cards.check_cards`)."""
         return check_cards(card_set)
 
 

@@ -18,7 +18,6 @@ Four kinds, each a frozen value whose ``str`` is its notation:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 #: Calls without a count, and those with one.
 WORDS = ("deal", "reveal", "draw", "guts", "buy", "attack", "ready", "done")
@@ -71,4 +70,4 @@ class Call:
         return self.word if self.count is None else f"{self.word} {self.count}"
 
 
-Action = Union[Place, Move, Use, Call]
+Action = Place | Move | Use | Call

@@ -212,7 +212,8 @@ def deck_lists(card_set: CardSet, problems: list[str] | None = None) -> dict[str
             if len(marked) == 1:
                 pair = (marked[0], balls[1 - balls.index(marked[0])])
         if pair == ("", "") or any(card_set.copy(b).card.kind != "ball" for b in balls):
-            problems.append(f"{where}: balls must be two ball cards, one with the ball mark and one without")
+            problems.append(f"{where}: balls must be two ball cards, one with the ball mark and "
+                            "one without")
         decks[deck_id] = Deck(deck_id, str(raw.get("title", deck_id)), copies, pair)
     return decks
 
@@ -229,7 +230,8 @@ def deck_problems(card_set: CardSet, deck: Deck) -> list[str]:
     names = Counter(card_set.copy(c).card.name for c in set(deck.copies))
     for name, count in sorted(names.items()):
         if count > MAX_OF_A_NAME:
-            problems.append(f"{where}: {count} cards named {name!r}; at most {MAX_OF_A_NAME} of a name")
+            problems.append(f"{where}: {count} cards named {name!r}; at most {MAX_OF_A_NAME} of a "
+                            "name")
     balls = sorted(c for c in set(deck.copies) if card_set.copy(c).card.kind == "ball")
     if balls:
         problems.append(f"{where}: ball cards stay out of the deck ({', '.join(balls)})")
@@ -247,13 +249,15 @@ def _card_problems(card: Card) -> list[str]:
     if card.kind in ("character", "combination"):
         types = play_types(card)
         if not types or any(t not in PLAY_TYPES for t in types):
-            problems.append(f"{where}: play must be run, pass or line (or a list of them), not {card.get('play')!r}")
+            problems.append(f"{where}: play must be run, pass or line (or a list of them), not "
+                            f"{card.get('play')!r}")
         power = card.get("power")
         if not isinstance(power, int) or isinstance(power, bool) or power < 0:
             problems.append(f"{where}: power must be a whole number of at least 0, not {power!r}")
     if card.kind == "combination":
         members = card.get("members")
-        if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, str) for m in members):
+        if (not isinstance(members, list) or len(members) < 2
+                or not all(isinstance(m, str) for m in members)):
             problems.append(f"{where}: members must list at least two character names")
     if card.kind == "ball" and not isinstance(card.get("mark"), bool):
         problems.append(f"{where}: mark must be true (the ball mark) or false")
@@ -265,19 +269,23 @@ def _card_problems(card: Card) -> list[str]:
     if card.kind not in WHEN:
         return problems + [f"{where}: a {card.kind} card has no ability"]
     if not isinstance(raw, dict):
-        return problems + [f"{where}: ability must be a table {{when = ..., effect = ..., amount = ...}}"]
+        return problems + [(f"{where}: ability must be a table "
+                            f"{{when = ..., effect = ..., amount = ...}}")]
     unknown = sorted(set(raw) - {"when", "effect", "amount", "team", "cost", "bench"})
     if unknown:
         problems.append(f"{where}: ability has unknown field(s) {', '.join(unknown)}")
     when, effect = raw.get("when"), raw.get("effect")
     if when not in WHEN[card.kind]:
-        problems.append(f"{where}: ability when must be one of {', '.join(WHEN[card.kind])}, not {when!r}")
+        problems.append(f"{where}: ability when must be one of {', '.join(WHEN[card.kind])}, not "
+                        f"{when!r}")
     if effect not in EFFECTS:
-        problems.append(f"{where}: ability effect must be one of {', '.join(EFFECTS)}, not {effect!r}")
+        problems.append(f"{where}: ability effect must be one of {', '.join(EFFECTS)}, not "
+                        f"{effect!r}")
     for key in ("amount", "cost"):
         value = raw.get(key, 0)
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            problems.append(f"{where}: ability {key} must be a whole number of at least 0, not {value!r}")
+            problems.append(f"{where}: ability {key} must be a whole number of at least 0, not "
+                            f"{value!r}")
     if effect == "team-power" and not raw.get("team"):
         problems.append(f"{where}: a team-power ability names its team")
     if raw.get("bench") and card.kind != "character":
@@ -370,9 +378,11 @@ def _table(card_set: CardSet, name: str, deck_home: str, deck_away: str) -> Tabl
     for side, deck_id in zip(SIDES, chosen):
         if deck_id not in decks:
             known = ", ".join(ids) or "none"
-            raise ValueError(f"no deck list {deck_id!r} for {side} in card set {card_set.id} (deck lists: {known})")
+            raise ValueError(f"no deck list {deck_id!r} for {side} in card set {card_set.id} (deck "
+                             f"lists: {known})")
     if chosen[0] == chosen[1]:
-        raise ValueError(f"both sides cannot play deck {chosen[0]!r}: each physical card belongs to one deck")
+        raise ValueError(f"both sides cannot play deck {chosen[0]!r}: each physical card belongs "
+                         "to one deck")
     pair = (decks[chosen[0]], decks[chosen[1]])
     shared = (set(pair[0].copies) | set(pair[0].balls)) & (set(pair[1].copies) | set(pair[1].balls))
     if shared:

@@ -67,4 +67,5 @@ ALL_CELLS: frozenset[str] = frozenset(
 
 
 __all__ = ["ALL_CELLS", "AREAS", "AWAY", "HOME", "SIDES", "area_cells", "area_of", "ball_cell",
-           "bench_cells", "character_cells", "half_cells", "owner_of", "pile_cell", "reaction_cells"]
+           "bench_cells", "character_cells", "half_cells", "owner_of", "pile_cell",
+           "reaction_cells"]

@@ -28,7 +28,8 @@ _PLACE = re.compile(rf"^({_NAME})\s*@\s*({_NAME})$")
 _MOVE = re.compile(rf"^({_NAME})\s*>\s*({_NAME})$")
 _USE = re.compile(rf"^use\s+({_NAME})(?:\s*>\s*({_NAME}))?$", re.IGNORECASE)
 _CALL = re.compile(r"^([a-z]+)(?:\s+(\d+))?$", re.IGNORECASE)
-HELP = "(F01.2@home-character-1, home-character-1>home-pass-3, home-pass-3>hand, use home-pass-3, draw, refill 2)"
+HELP = ("(F01.2@home-character-1, home-character-1>home-pass-3, home-pass-3>hand, use home-pass-3, "
+        "draw, refill 2)")
 
 
 def parse_notation(text: str) -> Action:
@@ -37,7 +38,7 @@ def parse_notation(text: str) -> Action:
     >>> parse_notation("pass home")
     Traceback (most recent call last):
     ...
-    masume.rules.base.NotationError: 'pass home' is not eyeshield21 notation (F01.2@home-character-1, home-character-1>home-pass-3, home-pass-3>hand, use home-pass-3, draw, refill 2)
+    masume.rules.base.NotationError: 'pass home' is not eyeshield21 notation (F01.2@...)
     """
     if not isinstance(text, str):
         raise NotationError(f"{text!r} is not text")
@@ -115,9 +116,11 @@ def read_text(text: str, overrides: dict[str, Any],
             raise bad("mods=<home>/<away>")
         loser_text = fields.get("loser", "")
         position = Position(
-            table, step, SIDES.index(fields.get("move", "home")), SIDES.index(fields.get("turn", "home")),
+            table, step, SIDES.index(fields.get("move", "home")),
+            SIDES.index(fields.get("turn", "home")),
             int(fields.get("n", "0")), tuple(sorted(cells)), (piles[0], piles[1]),
-            (ids("gone-home"), ids("gone-away")), (ids("known-home"), ids("known-away")), ids("used"),
+            (ids("gone-home"), ids("gone-away")), (ids("known-home"), ids("known-away")),
+            ids("used"),
             fields.get("area", ""), fields.get("hit", "0") == "1", (mods[0], mods[1]),
             fields.get("over", ""), SIDES.index(loser_text) if loser_text in SIDES else -1, opts,
         )
@@ -146,9 +149,11 @@ def impossible(position: Position) -> str:
             return f"{copy} is {position.table.owner(copy)}'s card, on {cell}"
     for s, side in enumerate(SIDES):
         on_mat = sum(1 for _, copy, _ in position.cells
-                     if position.table.owner_index(copy) == s and position.table.kind(copy) != "ball")
+                     if position.table.owner_index(copy) == s
+                     and position.table.kind(copy) != "ball")
         if sum(position.piles[s]) + on_mat != len(position.table.decks[s].copies):
-            return f"{side}'s cards do not add up to its deck of {len(position.table.decks[s].copies)}"
+            return (f"{side}'s cards do not add up to its deck of "
+                    f"{len(position.table.decks[s].copies)}")
     if position.area and position.area not in AREAS:
         return "area is pass or run"
     return ""

@@ -190,7 +190,8 @@ class Position:
 
     @property
     def card_set(self) -> CardSet:
-        """The cards in play (:class:`masume.rules.base.OnCards`: the tracker names a card by its tag)."""
+        """The cards in play (:class:`masume.rules.base.OnCards`: the tracker names a card
+        by its tag)."""
         return self.table.card_set
 
     @property
@@ -224,7 +225,8 @@ class Position:
     def _pools(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         on_mat = {copy for _, copy, _ in self.cells}
         return tuple(  # type: ignore[return-value]
-            tuple(c for c in self.table.decks[s].copies if c not in on_mat and c not in self.gone[s])
+            tuple(c for c in self.table.decks[s].copies
+                  if c not in on_mat and c not in self.gone[s])
             for s in (0, 1)
         )
 
@@ -252,7 +254,8 @@ class Position:
                 if owner_of(cell) == name and self.table.kind(copy) in ("character", "combination")]
 
     def _names_on_field(self, side: int) -> set[str]:
-        return {self.card(copy).name for _, copy in self._field(side) if self.table.kind(copy) == "character"}
+        return {self.card(copy).name for _, copy in self._field(side)
+                if self.table.kind(copy) == "character"}
 
     def _counted(self, side: int) -> list[tuple[str, str]]:
         """(cell, copy) of the cards whose power counts in this attack (パワー計算)."""
@@ -280,7 +283,8 @@ class Position:
             role = "attack" if owner == self.attacker else "block"
             for cell, copy in self.cards_on(reaction_cells(SIDES[owner])):
                 ability = ability_of(self.card(copy))
-                if not (ability and self.face_up(cell) and is_lasting(self.card(copy)) and ability.when == role):
+                if not (ability and self.face_up(cell) and is_lasting(self.card(copy))
+                        and ability.when == role):
                     continue
                 if ability.effect == "weaken" and owner != s:
                     total -= ability.amount
@@ -311,7 +315,8 @@ class Position:
 
     def layout(self) -> dict[str, tuple[str, ...]]:
         """Every card on its cell as ``tag:UID``; non-empty piles as ANY_CARD."""
-        out: dict[str, tuple[str, ...]] = {cell: (self.table.piece(copy),) for cell, copy, _ in self.cells}
+        out: dict[str, tuple[str, ...]] = {cell: (self.table.piece(copy),)
+                                           for cell, copy, _ in self.cells}
         for s, side in enumerate(SIDES):
             for pile, count in (("deck", self.piles[s].deck), ("guts", self.piles[s].guts),
                                 ("discard", self.piles[s].discard)):
@@ -363,7 +368,8 @@ class Position:
         if self.step == SETUP:
             placed = len(self.cards_on(character_cells(side)))
             if placed < START_CHARACTERS:
-                return f"{side}: set-up: lay {START_CHARACTERS - placed} more character(s) face down"
+                return (f"{side}: set-up: lay {START_CHARACTERS - placed} more character(s) face "
+                        "down")
             n = START_HAND[0 if self.mover == self.first else 1]
             return f"{side}: set-up: shuffle, then deal: draw {n} cards and set {n} guts face down"
         if self.step == SHOW:
@@ -382,7 +388,8 @@ class Position:
             what = "attack" if self.step == ALLOT else "block"
             balls = " and both ball cards" if self.step == ALLOT else ""
             if left:
-                return f"{side} to {what}: every character ({left} left){balls} face down to pass or run, tactics too; then ready"
+                return (f"{side} to {what}: every character ({left} left){balls} face down to pass "
+                        "or run, tactics too; then ready")
             return f"{side} to {what}: tactics face down if any{balls}; then ready"
         if self.step == GUESS:
             return f"{side}: guess the attack: your ball-mark card face up in pass or run"
@@ -391,21 +398,27 @@ class Position:
         if self.step == REFILL:
             return f"{side} guessed the {self.area} attack: refill 0-{self._refill_max()} guts"
         if self.step in (PLAY_ATTACK, PLAY_BLOCK):
-            return (f"{side}, {self.area} attack: abilities, combination cards, reactions; then done "
-                    f"(power {self.power(SIDES[self.attacker])} v {self.power(SIDES[self.defender])})")
+            return (f"{side}, {self.area} attack: abilities, combination cards, reactions; then "
+                    "done "
+                    f"(power {self.power(SIDES[self.attacker])} v "
+                    f"{self.power(SIDES[self.defender])})")
         if self.step in (TACTICS_ATTACK, TACTICS_BLOCK):
             return (f"{side}, {self.area} attack: use tactics cards; then done "
-                    f"(power {self.power(SIDES[self.attacker])} v {self.power(SIDES[self.defender])})")
+                    f"(power {self.power(SIDES[self.attacker])} v "
+                    f"{self.power(SIDES[self.defender])})")
         if self.step == DAMAGE:
-            return f"{side}: damage {self.damage()}: discard {self.damage()} cards from the top of your deck"
+            return (f"{side}: damage {self.damage()}: discard {self.damage()} cards from the top "
+                    "of your deck")
         if self.step == CHANGE:
-            return f"{side}: change characters (discard, lay from the hand; at most {FIELD_LIMIT}), then done"
+            return (f"{side}: change characters (discard, lay from the hand; at most "
+                    f"{FIELD_LIMIT}), then done")
         if self.step == TIDY:
             if next(self._tidy_moves(self.mover), None) is not None:
                 also = f" ({SIDES[self.defender]} too)" if self.mover == self.attacker else ""
                 return (f"{side}: clear the play areas{also}: characters back, combination and "
                         "unused tactics cards to the hand, ball cards off")
-            return f"{side}: discard {piles.hand - self.options.hand_limit} to keep {self.options.hand_limit} cards in hand"
+            return (f"{side}: discard {piles.hand - self.options.hand_limit} to keep "
+                    f"{self.options.hand_limit} cards in hand")
         return side
 
     # ------------------------------------------------------------- legal actions
@@ -498,7 +511,8 @@ class Position:
             role = "attack" if step == PLAY_ATTACK else "block"
             for cell, copy in self.cards_on(reaction_cells(side)):
                 ability = ability_of(self.card(copy))
-                if ability and not self.face_up(cell) and ability.when == role and self._affordable(me, ability):
+                if (ability and not self.face_up(cell) and ability.when == role
+                        and self._affordable(me, ability)):
                     yield Use(cell)
             if hand:
                 yield from self._combinations(me)
@@ -625,15 +639,21 @@ class Position:
                 return f"{action.copy} is {owner}'s card; it is {self.to_move}'s move"
             if self.card_at(action.cell) is not None:
                 return f"{action.cell} is taken"
-            if self.table.kind(action.copy) != "ball" and action.copy not in self._pools[self.mover]:
-                return f"{action.copy} is not in {owner}'s hand (it lies on the mat or in the discard pile)"
+            if (self.table.kind(action.copy) != "ball"
+                    and action.copy not in self._pools[self.mover]):
+                return (f"{action.copy} is not in {owner}'s hand (it lies on the mat or in the "
+                        "discard pile)")
             if self.table.kind(action.copy) == "character" and self.step in (MAIN, CHANGE, SETUP):
                 if self.card(action.copy).name in self._names_on_field(self.mover):
-                    return f"{self.card(action.copy).name} is on {owner}'s field already (one of a name)"
+                    return (f"{self.card(action.copy).name} is on {owner}'s field already (one of "
+                            "a name)")
                 if len(self._field(self.mover)) >= FIELD_LIMIT:
                     return f"{owner} has {FIELD_LIMIT} characters and combination cards already"
-            if self.table.kind(action.copy) == "combination" and self.step in (PLAY_ATTACK, PLAY_BLOCK):
-                return f"{self.card(action.copy).name} needs {', '.join(members_of(self.card(action.copy)))} face up in {owner}'s half of the {self.area} area"
+            if (self.table.kind(action.copy) == "combination"
+                    and self.step in (PLAY_ATTACK, PLAY_BLOCK)):
+                members = ", ".join(members_of(self.card(action.copy)))
+                return (f"{self.card(action.copy).name} needs {members} face up in {owner}'s half "
+                        f"of the {self.area} area")
         if isinstance(action, Move) and self.card_at(action.frm) is None:
             return f"no card on {action.frm}"
         if isinstance(action, (Place, Move)):
@@ -644,7 +664,8 @@ class Position:
             if targets:
                 return f"{source} may go to {', '.join(targets)} now"
         if isinstance(action, Call) and action.word in ("ready",) and self.step in (ALLOT, BLOCK):
-            return "every character must go to the pass or run area first (and both ball cards, attacking)"
+            return ("every character must go to the pass or run area first (and both ball cards, "
+                    "attacking)")
         if isinstance(action, Call) and action.word == "refill" and self.step == REFILL:
             return (f"refill 0 to {self._refill_max()}: at most the attacker's characters in the "
                     f"{self.area} area")
@@ -667,7 +688,8 @@ class Position:
         changes: dict[str, Any] = {}
 
         def count(side: int, **delta: int) -> None:
-            piles[side] = piles[side]._replace(**{k: getattr(piles[side], k) + v for k, v in delta.items()})
+            piles[side] = piles[side]._replace(
+                **{k: getattr(piles[side], k) + v for k, v in delta.items()})
 
         def to_discard(cell: str) -> None:
             copy, _ = cells.pop(cell)
@@ -709,7 +731,7 @@ class Position:
             else:  # to the play areas face down (相手に内容がわからないよう); back face up
                 cells[action.to] = (copy, step not in (ALLOT, BLOCK))
         elif isinstance(action, Use):
-            copy, up = cells[action.cell]
+            copy, _up = cells[action.cell]
             card = self.card(copy)
             ability = ability_of(card)
             assert ability is not None
@@ -719,7 +741,8 @@ class Position:
             if action.bench:  # 特殊能力の発動条件として一時的にベンチに移動する
                 del cells[action.cell]
                 cells[action.bench] = (copy, True)
-            count(me, guts=-ability.cost, deck=ability.cost)  # ガッツ 1枚をデッキの一番上に戻すごとに 1
+            # ガッツ 1枚をデッキの一番上に戻すごとに 1
+            count(me, guts=-ability.cost, deck=ability.cost)
             if not (card.kind == "reaction" and is_lasting(card)):  # a lasting one works in power()
                 mods = list(self.mods)
                 self._effect(me, ability, piles, mods, cells)
@@ -752,7 +775,8 @@ class Position:
             piles[side] = piles[side]._replace(deck=piles[side].deck - n, guts=piles[side].guts + n)
         elif ability.effect == "mill":
             n = min(amount, piles[other].deck)
-            piles[other] = piles[other]._replace(deck=piles[other].deck - n, discard=piles[other].discard + n)
+            piles[other] = piles[other]._replace(deck=piles[other].deck - n,
+                                                 discard=piles[other].discard + n)
 
     def _after_call(self, action: Call, cells: dict[str, tuple[str, bool]], piles: list[Piles],
                     known: list[list[str]], used: list[str]) -> dict[str, Any]:
@@ -939,8 +963,10 @@ class Position:
         if self.area and self.step in ATTACK_STEPS:
             panel += [("attack area", self.area),
                       ("guess", "right" if self.hit else "wrong"),
-                      (f"{SIDES[self.attacker]} attack power", str(self.power(SIDES[self.attacker]))),
-                      (f"{SIDES[self.defender]} block power", str(self.power(SIDES[self.defender]))),
+                      (f"{SIDES[self.attacker]} attack power",
+                       str(self.power(SIDES[self.attacker]))),
+                      (f"{SIDES[self.defender]} block power",
+                       str(self.power(SIDES[self.defender]))),
                       ("damage", str(self.damage()))]
         hand: tuple[str, ...] = ()
         if viewer in SIDES:
@@ -961,7 +987,8 @@ class Position:
             p = self.piles[s]
             lines.append(f"{side}: deck {p.deck} hand {p.hand} guts {p.guts} discard {p.discard}")
             for zone, cells in (("characters", character_cells(side)), ("bench", bench_cells(side)),
-                                ("reactions", reaction_cells(side)), ("pass", half_cells(side, "pass")),
+                                ("reactions", reaction_cells(side)),
+                                ("pass", half_cells(side, "pass")),
                                 ("run", half_cells(side, "run"))):
                 shown = [(copy if up else f"[{copy}]")
                          for copy, up in (self._at[c] for c in cells if c in self._at)]
@@ -975,7 +1002,8 @@ class Position:
     def to_text(self) -> str:
         """The whole position on one line (``RULES.from_text`` reads it back)."""
         opts = self.options
-        parts = [f"cards={self.table.name}", f"decks={self.table.deck_ids[0]}/{self.table.deck_ids[1]}",
+        parts = [f"cards={self.table.name}",
+                 f"decks={self.table.deck_ids[0]}/{self.table.deck_ids[1]}",
                  f"first={opts.first}"]
         if opts.draw_cost != Options.draw_cost:
             parts.append(f"draw_cost={opts.draw_cost}")
@@ -999,7 +1027,8 @@ class Position:
         if self.mods != (0, 0):
             parts.append(f"mods={self.mods[0]}/{self.mods[1]}")
         if self.over:
-            parts += [f"over={self.over}", f"loser={SIDES[self.loser] if self.loser >= 0 else 'both'}"]
+            loser = SIDES[self.loser] if self.loser >= 0 else "both"
+            parts += [f"over={self.over}", f"loser={loser}"]
         return " ".join(parts)
 
 

@@ -40,7 +40,6 @@ Synergy(card='SY05', area=1, source='deck')
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 
 @dataclass(frozen=True)
@@ -167,8 +166,8 @@ class Ready:
         return "ready"
 
 
-Action = Union[Reveal, Pick, Bench, Link, Press, Place, Effect, Shoot, EndTurn, Synergy, Done,
-               Penalty, Sub, Ready, Clear]
+Action = (Reveal | Pick | Bench | Link | Press | Place | Effect | Shoot | EndTurn | Synergy |
+          Done | Penalty | Sub | Ready | Clear)
 
 __all__ = ["Action", "Bench", "Clear", "Done", "Effect", "EndTurn", "Link", "Penalty", "Pick",
            "Place", "Press", "Ready", "Reveal", "Shoot", "Sub", "Synergy"]

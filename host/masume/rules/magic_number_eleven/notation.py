@@ -74,9 +74,10 @@ def parse(text: str) -> Action:
     """Read one action (case and spacing are forgiven); NotationError otherwise."""
     words = " ".join(str(text).split())
     low = words.lower()
-    simple: dict[str, Action] = {"press": Press(), "effect": Effect(True), "no effect": Effect(False),
-              "shoot blind": Shoot(kind="blind"), "end": EndTurn(), "done": Done(),
-              "ready": Ready(), "clear": Clear()}
+    simple: dict[str, Action] = {
+        "press": Press(), "effect": Effect(True), "no effect": Effect(False),
+        "shoot blind": Shoot(kind="blind"), "end": EndTurn(), "done": Done(),
+        "ready": Ready(), "clear": Clear()}
     if low in simple:
         return simple[low]
     if m := re.fullmatch(rf"(reveal|pick|bench) {_CARD}", words, re.IGNORECASE):

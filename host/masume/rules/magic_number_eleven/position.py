@@ -714,8 +714,8 @@ class Position:
         lines = [("score", f"home {self.score[HOME]} - {self.score[AWAY]} away"),
                  ("time", self._half_name())]
         if self.phase not in (DRAFT, BENCH_UP):
-            lines.append(("initiative", f"home {self.initiative_state('home')}, "
-                                        f"away {self.initiative_state('away')}"))
+            lines.append(("initiative", (f"home {self.initiative_state('home')}, "
+                                        f"away {self.initiative_state('away')}")))
         for side in (HOME, AWAY):
             name = SIDES[side]
             counts = [f"{kind} {self.count(side, kind)}"
@@ -1056,7 +1056,8 @@ class _State:
             elif self.phase == ATTACK:
                 side, taken = self.turn, len(self.areas[self.turn])
                 most = ATTACK_CARDS[_initiative_state(self.initiative, side)]
-                if taken == 0 and not position._drawable() or taken >= most or (taken and not self.hands[side]):
+                if (taken == 0 and not position._drawable() or taken >= most
+                        or (taken and not self.hands[side])):
                     self.phase = DEFENCE
                 else:
                     break

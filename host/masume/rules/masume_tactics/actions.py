@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from ..base import Restart, Roll
 
@@ -148,4 +147,4 @@ class Pass:
         return "pass"
 
 
-Action = Union[Move, Kick, Charge, Roll, Choice, Setup, Restart, Whistle, Timeout, Pass]
+Action = Move | Kick | Charge | Roll | Choice | Setup | Restart | Whistle | Timeout | Pass

@@ -1,4 +1,5 @@
-"""Masume Soccer Tactics notation: an action read from text, and a position read from its one line."""
+"""Masume Soccer Tactics notation: an action read from text, and a position read from its
+one line."""
 
 from __future__ import annotations
 

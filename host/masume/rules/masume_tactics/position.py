@@ -1,4 +1,5 @@
-"""The Masume Soccer Tactics position: its rule options, its legal actions and what each leads to."""
+"""The Masume Soccer Tactics position: its rule options, its legal actions and what each
+leads to."""
 
 from __future__ import annotations
 
@@ -546,7 +547,7 @@ class Position:
         if kind == "replace":
             yield Setup("ready")
             kicker, mask = self.pending[2], self.pending[6]
-            if self.pending[4] == "d" and bin(mask).count("1") >= self.pending[5]:
+            if self.pending[4] == "d" and (mask).bit_count() >= self.pending[5]:
                 return
             empty = [s for s in sorted(PITCH) if s not in self._at and s != self.ball]
             for i in self._side_players(self.to_move):
@@ -671,9 +672,8 @@ class Position:
     def _kick(self, kick: Kick) -> Position | None:
         frm = SQUARE_INDEX[kick.frm]
         i = self._at[frm]
-        if self.must_kick >= 0 and i != self.must_kick:
-            if self.action >= self._kick_deadline():
-                return None
+        if self.must_kick >= 0 and i != self.must_kick and self.action >= self._kick_deadline():
+            return None
         direction = DIRECTIONS[kick.direction]
         if frm in TOUCH:  # a throw-in goes into the pitch
             x, _ = _xy(frm)
@@ -702,7 +702,7 @@ class Position:
         ks = self.players[k]
         if _is_keeper(k) and ks in PENALTY_AREA[_side(k)]:
             return None  # the keeper in his own penalty area cannot be charged
-        dx, dy = (a - b for a, b in zip(_xy(self.players[d]), _xy(ks)))
+        _dx, dy = (a - b for a, b in zip(_xy(self.players[d]), _xy(ks)))
         forward = 1 if _side(k) == HOME else -1
         pos = self._mark_used(d)
         if dy == -forward:  # from behind: a foul
@@ -993,10 +993,10 @@ class Position:
             piece, kicker, side, stage, count, mask = self.pending[1:7]
             if setup.kind == "ready":
                 if stage == "o":
-                    count = bin(mask).count("1")
+                    count = (mask).bit_count()
                     pos = replace(self, pending=("replace", piece, kicker, side, "d", count, 0),
                                   to_move=1 - side)
-                    if bin(mask).count("1") == 0:
+                    if (mask).bit_count() == 0:
                         return pos._setup(Setup("ready"))
                     return pos
                 return replace(self, pending=(), to_move=side, offence=side, action=1, used=0,

@@ -55,9 +55,8 @@ from .position import OPTIONS, STAGES, Position, all_systems, system_problem
 #: Names of the two goal-mouth cells (the board definition uses the same).
 GOAL_CELLS = (NAMES[GOAL_A], NAMES[GOAL_K])
 #: Piece names of ``layout()``: ``<side>-<kind>`` and ``ball``.
-PIECE_NAMES = tuple(f"{s}-{k}" for s in SIDES for k in ("king", "rook", "bishop", "knight", "pawn")) + (
-    "ball",
-)
+PIECE_NAMES = tuple(f"{s}-{k}" for s in SIDES
+                    for k in ("king", "rook", "bishop", "knight", "pawn")) + ("ball",)
 
 
 def _options(options: dict[str, Any]) -> dict[str, Any]:

@@ -115,7 +115,8 @@ _PIECE_WORDS.update(
 _WORDS_BY_LENGTH = sorted(_PIECE_WORDS, key=len, reverse=True)
 _HYPHENS = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"
 _SQUARE = r"([1-9])-?([A-Ka-k])"
-_SIDE_MARKS = {"▲": "sente", "☗": "sente", "先手": "sente", "△": "gote", "☖": "gote", "後手": "gote"}
+_SIDE_MARKS = {"▲": "sente", "☗": "sente", "先手": "sente",
+               "△": "gote", "☖": "gote", "後手": "gote"}
 
 
 def _normalize(text: str) -> str:
@@ -171,7 +172,8 @@ def parse_system(text: str) -> tuple[str, str, str]:
     groups = re.split(r"\s*[-/]\s*", body)
     if len(groups) != 3:
         raise NotationError(
-            f"a system has three groups (own area, midfield, opponent area), not {len(groups)}: {text!r}"
+            f"a system has three groups (own area, midfield, opponent area), not {len(groups)}: "
+            f"{text!r}"
         )
     letters = []
     for group in groups:
@@ -253,7 +255,8 @@ def parse_action(position: Position, text: str) -> Action:
     piece_kind = _piece_kind(rest)
     if piece_kind is None:
         raise NotationError(
-            f"{rest!r} in {text!r} is not a piece: write 王 飛 角 桂 歩, GK RO BI NI PA or K R B N P"
+            f"{rest!r} in {text!r} is not a piece: write 王 飛 角 桂 歩, "
+            "GK RO BI NI PA or K R B N P"
         )
     if drop or position.stage == "setup":
         if origin is not None:
@@ -405,7 +408,8 @@ def parse_position_text(text: str) -> dict[str, object]:
                 width += 1
             else:
                 raise NotationError(
-                    f"rank {RANK_LETTERS[r]}: {ch!r} is not a piece (KRBNP for sente, krbnp for gote)"
+                    f"rank {RANK_LETTERS[r]}: {ch!r} is not a piece (KRBNP for sente, krbnp for "
+                    "gote)"
                 )
         if width != 9:
             raise NotationError(f"rank {RANK_LETTERS[r]} has {width} squares, not 9")
@@ -463,16 +467,17 @@ def _check_consistency(
         for letter, n in have.items():
             if n > FULL_SET[letter]:
                 raise NotationError(
-                    f"{SIDES[s]} has {n} {KIND_OF_LETTER[letter]}s; a side has only {FULL_SET[letter]}"
+                    f"{SIDES[s]} has {n} {KIND_OF_LETTER[letter]}s; a side has only "
+                    f"{FULL_SET[letter]}"
                 )
-    if stage == "system":
-        if board != EMPTY * SIZE or system is not None or turn != GOTE:
-            raise NotationError("before the system is declared the board is empty and gote is to move")
+    if stage == "system" and (board != EMPTY * SIZE or system is not None or turn != GOTE):
+        raise NotationError("before the system is declared the board is empty and gote is to move")
     if stage == "setup":
         if system is None:
             raise NotationError("the set-up comes after gote's system: give the system")
         if turn == SENTE and any(c.islower() for c in board):
-            raise NotationError("gote sets up after sente, so gote has no piece out while sente sets up")
+            raise NotationError("gote sets up after sente, so gote has no piece out while sente "
+                                "sets up")
     if stage in ("kickoff", "kickoff-2") and turn != SENTE:
         raise NotationError("the kick-off is sente's")
     if stage == "kickoff" and (ball >= SIZE or not board[ball].isupper()):

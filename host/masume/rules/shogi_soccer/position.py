@@ -84,7 +84,7 @@ def system_problem(system: tuple[str, str, str]) -> str | None:
     >>> system_problem(("RPP", "BPPP", "NNP")) is None
     True
     >>> system_problem(("RPP", "BPPP", "NNPP"))
-    'a system places the ten pieces besides the goalkeeper (1 rook, 1 bishop, 2 knights, 6 pawns); this one has 7 pawns'
+    'a system places the ten pieces besides the goalkeeper (...); this one has 7 pawns'
     """
     if (
         not isinstance(system, tuple)
@@ -313,7 +313,9 @@ class Position:
         >>> from masume.rules.shogi_soccer import RULES
         >>> p = RULES.from_text("4k4/4P4/6N2/2B6/9/9/9/9/9/9/4K4 sente play 3-D - -")
         >>> sorted(p.notation(a) for a in p.legal_actions() if "パス" in str(a))
-        ['1-Bパス', '1-Fパス', '2-Cパス', '2-Eパス', '4-Cパス', '4-Eパス', '5-Bパス', '5-Fパス', '6-Gパス', '7-Hパス', '8-Iパス', '9-Jパス']
+        ... # doctest: +NORMALIZE_WHITESPACE
+        ['1-Bパス', '1-Fパス', '2-Cパス', '2-Eパス', '4-Cパス', '4-Eパス',
+         '5-Bパス', '5-Fパス', '6-Gパス', '7-Hパス', '8-Iパス', '9-Jパス']
         """
         if self.outcome() is not None:
             return iter(())
@@ -366,7 +368,7 @@ class Position:
         >>> p.apply(Move("sente", "pawn", "5-B", "5-A"))
         Traceback (most recent call last):
         ...
-        masume.rules.base.IllegalAction: only the ball holder may move onto an opponent, or a piece onto the opponent that holds the ball
+        masume.rules.base.IllegalAction: only the ball holder may move onto an opponent, or ...
         """
         reason = self._why_illegal(action)
         if reason is not None:
@@ -398,9 +400,9 @@ class Position:
             piece, occupant = board[i], board[t]
             if ball == i:
                 ball = t  # dribble
-            elif ball != t and ball < SIZE and board[ball] == EMPTY:
-                if piece in "BRbr" and ball in path_between(i, t):
-                    ball = t  # trap
+            elif (ball != t and ball < SIZE and board[ball] == EMPTY
+                  and piece in "BRbr" and ball in path_between(i, t)):
+                ball = t  # trap
             cells = list(board)
             cells[i] = EMPTY
             cells[t] = piece
@@ -462,7 +464,8 @@ class Position:
         if side_of(c) != self.turn:
             return f"the piece on {action.origin} is {SIDES[side_of(c)]}'s"
         if KIND_OF_LETTER[c.upper()] != action.kind:
-            return f"the piece on {action.origin} is a {KIND_OF_LETTER[c.upper()]}, not a {action.kind}"
+            return (f"the piece on {action.origin} is a {KIND_OF_LETTER[c.upper()]}, not a "
+                    f"{action.kind}")
         if isinstance(action, Move):
             if self.stage == "kickoff":
                 return "the game starts with the kick-off: a pass from 5-F to a team-mate"
@@ -539,7 +542,8 @@ class Position:
         if kind == "K":
             if i in PENALTY_AREA[side_of(c)]:
                 reach = "one square" if moves else "up to two squares"
-                return f"in its penalty area the goalkeeper {verb} {reach} in any of the eight directions"
+                return (f"in its penalty area the goalkeeper {verb} {reach} in any of the eight "
+                        "directions")
             return f"outside its penalty area the goalkeeper {verb} like a pawn"
         if kind == "N":
             return f"a knight {verb} to the eight knight squares, jumping"

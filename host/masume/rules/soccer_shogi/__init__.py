@@ -31,7 +31,7 @@ Usage, in the manner of python-chess::
     >>> position.parse_action("A2・B3")
     Traceback (most recent call last):
     ...
-    masume.rules.base.IllegalAction: A2・B3: a jump goes over one piece to the square right behind it
+    masume.rules.base.IllegalAction: A2・B3: a jump goes over one piece to the square right ...
 
 A chain of jumps that steals the ball, as the source's first game record notes
 red could have played after C2-C3 (the ``!`` marks the steal)::

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from ..base import Restart
 from .geometry import GOAL_NAMES, PITCH, SQUARE_NAMES, STEPS
@@ -114,7 +113,7 @@ class Pass:
         return "pass"
 
 
-Action = Union[Step, Jump, Kick, Take, Restart, Pass]
+Action = Step | Jump | Kick | Take | Restart | Pass
 STEP_ACTIONS.update(
     (s, tuple((t, Step(SQUARE_NAMES[s], SQUARE_NAMES[t])) for t in STEPS[s])) for s in PITCH
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from typing import Any
@@ -42,7 +43,7 @@ def parse_notation(text: str) -> Action:
     >>> parse_notation("E2-D3-C3")
     Traceback (most recent call last):
     ...
-    masume.rules.base.NotationError: 'E2-D3-C3' is two steps: write each action on its own (E2-D3, D3-C3)
+    masume.rules.base.NotationError: 'E2-D3-C3' is two steps: write each action on its own ...
     """
     if not isinstance(text, str):
         raise NotationError(f"{text!r} is not text")
@@ -65,14 +66,17 @@ def parse_notation(text: str) -> Action:
         if suffix == "!":
             return Take(frm, to)
         if suffix == "goal" and to not in GOAL_NAMES:
-            raise NotationError(f"{text.strip()!r}: 'goal' follows only a kick into a goal square (B0-D0, B9-D9)")
+            raise NotationError(f"{text.strip()!r}: 'goal' follows only a kick into a goal square "
+                                "(B0-D0, B9-D9)")
         if suffix == "f" and to in GOAL_NAMES:
             raise NotationError(f"{text.strip()!r}: a kick into a goal is written 'goal', not 'f'")
         return Kick(frm, to, free=suffix == "f")
     steps = normal.split("-")
     if len(steps) > 2 and all(re.fullmatch(_SQ, s.strip()) for s in steps):
-        pairs = ", ".join(f"{a.strip().upper()}-{b.strip().upper()}" for a, b in zip(steps, steps[1:]))
-        raise NotationError(f"{text.strip()!r} is two steps: write each action on its own ({pairs})")
+        pairs = ", ".join(f"{a.strip().upper()}-{b.strip().upper()}"
+                          for a, b in itertools.pairwise(steps))
+        raise NotationError(f"{text.strip()!r} is two steps: write each action on its own "
+                            f"({pairs})")
     step = _STEP_RE.match(normal)
     if step:
         frm, to = step.group(1).upper(), step.group(2).upper()
@@ -86,7 +90,8 @@ def parse_notation(text: str) -> Action:
             _square(name)
         marks = [i for i, (_, bang) in enumerate(squares) if bang]
         if marks and marks[0] == 0:
-            raise NotationError(f"{text.strip()!r}: ! goes after the square where the ball is taken")
+            raise NotationError(f"{text.strip()!r}: ! goes after the square where the ball is "
+                                "taken")
         if len(marks) > 1:
             raise NotationError(f"{text.strip()!r}: the ball can be taken only once in a chain")
         return Jump(path, marks[0] if marks else 0)

@@ -68,7 +68,8 @@ class Options:
             )
         made = cls(**options)
         if not isinstance(made.goals_to_win, int) or made.goals_to_win < 1:
-            raise ValueError(f"goals_to_win must be a whole number of at least 1, not {made.goals_to_win!r}")
+            raise ValueError("goals_to_win must be a whole number of at least 1, not "
+                             f"{made.goals_to_win!r}")
         for name in ("keepers_cannot_jump", "keeper_first_action_no_pass"):
             if not isinstance(getattr(made, name), bool):
                 raise ValueError(f"{name} must be true or false")
@@ -492,7 +493,8 @@ class Position:
         """The position an effect leads to under the turn rules, or None and why not."""
         me, options = self.side, self.options
         if effect.goal:
-            score = (self.score[0] + 1, self.score[1]) if me == BLUE else (self.score[0], self.score[1] + 1)
+            score = ((self.score[0] + 1, self.score[1]) if me == BLUE
+                     else (self.score[0], self.score[1] + 1))
             over = max(score) >= options.goals_to_win
             return (
                 _position(effect.cells, effect.ball, 1 - me, 0, OVER if over else GOAL,
@@ -585,8 +587,9 @@ class Position:
             if self.done == 2:
                 variants[action] = self._end_turn(frozen_cells, receiver, self.keepers, flipped)
             else:
-                variants[action] = _position(frozen_cells, receiver, me, self.done, PLAY, self.keepers,
-                                            self.entered, self.score, -1, flipped, self.options)
+                variants[action] = _position(frozen_cells, receiver, me, self.done, PLAY,
+                                             self.keepers, self.entered, self.score, -1, flipped,
+                                             self.options)
         legal: dict[Action, Position]
         if self.done == 2:
             legal = {a: p for a, p in variants.items()
@@ -607,7 +610,8 @@ class Position:
         if jump.steal != simulated.steal:
             if simulated.steal:
                 where = jump.path[simulated.steal]
-                raise IllegalAction(f"{jump}: the ball is taken on {where} (mark that square with !)")
+                raise IllegalAction(f"{jump}: the ball is taken on {where} (mark that square with "
+                                    "!)")
             raise IllegalAction(f"{jump}: no ball is taken on {jump.path[jump.steal]}")
         child, reason = self._resolve(effect)
         if child is None:
@@ -644,9 +648,11 @@ class Position:
         for k in range(1, len(path)):
             at, land = path[k - 1], path[k]
             df, dr = land % 5 - at % 5, land // 5 - at // 5
-            where = f"{written}: " + (f"{SQUARE_NAMES[at]}・{SQUARE_NAMES[land]}: " if len(path) > 2 else "")
+            hop = f"{SQUARE_NAMES[at]}・{SQUARE_NAMES[land]}: " if len(path) > 2 else ""
+            where = f"{written}: {hop}"
             if (abs(df), abs(dr)) not in ((2, 0), (0, 2), (2, 2)):
-                raise IllegalAction(f"{where}a jump goes over one piece to the square right behind it")
+                raise IllegalAction(f"{where}a jump goes over one piece to the square right behind "
+                                    "it")
             hop_family = 1 if df and dr else 0
             if family >= 0 and hop_family != family:
                 kind = "orthogonal" if family == 0 else "diagonal"
@@ -656,7 +662,8 @@ class Position:
             if land in ALL_GOALS:
                 raise IllegalAction(f"{where}no player may enter a goal")
             if board[mid] == EMPTY:
-                raise IllegalAction(f"{where}there is no player on {SQUARE_NAMES[mid]} to jump over")
+                raise IllegalAction(f"{where}there is no player on {SQUARE_NAMES[mid]} to jump "
+                                    "over")
             if board[land] != EMPTY:
                 raise IllegalAction(f"{where}{SQUARE_NAMES[land]} is taken")
             if not has_ball and (land == free_ball or mid == victim):
@@ -666,7 +673,8 @@ class Position:
                     board[victim] = RESTING[1 - me]
         end = path[-1]
         if end == start and has_ball == (self.ball == start):
-            raise IllegalAction(f"{written}: the chain ends where it started without taking the ball")
+            raise IllegalAction(f"{written}: the chain ends where it started without taking the "
+                                "ball")
         board[end] = ACTIVE[me]
         return _Effect(
             Jump(tuple(names), steal), tuple(board), end if has_ball else self.ball,
@@ -681,7 +689,8 @@ class Position:
             return "a goal was scored: the pieces go back to the start first (restart)"
         if self.phase == TAKE:
             choices = " or ".join(str(a) for a in self._children)
-            return f"{self.to_move} first takes the ball from the sandwiched {self.ball_square} ({choices})"
+            return (f"{self.to_move} first takes the ball from the sandwiched {self.ball_square} "
+                    f"({choices})")
         return ""
 
     def _mover_problem(self, square: int) -> str:
@@ -707,7 +716,8 @@ class Position:
             if self.phase != TAKE:
                 return "no sandwich to resolve: a kick never goes to an opponent"
             choices = " or ".join(str(a) for a in self._children)
-            return f"the ball goes from {self.ball_square} to one of the sandwiching pieces ({choices})"
+            return (f"the ball goes from {self.ball_square} to one of the sandwiching pieces "
+                    f"({choices})")
         if phase_reason:
             return phase_reason
         if isinstance(action, Pass):
@@ -751,7 +761,8 @@ class Position:
                 return "a kick from the own keeper area must take the ball out of it"
             guard = CORNER_SHOT_GUARD.get((frm, to))
             if guard is not None and self.cells[guard] in (ACTIVE[1 - me], RESTING[1 - me]):
-                return f"a {SIDES[1 - me]} player on {SQUARE_NAMES[guard]} blocks the shot from the corner"
+                return (f"a {SIDES[1 - me]} player on {SQUARE_NAMES[guard]} blocks the shot from "
+                        "the corner")
             occupant = self.cells[to]
             if occupant in (ACTIVE[1 - me], RESTING[1 - me]):
                 return f"the ball may not be kicked to an opponent ({kick.to})"
@@ -760,7 +771,8 @@ class Position:
             if occupant == ACTIVE[me] and kick.free:
                 return f"{kick.to} holds a team-mate: that is a pass, not a free ball (drop the f)"
             if occupant == EMPTY and to not in ALL_GOALS and not kick.free:
-                return f"{kick.to} is empty: the ball would be free (write b({kick.frm}-{kick.to})f)"
+                return (f"{kick.to} is empty: the ball would be free (write "
+                        f"b({kick.frm}-{kick.to})f)")
             for effect in self._effects():
                 if effect.action == kick:
                     return self._resolve(effect)[1] or "not allowed here"
@@ -784,7 +796,7 @@ class Position:
         >>> position.parse_action("C5 to C4")
         Traceback (most recent call last):
         ...
-        masume.rules.base.NotationError: 'C5 to C4' is not soccer-shogi notation (A7-A6, C5・C3, b(C5-A5), b(A5-E5)f, b(B2-D0)goal, b(B4-B3)!, restart)
+        masume.rules.base.NotationError: 'C5 to C4' is not soccer-shogi notation (A7-A6, ...)
         """
         from .notation import parse_notation
 
@@ -811,7 +823,8 @@ class Position:
         if to in ALL_GOALS or occupant != EMPTY:
             if kick.free:
                 if to in ALL_GOALS:
-                    raise IllegalAction(f"{text.strip()}: a kick into {kick.to} is a shot, not a free ball")
+                    raise IllegalAction(f"{text.strip()}: a kick into {kick.to} is a shot, not a "
+                                        "free ball")
                 raise IllegalAction(
                     f"{text.strip()}: {kick.to} is not empty, so the ball would not be free"
                 )
@@ -955,7 +968,8 @@ def _position(cells: tuple[int, ...], ball: int, side: int, done: int, phase: st
 _new_object = object.__new__
 
 
-def _sandwich(cells: tuple[int, ...], ball: int, thief: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def _sandwich(cells: tuple[int, ...], ball: int,
+              thief: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(sandwiching pieces, sandwiched squares) when ``thief`` sandwiches the ball holder.
 
     Rules 3-3 and 3-4: the holder, with any opponents lined up with it, between
@@ -971,7 +985,8 @@ def _sandwich(cells: tuple[int, ...], ball: int, thief: int) -> tuple[tuple[int,
     # closer (or, with no square, at an end line): look no further in the common case.
     near = (victims[0], victims[1], closer)
     for (line_a, end_a), (line_b, end_b) in SANDWICH_LINES[ball]:
-        if (cells[line_a[0]] in near if line_a else end_a) and (cells[line_b[0]] in near if line_b else end_b):
+        if ((cells[line_a[0]] in near if line_a else end_a)
+                and (cells[line_b[0]] in near if line_b else end_b)):
             break
     else:
         return (), ()
