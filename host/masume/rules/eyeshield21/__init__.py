@@ -3,7 +3,13 @@
 The rules, each with the sentence of the seed (004) it comes from and every
 reading chosen where the seed is silent, are in docs/rules/eyeshield21.md; the
 mat is hardware/boards/eyeshield21.toml; the cards are a card set file
-(host/masume/cards/sets/eyeshield21-demo.toml, made up: not the publisher's).
+(host/masume/cards/sets/eyeshield21-demo.toml, made up: not the publisher's). The
+engine is given the set: a ``CardSet``, or a name it reads through the loader
+``masume.games.load_rules`` gives it (``RULES`` here has none).
+
+Modules: ``geometry`` (the mat's cells), ``cards`` (the card fields, abilities, deck
+lists and their checks; the decks in play), ``actions`` (the actions), ``position``
+(the rules of play), ``notation`` (actions and positions read from text).
 
 Two sides, ``home`` and ``away``, each with a 40-card deck and a pair of ball
 cards. The host never knows a hand or the order of a deck: those cards are an
@@ -13,7 +19,8 @@ copy the reader sees. Draws and other counted moves are calls (``draw``,
 
 The set-up and the first turn's attack, in the manner of python-chess::
 
-    >>> from masume.rules import Game, load_rules
+    >>> from masume.games import load_rules
+    >>> from masume.rules import Game
     >>> game = Game(load_rules("eyeshield21").start())
     >>> for text in ("F01.1@home-character-1", "F05.1@home-character-2", "F03.1@home-character-3",
     ...              "deal", "S02.1@away-character-1", "S05.1@away-character-2",

@@ -5,7 +5,9 @@ cells; tactic symbols complete where cards meet; shots add synergy cards'
 stars to the completed shot symbols, against the defence symbols; 11 is the
 wonder goal, 12 or more a line out. Every rule, with the seed sentence it comes
 from and the readings chosen, is in docs/rules/magic-number-eleven.md; the card
-data (a card set, ``masume.cards``) in the same page.
+data (a card set, ``masume.cards``) in the same page. The engine is given the set:
+a ``CardSet``, or a name it reads through the loader ``masume.games.load_rules`` gives
+it (``RULES`` here has none).
 
 Modules: ``cards`` (a card set's game fields and checks), ``geometry`` (cells,
 placement, completed symbols), ``actions`` (the actions), ``position`` (the rules
@@ -13,7 +15,8 @@ of play), ``notation`` (actions and positions read from and written to text).
 
 Usage, in the manner of python-chess::
 
-    >>> from masume.rules import Game, load_rules
+    >>> from masume.games import load_rules
+    >>> from masume.rules import Game
     >>> rules = load_rules("magic-number-eleven")
     >>> game = Game(rules.start())
     >>> game.position.status().message

@@ -13,6 +13,12 @@ Every die roll is a chance action :class:`Roll` (``roll.die`` is 1-6): when the
 rules wait for the die, ``status().awaiting == "die"`` and the legal actions are
 the six outcomes. The host never rolls; the board's electronic die does.
 
+Modules: ``geometry`` (the pitch, areas, spots, directions, the formation),
+``actions`` (the actions), ``cards`` (specialist cards: a card set's fields and
+checks; the rules are given the set, as ``card_set`` names it, through the loader
+``masume.games.load_rules`` gives them), ``position`` (options and the rules of play),
+``notation`` (actions and positions read from text).
+
 Usage, in the manner of python-chess::
 
     >>> position = RULES.start()

@@ -8,7 +8,8 @@ where the seed is silent are in docs/rules/shogi-soccer.md.
 
 The game, from the empty table to the kick-off:
 
->>> from masume.rules import Game, load_rules
+>>> from masume.games import load_rules
+>>> from masume.rules import Game
 >>> rules = load_rules("shogi-soccer")
 >>> game = Game(rules.start())
 >>> _ = game.push_notation("システム 3-4-3 飛歩歩-角歩歩歩-桂桂歩")
@@ -73,7 +74,7 @@ def _options(options: dict[str, Any]) -> dict[str, Any]:
 
 
 class ShogiSoccerRules:
-    """The entry point (``masume.rules.load_rules("shogi-soccer")``)."""
+    """The entry point (``masume.games.load_rules("shogi-soccer")``)."""
 
     name = "shogi-soccer"
     board = "shogi-soccer"

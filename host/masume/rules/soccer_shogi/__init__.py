@@ -60,7 +60,7 @@ from .position import OVER, Options, Position
 
 
 class SoccerShogiRules:
-    """The entry point, as ``masume.rules.load_rules("soccer-shogi")`` returns it.
+    """The entry point, as ``masume.games.load_rules("soccer-shogi")`` returns it.
 
     >>> RULES.start(goals_to_win=3).options.goals_to_win
     3
