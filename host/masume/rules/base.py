@@ -342,8 +342,10 @@ class Rules(Protocol):
     #: Board definition id of the game's table (see hardware/boards/).
     board: str
 
-    def start(self, **options: Any) -> AnyPosition:
-        """The starting position; options are the game's named rule options."""
+    @property
+    def start(self) -> Callable[..., AnyPosition]:
+        """``start(**options)``: the starting position; options are the game's named
+        rule options (each game names its own)."""
 
     def from_text(self, text: str, **options: Any) -> AnyPosition:
         """The position written by ``Position.to_text``; NotationError if malformed."""

@@ -43,6 +43,7 @@ from ..base import CardSource, no_card_source, resigning
 from ..card_set import CardSet, CardSetError
 from . import notation as _text
 from .actions import (
+    Action,
     Bench,
     Clear,
     Done,
@@ -191,6 +192,7 @@ RULES = MagicNumberElevenRules()
 
 __all__ = [
     "RULES",
+    "Action",
     "Bench",
     "Clear",
     "Done",
