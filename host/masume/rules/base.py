@@ -46,6 +46,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import (
+    TYPE_CHECKING,
     Any,
     ClassVar,
     Generic,
@@ -57,6 +58,9 @@ from typing import (
 )
 
 from .card_set import CardSet, CardSetError
+
+if TYPE_CHECKING:
+    from os import PathLike
 
 #: Where the physical pieces stand: square name -> piece names, bottom to top.
 #: Piece names are those of the board definition (``blue``, ``red``, ``ball``,
@@ -358,6 +362,22 @@ def no_card_source(name: str) -> CardSet:
     """The card source of rules that were given none: a name cannot be looked up."""
     raise CardSetError(f"card set {name!r}: these rules were given no card-set loader; "
                        "give a CardSet, or load the rules with masume.games.load_rules")
+
+
+class ReadsCardSets:
+    """What the rules of every card game share (:class:`CardRules`): they find the
+    card sets options and positions name through the source they were given."""
+
+    def __init__(self, cards: CardSource = no_card_source) -> None:
+        self._cards = cards
+
+    def with_card_source(self, cards: CardSource) -> Self:
+        """These rules, finding the sets that options and positions name through ``cards``."""
+        return type(self)(cards)
+
+    def _card_set(self, cards: str | PathLike[str] | CardSet) -> CardSet:
+        """The set given, or the one named (a shipped set's name, or a path)."""
+        return cards if isinstance(cards, CardSet) else self._cards(str(cards))
 
 
 def resigning(position: AnyPosition, side: str) -> int:

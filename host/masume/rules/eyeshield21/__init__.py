@@ -49,7 +49,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..base import CardSource, no_card_source, resigning
+from ..base import ReadsCardSets, resigning
 from ..card_set import CardSet
 from .actions import Action, Call, Move, Place, Use
 from .cards import Ability, Deck, Table, ability_of, check_cards, deck_lists, make_table
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from os import PathLike
 
 
-class Eyeshield21Rules:
+class Eyeshield21Rules(ReadsCardSets):
     """The entry point, as ``masume.games.load_rules("eyeshield21")`` returns it: given
     the card-set loader. ``RULES`` here has none, so it plays only a CardSet it is given.
 
@@ -77,20 +77,13 @@ class Eyeshield21Rules:
     board = "eyeshield21"
     Options = Options
 
-    def __init__(self, cards: CardSource = no_card_source) -> None:
-        self._cards = cards
-
-    def with_card_source(self, cards: CardSource) -> Eyeshield21Rules:
-        """These rules, finding the sets that options and positions name through ``cards``."""
-        return Eyeshield21Rules(cards)
-
     def _table(self, cards: str | PathLike[str] | CardSet, deck_home: str,
                deck_away: str) -> Table:
         """The table for a card set given, or named (a shipped set's name, or a path)."""
         if isinstance(cards, CardSet):
             return make_table(cards, str(cards.path) if cards.path else cards.id, deck_home,
                               deck_away)
-        return make_table(self._cards(str(cards)), str(cards), deck_home, deck_away)
+        return make_table(self._card_set(cards), str(cards), deck_home, deck_away)
 
     def start(self, cards: str | PathLike[str] | CardSet = "eyeshield21-demo",
               deck_home: str = "", deck_away: str = "", **options: Any) -> Position:

@@ -39,7 +39,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..base import CardSource, no_card_source, resigning
+from ..base import ReadsCardSets, resigning
 from ..card_set import CardSet, CardSetError
 from . import notation as _text
 from .actions import (
@@ -79,7 +79,7 @@ if TYPE_CHECKING:
     from os import PathLike
 
 
-class MagicNumberElevenRules:
+class MagicNumberElevenRules(ReadsCardSets):
     """The entry point, as ``masume.games.load_rules("magic-number-eleven")`` returns it:
     given the card-set loader. ``RULES`` here has none, so it plays only a CardSet it is given.
     """
@@ -87,16 +87,6 @@ class MagicNumberElevenRules:
     name = "magic-number-eleven"
     board = "magic-number-eleven"
     Options = Options
-
-    def __init__(self, cards: CardSource = no_card_source) -> None:
-        self._cards = cards
-
-    def with_card_source(self, cards: CardSource) -> MagicNumberElevenRules:
-        """These rules, finding the sets that options and positions name through ``cards``."""
-        return MagicNumberElevenRules(cards)
-
-    def _card_set(self, cards: str | PathLike[str] | CardSet) -> CardSet:
-        return cards if isinstance(cards, CardSet) else self._cards(str(cards))
 
     def start(self, cards: str | PathLike[str] | CardSet = "magic-number-eleven-demo",
               first: str = "home",

@@ -58,7 +58,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..base import CardSource, Restart, Roll, no_card_source, resigning
+from ..base import ReadsCardSets, Restart, Roll, resigning
 from ..card_set import CardSet
 from .actions import Action, Charge, Choice, Kick, Move, Pass, Setup, Timeout, Whistle
 from .cards import check_cards
@@ -77,7 +77,7 @@ from .notation import impossible, parse_notation, read_text
 from .position import Options, Position
 
 
-class MasumeTacticsRules:
+class MasumeTacticsRules(ReadsCardSets):
     """The entry point, as ``masume.games.load_rules("masume-tactics")`` returns it:
     given the card-set loader, for the specialist cards. ``RULES`` here has none: it
     plays without specialist cards.
@@ -90,12 +90,6 @@ class MasumeTacticsRules:
     board = "masume-tactics"
     Options = Options
 
-    def __init__(self, cards: CardSource = no_card_source) -> None:
-        self._cards = cards
-
-    def with_card_source(self, cards: CardSource) -> MasumeTacticsRules:
-        """These rules, finding the specialist card sets that options name through ``cards``."""
-        return MasumeTacticsRules(cards)
 
     def start(self, first: str = "home", **options: Any) -> Position:
         """The kick-off: ``first`` kicks off; ``options`` see :class:`Options`."""
