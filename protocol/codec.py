@@ -2,10 +2,16 @@
 #
 # One source for both ends: the host imports it as masume_protocol.codec and the
 # firmware gets this file copied to /lib/masume_protocol/ at deploy time. So it
-# uses only what MicroPython has: struct, binascii.crc32, no typing, no dataclasses.
+# uses only what MicroPython has: struct, binascii.crc32, no dataclasses; its type
+# annotations name builtins only (MicroPython parses them and ignores them).
 
 import struct
 from binascii import crc32 as _crc32
+
+try:  # for the type checker: MicroPython has no typing module (annotations are not run there)
+    from typing import Any
+except ImportError:
+    pass
 
 PROTOCOL_VERSION = 2
 # The oldest version a host still takes a board of: version 1 events carry no
@@ -56,7 +62,7 @@ class FrameError(ValueError):
     pass
 
 
-def crc32(data):
+def crc32(data: bytes) -> int:
     return _crc32(data) & 0xFFFFFFFF
 
 
@@ -64,7 +70,7 @@ def crc32(data):
 # so a zero ends every frame and a receiver resynchronises at the next zero.
 
 
-def cobs_encode(data):
+def cobs_encode(data: bytes) -> bytes:
     n = len(data)
     out = bytearray(n + 1 + n // 254)  # the most COBS can add: a code byte per 254
     code_at = 0
@@ -92,7 +98,7 @@ def cobs_encode(data):
     return bytes(out[:k])
 
 
-def cobs_decode(data):
+def cobs_decode(data: bytes) -> bytes:
     if 0 in data:
         raise FrameError("zero byte inside a COBS frame")
     out = bytearray()
@@ -110,7 +116,7 @@ def cobs_decode(data):
     return bytes(out)
 
 
-def encode_frame(mtype, seq, payload=b""):
+def encode_frame(mtype: int, seq: int, payload: bytes = b"") -> bytes:
     """The bytes to send: COBS(type, seq, payload, crc32) followed by a zero."""
     body = struct.pack("<BI", mtype, seq) + payload
     body += struct.pack("<I", crc32(body))
@@ -119,7 +125,7 @@ def encode_frame(mtype, seq, payload=b""):
     return cobs_encode(body) + b"\x00"
 
 
-def decode_frame(raw):
+def decode_frame(raw: bytes) -> tuple[int, int, bytes]:
     """(type, seq, payload) from one frame without its zero; FrameError if damaged."""
     body = cobs_decode(raw)
     if len(body) < 9:
@@ -140,14 +146,14 @@ class Deframer:
     frame can be is dropped up to the next zero, so noise never grows memory.
     """
 
-    def __init__(self, limit=2 * MAX_FRAME):
+    def __init__(self, limit: int = 2 * MAX_FRAME) -> None:
         self.buf = bytearray(limit)
         self.n = 0
         self.limit = limit
         self.overflow = False
         self.dropped = 0  # frames dropped as too long
 
-    def feed(self, data):
+    def feed(self, data: bytes) -> list[bytes]:
         frames = []
         buf = self.buf
         for b in data:
@@ -169,12 +175,12 @@ class Deframer:
 # Payloads. Strings are a length byte then UTF-8; readings a length byte then bytes.
 
 
-def _pack_str(s):
+def _pack_str(s: str) -> bytes:
     b = s.encode()[:255]
     return bytes((len(b),)) + b
 
 
-def _unpack_str(p, i):
+def _unpack_str(p: bytes, i: int) -> tuple[str, int]:
     n = p[i]
     if i + 1 + n > len(p):
         raise FrameError("string runs past the payload")
@@ -184,23 +190,24 @@ def _unpack_str(p, i):
         raise FrameError("string is not UTF-8")
 
 
-def pack_hello(boot, ack):
+def pack_hello(boot: int, ack: int) -> bytes:
     """boot: the board boot id the host last saw (0: none); ack: last event seq it has."""
     return struct.pack("<BII", PROTOCOL_VERSION, boot, ack)
 
 
-def unpack_hello(p):
+def unpack_hello(p: bytes) -> tuple[int, int, int]:
     if len(p) != 9:
         raise FrameError("hello: bad length")
     return struct.unpack("<BII", p)  # version, boot, ack
 
 
-def pack_welcome(boot, next_seq, first_seq, board_hash, firmware, board_id):
+def pack_welcome(boot: int, next_seq: int, first_seq: int, board_hash: int, firmware: str,
+                 board_id: str) -> bytes:
     return (struct.pack("<BIIII", PROTOCOL_VERSION, boot, next_seq, first_seq, board_hash)
             + _pack_str(firmware) + _pack_str(board_id))
 
 
-def unpack_welcome(p):
+def unpack_welcome(p: bytes) -> tuple[int, int, int, int, int, str, str]:
     if len(p) < 19:
         raise FrameError("welcome: too short")
     version, boot, next_seq, first_seq, board_hash = struct.unpack("<BIIII", p[:17])
@@ -209,14 +216,15 @@ def unpack_welcome(p):
     return version, boot, next_seq, first_seq, board_hash, firmware, board_id
 
 
-def pack_square(cell, reading, ms):
+def pack_square(cell: int, reading: bytes, ms: int) -> bytes:
     """ms: the board's time of the event (ticks_ms; kept modulo 2**30)."""
     if len(reading) > READING_MAX:
         raise FrameError("reading too long")
-    return struct.pack("<HB", cell, len(reading)) + bytes(reading) + struct.pack("<I", ms & TICKS_MASK)
+    return (struct.pack("<HB", cell, len(reading)) + bytes(reading)
+            + struct.pack("<I", ms & TICKS_MASK))
 
 
-def _reading_only(cell, reading):
+def _reading_only(cell: int, reading: bytes) -> bytes:
     # A snapshot's entries: a cell and its reading, no time (the snapshot's own
     # moment is its answer to the request).
     if len(reading) > READING_MAX:
@@ -224,16 +232,17 @@ def _reading_only(cell, reading):
     return struct.pack("<HB", cell, len(reading)) + bytes(reading)
 
 
-def _ms(p, at):
+def _ms(p: bytes, at: int) -> int | None:
     # Version 2 events end with the board's time; version 1 events stop before it.
     if len(p) == at:
         return None
     if len(p) != at + 4:
         raise FrameError("event: bad length")
-    return struct.unpack("<I", p[at:at + 4])[0] & TICKS_MASK
+    ms: int = struct.unpack("<I", p[at:at + 4])[0]
+    return ms & TICKS_MASK
 
 
-def unpack_square(p):
+def unpack_square(p: bytes) -> tuple[int, bytes, int | None]:
     """(cell, reading, ms); ms is None for a version 1 board."""
     if len(p) < 3:
         raise FrameError("square: bad length")
@@ -244,11 +253,11 @@ def unpack_square(p):
     return cell, bytes(p[3:end]), _ms(p, end)
 
 
-def pack_die(roll_id, value, ms):
+def pack_die(roll_id: int, value: int, ms: int) -> bytes:
     return struct.pack("<IBI", roll_id, value, ms & TICKS_MASK)
 
 
-def unpack_die(p):
+def unpack_die(p: bytes) -> tuple[int, int, int | None]:
     """(roll_id, value, ms); ms is None for a version 1 board."""
     if len(p) not in (5, 9):
         raise FrameError("die: bad length")
@@ -256,18 +265,18 @@ def unpack_die(p):
     return roll_id, value, _ms(p, 5)
 
 
-def pack_button(button, ms):
+def pack_button(button: int, ms: int) -> bytes:
     return struct.pack("<BI", button, ms & TICKS_MASK)
 
 
-def unpack_button(p):
+def unpack_button(p: bytes) -> tuple[int, int | None]:
     """(button, ms); ms is None for a version 1 board."""
     if len(p) not in (1, 5):
         raise FrameError("button: bad length")
     return p[0], _ms(p, 1)
 
 
-def pack_snapshot(readings):
+def pack_snapshot(readings: list[tuple[int, bytes]]) -> bytes:
     """readings: list of (cell, reading bytes)."""
     parts = [struct.pack("<H", len(readings))]
     for cell, reading in readings:
@@ -275,7 +284,7 @@ def pack_snapshot(readings):
     return b"".join(parts)
 
 
-def unpack_snapshot(p):
+def unpack_snapshot(p: bytes) -> list[tuple[int, bytes]]:
     if len(p) < 2:
         raise FrameError("snapshot: too short")
     (count,) = struct.unpack("<H", p[:2])
@@ -295,7 +304,7 @@ def unpack_snapshot(p):
     return out
 
 
-def pack_leds(entries):
+def pack_leds(entries: list[tuple[int, tuple[int, int, int], int]]) -> bytes:
     """entries: list of (cell, (r, g, b), pattern) for LED_FRAME and LED_SET."""
     parts = [struct.pack("<H", len(entries))]
     for cell, rgb, pattern in entries:
@@ -303,7 +312,7 @@ def pack_leds(entries):
     return b"".join(parts)
 
 
-def unpack_leds(p):
+def unpack_leds(p: bytes) -> list[tuple[int, tuple[int, int, int], int]]:
     if len(p) < 2:
         raise FrameError("leds: too short")
     (count,) = struct.unpack("<H", p[:2])
@@ -318,21 +327,21 @@ def unpack_leds(p):
     return out
 
 
-def pack_heartbeat(next_seq, first_seq, uptime_ms, boot):
+def pack_heartbeat(next_seq: int, first_seq: int, uptime_ms: int, boot: int) -> bytes:
     return struct.pack("<IIII", next_seq, first_seq, uptime_ms & 0xFFFFFFFF, boot)
 
 
-def unpack_heartbeat(p):
+def unpack_heartbeat(p: bytes) -> tuple[int, int, int, int]:
     if len(p) != 16:
         raise FrameError("heartbeat: bad length")
     return struct.unpack("<IIII", p)  # next_seq, first_seq, uptime_ms, boot
 
 
-def pack_error(code, text):
+def pack_error(code: int, text: str) -> bytes:
     return bytes((code,)) + _pack_str(text)
 
 
-def unpack_error(p):
+def unpack_error(p: bytes) -> tuple[int, str]:
     if len(p) < 2:
         raise FrameError("error: too short")
     text, _ = _unpack_str(p, 1)
@@ -346,7 +355,7 @@ UNPACK = {
 }
 
 
-def unpack(mtype, payload):
+def unpack(mtype: int, payload: bytes) -> Any:
     """The payload's fields (a tuple or value per type); FrameError if malformed."""
     f = UNPACK.get(mtype)
     if f is None:

@@ -15,11 +15,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Hashable, Iterator
+from typing import ClassVar, Hashable, Iterator
 
 from masume.cards import CardSet, load_card_set
-from masume.rules.base import (ANY_CARD, IllegalAction, NotationError, Outcome, Status,
-                               TableView)
+from masume.rules.base import (
+    ANY_CARD,
+    IllegalAction,
+    Legend,
+    Light,
+    NotationError,
+    Outcome,
+    Status,
+    TableView,
+)
 
 GAME = "tiny-cards"
 BOARD = "magic-number-eleven"
@@ -74,9 +82,17 @@ class Position:
     deck: int = 0
     drawn: tuple[int, int] = (0, 0)
     turn: int = 0
-    game: str = GAME
-    sides: tuple[str, ...] = SIDES
     applied: list = field(default_factory=lambda: [0], compare=False, hash=False, repr=False)
+    game: ClassVar[str] = GAME
+    sides: ClassVar[tuple[str, ...]] = SIDES
+    legend: ClassVar[Legend] = Legend(
+        {"home": (0, 90, 255), "away": (255, 30, 0)},
+        {"legal": Light((0, 255, 60), foremost=True), "area": Light((0, 60, 140)),
+         "score": Light(None), "turn": Light(None)})
+
+    @property
+    def card_set(self) -> CardSet:
+        return self.cards
 
     @property
     def mover(self) -> str:
@@ -207,11 +223,14 @@ class Rules:
     def resign(self, position: Position, side: str) -> Position:
         return position
 
+    def with_card_source(self, cards: object) -> Rules:
+        return self
+
     @staticmethod
     def check_cards(card_set: CardSet) -> list[str]:
         return [f"card {c.id}: side must be home or away" for c in card_set
                 if c.kind == "player" and c.get("side") not in SIDES]
 
 
-#: As a registered game's module has it (tests register it in masume.rules.GAMES).
+#: As a registered game's module has it (tests register it in masume.games.GAMES).
 RULES = Rules()

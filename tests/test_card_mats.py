@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from card_game import DECK, Draw, Place, Rules, write_card_set
 from masume.boards import load_board
 from masume.rules import Game
@@ -145,7 +144,7 @@ def test_a_draw_is_a_choice_not_a_reading(table, tmp_path: Path) -> None:
 
 
 def test_the_legal_zones_light_from_the_engine_highlights(table) -> None:
-    from masume.leds import GREEN, SIDE_COLOURS, picture
+    from masume.leds import GREEN, picture
     from masume.link import Led
 
     game, tracker, mat, cards = table
@@ -158,21 +157,22 @@ def test_the_legal_zones_light_from_the_engine_highlights(table) -> None:
     leds = picture(BOARD, game.position, tracker.view)
     assert leds["A2b"] == Led(GREEN) and "H2c" not in leds
     # A side's lamps (turn, score) in the side's colour.
-    assert leds["away-turn"] == Led(SIDE_COLOURS["away"], "steady") and "home-turn" not in leds
-    assert leds["home-score-1"].rgb == SIDE_COLOURS["home"]
-    assert leds["away-score-1"].rgb == SIDE_COLOURS["away"]
+    colours = game.position.legend.sides
+    assert leds["turn-away"] == Led(colours["away"], "steady") and "turn-home" not in leds
+    assert leds["home-score-1"].rgb == colours["home"]
+    assert leds["away-score-1"].rgb == colours["away"]
 
 
 # ---- the real engines ------------------------------------------------------------------
 
 
 def real_table(game: str, **options):
-    from masume.cards import card_set_of
+    from masume.play.cards import cards_of
     from masume.rules import load_rules
 
     rules = load_rules(game)
     position = rules.start(**options)
-    cards = card_set_of(position)
+    cards = cards_of(position)
     tracker = Tracker(Game(position), load_board(rules.board), cards=cards)
     readings = tracker.expected_readings()
     spare = iter(c.tag for c in reversed(cards.copies()))

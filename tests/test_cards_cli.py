@@ -47,9 +47,9 @@ tags = ["04AABBCCDD0010"]
 
 @pytest.fixture
 def card_file(tmp_path: Path, monkeypatch) -> Path:
-    from masume import rules
+    from masume import games
 
-    monkeypatch.setitem(rules.GAMES, "tiny-cards", "card_game")
+    monkeypatch.setitem(games.GAMES, "tiny-cards", "card_game")
     path = tmp_path / "mine.toml"
     path.write_text(SET, encoding="utf-8")
     return path

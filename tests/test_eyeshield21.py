@@ -9,12 +9,13 @@ tests/test_eyeshield21_cards.py and tests/test_eyeshield21_play.py."""
 from __future__ import annotations
 
 import pytest
-
 from masume.rules import Game, IllegalAction, NotationError, load_rules
 from masume.rules.base import ANY_CARD
-from masume.rules.eyeshield21 import RULES, Call, Move, Place, Use
+from masume.rules.eyeshield21 import Call, Move, Place, Use
+from masume.rules.eyeshield21.geometry import character_cells
 from masume.rules.eyeshield21.position import Piles, Position
-from masume.rules.eyeshield21.table import character_cells
+
+RULES = load_rules("eyeshield21")
 
 HOME3 = ("F01.1", "F02.1", "F05.1")  # Aoki (PASS 3), Kuroda (PASS 4), Goto (LINE 3)
 AWAY3 = ("S02.1", "S03.1", "S05.1")  # Fujii (RUN 5), Gondo (RUN 4), Iwata (LINE 5)
@@ -53,7 +54,7 @@ def attack(game: Game, home: dict[str, str], away: dict[str, str], *, ball: str 
 
 def test_registered_and_on_its_mat() -> None:
     from masume.boards import load_board
-    from masume.rules.eyeshield21.table import ALL_CELLS
+    from masume.rules.eyeshield21.geometry import ALL_CELLS
 
     rules = load_rules("eyeshield21")
     assert rules is RULES and rules.board == "eyeshield21"

@@ -9,10 +9,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from masume.cards import SETS_DIR, load_card_set
-from masume.rules.eyeshield21 import RULES, check_cards, deck_lists
+from masume.games import load_rules
+from masume.rules.eyeshield21 import check_cards, deck_lists
 from masume.rules.eyeshield21.cards import KINDS, ability_of
+
+RULES = load_rules("eyeshield21")
 
 DEMO = SETS_DIR / "eyeshield21-demo.toml"
 
@@ -135,10 +137,10 @@ def test_a_card_set_object_may_be_given() -> None:
 
 
 def test_the_table_finds_the_card_set_of_a_position() -> None:
-    from masume.cards import card_set_of
+    from masume.play.cards import cards_of
 
     position = RULES.start()
-    assert card_set_of(position) is position.card_set is position.table.card_set
+    assert cards_of(position) is position.card_set is position.table.card_set
 
 
 def test_a_rewritten_set_file_is_read_again(tmp_path: Path) -> None:

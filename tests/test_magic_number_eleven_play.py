@@ -1,33 +1,17 @@
-"""Magic Number Eleven: random play (hypothesis) and the doctests of the engine's modules."""
+"""Magic Number Eleven: random play (hypothesis); the modules' doctests run in test_contract."""
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import random
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from masume.rules import Game, load_rules
 from masume.rules.base import ANY_CARD
 
 RULES = load_rules("magic-number-eleven")
 RECORDS = Path(__file__).parent / "records" / "magic-number-eleven" / "seed-judgement.txt"
-MODULES = ["masume.rules.magic_number_eleven", "masume.rules.magic_number_eleven.cards",
-           "masume.rules.magic_number_eleven.field", "masume.rules.magic_number_eleven.actions",
-           "masume.rules.magic_number_eleven.position", "masume.rules.magic_number_eleven.text",
-           "masume.cards"]
-
-
-@pytest.mark.parametrize("name", MODULES)
-def test_doctests(name: str) -> None:
-    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0 and result.attempted > 0
-
-
 def assert_hidden(position) -> None:
     """A face-down synergy card is named to its owner only; a hand is never named."""
     for side, other in (("home", "away"), ("away", "home")):

@@ -9,8 +9,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
-from masume.cards import card_set_of
+from masume.play.cards import cards_of
 from masume.rules import load_rules
 from masume.rules.base import ANY_CARD
 from test_play import CHROMIUM, Play, state, steps, wait_state
@@ -32,7 +31,7 @@ class Table:
     def __init__(self, browser, links: dict, position, tmp_path: Path) -> None:
         self.url = links[None]
         self.position = position
-        self.cards = card_set_of(position)
+        self.cards = cards_of(position)
         self.tmp_path = tmp_path
         self.pages = {}
         for viewer in (*position.sides, None):
@@ -243,7 +242,7 @@ def test_eyeshield21_on_a_mat_at_a_serial_port(tmp_path: Path) -> None:
         play = Play("eyeshield21", "--port", port, "--no-web", "--games-dir", str(tmp_path))
         try:
             play.until("board: eyeshield21 on ")
-            cards = card_set_of(load_rules("eyeshield21").start())
+            cards = cards_of(load_rules("eyeshield21").start())
             for n, copy_id in enumerate(("F01.1", "F02.1", "F03.1"), 1):
                 sim.stdin.write(f"place home-character-{n} {cards.copy(copy_id).piece}\n")
                 sim.stdin.flush()

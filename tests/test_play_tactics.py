@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
-
 from masume.boards import load_board
-from masume.leds import HIGHLIGHTS, RED, WHITE
+from masume.leds import RED, WHITE, highlight_led
 from masume.link import BoardSession, Led, SerialTransport
 from masume.play.table import TableSession
 from masume.records import read_record
@@ -30,6 +29,8 @@ from masume.storage import GameStore
 from masume.tracker import Change
 
 RULES = load_rules("masume-tactics")
+HIGHLIGHTS = {meaning: highlight_led(meaning, RULES.start().legend)
+              for meaning in RULES.start().legend.highlights}
 BOARD = load_board("masume-tactics")
 
 #: home-8 keeps the ball on E6 (home's offence, action 1), home-10 waits on E11 and

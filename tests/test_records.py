@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-
-from masume import rules as rules_package
+from masume import games as games_registry
 from masume.records import (
     RecordError,
     final_position,
@@ -259,7 +258,7 @@ def count_game(monkeypatch: pytest.MonkeyPatch) -> CountRules:
     module = type(sys)("count_to_ten_rules")
     module.RULES = CountRules()  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "count_to_ten_rules", module)
-    monkeypatch.setitem(rules_package.GAMES, "count-to-ten", "count_to_ten_rules")
+    monkeypatch.setitem(games_registry.GAMES, "count-to-ten", "count_to_ten_rules")
     return module.RULES  # type: ignore[attr-defined]
 
 

@@ -15,7 +15,6 @@ from typing import Iterable
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from masume.rules import Game, IllegalAction, NotationError, load_rules
 from masume.rules.shogi_soccer import (
     GOAL_CELLS,
@@ -922,19 +921,6 @@ def test_a_record_written_reads_back() -> None:
     assert text.splitlines()[2] == SYSTEM_343
     again = replay(parse_record(text))
     assert again.position == game.position and again.actions == game.actions
-
-
-@pytest.mark.parametrize(
-    "module",
-    ["", ".geometry", ".actions", ".position", ".notation"],
-)
-def test_docstring_examples(module: str) -> None:
-    import doctest
-    import importlib
-
-    mod = importlib.import_module("masume.rules.shogi_soccer" + module)
-    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
 
 
 def test_record_check_names_the_bad_action(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

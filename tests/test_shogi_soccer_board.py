@@ -9,10 +9,10 @@ follows each piece from the set-up on. These tests move pieces by hand on readin
 from __future__ import annotations
 
 import threading
-import pytest
 
+import pytest
 from masume.boards import load_board
-from masume.leds import AMBER, GREEN, HIGHLIGHTS, RED, WHITE, picture
+from masume.leds import AMBER, GREEN, RED, WHITE, highlight_led, picture
 from masume.link import Led
 from masume.play.table import TableSession
 from masume.rules import Game, Position, load_rules
@@ -21,6 +21,8 @@ from masume.tracker import Tracker
 from test_tracker import Hands
 
 RULES = load_rules("shogi-soccer")
+HIGHLIGHTS = {meaning: highlight_led(meaning, RULES.start().legend)
+              for meaning in RULES.start().legend.highlights}
 BOARD = load_board("shogi-soccer")
 SYSTEM = "システム 3-4-3 飛歩歩-角歩歩歩-桂桂歩"
 #: The set-up of the engine's own example (host/masume/rules/shogi_soccer/__init__.py).

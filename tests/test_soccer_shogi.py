@@ -22,7 +22,7 @@ from masume.rules.soccer_shogi import (
     Restart,
     Step,
     Take,
-    _impossible,
+    impossible,
     parse_notation,
 )
 
@@ -995,7 +995,7 @@ def test_no_odd_action_crashes_apply(action: object) -> None:
 
 def _turn_end_invariants(position: Position, side_that_moved: str) -> None:
     layout = position.layout()
-    assert not _impossible(position)
+    assert not impossible(position)
     assert sum(1 for pieces in layout.values() if "ball" in pieces) == 1
     for side in ("blue", "red"):
         assert len(position.players(side)) == 6
@@ -1026,7 +1026,7 @@ def test_random_legal_play_never_reaches_an_impossible_position(choices: list[in
         ended = after.status().to_move != mover and after.phase in ("play", "take")
         if ended and not isinstance(action, (Pass, Restart)):
             _turn_end_invariants(after, mover)
-        assert not _impossible(after)
+        assert not impossible(after)
         position = after
 
 

@@ -3,7 +3,7 @@
 A pure function of what the rules and the tracker say; it knows no game. Status
 lights are found by name in the board definition: ``turn-<side>-<n>`` shows whose
 turn it is and which action of the turn (dim: done, bright: now); a board with one
-lamp per side names it ``turn-<side>`` or ``<side>-turn`` (lit while it is the side's turn). After the
+lamp per side names it ``turn-<side>`` (lit while it is the side's turn). After the
 game the winner's lamps blink.
 
 What a square shows, most urgent first:
@@ -19,10 +19,14 @@ What a square shows, most urgent first:
 | after a die roll (or a choice): where a piece must be put to show the game | white | blink |
 | ... and where a piece must be taken from | white | pulse |
 | the reading chosen when the sensors allowed several | violet | pulse |
-| the rules' highlights: flip, goal, eject, setup, ... | see HIGHLIGHTS | |
-| card mats: ``legal`` (where the card in play may go) | green | steady |
-| a highlight named for a side (``home``, ``home-score``) | the side's colour | steady |
+| the rules' highlights (``Status.highlights``) | as the game's legend says | |
+| a highlight not in the legend, named for a side (``home-score``) | the side's colour | steady |
 | the squares of the last action | the mover's colour, dim | steady |
+
+Each game declares its sides' colours and how its highlights show
+(:class:`masume.rules.base.Legend`, ``position.legend``); the highlights its legend
+marks ``foremost`` are lit over the others, and those marked ``when_still`` only while
+the board shows the game (not while the pieces follow a roll).
 
 Frame lamps, when the board has them: ``timer-<side>-<n>`` count a turn's time down
 (lit in the side's colour, the last one blinking), and the die tray's pips
@@ -32,11 +36,11 @@ wait for the die.
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from masume.boards import Board
 from masume.link.events import Led
-from masume.rules import Position
+from masume.rules.base import RGB, AnyPosition, Legend, Light
 from masume.tracker import View
 
 RED = (255, 0, 0)
@@ -47,75 +51,19 @@ VIOLET = (170, 0, 255)
 #: The second colour of a lift: where only what the lifted piece held goes (View.sent).
 AMBER = (255, 150, 0)
 
-SIDE_COLOURS = {
-    "blue": (0, 90, 255),
-    "red": (255, 30, 0),
-    "black": (200, 200, 200),
-    "white": (255, 255, 255),
-    "sente": (0, 200, 255),
-    "gote": (255, 120, 0),
-    "home": (0, 90, 255),
-    "away": (255, 30, 0),
-}
-FALLBACK_COLOURS = ((0, 200, 255), (255, 120, 0), (120, 255, 0), (255, 0, 160))
 
-#: Meaning of a rules highlight -> how it shows. Unknown meanings show cyan.
-HIGHLIGHTS = {
-    "flip": Led((255, 200, 0), "blink"),
-    "goal": Led(WHITE, "blink"),
-    "eject": Led(RED, "pulse"),
-    "setup": Led((0, 200, 200), "steady"),
-    "checkmate": Led(RED, "blink"),
-    "check": Led((255, 0, 120), "pulse"),
-    "ball": Led((255, 200, 0), "pulse"),
-    # A ball game with a die (masume-tactics): the called line before the roll, the
-    # ball's path after it, the square a choice or a set piece is about, where a choice
-    # may put the ball, the two players of a charge, and what the referee calls.
-    "line": Led(AMBER, "pulse"),
-    "path": Led((110, 70, 0), "steady"),
-    "target": Led((0, 200, 255), "pulse"),
-    "options": Led(GREEN, "pulse"),
-    "charge": Led((255, 0, 160), "blink"),
-    "offside": Led((255, 255, 0), "blink"),
-    "foul": Led((255, 60, 0), "blink"),
-    "out": Led((0, 120, 255), "blink"),
-    # Card mats: where the card in play may go, what is in play, what to reveal.
-    "legal": Led(GREEN, "steady"),
-    "place": Led(GREEN, "steady"),
-    "area": Led((0, 60, 140), "steady"),
-    "clear": Led(AMBER, "pulse"),
-    "tidy": Led(AMBER, "pulse"),
-    "shooter": Led((255, 0, 160), "pulse"),
-    "placed": Led(WHITE, "pulse"),
-    "initiative": Led(WHITE, "steady"),
-    "phase": Led(WHITE, "steady"),
-    "reveal": Led((255, 200, 0), "blink"),
-    "damage": Led(RED, "pulse"),
-}
+#: How a highlight shows that the game's legend does not name.
 DEFAULT_HIGHLIGHT = Led((0, 200, 200), "steady")
-#: Highlights lit over the others: where the card or piece in play may go.
-FOREMOST = ("legal", "place")
-#: Highlights whose lamps belong to a side (``home-score-2``, ``away-turn``): in its colour.
-SIDE_LAMPS = ("score", "turn")
-#: Highlights of what the players choose next: lit once the board shows the game, not
-#: while the pieces still follow a roll (they would hide where the pieces go).
-AFTER_FOLLOW = {"options"}
 
 
-def side_colour(side: str, sides: tuple[str, ...]) -> tuple[int, int, int]:
-    if side in SIDE_COLOURS:
-        return SIDE_COLOURS[side]
-    index = sides.index(side) if side in sides else 0
-    return FALLBACK_COLOURS[index % len(FALLBACK_COLOURS)]
-
-
-def dim(rgb: tuple[int, int, int], level: int = 40) -> tuple[int, int, int]:
-    return tuple(v * level // 255 for v in rgb)  # type: ignore[return-value]
+def dim(rgb: RGB, level: int = 40) -> RGB:
+    red, green, blue = (v * level // 255 for v in rgb)
+    return red, green, blue
 
 
 def picture(
     board: Board,
-    position: Position,
+    position: AnyPosition,
     view: View,
     *,
     last_squares: tuple[str, ...] = (),
@@ -132,7 +80,7 @@ def picture(
     """
     out: dict[str, Led] = {}
     status = position.status()
-    sides = position.sides
+    legend = position.legend
 
     def light(square: str, led: Led) -> None:
         if board.has_cell(square) and board.cell(square).leds:
@@ -141,13 +89,15 @@ def picture(
     # Lowest priority first; later lights overwrite.
     if last_side is not None and view.state == "in-sync":
         for square in last_squares:
-            light(square, Led(dim(side_colour(last_side, sides), 60)))
+            light(square, Led(dim(legend.sides[last_side], 60)))
     # Where a card may go is lit over every other highlight (an area in play, say).
-    for meaning, squares in sorted(status.highlights.items(), key=lambda kv: kv[0] in FOREMOST):
-        if view.state == "follow" and meaning in AFTER_FOLLOW:
+    shown = legend.highlights
+    for meaning, squares in sorted(status.highlights.items(),
+                                   key=lambda kv: kv[0] in shown and shown[kv[0]].foremost):
+        if view.state == "follow" and meaning in shown and shown[meaning].when_still:
             continue
         for square in squares:
-            light(square, _highlight(meaning, sides, square))
+            light(square, highlight_led(meaning, legend, square))
     for square in calling:
         light(square, Led(AMBER, "blink"))
     if view.state == "ambiguous":
@@ -170,7 +120,7 @@ def picture(
         for square in view.placed:
             light(square, Led(RED, "blink"))
     if timer is not None:
-        _timer_lamps(board, timer, sides, light)
+        _timer_lamps(board, timer, legend, light)
     if board.has_cell("die-c"):
         if status.awaiting == "die":
             for pip in PIPS[6] + ("c",):
@@ -185,8 +135,7 @@ def picture(
             light(square, Led(RED, "blink"))
 
     outcome = position.outcome()
-    for side in sides:
-        colour = side_colour(side, sides)
+    for side, colour in legend.sides.items():
         if outcome is not None:
             if outcome.winner == side:
                 for cell in _turn_lamps(board, side):
@@ -195,9 +144,8 @@ def picture(
         if side != status.to_move:
             continue
         now = Led(colour, "pulse" if status.awaiting else "steady")
-        for lamp in (f"turn-{side}", f"{side}-turn"):
-            if board.has_cell(lamp):
-                light(lamp, now)
+        if board.has_cell(f"turn-{side}"):
+            light(f"turn-{side}", now)
         for k, cell in enumerate(_turn_lamps(board, side, numbered=True), start=1):
             if k < status.action_number:
                 light(cell, Led(dim(colour)))
@@ -206,25 +154,25 @@ def picture(
     return out
 
 
-def highlight_led(meaning: str, sides: tuple[str, ...]) -> Led:
-    """How the rules' highlight ``meaning`` shows on the board (for the web view's key)."""
-    return _highlight(meaning, sides)
-
-
-def _highlight(meaning: str, sides: tuple[str, ...], square: str = "") -> Led:
-    """How a rules highlight shows: a side's lamp (score, turn: ``home-score-2``) in
-    the side's colour; by HIGHLIGHTS; a side's own meaning ("home", "home-score",
-    "away-initiative") in that side's colour; else cyan."""
-    if meaning in SIDE_LAMPS:
-        for side in sides:
-            if square.startswith(f"{side}-") or square.endswith(f"-{side}"):
-                return Led(side_colour(side, sides), "steady")
-    if meaning in HIGHLIGHTS:
-        return HIGHLIGHTS[meaning]
-    for side in sides:
+def highlight_led(meaning: str, legend: Legend, square: str = "") -> Led:
+    """How the rules' highlight ``meaning`` shows on ``square`` (none: for the web view's
+    key): as the game's legend says (a side's lamp in the colour of the side its name
+    says); a meaning the legend does not name but named for a side ("home",
+    "home-score") in that side's colour; else in a plain colour."""
+    light = legend.highlights.get(meaning)
+    if light is not None:
+        return _led(light, legend, square)
+    for side, colour in legend.sides.items():
         if meaning == side or meaning.startswith(f"{side}-"):
-            return Led(side_colour(side, sides), "steady")
+            return Led(colour, "steady")
     return DEFAULT_HIGHLIGHT
+
+
+def _led(light: Light, legend: Legend, square: str) -> Led:
+    if light.rgb is not None:
+        return Led(light.rgb, light.pattern)
+    side = legend.side_of(square)
+    return Led(legend.sides[side], "steady") if side is not None else DEFAULT_HIGHLIGHT
 
 
 #: The die tray's pips for each face: top/middle/bottom, left/centre/right.
@@ -232,24 +180,24 @@ PIPS = {1: ("c",), 2: ("tl", "br"), 3: ("tl", "c", "br"), 4: ("tl", "tr", "bl", 
         5: ("tl", "tr", "c", "bl", "br"), 6: ("tl", "tr", "ml", "mr", "bl", "br")}
 
 
-def _timer_lamps(board: Board, timer: tuple[str, float, float], sides: tuple[str, ...],
+def _timer_lamps(board: Board, timer: tuple[str, float, float], legend: Legend,
                  light: Callable[[str, Led], None]) -> None:
     """``timer-<side>-1`` ... ``-n``: as many lit as the fraction of the time left (rounded
     up), in the side's colour; the last one blinks red."""
     side, left, total = timer
-    lamps = []
+    lamps: list[str] = []
     while board.has_cell(f"timer-{side}-{len(lamps) + 1}"):
         lamps.append(f"timer-{side}-{len(lamps) + 1}")
     if not lamps or total <= 0:
         return
     lit = min(len(lamps), max(0, -int(-left * len(lamps) // total)))  # ceil
     for k, lamp in enumerate(lamps[:lit], start=1):
-        light(lamp, Led(RED, "blink") if lit == 1 else Led(side_colour(side, sides)))
+        light(lamp, Led(RED, "blink") if lit == 1 else Led(legend.sides[side]))
 
 
 def _turn_lamps(board: Board, side: str, *, numbered: bool = False) -> list[str]:
     """The side's turn lamps: ``turn-<side>`` and/or ``turn-<side>-1``, ``-2``, ..."""
-    lamps = [] if numbered else [n for n in (f"turn-{side}", f"{side}-turn") if board.has_cell(n)]
+    lamps = [] if numbered or not board.has_cell(f"turn-{side}") else [f"turn-{side}"]
     k = 1
     while board.has_cell(f"turn-{side}-{k}"):
         lamps.append(f"turn-{side}-{k}")

@@ -27,7 +27,7 @@ turn lines (the first turn line is line 1); see :class:`RecordError`.
 
 Usage::
 
-    >>> from masume.rules import load_rules
+    >>> from masume.games import load_rules
     >>> record = parse_record('[Game "soccer-shogi"]\\nA7-A6, A6-A5\\nC2-C3、C3-C4\\n')
     >>> [turn.actions for turn in record.turns]
     [('A7-A6', 'A6-A5'), ('C2-C3', 'C3-C4')]
@@ -47,7 +47,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from .rules import Game, IllegalAction, NotationError, Position, Rules, load_rules
+from .games import load_rules
+from .rules import Game, IllegalAction, NotationError, Position, Rules
 
 _HEADER = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_-]*)\s+"((?:[^"\\]|\\.)*)"\s*\]$')
 _SEPARATORS = re.compile(r"[,、]")

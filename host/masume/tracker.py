@@ -39,7 +39,8 @@ the ball passing between two players) the ``confirm`` button steps through the
 choices.
 
 >>> from masume.boards import load_board
->>> from masume.rules import Game, load_rules
+>>> from masume.games import load_rules
+>>> from masume.rules import Game
 >>> game = Game(load_rules("soccer-shogi").start())
 >>> tracker = Tracker(game, load_board("soccer-shogi"))
 >>> readings = tracker.expected_readings()
@@ -52,22 +53,24 @@ choices.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Hashable, Iterable, Mapping
+from functools import partial
+from typing import Any, Literal, cast
 
 from masume.boards import Board
+from masume.cards import CardSet
 from masume.link.events import Reading
-from masume.rules import Game, Position
-from masume.rules.base import ANY_CARD, Layout
+from masume.rules.base import ANY_CARD, AnyPosition, Game, Layout
 
 SETTLE_S = 0.35
 
 #: A layout entry on a cell without a sensor (Tracker.signature leaves it out).
-_UNSENSED = object()
+_UNSENSED = None
 
 #: What one cell shows to its sensor, comparable across sensor kinds:
 #: presence -> bool, identity and card -> sorted piece names.
-Signature = object
+Signature = bool | tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,10 @@ class Change:
         return bool(self.popped or self.pushed)
 
 
+#: What the tracker sees (see :class:`View`).
+ViewState = Literal["in-sync", "lifted", "moving", "mismatch", "ambiguous", "remove", "follow"]
+
+
 @dataclass(frozen=True)
 class View:
     """What the tracker sees now, for the LED policy and the web view.
@@ -92,7 +99,7 @@ class View:
     and the pieces must be moved to show it: ``put`` and ``take``).
     """
 
-    state: str
+    state: ViewState
     message: str = ""
     #: lifted: square -> every square where what was lifted there may go
     destinations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -123,27 +130,27 @@ class Tracker:
     a tag that belongs to none of its cards is then named as unknown, and a card of
     the set where the game does not expect it is named."""
 
-    def __init__(self, game: Game, board: Board, *, settle: float = SETTLE_S,
-                 cards: object = None) -> None:
+    def __init__(self, game: Game[Any], board: Board, *, settle: float = SETTLE_S,
+                 cards: CardSet | None = None) -> None:
         self.game = game
         self.board = board
         self.settle = settle
         self.cards = cards
-        self._successors: dict[Position, list[tuple[Hashable, Position]]] = {}
+        self._successors: dict[AnyPosition, list[tuple[Hashable, AnyPosition]]] = {}
         self._cells = [c for c in board.sensed]
         #: What each sensed cell reads with nothing on it, in the cells' order: a
         #: signature starts as a copy of it, and only occupied cells are filled in.
         self._empty = {c.name: self._expected(c.sensor, ()) for c in self._cells}
         self._sensor_of = {c.name: c.sensor for c in self._cells}
         #: (cell, pieces) -> what its sensor reads (_UNSENSED where none), kept
-        self._expected_of: dict[tuple[str, tuple[str, ...]], Signature] = {}
+        self._expected_of: dict[tuple[str, tuple[str, ...]], Signature | None] = {}
         #: _same_origin's (base, current position, the cells the last action took
         #: pieces from), kept while the search asks about the same two positions
-        self._origin: tuple[Position, Position, set[str]] | None = None
+        self._origin: tuple[AnyPosition, AnyPosition, set[str]] | None = None
         self._sensed: dict[str, Signature] | None = None
         self._changed_at = 0.0
         self._settled_on: dict[str, Signature] | None = None
-        self._signatures: dict[Hashable, dict[str, Signature]] = {}
+        self._signatures: dict[AnyPosition, dict[str, Signature]] = {}
         self._choices: list[_Reading] = []  # the readings that fit equally well
         self._choice_index = 0
         self._chosen_popped: tuple[Hashable, ...] = ()
@@ -156,12 +163,12 @@ class Tracker:
         self._pushed: set[int] = set()
         #: The position the board last showed, while the game has gone on without the
         #: board (a die roll): the pieces must follow; None when there is nothing to follow.
-        self._follow_from: Position | None = None
+        self._follow_from: AnyPosition | None = None
         self.view = View("in-sync")
 
     # ---- what the board should read -----------------------------------------
 
-    def signature(self, position: Position) -> dict[str, Signature]:
+    def signature(self, position: AnyPosition) -> dict[str, Signature]:
         """Per sensed cell, what its sensor reads when the board shows ``position``."""
         key = position
         cached = self._signatures.get(key)
@@ -170,11 +177,11 @@ class Tracker:
             known = self._expected_of
             for item in position.layout().items():
                 try:
-                    sig = known[item]  # type: ignore[index]
+                    sig = known[item]
                 except KeyError:
                     if len(known) > 100_000:
                         known.clear()
-                    sig = known[item] = self._expected_at(*item)  # type: ignore[index]
+                    sig = known[item] = self._expected_at(*item)
                 except TypeError:  # a layout that gives lists
                     sig = self._expected_at(*item)
                 if sig is not _UNSENSED:
@@ -184,7 +191,7 @@ class Tracker:
             self._signatures[key] = cached
         return cached
 
-    def _expected_at(self, name: str, pieces: tuple[str, ...]) -> Signature:
+    def _expected_at(self, name: str, pieces: tuple[str, ...]) -> Signature | None:
         """What the sensor of cell ``name`` reads with ``pieces`` on it; _UNSENSED
         where no sensor is."""
         sensor = self._sensor_of.get(name)
@@ -208,17 +215,17 @@ class Tracker:
             tag = sensed[0]
             if not isinstance(tag, str) or not tag.startswith("tag:"):
                 return False
-            return self.cards is None or self.cards.by_tag(tag[4:]) is not None  # type: ignore[attr-defined]
+            return self.cards is None or self.cards.by_tag(tag[4:]) is not None
         return False
 
-    def _after(self, base: Position, action: Hashable) -> Position:
+    def _after(self, base: AnyPosition, action: Hashable) -> AnyPosition:
         """``base.apply(action)``, kept: the search asks for the same ones again and again."""
         for known, after in self._successors_of(base):
             if known == action:
                 return after
         return base.apply(action)
 
-    def _successors_of(self, base: Position) -> list[tuple[Hashable, Position]]:
+    def _successors_of(self, base: AnyPosition) -> list[tuple[Hashable, AnyPosition]]:
         """Every action the sensors may show from ``base``, with the position it leads to."""
         found = self._successors.get(base)
         if found is None:
@@ -248,7 +255,7 @@ class Tracker:
         if sensor == "card":
             # Readers report the UID in hex; the card set writes it in upper case.
             return (f"tag:{str(reading).upper()}",) if reading else ()
-        return tuple(sorted(reading or ()))
+        return tuple(sorted(cast("tuple[str, ...]", reading or ())))
 
     # ---- input ------------------------------------------------------------------
 
@@ -377,18 +384,18 @@ class Tracker:
 
     # ---- the search ---------------------------------------------------------------
 
-    def _differences(self, position: Position) -> tuple[str, ...]:
+    def _differences(self, position: AnyPosition) -> tuple[str, ...]:
         assert self._sensed is not None
         want = self.signature(position)
         return tuple(name for name, sig in self._sensed.items() if not self._match(sig, want[name]))
 
-    def _fits(self, position: Position) -> bool:
+    def _fits(self, position: AnyPosition) -> bool:
         assert self._sensed is not None
         want = self.signature(position)
         return want == self._sensed or all(self._match(sig, want[name])
                                            for name, sig in self._sensed.items())
 
-    def _actions(self, position: Position) -> Iterable[Hashable]:
+    def _actions(self, position: AnyPosition) -> Iterable[Hashable]:
         """Actions the sensors may show: none while the rules wait for a die."""
         if position.outcome() is not None or position.status().awaiting:
             return ()
@@ -400,13 +407,13 @@ class Tracker:
         target = self._sensed
         assert target is not None
 
-        def one(base: Position, pops: int) -> list[_Reading]:
+        def one(base: AnyPosition, pops: int) -> list[_Reading]:
             need = self._differences(base)
             return [_Reading(pops, (a,)) for a, after in self._successors_of(base)
                     if (not pops or self._same_origin(base, a))
                     and self._changes_all(base, after, need) and self._shows(base, after)]
 
-        def two(base: Position, pops: int) -> list[_Reading]:
+        def two(base: AnyPosition, pops: int) -> list[_Reading]:
             differ = set(self._differences(base))
             out = []
             for a, mid in self._successors_of(base):
@@ -429,7 +436,10 @@ class Tracker:
         # Each step of the search: amending the last action first (a chain that
         # went on, a slide that went further), then new actions; both kinds stay
         # on offer, so confirm can switch between them where both fit.
-        searches = []
+        def back(pops: int) -> list[_Reading]:
+            return [_Reading(pops, ())] if self._fits(bases[pops]) else []
+
+        searches: list[Callable[[], list[_Reading]]] = []
         if len(bases) > 1 and self._may_pop(1):
             searches.append(lambda: one(bases[1], 1) + one(bases[0], 0))
             searches.append(lambda: two(bases[1], 1) + two(bases[0], 0))
@@ -437,31 +447,31 @@ class Tracker:
             searches += [lambda: one(bases[0], 0), lambda: two(bases[0], 0)]
         for pops in (1, 2):
             if len(bases) > pops and self._may_pop(pops):
-                searches.append(lambda pops=pops: [_Reading(pops, ())] if self._fits(bases[pops]) else [])
+                searches.append(partial(back, pops))
         for search in searches:
             found = search()
             if found:
                 return self._distinct(found, bases)
         return []
 
-    def _progress(self, base: Position, mid: Position, differ: set[str]) -> bool:
+    def _progress(self, base: AnyPosition, mid: AnyPosition, differ: set[str]) -> bool:
         """Does ``base -> mid`` change a differing cell to what the board shows there?"""
         assert self._sensed is not None
         had, want = self.signature(base), self.signature(mid)
         return any(had[name] != want[name] and self._match(self._sensed[name], want[name])
                    for name in differ)
 
-    def _changes_all(self, before: Position, after: Position, cells: Iterable[str]) -> bool:
+    def _changes_all(self, before: AnyPosition, after: AnyPosition, cells: Iterable[str]) -> bool:
         """Does ``before -> after`` change the reading of every one of ``cells``?
         (``set(cells) <= self.touched(before, after)``, without building the set.)"""
         a, b = self.signature(before), self.signature(after)
         return all(a[name] != b[name] for name in cells)
 
-    def _shows(self, before: Position, after: Position) -> bool:
+    def _shows(self, before: AnyPosition, after: AnyPosition) -> bool:
         """Does the board show the action ``before -> after`` (removed pieces may linger)?"""
         return self._fits(after) or self._leftovers(before, after) is not None
 
-    def _leftovers(self, before: Position, after: Position) -> tuple[str, ...] | None:
+    def _leftovers(self, before: AnyPosition, after: AnyPosition) -> tuple[str, ...] | None:
         """The squares where pieces that ``before -> after`` took off the board still
         stand, when they are all that keeps the board from showing ``after``.
 
@@ -480,11 +490,12 @@ class Tracker:
                 return None
             extra, missing = Counter(sensed) - Counter(wanted), Counter(wanted) - Counter(sensed)
             # Only pieces that stood on this very square before the action may linger.
-            if missing or extra - (Counter(had[name]) - Counter(wanted)):
+            if missing or extra - (_as_counter(had[name]) - Counter(wanted)):
                 return None
         # ... and only pieces the action took off the board, not moved elsewhere.
         gone = _total(had) - _total(want)
-        lingering = sum((Counter(self._sensed[n]) - Counter(want[n]) for n in differing), Counter())
+        lingering = sum((_as_counter(self._sensed[n]) - _as_counter(want[n]) for n in differing),
+                        Counter[str]())
         if lingering - gone:
             return None
         return tuple(differing)
@@ -495,7 +506,7 @@ class Tracker:
             return None
         return self._leftovers(positions[-2], positions[-1])
 
-    def _same_origin(self, base: Position, action: Hashable) -> bool:
+    def _same_origin(self, base: AnyPosition, action: Hashable) -> bool:
         """Does ``action`` take pieces from where the last action took them? Only
         then can it be the last action, read again."""
         current = self.game.position
@@ -505,15 +516,15 @@ class Tracker:
         last = memo[2]
         return bool(last) and last <= self._sources(base, self._after(base, action))
 
-    def _sources(self, before: Position, after: Position) -> set[str]:
+    def _sources(self, before: AnyPosition, after: AnyPosition) -> set[str]:
         a, b = self.signature(before), self.signature(after)
         # _less is False where the reading does not change: compare those first.
         return {name for name, was in a.items() if b[name] != was and _less(b[name], was)}
 
-    def _distinct(self, readings: list[_Reading], bases: list[Position]) -> list[_Reading]:
+    def _distinct(self, readings: list[_Reading], bases: list[AnyPosition]) -> list[_Reading]:
         """One reading per resulting position: two orders of the same two moves are
         no question worth asking."""
-        seen: set[Position] = set()
+        seen: set[AnyPosition] = set()
         out = []
         for reading in readings:
             result = bases[reading.pops]
@@ -524,7 +535,7 @@ class Tracker:
                 out.append(reading)
         return out
 
-    def touched(self, before: Position, after: Position) -> set[str]:
+    def touched(self, before: AnyPosition, after: AnyPosition) -> set[str]:
         """The sensed cells whose reading differs between two positions."""
         a, b = self.signature(before), self.signature(after)
         return {name for name, was in a.items() if b[name] != was}
@@ -600,7 +611,8 @@ class Tracker:
         else:
             self.view = View("moving", differing=differing, placed=placed)
 
-    def _card_problems(self, differing: tuple[str, ...], want: Mapping[str, Signature]) -> list[str]:
+    def _card_problems(self, differing: tuple[str, ...],
+                       want: Mapping[str, Signature]) -> list[str]:
         """On a card mat, what is wrong in words: an unknown tag, a card out of place."""
         assert self._sensed is not None
         out: list[str] = []
@@ -610,14 +622,17 @@ class Tracker:
                     and isinstance(sensed[0], str) and sensed[0].startswith("tag:")):
                 continue
             tag = sensed[0][4:]
-            copy = self.cards.by_tag(tag) if self.cards is not None else None  # type: ignore[attr-defined]
+            copy = self.cards.by_tag(tag) if self.cards is not None else None
             if self.cards is not None and copy is None:
-                out.append(f"unknown card on {name} (tag {tag}): enroll it with masume cards enroll")
+                out.append(f"unknown card on {name} (tag {tag}): "
+                           "enroll it with masume cards enroll")
                 continue
-            label = f"{copy.card.name} ({copy.id})" if copy is not None else f"the card with tag {tag}"
+            label = (f"{copy.card.name} ({copy.id})" if copy is not None
+                     else f"the card with tag {tag}")
             wanted = want.get(name, ())
             if wanted and not isinstance(wanted, bool):
-                out.append(f"{label} is on {name}, where the game has {self._card_label(wanted[-1])}")
+                out.append(f"{label} is on {name}, where the game has "
+                           f"{self._card_label(wanted[-1])}")
             else:
                 out.append(f"{label} is on {name}: the game has no card there")
         for name in differing:
@@ -631,18 +646,18 @@ class Tracker:
         if piece == ANY_CARD:
             return "a card"
         if piece.startswith("tag:") and self.cards is not None:
-            copy = self.cards.by_tag(piece[4:])  # type: ignore[attr-defined]
+            copy = self.cards.by_tag(piece[4:])
             if copy is not None:
                 return f"{copy.card.name} ({copy.id})"
         if piece.startswith("card:") and self.cards is not None:
             try:
-                copy = self.cards.copy(piece[5:])  # type: ignore[attr-defined]
+                copy = self.cards.copy(piece[5:])
                 return f"{copy.card.name} ({copy.id}, not enrolled)"
             except KeyError:
                 pass
         return piece
 
-    def _follow_view(self, position: Position, differing: tuple[str, ...]) -> View:
+    def _follow_view(self, position: AnyPosition, differing: tuple[str, ...]) -> View:
         """What to move so that the board shows the game again (after a die roll):
         each piece from where it is to where the game has it."""
         assert self._sensed is not None and self._follow_from is not None
@@ -679,7 +694,8 @@ class Tracker:
             squares = set(_action_squares(reading.pushes[-1], self.board))
         return tuple(sorted(squares))
 
-    def _lifted(self, position: Position, differing: tuple[str, ...]) -> dict[str, dict[str, str]] | None:
+    def _lifted(self, position: AnyPosition,
+                differing: tuple[str, ...]) -> dict[str, dict[str, str]] | None:
         """If the only differences are pieces missing: for each lifted square, where
         what was lifted may go (destination -> MOVE or SEND).
 
@@ -700,12 +716,12 @@ class Tracker:
             _merge_kinds(out[square], kinds)
         return out
 
-    def _only_missing(self, position: Position, differing: Iterable[str]) -> bool:
+    def _only_missing(self, position: AnyPosition, differing: Iterable[str]) -> bool:
         assert self._sensed is not None
         want = self.signature(position)
         return all(_less(self._sensed[sq], want[sq]) for sq in differing)
 
-    def _destinations(self, base: Position, lifted: set[str]) -> dict[str, dict[str, str]]:
+    def _destinations(self, base: AnyPosition, lifted: set[str]) -> dict[str, dict[str, str]]:
         """For each lifted square, the squares the actions from it fill, as MOVE or SEND.
 
         An action fits a lift when it leaves on each lifted square just what is
@@ -743,9 +759,11 @@ class Tracker:
         return bool(stack) and Counter(sensed)[stack[-1]] < Counter(now)[stack[-1]]  # type: ignore[arg-type]
 
 
-#: How what was lifted reaches a destination (see View.sent).
-MOVE = "move"
-SEND = "send"
+#: How what was lifted reaches a destination (see View.sent): the lifted piece itself
+#: arrives there, or only what lay under it.
+Reach = Literal["move", "send"]
+MOVE: Reach = "move"
+SEND: Reach = "send"
 
 
 def _merge_kinds(into: dict[str, str], kinds: Mapping[str, str]) -> None:
@@ -760,19 +778,19 @@ def _says(reading: _Reading, word: str) -> bool:
     return any(word in str(action).split() for action in reading.pushes)
 
 
-def _total(signature: Mapping[str, Signature]) -> Counter:
+def _total(signature: Mapping[str, Signature]) -> Counter[str]:
     """All pieces a board signature names (identity and card sensors)."""
-    out: Counter = Counter()
+    out: Counter[str] = Counter()
     for sig in signature.values():
         if not isinstance(sig, bool):
-            out.update(sig)  # type: ignore[arg-type]
+            out.update(sig)
     return out
 
 
-def _as_counter(sig: Signature) -> Counter:
+def _as_counter(sig: Signature) -> Counter[str]:
     if isinstance(sig, bool):
         return Counter({"?": 1} if sig else {})
-    return Counter(sig)  # type: ignore[arg-type]
+    return Counter(sig)
 
 
 def _less(sensed: Signature, want: Signature) -> bool:

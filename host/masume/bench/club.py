@@ -119,7 +119,8 @@ def plan_game(game: str, seed: int, steps_wanted: int) -> list[Planned]:
     plus this action, after at most MAX_CONFIRMS presses of confirm.
     """
     from masume.boards import load_board
-    from masume.rules import Game, load_rules
+    from masume.games import load_rules
+    from masume.rules import Game
     from masume.tracker import Tracker
 
     rules = load_rules(game)
@@ -285,7 +286,7 @@ def run_once(n: int, seconds: float, pace: float, cut: float = 0.0,
     """One size. ``plans``: the hands' games (plan_games), planned here if None."""
     from masume.club.mosquitto import Broker
     from masume.club.store import ClubStore
-    from masume.rules import load_rules
+    from masume.games import load_rules
     from masume.sim.board import SimulatedBoard
 
     rules = load_rules(GAME)

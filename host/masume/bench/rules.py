@@ -31,7 +31,8 @@ import sys
 import time
 from typing import Any, Callable, Sequence
 
-from masume.rules import Position, Rules, load_rules
+from masume.games import load_rules
+from masume.rules import Position, Rules
 
 #: Actions (or chess plies) after which a random playout stops without an outcome.
 MOVE_CAP = 1000
@@ -148,7 +149,7 @@ def _reading_time(rules: Rules, texts: Sequence[str], rng: random.Random,
     them; how many readings found the position played (others: an equivalent
     reading). Untimed: choosing the actions and the readings."""
     from masume.boards import load_board
-    from masume.cards import card_set_of
+    from masume.play.cards import cards_of
     from masume.rules import Game
     from masume.tracker import Tracker
 
@@ -169,14 +170,14 @@ def _reading_time(rules: Rules, texts: Sequence[str], rng: random.Random,
         if not shown:
             continue
         readings = Tracker(Game(position), board).expected_readings()
-        cards = card_set_of(position)
+        cards = cards_of(position)
         if cards is not None:  # a pile of unknown top card shows some card of the set
             used = {p for stack in position.layout().values() for p in stack}
             spare = iter([c.tag for c in cards.copies() if c.tag and c.piece not in used])
             readings = {cell: next(spare) if reading == "*" else reading
                         for cell, reading in readings.items()}
         fresh = rules.from_text(text)  # no cached results
-        tracker = Tracker(Game(fresh), board, cards=card_set_of(fresh))
+        tracker = Tracker(Game(fresh), board, cards=cards_of(fresh))
         wide = sum(1 for _ in fresh.legal_actions())
         width += wide
         began = time.perf_counter()
@@ -202,7 +203,7 @@ def _lift_time(rules: Rules, texts: Sequence[str], rng: random.Random,
     amend it), then the cell an action of the next player takes pieces from reads
     empty. Positions are rebuilt from their text, so no engine cache helps."""
     from masume.boards import load_board
-    from masume.cards import card_set_of
+    from masume.play.cards import cards_of
     from masume.rules import Game
     from masume.tracker import Tracker
 
@@ -228,9 +229,9 @@ def _lift_time(rules: Rules, texts: Sequence[str], rng: random.Random,
         fresh = rules.from_text(text)  # no cached results
         game = Game(fresh)
         game.push(first)
-        tracker = Tracker(game, board, cards=card_set_of(fresh))
+        tracker = Tracker(game, board, cards=cards_of(fresh))
         readings = dict(tracker.expected_readings())
-        cards = card_set_of(after)
+        cards = cards_of(after)
         if cards is not None:  # a pile of unknown top card shows some card of the set
             used = {p for stack in layout.values() for p in stack}
             spare = iter([c.tag for c in cards.copies() if c.tag and c.piece not in used])

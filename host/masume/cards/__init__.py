@@ -2,8 +2,11 @@
 
 Neither card game publishes its card texts, so a game's cards are a data file
 (TOML) that an owner fills in from the cards they hold, in the format below,
-with one NFC tag id per physical copy. The engines read a :class:`CardSet`; the
-tracker sees tags (a card reader reports the sticker's UID) and the engine's
+with one NFC tag id per physical copy. This module reads those files (layer 2, like
+the board definitions): :func:`load_card_set` is the one loader, with the one cache,
+and says what is wrong with a file by :class:`CardSetError`. The engines are given
+the :class:`CardSet` it reads (``masume.rules.card_set``: they never open a file);
+the tracker sees tags (a card reader reports the sticker's UID) and the engine's
 layout names them as ``tag:UID``, so a card is known wherever it lies, face up
 or face down.
 
@@ -25,228 +28,28 @@ File format (``docs/cards.md`` has the whole story)::
 Every physical card is a :class:`Copy` with its own id: the card id when the card
 has one copy, ``ID.N`` (N from 1) when it has several.
 
+A file is read again only once it changed (enrolling tags rewrites it):
+
 >>> cards = load_card_set("magic-number-eleven-demo")
 >>> cards.game
 'magic-number-eleven'
 >>> copy = cards.copies()[0]
 >>> cards.by_tag(copy.tag) == copy
 True
+>>> load_card_set("magic-number-eleven-demo") is cards
+True
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
 import tomllib
-from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+
+from masume.rules.card_set import Card, CardSet, CardSetError, Copy, normalise_tag
 
 #: Where the shipped card sets live (``NAME`` -> ``sets/NAME.toml``).
 SETS_DIR = Path(__file__).with_name("sets")
-
-#: An NFC UID: 4, 7 or 10 bytes, written as upper-case hex without separators.
-_TAG = re.compile(r"(?:[0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{20})")
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
-_GENERIC = {"id", "name", "kind", "copies", "tags"}
-
-
-class CardSetError(ValueError):
-    """A card set that cannot be used; the message lists every problem found."""
-
-
-def normalise_tag(text: str) -> str:
-    """A tag id as the readers report it: upper-case hex, no separators.
-
-    >>> normalise_tag("04:a1:b2:c3")
-    '04A1B2C3'
-    """
-    tag = re.sub(r"[\s:.-]", "", text).upper()
-    if not _TAG.fullmatch(tag):
-        raise ValueError(f"{text!r} is not an NFC tag id (4, 7 or 10 bytes in hex)")
-    return tag
-
-
-@dataclass(frozen=True, eq=False)
-class Card:
-    """One card entry of a set: what is printed on it, and the tags of its copies."""
-
-    id: str
-    name: str
-    kind: str
-    copies: int
-    tags: tuple[str, ...]
-    #: The game's own fields, as read from the file (validated by the game's rules).
-    fields: Mapping[str, Any]
-
-    def __getitem__(self, key: str) -> Any:
-        return self.fields[key]
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.fields.get(key, default)
-
-    def copy_ids(self) -> tuple[str, ...]:
-        if self.copies == 1:
-            return (self.id,)
-        return tuple(f"{self.id}.{n}" for n in range(1, self.copies + 1))
-
-    def __repr__(self) -> str:
-        return f"Card({self.id!r}, {self.name!r}, {self.kind!r})"
-
-
-@dataclass(frozen=True)
-class Copy:
-    """One physical card: ``id`` is the card id, or ``ID.N`` for the N-th copy."""
-
-    id: str
-    card: Card = None  # type: ignore[assignment]
-    tag: str | None = None
-
-    @property
-    def piece(self) -> str:
-        """The name a layout gives this card where it lies: ``tag:UID``."""
-        return f"tag:{self.tag}" if self.tag else f"card:{self.id}"
-
-    def __hash__(self) -> int:
-        return hash(self.id)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Copy) and other.id == self.id and other.tag == self.tag
-
-
-class CardSet:
-    """A game's cards, loaded from a card set file.
-
-    Equal card sets (same id and same content) compare equal, so positions that
-    hold one stay comparable across loads.
-    """
-
-    def __init__(self, data: Mapping[str, Any], *, path: Path | None = None,
-                 source: str = "") -> None:
-        problems: list[str] = []
-        self.path = path
-        self.id = str(data.get("id", ""))
-        self.game = str(data.get("game", ""))
-        self.title = str(data.get("title", self.id))
-        self.notice = str(data.get("notice", ""))
-        #: The file's other top-level keys and tables, for the game to read (e.g.
-        #: Eyeshield 21's ``[[deck]]`` lists).
-        self.extra: Mapping[str, Any] = {k: v for k, v in data.items()
-                                         if k not in ("id", "game", "title", "notice", "card")}
-        if not _ID.fullmatch(self.id):
-            problems.append(f"id: {self.id!r} is not a set id (letters, digits, - and _)")
-        if not self.game:
-            problems.append("game: missing (the game whose rules read this set)")
-        cards: list[Card] = []
-        entries = data.get("card", [])
-        if not isinstance(entries, list) or not entries:
-            problems.append("no [[card]] entries")
-            entries = []
-        seen_ids: set[str] = set()
-        seen_tags: dict[str, str] = {}
-        for n, entry in enumerate(entries, 1):
-            card = _card(entry, n, problems)
-            if card is None:
-                continue
-            if card.id in seen_ids:
-                problems.append(f"card {card.id}: the id is used twice")
-            seen_ids.add(card.id)
-            for copy_id, tag in zip(card.copy_ids(), card.tags):
-                if tag in seen_tags:
-                    problems.append(f"card {card.id}: tag {tag} is already {seen_tags[tag]}'s")
-                seen_tags[tag] = copy_id
-            cards.append(card)
-        if problems:
-            where = f"{path}: " if path else ""
-            raise CardSetError(where + "; ".join(problems))
-        self.cards: tuple[Card, ...] = tuple(cards)
-        self._by_id = {c.id: c for c in cards}
-        self._copies = tuple(Copy(copy_id, card, tag)
-                             for card in cards
-                             for copy_id, tag in zip(card.copy_ids(),
-                                                     card.tags + (None,) * card.copies))
-        self._copy_by_id = {c.id: c for c in self._copies}
-        self._copy_by_tag = {c.tag: c for c in self._copies if c.tag}
-        self.digest = hashlib.sha256((source or repr(sorted(seen_tags))).encode()).hexdigest()[:16]
-
-    # ---- lookups ----------------------------------------------------------------------
-
-    def card(self, card_id: str) -> Card:
-        """The entry called ``card_id``; KeyError names the set."""
-        try:
-            return self._by_id[card_id]
-        except KeyError:
-            raise KeyError(f"no card {card_id!r} in card set {self.id}") from None
-
-    def copy(self, copy_id: str) -> Copy:
-        """The physical card ``copy_id`` (``H01``, ``E12.2``)."""
-        try:
-            return self._copy_by_id[copy_id]
-        except KeyError:
-            raise KeyError(f"no card {copy_id!r} in card set {self.id}") from None
-
-    def by_tag(self, tag: str) -> Copy | None:
-        """The physical card carrying ``tag`` (as a reader reports it), or None."""
-        return self._copy_by_tag.get(tag.upper())
-
-    def copies(self, kind: str | None = None) -> tuple[Copy, ...]:
-        """Every physical card, in file order; only those of ``kind`` if given."""
-        if kind is None:
-            return self._copies
-        return tuple(c for c in self._copies if c.card.kind == kind)
-
-    def __iter__(self) -> Iterator[Card]:
-        return iter(self.cards)
-
-    def __len__(self) -> int:
-        return len(self.cards)
-
-    def untagged(self) -> tuple[Copy, ...]:
-        """Copies without a tag yet: they cannot be read on a real mat until enrolled."""
-        return tuple(c for c in self._copies if not c.tag)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CardSet) and (other.id, other.digest) == (self.id, self.digest)
-
-    def __hash__(self) -> int:
-        return hash((self.id, self.digest))
-
-    def __repr__(self) -> str:
-        return f"CardSet({self.id!r}, game={self.game!r}, {len(self.cards)} cards)"
-
-
-def _card(entry: Any, n: int, problems: list[str]) -> Card | None:
-    if not isinstance(entry, dict):
-        problems.append(f"card #{n}: not a table")
-        return None
-    card_id = str(entry.get("id", ""))
-    label = f"card {card_id}" if card_id else f"card #{n}"
-    if not _ID.fullmatch(card_id) or "." in card_id:
-        problems.append(f"{label}: id {card_id!r} is not an id (letters, digits, - and _)")
-        return None
-    name, kind = entry.get("name"), entry.get("kind")
-    if not isinstance(name, str) or not name:
-        problems.append(f"{label}: name missing")
-    if not isinstance(kind, str) or not kind:
-        problems.append(f"{label}: kind missing")
-    copies = entry.get("copies", 1)
-    if not isinstance(copies, int) or isinstance(copies, bool) or copies < 1:
-        problems.append(f"{label}: copies must be a whole number of at least 1")
-        copies = 1
-    raw_tags = entry.get("tags", [])
-    tags: list[str] = []
-    if not isinstance(raw_tags, list):
-        problems.append(f"{label}: tags must be a list of tag ids")
-        raw_tags = []
-    for raw in raw_tags:
-        try:
-            tags.append(normalise_tag(str(raw)))
-        except ValueError as exc:
-            problems.append(f"{label}: {exc}")
-    if len(tags) > copies:
-        problems.append(f"{label}: {len(tags)} tags for {copies} cop{'y' if copies == 1 else 'ies'}")
-    fields = {k: v for k, v in entry.items() if k not in _GENERIC}
-    return Card(card_id, str(name or ""), str(kind or ""), copies, tuple(tags), fields)
 
 
 def find_card_set(name: str | Path) -> Path:
@@ -262,8 +65,21 @@ def find_card_set(name: str | Path) -> Path:
 
 
 def load_card_set(name: str | Path) -> CardSet:
-    """Read and check a card set file (generic checks; the game's own come from its rules)."""
+    """The card set named (a shipped set) or at a path, checked (generic checks; the
+    game's own come from its rules). Read again only when the file changed since it
+    was last read; CardSetError says what is wrong.
+    """
     path = find_card_set(name)
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise CardSetError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return _read(path.resolve(), stat.st_mtime_ns, stat.st_size, path)
+
+
+@lru_cache(maxsize=16)
+def _read(resolved: Path, mtime_ns: int, size: int, path: Path) -> CardSet:
+    """The card set in a file, kept while the file keeps its time and size (the key)."""
     try:
         source = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -280,31 +96,5 @@ def shipped_sets() -> list[str]:
     return sorted(p.stem for p in SETS_DIR.glob("*.toml"))
 
 
-def card_set_of(position: Any) -> CardSet | None:
-    """The card set a game's position plays with, found without knowing the game:
-    an attribute ``card_set`` or ``cards``, or one held by a field of the position
-    (a table of the game's fixed data). None for games without cards.
-    """
-    import dataclasses
-
-    def fields_of(value: Any) -> list[Any]:
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            return [getattr(value, f.name, None) for f in dataclasses.fields(value)]
-        return list(getattr(value, "__dict__", {}).values())
-
-    for name in ("card_set", "cards"):
-        value = getattr(position, name, None)
-        if isinstance(value, CardSet):
-            return value
-    for value in fields_of(position):
-        if isinstance(value, CardSet):
-            return value
-        if dataclasses.is_dataclass(value) or hasattr(value, "__dict__"):
-            for inner in fields_of(value) + [getattr(value, "card_set", None)]:
-                if isinstance(inner, CardSet):
-                    return inner
-    return None
-
-
-__all__ = ["Card", "CardSet", "CardSetError", "Copy", "card_set_of", "find_card_set",
-           "load_card_set", "normalise_tag", "shipped_sets"]
+__all__ = ["Card", "CardSet", "CardSetError", "Copy", "find_card_set", "load_card_set",
+           "normalise_tag", "shipped_sets"]

@@ -71,7 +71,8 @@ def run_list(args: argparse.Namespace) -> int:
 def problems_of(name: str) -> tuple[Any, list[str]]:
     """The card set (or None) and every problem found, generic and the game's own."""
     from masume.cards import CardSetError, find_card_set, load_card_set
-    from masume.rules import load_rules
+    from masume.games import load_rules
+    from masume.rules import CardRules
 
     try:
         path = find_card_set(name)
@@ -86,10 +87,9 @@ def problems_of(name: str) -> tuple[Any, list[str]]:
         rules = load_rules(cards.game)
     except ValueError as exc:
         return cards, [f"{path}: game: {exc}"]
-    check = getattr(rules, "check_cards", None)
-    if check is not None:
+    if isinstance(rules, CardRules):
         try:
-            problems += [f"{path}: {p}" for p in check(cards)]
+            problems += [f"{path}: {p}" for p in rules.check_cards(cards)]
         except Exception as exc:  # a set odd enough to trip the game's checks
             problems.append(f"{path}: the {cards.game} checks failed on this set: "
                             f"{type(exc).__name__}: {exc}")
@@ -100,7 +100,7 @@ def _read_on_a_mat(game: str) -> bool:
     """Do the game's cards lie on card readers (so each needs a tag)? Masume Tactics'
     specialist cards, say, are chosen before kick-off and never lie on its board."""
     from masume.boards import BoardError, load_board
-    from masume.rules import load_rules
+    from masume.games import load_rules
 
     try:
         return any(c.sensor == "card" for c in load_board(load_rules(game).board).sensed)
@@ -243,7 +243,7 @@ def run_enroll(args: argparse.Namespace) -> int:
     from masume.boards import BoardError, load_board
     from masume.cards import CardSetError, load_card_set
     from masume.link import BoardMismatch, BoardSession, SerialTransport
-    from masume.rules import load_rules
+    from masume.games import load_rules
 
     path = Path(args.set)
     try:

@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from masume.link import BoardSession, SerialTransport
     from masume.play.table import TableSession
     from masume.records import RecordError, parse_options
-    from masume.rules import load_rules
+    from masume.games import load_rules
     from masume.storage import GameStore, default_games_dir
 
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s", stream=sys.stderr)

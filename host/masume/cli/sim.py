@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
                              on_log=lambda m: print(f"sim: {m}", file=sys.stderr, flush=True))
         if args.setup:
             from masume.play.cards import set_up
-            from masume.rules import load_rules
+            from masume.games import load_rules
 
             start = load_rules(args.setup).start()
             for square, piece in set_up(start.layout(), start):  # piles get a spare card

@@ -1,7 +1,8 @@
 """The table's side of the card games: what one viewer may see, and the card picker
 of the simulated mat.
 
-A game whose position has ``seen_by`` hides things (face-down cards, hands). The
+A game whose position hides things (face-down cards, hands: it follows
+:class:`masume.rules.base.HidesInformation`) says what each viewer may see. The
 table's state for a viewer (a side, or None for a spectator) then carries:
 
 - ``view``: the engine's :class:`masume.rules.base.TableView` for that viewer
@@ -15,26 +16,27 @@ table's state for a viewer (a side, or None for a spectator) then carries:
 - the tracker's message only if it names no card the viewer may not see.
 
 Nothing here knows a game: it works from ``seen_by``, ``notation_for`` and the
-card set (:func:`masume.cards.card_set_of`).
+card set of a position on cards (:class:`masume.rules.base.OnCards`).
 """
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
+from typing import Any
 
-from masume.cards import CardSet, card_set_of
-from masume.rules.base import ANY_CARD
+from masume.cards import CardSet
+from masume.rules.base import ANY_CARD, AnyPosition, HidesInformation, OnCards
 
 #: What ``pieces`` shows for a card on a card cell, whatever card it is.
 CARD = "card"
 
 
-def hides(position: Any) -> bool:
-    """Does this game hide things from some viewers?"""
-    return callable(getattr(position, "seen_by", None))
+def cards_of(position: AnyPosition) -> CardSet | None:
+    """The card set the game is played with, on a card mat; None for other games."""
+    return position.card_set if isinstance(position, OnCards) else None
 
 
-def viewer_of(position: Any, viewer: str | None) -> str | None:
+def viewer_of(position: AnyPosition, viewer: str | None) -> str | None:
     """A side of the game, or None (a spectator) for anything else."""
     return viewer if viewer in position.sides else None
 
@@ -43,7 +45,7 @@ def for_viewer(state: dict[str, Any], *, position: Any, board: Any,
                viewer: str | None, choices: Iterable[Hashable]) -> dict[str, Any]:
     """The table's whole ``state`` as ``viewer`` may see it (unchanged for games
     that hide nothing)."""
-    if not hides(position):
+    if not isinstance(position, HidesInformation):
         return state
     viewer = viewer_of(position, viewer)
     table_view = position.seen_by(viewer)
@@ -58,7 +60,7 @@ def for_viewer(state: dict[str, Any], *, position: Any, board: Any,
     }
     out["choices"] = [c for c in state.get("choices", [])
                       if _readable(position, c["text"], choices, viewer)]
-    cards = card_set_of(position)
+    cards = cards_of(position)
     tracker = dict(state.get("tracker", {}))
     if cards is not None and tracker.get("message"):
         seen = _seen_text(out)
@@ -113,7 +115,7 @@ def card_list(position: Any) -> list[dict[str, str]]:
     """Every physical card of the game's set, for the picker: id, name, kind.
 
     Static (the set is public): it says nothing of where a card lies."""
-    cards = card_set_of(position)
+    cards = cards_of(position)
     if cards is None:
         return []
     return [{"id": c.id, "name": c.card.name, "kind": c.card.kind} for c in cards.copies()]
@@ -121,7 +123,7 @@ def card_list(position: Any) -> list[dict[str, str]]:
 
 def card_piece(position: Any, copy_id: str) -> str:
     """The piece the simulated mat puts down for card ``copy_id``: its tag."""
-    cards = card_set_of(position)
+    cards = cards_of(position)
     if cards is None:
         raise ValueError("this game has no cards")
     try:
@@ -137,7 +139,7 @@ def card_piece(position: Any, copy_id: str) -> str:
 def set_up(layout: Mapping[str, tuple[str, ...]], position: Any) -> Iterator[tuple[str, str]]:
     """(cell, piece) to stand a layout on the simulated mat: a pile of unknown top
     card (``tag:*``) gets a card of the set that lies nowhere else."""
-    cards = card_set_of(position)
+    cards = cards_of(position)
     used = {p for stack in layout.values() for p in stack}
     spare = [c.piece for c in cards.copies() if c.tag and c.piece not in used][::-1] if cards else []
     for cell, pieces in layout.items():

@@ -39,12 +39,11 @@ import time
 from typing import Any, Callable, Hashable
 
 from masume.boards import Board
-from masume.cards import card_set_of
 from masume.leds import highlight_led, picture
-from masume.play.cards import card_list, card_piece, for_viewer, viewer_of
+from masume.play.cards import card_list, card_piece, cards_of, for_viewer, viewer_of
 from masume.link import BoardEvent, BoardMismatch, BoardSession, Led
 from masume.rules import Game, Position, Rules
-from masume.rules.base import IllegalAction, NotationError
+from masume.rules.base import HidesInformation, IllegalAction, Legend, NotationError, Roll
 from masume.storage import GameStore
 from masume.subscribers import Subscribers
 from masume.tracker import Change, Tracker
@@ -75,7 +74,7 @@ class TableSession:
         self.sim = sim
         self.port = port
         self.on_action = on_action  # (what: "played" or "took back", side, notation)
-        self.tracker = Tracker(self.game, board, cards=card_set_of(self.game.position))
+        self.tracker = Tracker(self.game, board, cards=cards_of(self.game.position))
         self.resigned: str | None = None
         self.leds: dict[str, Led] = {}
         self.last_die: dict[str, int] | None = None
@@ -275,8 +274,8 @@ class TableSession:
             refused = "the board does not match the game yet: put the pieces right, then roll"
         elif position.status().awaiting != "die":
             refused = "the game is not waiting for a roll"
-        action = next((a for a in position.legal_actions() if getattr(a, "die", None) == value),
-                      None) if not refused else None
+        action = next((a for a in position.legal_actions()
+                       if isinstance(a, Roll) and a.die == value), None) if not refused else None
         if not refused and action is None:
             refused = "not an outcome the rules expect"
         if self.store:
@@ -304,7 +303,7 @@ class TableSession:
             self.tracker.prefer = ""
             n = len(self.game.actions)
             self.rolls = {i: r for i, r in self.rolls.items() if i < n
-                          and getattr(self.game.actions[i], "die", None) is not None}
+                          and isinstance(self.game.actions[i], Roll)}
             if self.store:
                 self.store.log("tracker", popped=[str(a) for a in change.popped],
                                pushed=[str(a) for a in change.pushed])
@@ -443,7 +442,7 @@ class TableSession:
                 },
                 "tracker": {"state": view.state, "message": message, "squares": tracker_squares},
                 # What the rules light now and how (the page's key to the lights).
-                "highlights": [_key_entry(meaning, squares, position.sides)
+                "highlights": [_key_entry(meaning, squares, position.legend)
                                for meaning, squares in status.highlights.items() if squares],
                 "clock": self.clock(),
                 "calling": ({"word": self.calling[0], "squares": list(self.calling[1])}
@@ -639,9 +638,9 @@ def _write_clock(elapsed: dict[str, float]) -> str:
     return "; ".join(f"{name}={seconds:.1f}" for name, seconds in sorted(elapsed.items()))
 
 
-def _key_entry(meaning: str, squares: tuple[str, ...], sides: tuple[str, ...]) -> dict[str, Any]:
+def _key_entry(meaning: str, squares: tuple[str, ...], legend: Legend) -> dict[str, Any]:
     """One line of the page's key to the lights: a highlight's meaning, squares and LED."""
-    led = highlight_led(meaning, sides)
+    led = highlight_led(meaning, legend)
     return {"meaning": meaning, "squares": list(squares), "rgb": list(led.rgb),
             "pattern": led.pattern}
 
@@ -649,14 +648,15 @@ def _key_entry(meaning: str, squares: tuple[str, ...], sides: tuple[str, ...]) -
 def _written(position: Position, action: Hashable, viewer: str | None) -> str:
     """The action as ``viewer`` (a side, or None: anyone) may read it: a game that
     hides cards (``notation_for``) names a face-down card to its owner only."""
-    hide = getattr(position, "notation_for", None)
-    return hide(action, viewer) if hide is not None else position.notation(action)
+    if isinstance(position, HidesInformation):
+        return position.notation_for(action, viewer)
+    return position.notation(action)
 
 
 def _public(position: Position, action: Hashable, *, taken_back: bool = False) -> str:
     """The action as anyone at the table may read it (the terminal is shared). A
     taken-back action is written from the position it was taken back to."""
-    if taken_back and getattr(position, "notation_for", None) is None:
+    if taken_back and not isinstance(position, HidesInformation):
         return str(action)
     try:
         return _written(position, action, None)

@@ -1,9 +1,26 @@
 """The shape every rules engine has, and the one generic game object.
 
-A rules engine is a module under ``masume.rules`` that defines an immutable,
-hashable ``Position`` class following the :class:`Position` protocol below. It is
-pure: no I/O, no randomness (a die roll is an explicit chance action chosen by
-whoever holds the die), and it knows nothing of sensors, LEDs or links.
+A rules engine is a package under ``masume.rules`` whose ``RULES`` follows the
+:class:`Rules` protocol and whose ``Position`` class the :class:`Position`
+protocol: an immutable, hashable value, generic over the game's own action type
+(like python-chess's ``Board`` and ``Move``). It is pure: no I/O (a card game is
+given its card set), no randomness (a die roll is an explicit chance action,
+:class:`Roll`, chosen by whoever holds the die), and it knows nothing of sensors,
+LEDs or links.
+
+What a game has beyond that it declares, and the layers above check it with
+``isinstance`` on these protocols, never by probing for attributes:
+
+- :class:`HidesInformation`: a position that hides things (face-down cards, hands)
+  says what each viewer may see (``seen_by``) and read (``notation_for``);
+- :class:`OnCards`: a position whose pieces are the cards of a set (``card_set``);
+- :class:`CardRules`: rules that read card sets (``check_cards``), given the
+  loader that finds a set by name (``with_card_source``; ``masume.games`` does it);
+- chance: ``Status.awaiting`` names the chance event the rules wait for, and a die's
+  outcomes are :class:`Roll` actions.
+
+And every game declares its :class:`Legend`: its sides' colours and how each of its
+highlights shows, so that the LED policy and the pages know no game.
 
 Everything above the engines (tracker, LED policy, records, web view) works only
 through this protocol, so none of them ever asks which game is being played:
@@ -15,7 +32,7 @@ through this protocol, so none of them ever asks which game is being played:
 
 Usage, in the manner of python-chess::
 
-    >>> from masume.rules import load_rules
+    >>> from masume.games import load_rules
     >>> rules = load_rules("soccer-shogi")
     >>> game = Game(rules.start())
     >>> action = next(iter(game.legal_actions()))
@@ -26,8 +43,24 @@ Usage, in the manner of python-chess::
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Iterable, Iterator, Mapping, Protocol, Sequence
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Generic,
+    Literal,
+    Protocol,
+    Self,
+    TypeVar,
+    runtime_checkable,
+)
+
+from .card_set import CardSet, CardSetError
+
+if TYPE_CHECKING:
+    from os import PathLike
 
 #: Where the physical pieces stand: square name -> piece names, bottom to top.
 #: Piece names are those of the board definition (``blue``, ``red``, ``ball``,
@@ -53,6 +86,10 @@ class NotationError(ValueError):
     """Text that is not an action in the game's notation."""
 
 
+#: The chance events a game may wait for (``Status.awaiting``).
+Awaiting = Literal["die", "reveal"]
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a game ended: ``winner`` is a side name, or None for a draw."""
@@ -74,8 +111,9 @@ class Status:
     action_number: int = 1  # 1-based, within the side's turn
     actions_per_turn: int = 1
     score: Mapping[str, int] = field(default_factory=dict)
-    #: A chance event the rules wait for, e.g. "die" (shown as "roll the die").
-    awaiting: str | None = None
+    #: The chance event the rules wait for: the die (its outcomes are :class:`Roll`
+    #: actions), or a card turned up from a shuffled pile (the game's own actions).
+    awaiting: Awaiting | None = None
     #: One line for humans: "blue, action 2 of 2", "goal! red to kick off", ...
     message: str = ""
     #: Squares the rules want lit now, by meaning, e.g. {"flip": ("B4",)} after a
@@ -83,7 +121,7 @@ class Status:
     highlights: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: Time limits the rules set now, by name ("turn", "half 1", ...). The engine has
     #: no clock: the table counts them and plays ``Timer.action`` when one runs out.
-    timers: Mapping[str, "Timer"] = field(default_factory=dict)
+    timers: Mapping[str, Timer] = field(default_factory=dict)
     #: The turn's number, counted by the rules: a new number is a new turn, even for the
     #: same side (under the beginner rules a steal gives the stealing side a fresh turn).
     #: The table starts a ``per_turn`` timer afresh when it or ``to_move`` changes.
@@ -125,6 +163,22 @@ class Restart:
 
 
 @dataclass(frozen=True)
+class Roll:
+    """The chance action of a die: it showed ``die`` (1-6). Legal only while the
+    status is ``awaiting == "die"``; the table finds it among the legal actions by
+    its face.
+
+    >>> Roll(4).die, str(Roll(4))
+    (4, 'die 4')
+    """
+
+    die: int
+
+    def __str__(self) -> str:
+        return f"die {self.die}"
+
+
+@dataclass(frozen=True)
 class TableView:
     """What one viewer may see of a game that hides things (the card games).
 
@@ -143,26 +197,78 @@ class TableView:
     panel: tuple[tuple[str, str], ...] = ()
 
 
-class Action(Protocol):
-    """An action is a frozen, hashable value. ``str(action)`` is its notation."""
+#: An LED colour, red, green, blue 0-255.
+RGB = tuple[int, int, int]
+#: How a lamp shows (the wire protocol's patterns, but for off).
+Pattern = Literal["steady", "blink", "pulse"]
 
-    def __hash__(self) -> int: ...
+
+@dataclass(frozen=True)
+class Light:
+    """How one of a game's highlights shows on the board.
+
+    ``rgb`` None: in the colour of the side whose lamp the cell is (``home-score-2``,
+    ``turn-away``: the side's name starts or ends the cell's name).
+    """
+
+    rgb: RGB | None
+    pattern: Pattern = "steady"
+    #: Lit over every other highlight (where the card or piece in play may go).
+    foremost: bool = False
+    #: What the players choose next: lit only while the board shows the game, not
+    #: while the pieces still follow a die roll (it would hide where they go).
+    when_still: bool = False
 
 
-class Position(Protocol):
-    """The protocol every game's ``Position`` class follows."""
+@dataclass(frozen=True)
+class Legend:
+    """What a game's lights mean: each side's colour, in the order of play, and
+    how each meaning of ``Status.highlights`` shows. The LED policy and the web
+    view read it; a meaning missing here shows in a plain colour.
+
+    >>> legend = Legend({"blue": (0, 90, 255), "red": (255, 30, 0)},
+    ...                 {"goal": Light((255, 255, 255), "blink")})
+    >>> legend.side_of("turn-red"), legend.side_of("A7")
+    ('red', None)
+    """
+
+    sides: Mapping[str, RGB]
+    highlights: Mapping[str, Light] = field(default_factory=dict)
+
+    def side_of(self, cell: str) -> str | None:
+        """The side whose lamp ``cell`` is (its name starts or ends it), or None."""
+        for side in self.sides:
+            if cell.startswith(f"{side}-") or cell.endswith(f"-{side}"):
+                return side
+        return None
+
+
+#: An action is a frozen, hashable value; ``str(action)`` is its notation.
+A = TypeVar("A", bound=Hashable)
+#: An action type only taken in (a protocol that only reads actions).
+A_contra = TypeVar("A_contra", bound=Hashable, contravariant=True)
+
+
+class Position(Protocol[A]):
+    """The protocol every game's ``Position`` class follows; ``A`` is the game's
+    action type (a union of small frozen dataclasses)."""
 
     #: The game's registered name, e.g. "soccer-shogi".
-    game: str
+    game: ClassVar[str]
     #: The side names in order of play, e.g. ("blue", "red").
-    sides: tuple[str, ...]
+    sides: ClassVar[tuple[str, ...]]
+    #: The sides' colours and what the highlights mean.
+    legend: ClassVar[Legend]
 
-    def legal_actions(self) -> Iterator[Hashable]:
+    def __hash__(self) -> int:
+        """Positions are values: equal positions hash alike (the tracker keeps them)."""
+
+    def legal_actions(self) -> Iterator[A]:
         """Every legal action from here, each once."""
 
-    def is_legal(self, action: Hashable) -> bool: ...
+    def is_legal(self, action: A) -> bool: ...
 
-    def apply(self, action: Hashable) -> "Position":
+    def apply(self, action: A) -> Self:
         """The position after ``action``; raises :class:`IllegalAction`."""
 
     def layout(self) -> Layout:
@@ -173,14 +279,14 @@ class Position(Protocol):
     def outcome(self) -> Outcome | None:
         """None while the game goes on."""
 
-    def parse_action(self, text: str) -> Hashable:
+    def parse_action(self, text: str) -> A:
         """Read one action in the game's notation, in the context of this position.
 
         Raises :class:`NotationError` for text that is not an action, and
         :class:`IllegalAction` for a well-formed action that is not legal here.
         """
 
-    def notation(self, action: Hashable) -> str:
+    def notation(self, action: A) -> str:
         """The action written in the game's notation (round-trips with parse_action)."""
 
     def diagram(self) -> str:
@@ -189,36 +295,92 @@ class Position(Protocol):
     def to_text(self) -> str:
         """The whole position on one line (like chess FEN); ``Rules.from_text`` reads it."""
 
-    # Games with hidden information (the card games) also define:
-    #
-    #   def seen_by(self, viewer: str | None) -> TableView:
-    #       """What ``viewer`` (a side, or None for a spectator) may see."""
-    #
-    #   def notation_for(self, action, viewer: str | None) -> str:
-    #       """The action as ``viewer`` may read it (a face-down card unnamed)."""
-    #
-    # and their Rules define ``check_cards(card_set) -> list[str]`` (the game's
-    # checks of a masume.cards.CardSet, each problem as one line).
+
+#: A position of any game, for the layers above that know no game.
+AnyPosition = Position[Any]
+
+
+@runtime_checkable
+class HidesInformation(Protocol[A_contra]):
+    """A position of a game that hides things from some viewers (the card games)."""
+
+    def seen_by(self, viewer: str | None) -> TableView:
+        """What ``viewer`` (a side, or None for a spectator) may see."""
+
+    def notation_for(self, action: A_contra, viewer: str | None) -> str:
+        """The action as ``viewer`` may read it (a face-down card unnamed)."""
+
+
+@runtime_checkable
+class OnCards(Protocol):
+    """A position whose pieces are the cards of a set (on a card mat)."""
+
+    @property
+    def card_set(self) -> CardSet:
+        """The set the game is played with: the tracker names a card by its tag."""
+
+
+#: Finds a card set by name (a shipped set's name, or a path): ``masume.cards.load_card_set``.
+#: Raises CardSetError (a ValueError) for a set that cannot be read.
+CardSource = Callable[[str], CardSet]
+
+
+@runtime_checkable
+class CardRules(Protocol):
+    """The rules of a game played with card sets. They read the sets they are given:
+    a ``CardSet``, or a name they look up through the source given to
+    :meth:`with_card_source` (the engine itself never opens a file)."""
+
+    def check_cards(self, card_set: CardSet) -> list[str]:
+        """The game's checks of a card set, one line per problem ([] when it is fine)."""
+
+    def with_card_source(self, cards: CardSource) -> Self:
+        """The same rules, finding the card sets that options and positions name
+        through ``cards``."""
 
 
 class Rules(Protocol):
-    """A game's entry point, as returned by :func:`masume.rules.load_rules`."""
+    """A game's entry point, as returned by :func:`masume.games.load_rules`."""
 
     name: str
     #: Board definition id of the game's table (see hardware/boards/).
     board: str
 
-    def start(self, **options: Any) -> Position:
-        """The starting position; options are the game's named rule options."""
+    @property
+    def start(self) -> Callable[..., AnyPosition]:
+        """``start(**options)``: the starting position; options are the game's named
+        rule options (each game names its own)."""
 
-    def from_text(self, text: str, **options: Any) -> Position:
+    def from_text(self, text: str, **options: Any) -> AnyPosition:
         """The position written by ``Position.to_text``; NotationError if malformed."""
 
-    def resign(self, position: Position, side: str) -> Position:
+    def resign(self, position: Any, side: str) -> AnyPosition:
         """The position after ``side`` resigns."""
 
 
-def resigning(position: "Position", side: str) -> int:
+def no_card_source(name: str) -> CardSet:
+    """The card source of rules that were given none: a name cannot be looked up."""
+    raise CardSetError(f"card set {name!r}: these rules were given no card-set loader; "
+                       "give a CardSet, or load the rules with masume.games.load_rules")
+
+
+class ReadsCardSets:
+    """What the rules of every card game share (:class:`CardRules`): they find the
+    card sets options and positions name through the source they were given."""
+
+    def __init__(self, cards: CardSource = no_card_source) -> None:
+        self._cards = cards
+
+    def with_card_source(self, cards: CardSource) -> Self:
+        """These rules, finding the sets that options and positions name through ``cards``."""
+        return type(self)(cards)
+
+    def _card_set(self, cards: str | PathLike[str] | CardSet) -> CardSet:
+        """The set given, or the one named (a shipped set's name, or a path)."""
+        return cards if isinstance(cards, CardSet) else self._cards(str(cards))
+
+
+def resigning(position: AnyPosition, side: str) -> int:
     """The index of ``side``, about to resign from ``position`` (each game's
     ``Rules.resign`` starts here). ValueError for a name that is no side of the game,
     IllegalAction once the game is over.
@@ -249,54 +411,54 @@ def read_fields(text: object, bad: Callable[[str], NotationError],
     return fields
 
 
-class Game:
+class Game(Generic[A]):
     """A position with its history: push, pop, and what a record needs.
 
-    >>> from masume.rules import load_rules
+    >>> from masume.games import load_rules
     >>> game = Game(load_rules("soccer-shogi").start())
     >>> action = game.push_notation("A7-A6")
     >>> [str(a) for a in game.actions]
     ['A7-A6']
     """
 
-    def __init__(self, start: Position) -> None:
+    def __init__(self, start: Position[A]) -> None:
         self.start = start
-        self._positions: list[Position] = [start]
-        self.actions: list[Hashable] = []
+        self._positions: list[Position[A]] = [start]
+        self.actions: list[A] = []
 
     @property
-    def position(self) -> Position:
+    def position(self) -> Position[A]:
         return self._positions[-1]
 
-    def legal_actions(self) -> Iterator[Hashable]:
+    def legal_actions(self) -> Iterator[A]:
         return self.position.legal_actions()
 
-    def push(self, action: Hashable) -> Position:
+    def push(self, action: A) -> Position[A]:
         """Play ``action``; raises IllegalAction and leaves the game as it was."""
         after = self.position.apply(action)
         self._positions.append(after)
         self.actions.append(action)
         return after
 
-    def push_notation(self, text: str) -> Hashable:
+    def push_notation(self, text: str) -> A:
         action = self.position.parse_action(text)
         self.push(action)
         return action
 
-    def pop(self) -> Hashable:
+    def pop(self) -> A:
         """Take back the last action and return it."""
         if not self.actions:
             raise IndexError("no action to take back")
         self._positions.pop()
         return self.actions.pop()
 
-    def positions(self) -> Sequence[Position]:
+    def positions(self) -> Sequence[Position[A]]:
         """The start and the position after each action, oldest first."""
         return tuple(self._positions)
 
     def notations(self) -> list[str]:
-        return [p.notation(a) for p, a in zip(self._positions, self.actions)]
+        return [p.notation(a) for p, a in zip(self._positions, self.actions, strict=False)]
 
-    def replay(self, actions: Iterable[Hashable]) -> None:
+    def replay(self, actions: Iterable[A]) -> None:
         for action in actions:
             self.push(action)

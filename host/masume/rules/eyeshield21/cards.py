@@ -25,6 +25,14 @@ Ability(when='play', effect='draw', amount=1, team='', cost=1, bench=False)
 ['falcons', 'sharks']
 >>> check_cards(cards)
 []
+
+The cards in play, a :class:`Table`: the set and the two decks.
+
+>>> table = make_table(cards, "eyeshield21-demo", "", "")
+>>> table.deck_ids
+('falcons', 'sharks')
+>>> table.owner("F01.1"), table.owner("B1.2"), table.card("S02.1").name
+('home', 'away', 'Fujii')
 """
 
 from __future__ import annotations
@@ -34,7 +42,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from masume.cards import Card, CardSet, CardSetError, find_card_set, load_card_set
+from ..card_set import Card, CardSet, CardSetError
+from .geometry import SIDES
 
 GAME = "eyeshield21"
 KINDS = ("character", "combination", "tactics", "reaction", "ball")
@@ -203,7 +212,8 @@ def deck_lists(card_set: CardSet, problems: list[str] | None = None) -> dict[str
             if len(marked) == 1:
                 pair = (marked[0], balls[1 - balls.index(marked[0])])
         if pair == ("", "") or any(card_set.copy(b).card.kind != "ball" for b in balls):
-            problems.append(f"{where}: balls must be two ball cards, one with the ball mark and one without")
+            problems.append(f"{where}: balls must be two ball cards, one with the ball mark and "
+                            "one without")
         decks[deck_id] = Deck(deck_id, str(raw.get("title", deck_id)), copies, pair)
     return decks
 
@@ -220,7 +230,8 @@ def deck_problems(card_set: CardSet, deck: Deck) -> list[str]:
     names = Counter(card_set.copy(c).card.name for c in set(deck.copies))
     for name, count in sorted(names.items()):
         if count > MAX_OF_A_NAME:
-            problems.append(f"{where}: {count} cards named {name!r}; at most {MAX_OF_A_NAME} of a name")
+            problems.append(f"{where}: {count} cards named {name!r}; at most {MAX_OF_A_NAME} of a "
+                            "name")
     balls = sorted(c for c in set(deck.copies) if card_set.copy(c).card.kind == "ball")
     if balls:
         problems.append(f"{where}: ball cards stay out of the deck ({', '.join(balls)})")
@@ -238,13 +249,15 @@ def _card_problems(card: Card) -> list[str]:
     if card.kind in ("character", "combination"):
         types = play_types(card)
         if not types or any(t not in PLAY_TYPES for t in types):
-            problems.append(f"{where}: play must be run, pass or line (or a list of them), not {card.get('play')!r}")
+            problems.append(f"{where}: play must be run, pass or line (or a list of them), not "
+                            f"{card.get('play')!r}")
         power = card.get("power")
         if not isinstance(power, int) or isinstance(power, bool) or power < 0:
             problems.append(f"{where}: power must be a whole number of at least 0, not {power!r}")
     if card.kind == "combination":
         members = card.get("members")
-        if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, str) for m in members):
+        if (not isinstance(members, list) or len(members) < 2
+                or not all(isinstance(m, str) for m in members)):
             problems.append(f"{where}: members must list at least two character names")
     if card.kind == "ball" and not isinstance(card.get("mark"), bool):
         problems.append(f"{where}: mark must be true (the ball mark) or false")
@@ -256,19 +269,23 @@ def _card_problems(card: Card) -> list[str]:
     if card.kind not in WHEN:
         return problems + [f"{where}: a {card.kind} card has no ability"]
     if not isinstance(raw, dict):
-        return problems + [f"{where}: ability must be a table {{when = ..., effect = ..., amount = ...}}"]
+        return problems + [(f"{where}: ability must be a table "
+                            f"{{when = ..., effect = ..., amount = ...}}")]
     unknown = sorted(set(raw) - {"when", "effect", "amount", "team", "cost", "bench"})
     if unknown:
         problems.append(f"{where}: ability has unknown field(s) {', '.join(unknown)}")
     when, effect = raw.get("when"), raw.get("effect")
     if when not in WHEN[card.kind]:
-        problems.append(f"{where}: ability when must be one of {', '.join(WHEN[card.kind])}, not {when!r}")
+        problems.append(f"{where}: ability when must be one of {', '.join(WHEN[card.kind])}, not "
+                        f"{when!r}")
     if effect not in EFFECTS:
-        problems.append(f"{where}: ability effect must be one of {', '.join(EFFECTS)}, not {effect!r}")
+        problems.append(f"{where}: ability effect must be one of {', '.join(EFFECTS)}, not "
+                        f"{effect!r}")
     for key in ("amount", "cost"):
         value = raw.get(key, 0)
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            problems.append(f"{where}: ability {key} must be a whole number of at least 0, not {value!r}")
+            problems.append(f"{where}: ability {key} must be a whole number of at least 0, not "
+                            f"{value!r}")
     if effect == "team-power" and not raw.get("team"):
         problems.append(f"{where}: a team-power ability names its team")
     if raw.get("bench") and card.kind != "character":
@@ -295,25 +312,85 @@ def check_cards(card_set: CardSet) -> list[str]:
     return problems
 
 
-def resolve_cards(cards: str | CardSet) -> CardSet:
-    """A shipped set name, a path, or a CardSet; ValueError if it cannot be read.
+class Table:
+    """A card set and the two decks in play: who owns which copy, and what it is.
 
-    Loads are cached while the file stays the same (enrolling tags rewrites it).
+    Positions hold one; two tables are equal when the set and the decks are.
     """
-    if isinstance(cards, CardSet):
-        return cards
-    try:
-        path = find_card_set(str(cards))
-        stat = path.stat()
-    except (CardSetError, OSError) as exc:
-        raise ValueError(str(exc)) from None
-    return _load(str(path), stat.st_mtime_ns, stat.st_size)
+
+    def __init__(self, card_set: CardSet, decks: tuple[Deck, Deck], name: str) -> None:
+        self.card_set = card_set
+        self.decks = decks
+        self.deck_ids = (decks[0].id, decks[1].id)
+        #: How positions write the set (a shipped set's name, or a path).
+        self.name = name
+        self._owner: dict[str, int] = {}
+        for side, deck in enumerate(decks):
+            for copy in deck.copies + deck.balls:
+                self._owner[copy] = side
+        self.deck_sets = (frozenset(decks[0].copies), frozenset(decks[1].copies))
+        self._key = (card_set, self.deck_ids)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Table) and other._key == self._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def owner(self, copy: str) -> str:
+        return SIDES[self._owner[copy]]
+
+    def owner_index(self, copy: str) -> int:
+        return self._owner[copy]
+
+    def owns(self, copy: str) -> bool:
+        return copy in self._owner
+
+    def card(self, copy: str) -> Card:
+        return self.card_set.copy(copy).card
+
+    def piece(self, copy: str) -> str:
+        return self.card_set.copy(copy).piece
+
+    def kind(self, copy: str) -> str:
+        return self.card(copy).kind
+
+    def balls(self, side: int) -> tuple[str, str]:
+        """The side's ball pair: (with the ball mark, without)."""
+        return self.decks[side].balls
 
 
-@lru_cache(maxsize=8)
-def _load(path: str, mtime_ns: int, size: int) -> CardSet:
-    try:
-        return load_card_set(path)
-    except CardSetError as exc:
-        raise ValueError(str(exc)) from None
+def make_table(card_set: CardSet, name: str, deck_home: str, deck_away: str) -> Table:
+    """The table for a card set, written ``name`` in positions (the name or path it was
+    found by), and two deck lists ('' = default).
 
+    ValueError says what is wrong (unknown deck, a set that fails the game's checks).
+    """
+    return _table(card_set, name, deck_home, deck_away)
+
+
+@lru_cache(maxsize=16)
+def _table(card_set: CardSet, name: str, deck_home: str, deck_away: str) -> Table:
+    problems: list[str] = []
+    decks = deck_lists(card_set, problems)
+    ids = list(decks)
+    chosen = (deck_home or (ids[0] if ids else ""), deck_away or (ids[1] if len(ids) > 1 else ""))
+    for side, deck_id in zip(SIDES, chosen):
+        if deck_id not in decks:
+            known = ", ".join(ids) or "none"
+            raise ValueError(f"no deck list {deck_id!r} for {side} in card set {card_set.id} (deck "
+                             f"lists: {known})")
+    if chosen[0] == chosen[1]:
+        raise ValueError(f"both sides cannot play deck {chosen[0]!r}: each physical card belongs "
+                         "to one deck")
+    pair = (decks[chosen[0]], decks[chosen[1]])
+    shared = (set(pair[0].copies) | set(pair[0].balls)) & (set(pair[1].copies) | set(pair[1].balls))
+    if shared:
+        raise ValueError(f"decks {chosen[0]} and {chosen[1]} share {', '.join(sorted(shared))}")
+    card_problems = [p for p in check_cards(card_set) if not p.startswith("deck ")]
+    for deck in pair:
+        card_problems += deck_problems(card_set, deck)
+    card_problems += [p for p in problems if p.startswith(tuple(f"deck {d}:" for d in chosen))]
+    if card_problems:
+        raise CardSetError(f"card set {card_set.id}: " + "; ".join(card_problems))
+    return Table(card_set, pair, name)

@@ -28,18 +28,46 @@ Steps where a side could only say ``done`` (or ``refill 0``) pass by themselves.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, ClassVar, Iterator, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
-from masume.cards import Card, CardSet
-
-from ..base import ANY_CARD, IllegalAction, NotationError, Outcome, Status, TableView, read_fields
-from .actions import Action, Call, Move, Place, Use, parse_notation
-from .cards import (Ability, ability_of, is_lasting, label, members_of, play_types, power_of,
-                    team_of)
-from .table import (AREAS, SIDES, Table, area_cells, area_of, ball_cell, bench_cells,
-                    character_cells, half_cells, owner_of, pile_cell, reaction_cells)
+from ..base import (
+    ANY_CARD,
+    IllegalAction,
+    Legend,
+    Light,
+    Outcome,
+    Status,
+    TableView,
+)
+from ..card_set import Card, CardSet
+from .actions import Action, Call, Move, Place, Use
+from .cards import (
+    Ability,
+    Table,
+    ability_of,
+    is_lasting,
+    label,
+    members_of,
+    play_types,
+    power_of,
+    team_of,
+)
+from .geometry import (
+    AREAS,
+    SIDES,
+    area_cells,
+    area_of,
+    ball_cell,
+    bench_cells,
+    character_cells,
+    half_cells,
+    owner_of,
+    pile_cell,
+    reaction_cells,
+)
 
 GAME = "eyeshield21"
 SETUP, SHOW, DRAW, GUTS, MAIN = "setup", "show", "draw", "guts", "main"
@@ -81,7 +109,7 @@ class Options:
     hand_limit: int = 5
 
     @classmethod
-    def make(cls, **options: Any) -> "Options":
+    def make(cls, **options: Any) -> Options:
         known = set(cls.__dataclass_fields__)
         unknown = sorted(set(options) - known)
         if unknown:
@@ -101,6 +129,22 @@ def _other(side: int) -> int:
     return 1 - side
 
 
+#: The sides' colours, and how the highlights of ``status()`` show: where the card in
+#: play may go (over every other light), the play areas in play, the phase and turn
+#: lamps, the deck to damage and the cards to tidy away.
+LEGEND = Legend(
+    sides={"home": (0, 90, 255), "away": (255, 30, 0)},
+    highlights={
+        "place": Light((0, 255, 60), foremost=True),
+        "area": Light((0, 60, 140)),
+        "turn": Light(None),
+        "phase": Light((255, 255, 255)),
+        "damage": Light((255, 0, 0), "pulse"),
+        "tidy": Light((255, 150, 0), "pulse"),
+    },
+)
+
+
 @dataclass(frozen=True, repr=False)
 class Position:
     """A moment of an Eyeshield 21 TCG game. Immutable and hashable.
@@ -116,6 +160,7 @@ class Position:
 
     game: ClassVar[str] = GAME
     sides: ClassVar[tuple[str, ...]] = SIDES
+    legend: ClassVar[Legend] = LEGEND
 
     table: Table
     step: str
@@ -145,7 +190,8 @@ class Position:
 
     @property
     def card_set(self) -> CardSet:
-        """The cards in play (what ``masume.cards.card_set_of`` finds for the table)."""
+        """The cards in play (:class:`masume.rules.base.OnCards`: the tracker names a card
+        by its tag)."""
         return self.table.card_set
 
     @property
@@ -179,15 +225,17 @@ class Position:
     def _pools(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         on_mat = {copy for _, copy, _ in self.cells}
         return tuple(  # type: ignore[return-value]
-            tuple(c for c in self.table.decks[s].copies if c not in on_mat and c not in self.gone[s])
+            tuple(c for c in self.table.decks[s].copies
+                  if c not in on_mat and c not in self.gone[s])
             for s in (0, 1)
         )
 
     def pool(self, side: str) -> tuple[str, ...]:
         """The side's unseen cards (hand, deck, guts, discards nobody saw), by copy id.
 
-        >>> from masume.rules.eyeshield21 import RULES
-        >>> len(RULES.start().pool("home"))
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("eyeshield21")
+        >>> len(rules.start().pool("home"))
         40
         """
         return self._pools[SIDES.index(side)]
@@ -206,7 +254,8 @@ class Position:
                 if owner_of(cell) == name and self.table.kind(copy) in ("character", "combination")]
 
     def _names_on_field(self, side: int) -> set[str]:
-        return {self.card(copy).name for _, copy in self._field(side) if self.table.kind(copy) == "character"}
+        return {self.card(copy).name for _, copy in self._field(side)
+                if self.table.kind(copy) == "character"}
 
     def _counted(self, side: int) -> list[tuple[str, str]]:
         """(cell, copy) of the cards whose power counts in this attack (パワー計算)."""
@@ -234,7 +283,8 @@ class Position:
             role = "attack" if owner == self.attacker else "block"
             for cell, copy in self.cards_on(reaction_cells(SIDES[owner])):
                 ability = ability_of(self.card(copy))
-                if not (ability and self.face_up(cell) and is_lasting(self.card(copy)) and ability.when == role):
+                if not (ability and self.face_up(cell) and is_lasting(self.card(copy))
+                        and ability.when == role):
                     continue
                 if ability.effect == "weaken" and owner != s:
                     total -= ability.amount
@@ -265,7 +315,8 @@ class Position:
 
     def layout(self) -> dict[str, tuple[str, ...]]:
         """Every card on its cell as ``tag:UID``; non-empty piles as ANY_CARD."""
-        out: dict[str, tuple[str, ...]] = {cell: (self.table.piece(copy),) for cell, copy, _ in self.cells}
+        out: dict[str, tuple[str, ...]] = {cell: (self.table.piece(copy),)
+                                           for cell, copy, _ in self.cells}
         for s, side in enumerate(SIDES):
             for pile, count in (("deck", self.piles[s].deck), ("guts", self.piles[s].guts),
                                 ("discard", self.piles[s].discard)):
@@ -317,7 +368,8 @@ class Position:
         if self.step == SETUP:
             placed = len(self.cards_on(character_cells(side)))
             if placed < START_CHARACTERS:
-                return f"{side}: set-up: lay {START_CHARACTERS - placed} more character(s) face down"
+                return (f"{side}: set-up: lay {START_CHARACTERS - placed} more character(s) face "
+                        "down")
             n = START_HAND[0 if self.mover == self.first else 1]
             return f"{side}: set-up: shuffle, then deal: draw {n} cards and set {n} guts face down"
         if self.step == SHOW:
@@ -336,7 +388,8 @@ class Position:
             what = "attack" if self.step == ALLOT else "block"
             balls = " and both ball cards" if self.step == ALLOT else ""
             if left:
-                return f"{side} to {what}: every character ({left} left){balls} face down to pass or run, tactics too; then ready"
+                return (f"{side} to {what}: every character ({left} left){balls} face down to pass "
+                        "or run, tactics too; then ready")
             return f"{side} to {what}: tactics face down if any{balls}; then ready"
         if self.step == GUESS:
             return f"{side}: guess the attack: your ball-mark card face up in pass or run"
@@ -345,21 +398,27 @@ class Position:
         if self.step == REFILL:
             return f"{side} guessed the {self.area} attack: refill 0-{self._refill_max()} guts"
         if self.step in (PLAY_ATTACK, PLAY_BLOCK):
-            return (f"{side}, {self.area} attack: abilities, combination cards, reactions; then done "
-                    f"(power {self.power(SIDES[self.attacker])} v {self.power(SIDES[self.defender])})")
+            return (f"{side}, {self.area} attack: abilities, combination cards, reactions; then "
+                    "done "
+                    f"(power {self.power(SIDES[self.attacker])} v "
+                    f"{self.power(SIDES[self.defender])})")
         if self.step in (TACTICS_ATTACK, TACTICS_BLOCK):
             return (f"{side}, {self.area} attack: use tactics cards; then done "
-                    f"(power {self.power(SIDES[self.attacker])} v {self.power(SIDES[self.defender])})")
+                    f"(power {self.power(SIDES[self.attacker])} v "
+                    f"{self.power(SIDES[self.defender])})")
         if self.step == DAMAGE:
-            return f"{side}: damage {self.damage()}: discard {self.damage()} cards from the top of your deck"
+            return (f"{side}: damage {self.damage()}: discard {self.damage()} cards from the top "
+                    "of your deck")
         if self.step == CHANGE:
-            return f"{side}: change characters (discard, lay from the hand; at most {FIELD_LIMIT}), then done"
+            return (f"{side}: change characters (discard, lay from the hand; at most "
+                    f"{FIELD_LIMIT}), then done")
         if self.step == TIDY:
             if next(self._tidy_moves(self.mover), None) is not None:
                 also = f" ({SIDES[self.defender]} too)" if self.mover == self.attacker else ""
                 return (f"{side}: clear the play areas{also}: characters back, combination and "
                         "unused tactics cards to the hand, ball cards off")
-            return f"{side}: discard {piles.hand - self.options.hand_limit} to keep {self.options.hand_limit} cards in hand"
+            return (f"{side}: discard {piles.hand - self.options.hand_limit} to keep "
+                    f"{self.options.hand_limit} cards in hand")
         return side
 
     # ------------------------------------------------------------- legal actions
@@ -452,7 +511,8 @@ class Position:
             role = "attack" if step == PLAY_ATTACK else "block"
             for cell, copy in self.cards_on(reaction_cells(side)):
                 ability = ability_of(self.card(copy))
-                if ability and not self.face_up(cell) and ability.when == role and self._affordable(me, ability):
+                if (ability and not self.face_up(cell) and ability.when == role
+                        and self._affordable(me, ability)):
                     yield Use(cell)
             if hand:
                 yield from self._combinations(me)
@@ -562,7 +622,7 @@ class Position:
 
     # ------------------------------------------------------------- applying
 
-    def apply(self, action: Action) -> "Position":
+    def apply(self, action: Action) -> Position:
         """The position after ``action``; IllegalAction says why not."""
         if not self.is_legal(action):
             raise IllegalAction(f"{action}: {self._why_illegal(action)}")
@@ -579,15 +639,21 @@ class Position:
                 return f"{action.copy} is {owner}'s card; it is {self.to_move}'s move"
             if self.card_at(action.cell) is not None:
                 return f"{action.cell} is taken"
-            if self.table.kind(action.copy) != "ball" and action.copy not in self._pools[self.mover]:
-                return f"{action.copy} is not in {owner}'s hand (it lies on the mat or in the discard pile)"
+            if (self.table.kind(action.copy) != "ball"
+                    and action.copy not in self._pools[self.mover]):
+                return (f"{action.copy} is not in {owner}'s hand (it lies on the mat or in the "
+                        "discard pile)")
             if self.table.kind(action.copy) == "character" and self.step in (MAIN, CHANGE, SETUP):
                 if self.card(action.copy).name in self._names_on_field(self.mover):
-                    return f"{self.card(action.copy).name} is on {owner}'s field already (one of a name)"
+                    return (f"{self.card(action.copy).name} is on {owner}'s field already (one of "
+                            "a name)")
                 if len(self._field(self.mover)) >= FIELD_LIMIT:
                     return f"{owner} has {FIELD_LIMIT} characters and combination cards already"
-            if self.table.kind(action.copy) == "combination" and self.step in (PLAY_ATTACK, PLAY_BLOCK):
-                return f"{self.card(action.copy).name} needs {', '.join(members_of(self.card(action.copy)))} face up in {owner}'s half of the {self.area} area"
+            if (self.table.kind(action.copy) == "combination"
+                    and self.step in (PLAY_ATTACK, PLAY_BLOCK)):
+                members = ", ".join(members_of(self.card(action.copy)))
+                return (f"{self.card(action.copy).name} needs {members} face up in {owner}'s half "
+                        f"of the {self.area} area")
         if isinstance(action, Move) and self.card_at(action.frm) is None:
             return f"no card on {action.frm}"
         if isinstance(action, (Place, Move)):
@@ -598,7 +664,8 @@ class Position:
             if targets:
                 return f"{source} may go to {', '.join(targets)} now"
         if isinstance(action, Call) and action.word in ("ready",) and self.step in (ALLOT, BLOCK):
-            return "every character must go to the pass or run area first (and both ball cards, attacking)"
+            return ("every character must go to the pass or run area first (and both ball cards, "
+                    "attacking)")
         if isinstance(action, Call) and action.word == "refill" and self.step == REFILL:
             return (f"refill 0 to {self._refill_max()}: at most the attacker's characters in the "
                     f"{self.area} area")
@@ -611,7 +678,7 @@ class Position:
     def _with_cells(self, cells: dict[str, tuple[str, bool]]) -> tuple[tuple[str, str, bool], ...]:
         return tuple(sorted((cell, copy, up) for cell, (copy, up) in cells.items()))
 
-    def _after(self, action: Action) -> "Position":
+    def _after(self, action: Action) -> Position:
         me, step = self.mover, self.step
         cells = dict(self._at)
         piles = list(self.piles)
@@ -621,7 +688,8 @@ class Position:
         changes: dict[str, Any] = {}
 
         def count(side: int, **delta: int) -> None:
-            piles[side] = piles[side]._replace(**{k: getattr(piles[side], k) + v for k, v in delta.items()})
+            piles[side] = piles[side]._replace(
+                **{k: getattr(piles[side], k) + v for k, v in delta.items()})
 
         def to_discard(cell: str) -> None:
             copy, _ = cells.pop(cell)
@@ -663,7 +731,7 @@ class Position:
             else:  # to the play areas face down (相手に内容がわからないよう); back face up
                 cells[action.to] = (copy, step not in (ALLOT, BLOCK))
         elif isinstance(action, Use):
-            copy, up = cells[action.cell]
+            copy, _up = cells[action.cell]
             card = self.card(copy)
             ability = ability_of(card)
             assert ability is not None
@@ -673,7 +741,8 @@ class Position:
             if action.bench:  # 特殊能力の発動条件として一時的にベンチに移動する
                 del cells[action.cell]
                 cells[action.bench] = (copy, True)
-            count(me, guts=-ability.cost, deck=ability.cost)  # ガッツ 1枚をデッキの一番上に戻すごとに 1
+            # ガッツ 1枚をデッキの一番上に戻すごとに 1
+            count(me, guts=-ability.cost, deck=ability.cost)
             if not (card.kind == "reaction" and is_lasting(card)):  # a lasting one works in power()
                 mods = list(self.mods)
                 self._effect(me, ability, piles, mods, cells)
@@ -706,7 +775,8 @@ class Position:
             piles[side] = piles[side]._replace(deck=piles[side].deck - n, guts=piles[side].guts + n)
         elif ability.effect == "mill":
             n = min(amount, piles[other].deck)
-            piles[other] = piles[other]._replace(deck=piles[other].deck - n, discard=piles[other].discard + n)
+            piles[other] = piles[other]._replace(deck=piles[other].deck - n,
+                                                 discard=piles[other].discard + n)
 
     def _after_call(self, action: Call, cells: dict[str, tuple[str, bool]], piles: list[Piles],
                     known: list[list[str]], used: list[str]) -> dict[str, Any]:
@@ -801,7 +871,7 @@ class Position:
                 cells[cell] = (copy, True)
         return {"step": CHANGE, "mover": self.attacker}
 
-    def _settle(self) -> "Position":
+    def _settle(self) -> Position:
         """Deck-out, the end of a side's tidying, and steps with nothing to choose."""
         position = self
         while True:
@@ -829,9 +899,11 @@ class Position:
 
     def parse_action(self, text: str) -> Action:
         """Read one action; NotationError for bad text, IllegalAction when not legal here."""
+        from .notation import parse_notation
+
         action = parse_notation(text)
         if not self.is_legal(action):
-            raise IllegalAction(f"{str(action)}: {self._why_illegal(action)}")
+            raise IllegalAction(f"{action!s}: {self._why_illegal(action)}")
         return action
 
     def notation(self, action: Action) -> str:
@@ -847,8 +919,9 @@ class Position:
     def notation_for(self, action: Action, viewer: str | None) -> str:
         """The action as ``viewer`` may read it: a card laid face down is ``?`` to the others.
 
-        >>> from masume.rules.eyeshield21 import RULES
-        >>> p = RULES.start()
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("eyeshield21")
+        >>> p = rules.start()
         >>> p.notation_for(Place("F01.1", "home-character-1"), "away")
         '?@home-character-1'
         >>> p.notation_for(Place("F01.1", "home-character-1"), "home")
@@ -856,7 +929,7 @@ class Position:
 
         A character going face down to a play area is not named either:
 
-        >>> allot = RULES.from_text(p.to_text().replace("step=setup", "step=allot")
+        >>> allot = rules.from_text(p.to_text().replace("step=setup", "step=allot")
         ...     .replace("cells=-", "cells=home-character-1:F01.1").replace("home=40/", "home=39/"))
         >>> allot.notation_for(Move("home-character-1", "home-run-2"), None)
         '?>home-run-2'
@@ -890,8 +963,10 @@ class Position:
         if self.area and self.step in ATTACK_STEPS:
             panel += [("attack area", self.area),
                       ("guess", "right" if self.hit else "wrong"),
-                      (f"{SIDES[self.attacker]} attack power", str(self.power(SIDES[self.attacker]))),
-                      (f"{SIDES[self.defender]} block power", str(self.power(SIDES[self.defender]))),
+                      (f"{SIDES[self.attacker]} attack power",
+                       str(self.power(SIDES[self.attacker]))),
+                      (f"{SIDES[self.defender]} block power",
+                       str(self.power(SIDES[self.defender]))),
                       ("damage", str(self.damage()))]
         hand: tuple[str, ...] = ()
         if viewer in SIDES:
@@ -901,8 +976,9 @@ class Position:
     def diagram(self) -> str:
         """A text drawing: each side's zones, face-down cards in brackets.
 
-        >>> from masume.rules.eyeshield21 import RULES
-        >>> print(RULES.start().diagram().splitlines()[0])
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("eyeshield21")
+        >>> print(rules.start().diagram().splitlines()[0])
         away: deck 40 hand 0 guts 0 discard 0
         """
         lines = []
@@ -911,7 +987,8 @@ class Position:
             p = self.piles[s]
             lines.append(f"{side}: deck {p.deck} hand {p.hand} guts {p.guts} discard {p.discard}")
             for zone, cells in (("characters", character_cells(side)), ("bench", bench_cells(side)),
-                                ("reactions", reaction_cells(side)), ("pass", half_cells(side, "pass")),
+                                ("reactions", reaction_cells(side)),
+                                ("pass", half_cells(side, "pass")),
                                 ("run", half_cells(side, "run"))):
                 shown = [(copy if up else f"[{copy}]")
                          for copy, up in (self._at[c] for c in cells if c in self._at)]
@@ -925,7 +1002,8 @@ class Position:
     def to_text(self) -> str:
         """The whole position on one line (``RULES.from_text`` reads it back)."""
         opts = self.options
-        parts = [f"cards={self.table.name}", f"decks={self.table.deck_ids[0]}/{self.table.deck_ids[1]}",
+        parts = [f"cards={self.table.name}",
+                 f"decks={self.table.deck_ids[0]}/{self.table.deck_ids[1]}",
                  f"first={opts.first}"]
         if opts.draw_cost != Options.draw_cost:
             parts.append(f"draw_cost={opts.draw_cost}")
@@ -949,100 +1027,9 @@ class Position:
         if self.mods != (0, 0):
             parts.append(f"mods={self.mods[0]}/{self.mods[1]}")
         if self.over:
-            parts += [f"over={self.over}", f"loser={SIDES[self.loser] if self.loser >= 0 else 'both'}"]
+            loser = SIDES[self.loser] if self.loser >= 0 else "both"
+            parts += [f"over={self.over}", f"loser={loser}"]
         return " ".join(parts)
 
 
-def read_text(text: str, overrides: dict[str, Any], make_table: Any) -> Position:
-    """The position written by :meth:`Position.to_text`; ``overrides``: options given by the caller."""
-
-    def bad(why: str) -> NotationError:
-        return NotationError(f"not an eyeshield21 position ({why}): {text!r}")
-
-    fields = read_fields(text, bad)
-    known = {"cards", "decks", "first", "draw_cost", "hand_limit", "step", "move", "turn", "n",
-             "home", "away", "cells", "gone-home", "gone-away", "known-home", "known-away", "used",
-             "area", "hit", "mods", "over", "loser"}
-    unknown = sorted(set(fields) - known)
-    if unknown:
-        raise bad(f"unknown field(s) {', '.join(unknown)}")
-    try:
-        decks = fields.get("decks", "/").split("/")
-        options = {"first": fields.get("first", "home")}
-        for name in ("draw_cost", "hand_limit"):
-            if name in fields:
-                options[name] = int(fields[name])
-        cards = overrides.pop("cards", fields.get("cards", "eyeshield21-demo"))
-        deck_home = overrides.pop("deck_home", decks[0])
-        deck_away = overrides.pop("deck_away", decks[1] if len(decks) > 1 else "")
-        options.update(overrides)
-        table = make_table(cards, deck_home, deck_away)
-        opts = Options.make(**options)
-        step = fields.get("step", SETUP)
-        if step not in STEPS:
-            raise bad(f"step {step!r} is not one of {', '.join(STEPS)}")
-        piles = []
-        for side in SIDES:
-            values = [int(v) for v in fields.get(side, "40/0/0/0").split("/")]
-            if len(values) != 4 or min(values) < 0:
-                raise bad(f"{side}=deck/hand/guts/discard")
-            piles.append(Piles(*values))
-        cells = []
-        if fields.get("cells", "-") != "-":
-            for item in fields["cells"].split(","):
-                bits = item.split(":")
-                if len(bits) not in (2, 3) or (len(bits) == 3 and bits[2] != "down"):
-                    raise bad(f"cell {item!r}: write cell:copy or cell:copy:down")
-                table.card_set.copy(bits[1])
-                cells.append((bits[0], bits[1], len(bits) == 2))
-
-        def ids(key: str) -> tuple[str, ...]:
-            return tuple(sorted(x for x in fields.get(key, "").split(",") if x))
-
-        mods = tuple(int(v) for v in fields.get("mods", "0/0").split("/"))
-        if len(mods) != 2:
-            raise bad("mods=<home>/<away>")
-        loser_text = fields.get("loser", "")
-        position = Position(
-            table, step, SIDES.index(fields.get("move", "home")), SIDES.index(fields.get("turn", "home")),
-            int(fields.get("n", "0")), tuple(sorted(cells)), (piles[0], piles[1]),
-            (ids("gone-home"), ids("gone-away")), (ids("known-home"), ids("known-away")), ids("used"),
-            fields.get("area", ""), fields.get("hit", "0") == "1", (mods[0], mods[1]),
-            fields.get("over", ""), SIDES.index(loser_text) if loser_text in SIDES else -1, opts,
-        )
-    except (KeyError, ValueError) as exc:
-        if isinstance(exc, NotationError):
-            raise
-        raise bad(str(exc).strip("'\"")) from None
-    problem = impossible(position)
-    if problem:
-        raise bad(problem)
-    return position
-
-
-def impossible(position: Position) -> str:
-    """Why a position cannot exist, or '' (every card once, 40 cards a side, known cells)."""
-    from .table import ALL_CELLS
-
-    seen: set[str] = set()
-    for cell, copy, _ in position.cells:
-        if cell not in ALL_CELLS:
-            return f"{cell} is not a place on the eyeshield21 mat"
-        if copy in seen:
-            return f"{copy} lies on two places"
-        seen.add(copy)
-        if not position.table.owns(copy):
-            return f"{copy} is in neither deck"
-        if owner_of(cell) != position.table.owner(copy):
-            return f"{copy} is {position.table.owner(copy)}'s card, on {cell}"
-    for s, side in enumerate(SIDES):
-        on_mat = sum(1 for _, copy, _ in position.cells
-                     if position.table.owner_index(copy) == s and position.table.kind(copy) != "ball")
-        if sum(position.piles[s]) + on_mat != len(position.table.decks[s].copies):
-            return f"{side}'s cards do not add up to its deck of {len(position.table.decks[s].copies)}"
-    if position.area and position.area not in AREAS:
-        return "area is pass or run"
-    return ""
-
-
-__all__ = ["Options", "Piles", "Position", "STEPS", "impossible", "read_text"]
+__all__ = ["STEPS", "Options", "Piles", "Position"]

@@ -5,15 +5,18 @@ cells; tactic symbols complete where cards meet; shots add synergy cards'
 stars to the completed shot symbols, against the defence symbols; 11 is the
 wonder goal, 12 or more a line out. Every rule, with the seed sentence it comes
 from and the readings chosen, is in docs/rules/magic-number-eleven.md; the card
-data (a card set, ``masume.cards``) in the same page.
+data (a card set, ``masume.cards``) in the same page. The engine is given the set:
+a ``CardSet``, or a name it reads through the loader ``masume.games.load_rules`` gives
+it (``RULES`` here has none).
 
-Modules: ``cards`` (a card set's game fields and checks), ``field`` (cells,
-placement, completed symbols), ``actions`` (actions and notation),
-``position`` (the rules of play), ``text`` (a position as one line).
+Modules: ``cards`` (a card set's game fields and checks), ``geometry`` (cells,
+placement, completed symbols), ``actions`` (the actions), ``position`` (the rules
+of play), ``notation`` (actions and positions read from and written to text).
 
 Usage, in the manner of python-chess::
 
-    >>> from masume.rules import Game, load_rules
+    >>> from masume.games import load_rules
+    >>> from masume.rules import Game
     >>> rules = load_rules("magic-number-eleven")
     >>> game = Game(rules.start())
     >>> game.position.status().message
@@ -34,67 +37,82 @@ A quicker start with the draft and the bench given as options::
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from masume.cards import CardSet, CardSetError, find_card_set, load_card_set
-
-from ..base import resigning
-from . import text as _text
-from .actions import (Bench, Clear, Done, Effect, EndTurn, Link, Penalty, Pick, Place, Press, Ready,
-                      Reveal, Shoot, Sub, Synergy, parse)
+from ..base import ReadsCardSets, resigning
+from ..card_set import CardSet, CardSetError
+from . import notation as _text
+from .actions import (
+    Action,
+    Bench,
+    Clear,
+    Done,
+    Effect,
+    EndTurn,
+    Link,
+    Penalty,
+    Pick,
+    Place,
+    Press,
+    Ready,
+    Reveal,
+    Shoot,
+    Sub,
+    Synergy,
+)
 from .cards import check_cards
-from .position import (AWAY, BENCH_SIZE, BENCH_UP, HOME, OVER, SIDES, Options, Position, _State,
-                       _to_bench_phase)
+from .notation import parse
+from .position import (
+    AWAY,
+    BENCH_SIZE,
+    BENCH_UP,
+    HOME,
+    OVER,
+    SIDES,
+    Options,
+    Position,
+    _State,
+    _to_bench_phase,
+)
+
+if TYPE_CHECKING:
+    from os import PathLike
 
 
-_LOADED: dict[tuple[str, int], CardSet] = {}
-
-
-def _load(cards: str | Path | CardSet) -> CardSet:
-    """The card set named (a shipped set or a path), read again only when its file changed."""
-    if isinstance(cards, CardSet):
-        return cards
-    path = find_card_set(cards)
-    try:
-        key = (str(path.resolve()), path.stat().st_mtime_ns)
-    except OSError:
-        return load_card_set(path)  # says what is wrong
-    if key not in _LOADED:
-        _LOADED[key] = load_card_set(path)
-    return _LOADED[key]
-
-
-class MagicNumberElevenRules:
-    """The entry point, as ``masume.rules.load_rules("magic-number-eleven")`` returns it."""
+class MagicNumberElevenRules(ReadsCardSets):
+    """The entry point, as ``masume.games.load_rules("magic-number-eleven")`` returns it:
+    given the card-set loader. ``RULES`` here has none, so it plays only a CardSet it is given.
+    """
 
     name = "magic-number-eleven"
     board = "magic-number-eleven"
     Options = Options
 
-    def start(self, cards: str | Path | CardSet = "magic-number-eleven-demo", first: str = "home",
+    def start(self, cards: str | PathLike[str] | CardSet = "magic-number-eleven-demo",
+              first: str = "home",
               shootout: bool = False, home_stars: str = "", away_stars: str = "",
               home_bench: str = "", away_bench: str = "") -> Position:
         """The position before the star draft (set-up ①-⑦ done).
 
-        ``cards``: a shipped card set's name, a path, or a CardSet (its game
-        checks must pass). ``first``: who starts the first half (home by the
+        ``cards``: a shipped card set's name or a path (read through the card source),
+        or a CardSet (its game checks must pass). ``first``: who starts the first half (home by the
         rules). ``shootout``: a drawn match goes to a penalty shoot-out. Given
         ``home_stars`` and ``away_stars`` (star ids separated by ``/``) the draft
         is skipped; given the benches too, the set-up.
 
-        >>> RULES.start(first="away", home_stars="ST01/ST02/ST03",
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("magic-number-eleven")
+        >>> rules.start(first="away", home_stars="ST01/ST02/ST03",
         ...             away_stars="ST04/ST05/ST06").status().message
         'home, set-up: put a substitute on home-bench-1'
         """
-        card_set = _load(cards)
+        card_set = self._card_set(cards)
         problems = check_cards(card_set)
         if problems:
             raise CardSetError(f"card set {card_set.id}: " + "; ".join(problems))
         if first not in SIDES:
             raise ValueError(f"first must be home or away, not {first!r}")
-        name = cards if isinstance(cards, str) else str(cards) if isinstance(cards, Path) \
-            else card_set.id
+        name = card_set.id if isinstance(cards, CardSet) else str(cards)
         options = Options(cards=name, first=first, shootout=bool(shootout))
         position = Position(card_set, options, deck=len(card_set.copies("synergy")))
         if home_stars or away_stars:
@@ -113,15 +131,19 @@ class MagicNumberElevenRules:
     def from_text(self, text: str, **options: Any) -> Position:
         """The position written by :meth:`Position.to_text`; options given here override.
 
-        >>> RULES.from_text(RULES.start(first="away").to_text()).options.first
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("magic-number-eleven")
+        >>> rules.from_text(rules.start(first="away").to_text()).options.first
         'away'
         """
-        return _text.read(text, options, _load)
+        return _text.read(text, options, self._card_set)
 
     def resign(self, position: Position, side: str) -> Position:
         """The position after ``side`` resigns.
 
-        >>> RULES.resign(RULES.start(), "away").outcome().winner
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("magic-number-eleven")
+        >>> rules.resign(rules.start(), "away").outcome().winner
         'home'
         """
         return replace(position, phase=OVER, resigned=resigning(position, side))
@@ -158,7 +180,27 @@ def _given_draft(position: Position, home: str, away: str) -> Position:
 
 RULES = MagicNumberElevenRules()
 
-__all__ = ["Bench", "Clear", "Done", "Effect", "EndTurn", "Link", "MagicNumberElevenRules",
-           "Options",
-           "Penalty", "Pick", "Place", "Position", "Press", "RULES", "Ready", "Reveal", "Shoot",
-           "Sub", "Synergy", "check_cards", "parse"]
+__all__ = [
+    "RULES",
+    "Action",
+    "Bench",
+    "Clear",
+    "Done",
+    "Effect",
+    "EndTurn",
+    "Link",
+    "MagicNumberElevenRules",
+    "Options",
+    "Penalty",
+    "Pick",
+    "Place",
+    "Position",
+    "Press",
+    "Ready",
+    "Reveal",
+    "Shoot",
+    "Sub",
+    "Synergy",
+    "check_cards",
+    "parse",
+]

@@ -30,6 +30,7 @@ notation                   action
 ``ready``                  half time: this side's substitutions are done
 =========================  ==================================================
 
+>>> from masume.rules.magic_number_eleven.notation import parse
 >>> parse("deck SY05 on 1")
 Synergy(card='SY05', area=1, source='deck')
 >>> str(parse("shoot  h2b  at h1b^"))
@@ -38,11 +39,7 @@ Synergy(card='SY05', area=1, source='deck')
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Union
-
-from ..base import NotationError
 
 
 @dataclass(frozen=True)
@@ -169,64 +166,8 @@ class Ready:
         return "ready"
 
 
-Action = Union[Reveal, Pick, Bench, Link, Press, Place, Effect, Shoot, EndTurn, Synergy, Done,
-               Penalty, Sub, Ready, Clear]
+Action = (Reveal | Pick | Bench | Link | Press | Place | Effect | Shoot | EndTurn | Synergy |
+          Done | Penalty | Sub | Ready | Clear)
 
-HELP = ("(pick ST03, link 2, press, H07 H2b, effect, shoot H2b at H1b^, deck SY05 on 1, "
-        "hand SY05 on 2, done, end, kick PK03, sub out H04 in ST02, ready)")
-_CARD = r"([A-Za-z0-9][A-Za-z0-9_.-]*)"
-_CELL = r"([HAha][1-4][a-fA-F])"
-_SYMBOL = r"([HAha][1-4][a-fA-F](?:\^|\*\d+|[|/][HAha][1-4][a-fA-F]))"
-_FORMS: tuple[tuple[re.Pattern[str], type], ...] = ()
-
-
-def _cell(text: str) -> str:
-    return text[0].upper() + text[1] + text[2].lower()
-
-
-def _symbol(text: str) -> str:
-    if len(text) > 3 and text[3] in "|/":
-        return _cell(text[:3]) + text[3] + _cell(text[4:])
-    return _cell(text[:3]) + text[3:]
-
-
-def parse(text: str) -> Action:
-    """Read one action (case and spacing are forgiven); NotationError otherwise."""
-    words = " ".join(str(text).split())
-    low = words.lower()
-    simple = {"press": Press(), "effect": Effect(True), "no effect": Effect(False),
-              "shoot blind": Shoot(kind="blind"), "end": EndTurn(), "done": Done(),
-              "ready": Ready(), "clear": Clear()}
-    if low in simple:
-        return simple[low]
-    if m := re.fullmatch(rf"(reveal|pick|bench) {_CARD}", words, re.IGNORECASE):
-        kind = {"reveal": Reveal, "pick": Pick, "bench": Bench}[m.group(1).lower()]
-        return kind(m.group(2).upper())
-    if m := re.fullmatch(r"link (\d)", low):
-        return Link(int(m.group(1)))
-    if m := re.fullmatch(rf"(shoot|power shot) {_CELL}(?: at {_SYMBOL})?", words, re.IGNORECASE):
-        kind = "power" if m.group(1).lower() == "power shot" else "normal"
-        return Shoot(_cell(m.group(2)), _symbol(m.group(3)) if m.group(3) else "", kind)
-    if m := re.fullmatch(rf"(deck|hand) {_CARD} on ([123])", words, re.IGNORECASE):
-        return Synergy(m.group(2).upper(), int(m.group(3)), m.group(1).lower())
-    if m := re.fullmatch(rf"(kick|save) {_CARD}", words, re.IGNORECASE):
-        return Penalty(m.group(1).lower(), m.group(2).upper())
-    if m := re.fullmatch(rf"sub out {_CARD} in {_CARD}", words, re.IGNORECASE):
-        return Sub(m.group(1).upper(), m.group(2).upper())
-    if m := re.fullmatch(rf"{_CARD} {_CELL}", words):
-        return Place(m.group(1).upper(), _cell(m.group(2)))
-    raise NotationError(f"{words!r} is not magic-number-eleven notation {HELP}")
-
-
-def redacted(action: Action) -> str:
-    """The action with the card it hides left unnamed (``deck card on 1``)."""
-    if isinstance(action, Synergy):
-        return f"{action.source} card on {action.area}"
-    if isinstance(action, Penalty):
-        return f"{action.role} card"
-    return str(action)
-
-
-__all__ = ["Action", "Bench", "Clear", "Done", "Effect", "EndTurn", "HELP", "Link", "Penalty",
-           "Pick",
-           "Place", "Press", "Ready", "Reveal", "Shoot", "Sub", "Synergy", "parse", "redacted"]
+__all__ = ["Action", "Bench", "Clear", "Done", "Effect", "EndTurn", "Link", "Penalty", "Pick",
+           "Place", "Press", "Ready", "Reveal", "Shoot", "Sub", "Synergy"]

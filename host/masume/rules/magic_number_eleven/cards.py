@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from masume.cards import Card, CardSet
+from ..card_set import Card, CardSet
 
 #: Tactic symbols (戦術シンボル): shot ⊙, defence 〇, link 連携, press プレス, crack ☒.
 SYMBOL_KINDS: tuple[str, ...] = ("shot", "defence", "link", "press", "crack")
@@ -230,5 +230,15 @@ def _player_problems(card: Card, where: str) -> list[str]:
     return problems
 
 
-__all__ = ["EFFECTS", "PENALTY_ROLES", "POSITION_ROWS", "PlayerCard", "SYMBOL_KINDS", "Symbols",
-           "check_cards", "is_tackle", "player", "stars"]
+__all__ = [
+    "EFFECTS",
+    "PENALTY_ROLES",
+    "POSITION_ROWS",
+    "SYMBOL_KINDS",
+    "PlayerCard",
+    "Symbols",
+    "check_cards",
+    "is_tackle",
+    "player",
+    "stars",
+]

@@ -6,8 +6,9 @@ synergy hand or the deck's order: a hand is a count, and a card that comes from
 a hand or from the deck onto a synergy area is whichever unseen card the reader
 reports (the legal actions list every candidate).
 
->>> from masume.rules.magic_number_eleven import RULES
->>> position = RULES.start(home_stars="ST01/ST04/ST07", away_stars="ST02/ST05/ST08",
+>>> from masume.games import load_rules
+>>> rules = load_rules("magic-number-eleven")
+>>> position = rules.start(home_stars="ST01/ST04/ST07", away_stars="ST02/ST05/ST08",
 ...                        home_bench="H08/H09/H10", away_bench="A08/A09/A10")
 >>> position.status().message
 'home, first half: player action (place a player or shoot)'
@@ -20,17 +21,33 @@ reports (the legal actions list every candidate).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Any, ClassVar, Iterator
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from masume.cards import CardSet
-
-from ..base import ANY_CARD, IllegalAction, Outcome, Status, TableView
-from .actions import (Action, Bench, Clear, Done, Effect, EndTurn, Link, Penalty, Pick, Place,
-                      Press, Ready, Reveal, Shoot, Sub, Synergy, parse, redacted)
+from ..base import ANY_CARD, Awaiting, IllegalAction, Legend, Light, Outcome, Status, TableView
+from ..card_set import CardSet
+from .actions import (
+    Action,
+    Bench,
+    Clear,
+    Done,
+    Effect,
+    EndTurn,
+    Link,
+    Penalty,
+    Pick,
+    Place,
+    Press,
+    Ready,
+    Reveal,
+    Shoot,
+    Sub,
+    Synergy,
+)
 from .cards import EFFECTS, PlayerCard, is_tackle, player, stars
-from .field import Symbol, completed_symbols, placements
+from .geometry import Symbol, completed_symbols, placements
 
 SIDES: tuple[str, str] = ("home", "away")
 HOME, AWAY = 0, 1
@@ -99,6 +116,23 @@ def _initiative_state(initiative: int, side: int) -> str:
     return "normal"
 
 
+#: The sides' colours, and how the highlights of ``status()`` show: where the card in
+#: play may go (over every other light), the cards to take off, the shooter and the
+#: card just placed; the score and turn lamps in their side's colour.
+LEGEND = Legend(
+    sides={"home": (0, 90, 255), "away": (255, 30, 0)},
+    highlights={
+        "legal": Light((0, 255, 60), foremost=True),
+        "initiative": Light((255, 255, 255)),
+        "score": Light(None),
+        "turn": Light(None),
+        "shooter": Light((255, 0, 160), "pulse"),
+        "clear": Light((255, 150, 0), "pulse"),
+        "placed": Light((255, 255, 255), "pulse"),
+    },
+)
+
+
 @dataclass(frozen=True, repr=False)
 class Position:
     """A moment of a match. Immutable and hashable; build it with ``RULES.start()``.
@@ -108,6 +142,7 @@ class Position:
 
     game: ClassVar[str] = "magic-number-eleven"
     sides: ClassVar[tuple[str, ...]] = SIDES
+    legend: ClassVar[Legend] = LEGEND
 
     cards: CardSet
     options: Options = field(default_factory=Options)
@@ -142,6 +177,12 @@ class Position:
     then: str = ""  # in the clear phase, what follows: "pk", "turn", "shootout" or "half"
     resigned: int = -1
 
+    @property
+    def card_set(self) -> CardSet:
+        """The cards in play (:class:`masume.rules.base.OnCards`: the tracker names a card
+        by its tag)."""
+        return self.cards
+
     def __repr__(self) -> str:
         return f"Position({self.to_text()!r})"
 
@@ -173,7 +214,8 @@ class Position:
         players = _cache(self.cards, "players")
         if copy_id not in players:
             players[copy_id] = player(self.cards.copy(copy_id).card)
-        return players[copy_id]
+        found: PlayerCard = players[copy_id]
+        return found
 
     def field_of(self, side: int) -> dict[str, PlayerCard]:
         """Reading cell -> player card, for one side's field."""
@@ -231,12 +273,15 @@ class Position:
     def layout(self) -> dict[str, tuple[str, ...]]:
         """Cell -> cards lying there (``tag:UID``); a deck or discard pile is ``tag:*``.
 
-        >>> from masume.rules.magic_number_eleven import RULES
-        >>> RULES.start().layout()
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("magic-number-eleven")
+        >>> rules.start().layout()
         {'synergy-deck': ('tag:*',)}
         """
         out: dict[str, tuple[str, ...]] = {}
-        piece = lambda copy_id: self.cards.copy(copy_id).piece  # noqa: E731
+        def piece(copy_id: str) -> str:
+            return self.cards.copy(copy_id).piece
+
         for cell, copy_id in self.field:
             out[cell] = (piece(copy_id),)
         for side in (HOME, AWAY):
@@ -272,8 +317,9 @@ class Position:
     def status(self) -> Status:
         """Whose action, what the rules wait for, the score and the cells to light.
 
-        >>> from masume.rules.magic_number_eleven import RULES
-        >>> RULES.start().status().message
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("magic-number-eleven")
+        >>> rules.start().status().message
         'away, star draft round 1: reveal a star'
         """
         who = self.to_move
@@ -290,7 +336,7 @@ class Position:
                 message += (f" (shoot-out {self.shootout[HOME].count('1')}-"
                             f"{self.shootout[AWAY].count('1')})")
             return Status(who, 1, 1, score, None, message, highlights)
-        highlights["turn"] = (f"{who}-turn",)
+        highlights["turn"] = (f"turn-{who}",)
         legal = self._legal_cells()
         if legal:
             highlights["legal"] = legal
@@ -302,7 +348,8 @@ class Position:
             highlights["clear"] = tuple(sorted(c for c in self.layout() if c.startswith(wanted)))
         if self.placed and self.phase in (EFFECT, AFTER):
             highlights["placed"] = (self.placed,)
-        awaiting = "reveal" if self.phase == DRAFT and self._draft_revealing() else None
+        awaiting: Awaiting | None = ("reveal" if self.phase == DRAFT and self._draft_revealing()
+                                     else None)
         message = f"{who}, {self._half_name()}: {self._doing()}"
         if self.last and self.phase in (TEAM, PLAYER, PK, HALF, SHOOTOUT, CLEAR):
             message = f"{self.last}; {message}"
@@ -536,7 +583,7 @@ class Position:
 
     # ------------------------------------------------------------- applying
 
-    def apply(self, action: Action) -> "Position":
+    def apply(self, action: Action) -> Position:
         """The position after ``action``; IllegalAction says why not."""
         if not self.is_legal(action):
             raise IllegalAction(f"{action}: {self._why_illegal(action)}")
@@ -610,6 +657,8 @@ class Position:
     # ------------------------------------------------------------- notation
 
     def parse_action(self, text: str) -> Action:
+        from .notation import parse
+
         action = parse(text)
         if not self.is_legal(action):
             raise IllegalAction(f"{text.strip()}: {self._why_illegal(action)}")
@@ -624,6 +673,8 @@ class Position:
         hidden = isinstance(action, Synergy) or (
             isinstance(action, Penalty) and action.role == "kick")
         if hidden and viewer != self.to_move:  # a save card is turned up with the kick card
+            from .notation import redacted
+
             return redacted(action)
         return str(action)
 
@@ -632,7 +683,9 @@ class Position:
     def seen_by(self, viewer: str | None) -> TableView:
         """What ``viewer`` ("home", "away", or None for a spectator) may see."""
         cells: dict[str, tuple[str, ...]] = {}
-        label = lambda copy_id: f"{copy_id} {self.cards.copy(copy_id).card.name}"  # noqa: E731
+        def label(copy_id: str) -> str:
+            return f"{copy_id} {self.cards.copy(copy_id).card.name}"
+
         for cell, copy_id in self.field:
             cells[cell] = (self.player_card(copy_id).label,)
         for side in (HOME, AWAY):
@@ -648,9 +701,9 @@ class Position:
             cells["synergy-discard"] = (f"discard ({self._discard_size()})",)
         for k, copy_id in enumerate(self.penalty):
             if copy_id:
-                side = SIDES[self.turn if k == 0 else 1 - self.turn]
-                seen = viewer == side or all(self.penalty)
-                cells[f"penalty-{side}"] = (label(copy_id) if seen else "face down",)
+                owner = SIDES[self.turn if k == 0 else 1 - self.turn]
+                seen = viewer == owner or all(self.penalty)
+                cells[f"penalty-{owner}"] = (label(copy_id) if seen else "face down",)
         hand: tuple[str, ...] = ()
         if viewer in SIDES:
             side = SIDES.index(viewer)
@@ -661,8 +714,8 @@ class Position:
         lines = [("score", f"home {self.score[HOME]} - {self.score[AWAY]} away"),
                  ("time", self._half_name())]
         if self.phase not in (DRAFT, BENCH_UP):
-            lines.append(("initiative", f"home {self.initiative_state('home')}, "
-                                        f"away {self.initiative_state('away')}"))
+            lines.append(("initiative", (f"home {self.initiative_state('home')}, "
+                                        f"away {self.initiative_state('away')}")))
         for side in (HOME, AWAY):
             name = SIDES[side]
             counts = [f"{kind} {self.count(side, kind)}"
@@ -705,14 +758,15 @@ class Position:
 
     def to_text(self) -> str:
         """The whole position on one line; ``RULES.from_text`` reads it back."""
-        from .text import write
+        from .notation import write
         return write(self)
 
     def diagram(self) -> str:
         """The mat's two fields as seen from home's seat (away's columns run f to a).
 
-        >>> from masume.rules.magic_number_eleven import RULES
-        >>> print(RULES.start().diagram().splitlines()[4])
+        >>> from masume.games import load_rules
+        >>> rules = load_rules("magic-number-eleven")
+        >>> print(rules.start().diagram().splitlines()[4])
         ------------------------------
         """
         by_cell = dict(self.field)
@@ -748,7 +802,8 @@ class Position:
 
 def _cache(cards: CardSet, name: str) -> dict[Any, Any]:
     """A cache kept on the card set object itself (freed with it, never shared by two sets)."""
-    return cards.__dict__.setdefault(f"_mne_{name}", {})
+    cache: dict[Any, Any] = cards.__dict__.setdefault(f"_mne_{name}", {})
+    return cache
 
 
 def _symbols(cards: CardSet, side_field: tuple[tuple[str, str], ...]) -> tuple[Symbol, ...]:
@@ -774,6 +829,30 @@ def _stars(cards: CardSet, copy_id: str) -> int:
 
 class _State:
     """A mutable copy of a position's fields, for the steps of one action."""
+
+    if TYPE_CHECKING:  # the fields the steps set, as Position has them (kept in _v)
+        phase: str
+        half: int
+        turn: int
+        ran_out: bool
+        field: tuple[tuple[str, str], ...]
+        used: frozenset[str]
+        initiative: int
+        hands: tuple[int, int]
+        deck: int
+        discard_known: frozenset[str]
+        discard_unknown: int
+        areas: tuple[tuple[tuple[int, str, str], ...], ...]
+        team_symbols: tuple[int, int]
+        placed: str
+        shot: Shot | None
+        penalty: tuple[str, str]
+        stars: tuple[tuple[str, ...], tuple[str, ...]]
+        revealed: tuple[str, ...]
+        boxed: tuple[str, ...]
+        ready: tuple[bool, bool]
+        last: str
+        then: str
 
     def __init__(self, position: Position) -> None:
         self.__dict__["_p"] = position
@@ -977,9 +1056,8 @@ class _State:
             elif self.phase == ATTACK:
                 side, taken = self.turn, len(self.areas[self.turn])
                 most = ATTACK_CARDS[_initiative_state(self.initiative, side)]
-                if taken == 0 and not position._drawable():
-                    self.phase = DEFENCE
-                elif taken >= most or (taken and not self.hands[side]):
+                if (taken == 0 and not position._drawable() or taken >= most
+                        or (taken and not self.hands[side])):
                     self.phase = DEFENCE
                 else:
                     break
@@ -1104,6 +1182,7 @@ def _resolve(s: _State) -> None:
     """STEP5: the judgement (得点判定), the shot token turned over, the cards discarded."""
     position = s.now()
     shot = s.shot
+    assert shot is not None  # the judgement follows a shot
     attacker, defender = shot.attacker, 1 - shot.attacker
     attack = position.attack_total()
     tackle = any(is_tackle(s.cards.copy(c).card) for _, c, _ in s.areas[defender])
@@ -1140,4 +1219,4 @@ def _shootout_decided(kicks: tuple[str, str]) -> bool:
     return taken[0] == taken[1] and home != away
 
 
-__all__ = ["ATTACK_CARDS", "Options", "PHASES", "Position", "SIDES", "Shot"]
+__all__ = ["ATTACK_CARDS", "PHASES", "SIDES", "Options", "Position", "Shot"]

@@ -8,7 +8,8 @@ where the seed is silent are in docs/rules/shogi-soccer.md.
 
 The game, from the empty table to the kick-off:
 
->>> from masume.rules import Game, load_rules
+>>> from masume.games import load_rules
+>>> from masume.rules import Game
 >>> rules = load_rules("shogi-soccer")
 >>> game = Game(rules.start())
 >>> _ = game.push_notation("システム 3-4-3 飛歩歩-角歩歩歩-桂桂歩")
@@ -55,9 +56,8 @@ from .position import OPTIONS, STAGES, Position, all_systems, system_problem
 #: Names of the two goal-mouth cells (the board definition uses the same).
 GOAL_CELLS = (NAMES[GOAL_A], NAMES[GOAL_K])
 #: Piece names of ``layout()``: ``<side>-<kind>`` and ``ball``.
-PIECE_NAMES = tuple(f"{s}-{k}" for s in SIDES for k in ("king", "rook", "bishop", "knight", "pawn")) + (
-    "ball",
-)
+PIECE_NAMES = tuple(f"{s}-{k}" for s in SIDES
+                    for k in ("king", "rook", "bishop", "knight", "pawn")) + ("ball",)
 
 
 def _options(options: dict[str, Any]) -> dict[str, Any]:
@@ -74,7 +74,7 @@ def _options(options: dict[str, Any]) -> dict[str, Any]:
 
 
 class ShogiSoccerRules:
-    """The entry point (``masume.rules.load_rules("shogi-soccer")``)."""
+    """The entry point (``masume.games.load_rules("shogi-soccer")``)."""
 
     name = "shogi-soccer"
     board = "shogi-soccer"

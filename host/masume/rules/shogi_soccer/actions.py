@@ -30,7 +30,6 @@ obvious, as the seed's records do (``5−Bパス、同GK、同桂``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from .geometry import KIND_OF_LETTER, SYSTEM_ORDER
 
@@ -132,4 +131,4 @@ class Shot:
         return f"{SHOT_WORD}({self.origin})"
 
 
-Action = Union[Declare, Place, Move, Pass, Shot]
+Action = Declare | Place | Move | Pass | Shot

@@ -142,14 +142,17 @@ KNIGHT_SQUARES: Final = tuple(
 
 
 #: The squares next to each square: orthogonally, and in all eight directions.
-NEIGHBOURS_4: Final = tuple(tuple(RAYS[i][d][0] for d in _ORTH_DIRS if RAYS[i][d]) for i in range(SIZE))
-NEIGHBOURS_8: Final = tuple(tuple(RAYS[i][d][0] for d in _ALL_DIRS if RAYS[i][d]) for i in range(SIZE))
+NEIGHBOURS_4: Final = tuple(tuple(RAYS[i][d][0] for d in _ORTH_DIRS if RAYS[i][d])
+                            for i in range(SIZE))
+NEIGHBOURS_8: Final = tuple(tuple(RAYS[i][d][0] for d in _ALL_DIRS if RAYS[i][d])
+                            for i in range(SIZE))
 #: The opponent's piece letters, by the letter of a piece.
 _THEIRS: Final = {**{c: "krbnp" for c in "KRBNP"}, **{c: "KRBNP" for c in "krbnp"}}
 
 
 def move_targets(board: str, ball: int, i: int) -> list[int]:
-    """Squares the piece on ``i`` may move to (【駒の動き】, 【退場】, 【トラップ】, 【大駒の移動】).
+    """Squares the piece on ``i`` may move to
+    (【駒の動き】, 【退場】, 【トラップ】, 【大駒の移動】).
 
     A target holding an opponent is an ejection; it is only listed when the mover
     holds the ball, or when the opponent there holds it. A bishop or rook passing
@@ -226,6 +229,7 @@ def pass_targets(board: str, ball: int, i: int) -> list[int]:
             elif on_board(f, r):
                 out.append(square(f, r))
         return out
+    dirs: tuple[tuple[int, int], ...]
     if kind in "BR":
         dirs = DIAGONAL if kind == "B" else ORTHOGONAL
         steps = RANKS

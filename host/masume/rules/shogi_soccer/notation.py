@@ -115,7 +115,8 @@ _PIECE_WORDS.update(
 _WORDS_BY_LENGTH = sorted(_PIECE_WORDS, key=len, reverse=True)
 _HYPHENS = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"
 _SQUARE = r"([1-9])-?([A-Ka-k])"
-_SIDE_MARKS = {"▲": "sente", "☗": "sente", "先手": "sente", "△": "gote", "☖": "gote", "後手": "gote"}
+_SIDE_MARKS = {"▲": "sente", "☗": "sente", "先手": "sente",
+               "△": "gote", "☖": "gote", "後手": "gote"}
 
 
 def _normalize(text: str) -> str:
@@ -171,7 +172,8 @@ def parse_system(text: str) -> tuple[str, str, str]:
     groups = re.split(r"\s*[-/]\s*", body)
     if len(groups) != 3:
         raise NotationError(
-            f"a system has three groups (own area, midfield, opponent area), not {len(groups)}: {text!r}"
+            f"a system has three groups (own area, midfield, opponent area), not {len(groups)}: "
+            f"{text!r}"
         )
     letters = []
     for group in groups:
@@ -196,7 +198,7 @@ _ACTION = re.compile(
 )
 
 
-def parse_action(position: "Position", text: str) -> Action:
+def parse_action(position: Position, text: str) -> Action:
     """Read ``text`` as an action in ``position``; see the module docstring for the forms."""
     if not isinstance(text, str):
         raise NotationError(f"an action is text, not {type(text).__name__}")
@@ -217,7 +219,7 @@ def parse_action(position: "Position", text: str) -> Action:
         if lowered.startswith(word):
             action: Action = Declare(parse_system(body[len(word) :]))
             return _checked(position, action)
-    m = re.match(rf"^(?:{SHOT_WORD}|shoot|shot)\s*(?:\(\s*{_SQUARE}\s*\))?$", body, re.I)
+    m = re.match(rf"^(?:{SHOT_WORD}|shoot|shot)\s*(?:\(\s*{_SQUARE}\s*\))?$", body, re.IGNORECASE)
     if m:
         holder = _own_holder(position)
         if m.group(1) and _square_name(m.group(1), m.group(2)) != NAMES[holder]:
@@ -250,21 +252,22 @@ def parse_action(position: "Position", text: str) -> Action:
             rest, drop = rest[: -len(mark)].rstrip(), True
     if rest.lower().endswith("drop"):
         rest, drop = rest[:-4].rstrip(), True
-    kind = _piece_kind(rest)
-    if kind is None:
+    piece_kind = _piece_kind(rest)
+    if piece_kind is None:
         raise NotationError(
-            f"{rest!r} in {text!r} is not a piece: write 王 飛 角 桂 歩, GK RO BI NI PA or K R B N P"
+            f"{rest!r} in {text!r} is not a piece: write 王 飛 角 桂 歩, "
+            "GK RO BI NI PA or K R B N P"
         )
     if drop or position.stage == "setup":
         if origin is not None:
             raise NotationError(f"{text!r}: a piece set up has no origin square")
-        return _checked(position, Place(side, kind, target))
+        return _checked(position, Place(side, piece_kind, target))
     if origin is not None:
-        return _checked(position, Move(side, kind, origin, target))
-    return _resolve_move(position, side, kind, target)
+        return _checked(position, Move(side, piece_kind, origin, target))
+    return _resolve_move(position, side, piece_kind, target)
 
 
-def _own_holder(position: "Position") -> int:
+def _own_holder(position: Position) -> int:
     ball = position.ball
     if ball >= SIZE or position.board[ball] == EMPTY:
         raise IllegalAction("nobody has the ball: only the ball holder passes or shoots")
@@ -273,14 +276,14 @@ def _own_holder(position: "Position") -> int:
     return ball
 
 
-def _checked(position: "Position", action: Action) -> Action:
+def _checked(position: Position, action: Action) -> Action:
     reason = position._why_illegal(action)
     if reason is not None:
         raise IllegalAction(reason)
     return action
 
 
-def _movers(position: "Position", kind: str, target: int) -> tuple[list[int], list[int]]:
+def _movers(position: Position, kind: str, target: int) -> tuple[list[int], list[int]]:
     """(pieces of ``kind`` of the side to move, those of them that may move to ``target``)."""
     letter = LETTER_OF_KIND[kind]
     letter = letter if position.turn == SENTE else letter.lower()
@@ -290,7 +293,7 @@ def _movers(position: "Position", kind: str, target: int) -> tuple[list[int], li
     return pieces, able
 
 
-def _resolve_move(position: "Position", side: str, kind: str, target: str) -> Action:
+def _resolve_move(position: Position, side: str, kind: str, target: str) -> Action:
     """The move of a ``kind`` to ``target`` when the text names no origin."""
     pieces, able = _movers(position, kind, INDEX[target])
     playing = position.stage in ("kickoff-2", "play") and position.outcome() is None
@@ -318,7 +321,7 @@ def _resolve_move(position: "Position", side: str, kind: str, target: str) -> Ac
     raise IllegalAction(f"{side} has no {kind} on the board")
 
 
-def format_action(position: "Position", action: Action) -> str:
+def format_action(position: Position, action: Action) -> str:
     """``action`` as a record writes it in ``position``."""
     if isinstance(action, (Declare, Place)):
         return str(action)
@@ -346,7 +349,7 @@ def _system_field(system: tuple[str, str, str] | None) -> str:
     return "-".join(group or "0" for group in system)
 
 
-def position_text(position: "Position") -> str:
+def position_text(position: Position) -> str:
     ranks = []
     for r in range(11):
         row, run = "", 0
@@ -405,7 +408,8 @@ def parse_position_text(text: str) -> dict[str, object]:
                 width += 1
             else:
                 raise NotationError(
-                    f"rank {RANK_LETTERS[r]}: {ch!r} is not a piece (KRBNP for sente, krbnp for gote)"
+                    f"rank {RANK_LETTERS[r]}: {ch!r} is not a piece (KRBNP for sente, krbnp for "
+                    "gote)"
                 )
         if width != 9:
             raise NotationError(f"rank {RANK_LETTERS[r]} has {width} squares, not 9")
@@ -463,16 +467,17 @@ def _check_consistency(
         for letter, n in have.items():
             if n > FULL_SET[letter]:
                 raise NotationError(
-                    f"{SIDES[s]} has {n} {KIND_OF_LETTER[letter]}s; a side has only {FULL_SET[letter]}"
+                    f"{SIDES[s]} has {n} {KIND_OF_LETTER[letter]}s; a side has only "
+                    f"{FULL_SET[letter]}"
                 )
-    if stage == "system":
-        if board != EMPTY * SIZE or system is not None or turn != GOTE:
-            raise NotationError("before the system is declared the board is empty and gote is to move")
+    if stage == "system" and (board != EMPTY * SIZE or system is not None or turn != GOTE):
+        raise NotationError("before the system is declared the board is empty and gote is to move")
     if stage == "setup":
         if system is None:
             raise NotationError("the set-up comes after gote's system: give the system")
         if turn == SENTE and any(c.islower() for c in board):
-            raise NotationError("gote sets up after sente, so gote has no piece out while sente sets up")
+            raise NotationError("gote sets up after sente, so gote has no piece out while sente "
+                                "sets up")
     if stage in ("kickoff", "kickoff-2") and turn != SENTE:
         raise NotationError("the kick-off is sente's")
     if stage == "kickoff" and (ball >= SIZE or not board[ball].isupper()):
@@ -501,7 +506,7 @@ _HOLDING = {"K": "王球", "R": "飛球", "B": "角球", "N": "桂球", "P": "�
             "k": "G球", "r": "R球", "b": "B球", "n": "N球", "p": "P球"}  # fmt: skip
 
 
-def diagram(position: "Position") -> str:
+def diagram(position: Position) -> str:
     """The position drawn as the seed draws it (sente's kanji, gote's letters, 球 = ball).
 
     >>> from masume.rules.shogi_soccer import RULES

@@ -14,11 +14,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import ClassVar, Iterator, Mapping
+from typing import ClassVar
 
-from ..base import IllegalAction, Outcome, Status
+from ..base import IllegalAction, Legend, Light, Outcome, Status
 from .actions import Action, Declare, Move, Pass, Place, Shot
 from .geometry import (
     AREA_NAMES,
@@ -83,7 +84,7 @@ def system_problem(system: tuple[str, str, str]) -> str | None:
     >>> system_problem(("RPP", "BPPP", "NNP")) is None
     True
     >>> system_problem(("RPP", "BPPP", "NNPP"))
-    'a system places the ten pieces besides the goalkeeper (1 rook, 1 bishop, 2 knights, 6 pawns); this one has 7 pawns'
+    'a system places the ten pieces besides the goalkeeper (...); this one has 7 pawns'
     """
     if (
         not isinstance(system, tuple)
@@ -134,6 +135,19 @@ def all_systems() -> Iterator[tuple[str, str, str]]:
                                 yield system  # type: ignore[misc]
 
 
+#: The sides' colours, and how the highlights of ``status()`` show.
+LEGEND = Legend(
+    sides={"sente": (0, 200, 255), "gote": (255, 120, 0)},
+    highlights={
+        "goal": Light((255, 255, 255), "blink"),  # the ball in a goal mouth
+        "eject": Light((255, 0, 0), "pulse"),  # where a piece was ejected from: take it off
+        "setup": Light((0, 200, 200)),  # the squares a piece may be set up on
+        "checkmate": Light((255, 0, 0), "blink"),  # the goalkeeper that is mated
+        "check": Light((255, 0, 120), "pulse"),  # the goalkeeper in check
+    },
+)
+
+
 @dataclass(frozen=True)
 class Position:
     """One moment of a game. Immutable and hashable; :meth:`apply` returns a new one.
@@ -165,6 +179,7 @@ class Position:
 
     game: ClassVar[str] = "shogi-soccer"
     sides: ClassVar[tuple[str, ...]] = SIDES
+    legend: ClassVar[Legend] = LEGEND
 
     # ------------------------------------------------------------------ basics
 
@@ -298,7 +313,9 @@ class Position:
         >>> from masume.rules.shogi_soccer import RULES
         >>> p = RULES.from_text("4k4/4P4/6N2/2B6/9/9/9/9/9/9/4K4 sente play 3-D - -")
         >>> sorted(p.notation(a) for a in p.legal_actions() if "パス" in str(a))
-        ['1-Bパス', '1-Fパス', '2-Cパス', '2-Eパス', '4-Cパス', '4-Eパス', '5-Bパス', '5-Fパス', '6-Gパス', '7-Hパス', '8-Iパス', '9-Jパス']
+        ... # doctest: +NORMALIZE_WHITESPACE
+        ['1-Bパス', '1-Fパス', '2-Cパス', '2-Eパス', '4-Cパス', '4-Eパス',
+         '5-Bパス', '5-Fパス', '6-Gパス', '7-Hパス', '8-Iパス', '9-Jパス']
         """
         if self.outcome() is not None:
             return iter(())
@@ -341,7 +358,7 @@ class Position:
     def is_legal(self, action: object) -> bool:
         return self._why_illegal(action) is None
 
-    def apply(self, action: object) -> "Position":
+    def apply(self, action: object) -> Position:
         """The position after ``action``; :class:`IllegalAction` says why if it is not legal.
 
         >>> from masume.rules.shogi_soccer import RULES
@@ -351,14 +368,14 @@ class Position:
         >>> p.apply(Move("sente", "pawn", "5-B", "5-A"))
         Traceback (most recent call last):
         ...
-        masume.rules.base.IllegalAction: only the ball holder may move onto an opponent, or a piece onto the opponent that holds the ball
+        masume.rules.base.IllegalAction: only the ball holder may move onto an opponent, or ...
         """
         reason = self._why_illegal(action)
         if reason is not None:
             raise IllegalAction(reason)
         return self._apply(action)  # type: ignore[arg-type]
 
-    def _apply(self, action: Action) -> "Position":
+    def _apply(self, action: Action) -> Position:
         """The position after a legal ``action`` (no checks)."""
         if isinstance(action, Declare):
             return replace(
@@ -383,9 +400,9 @@ class Position:
             piece, occupant = board[i], board[t]
             if ball == i:
                 ball = t  # dribble
-            elif ball != t and ball < SIZE and board[ball] == EMPTY:
-                if piece in "BRbr" and ball in path_between(i, t):
-                    ball = t  # trap
+            elif (ball != t and ball < SIZE and board[ball] == EMPTY
+                  and piece in "BRbr" and ball in path_between(i, t)):
+                ball = t  # trap
             cells = list(board)
             cells[i] = EMPTY
             cells[t] = piece
@@ -447,7 +464,8 @@ class Position:
         if side_of(c) != self.turn:
             return f"the piece on {action.origin} is {SIDES[side_of(c)]}'s"
         if KIND_OF_LETTER[c.upper()] != action.kind:
-            return f"the piece on {action.origin} is a {KIND_OF_LETTER[c.upper()]}, not a {action.kind}"
+            return (f"the piece on {action.origin} is a {KIND_OF_LETTER[c.upper()]}, not a "
+                    f"{action.kind}")
         if isinstance(action, Move):
             if self.stage == "kickoff":
                 return "the game starts with the kick-off: a pass from 5-F to a team-mate"
@@ -524,7 +542,8 @@ class Position:
         if kind == "K":
             if i in PENALTY_AREA[side_of(c)]:
                 reach = "one square" if moves else "up to two squares"
-                return f"in its penalty area the goalkeeper {verb} {reach} in any of the eight directions"
+                return (f"in its penalty area the goalkeeper {verb} {reach} in any of the eight "
+                        "directions")
             return f"outside its penalty area the goalkeeper {verb} like a pawn"
         if kind == "N":
             return f"a knight {verb} to the eight knight squares, jumping"

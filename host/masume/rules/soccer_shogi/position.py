@@ -1,318 +1,46 @@
-"""Soccer Shogi (サッカーしょうぎ, by 水沢 三太 & 二三八): rules engine and notation.
-
-The rules, each with the sentence of the source text it comes from and every
-reading chosen where the text is unclear, are in docs/rules/soccer-shogi.md.
-
-Two sides, blue and red, six players each and one ball on a 5 x 8 pitch
-(A1-E8) with a goal row at each end (B0-D0 is red's goal, B9-D9 blue's). A turn
-is two actions: a step (a dribble when the player holds the ball), a jump or a
-chain of jumps, or a kick. Procedural actions that are not one of the two:
-:class:`Take` (choosing which piece receives the ball after a sandwich),
-:class:`~masume.rules.base.Restart` (after a goal: the pieces go back to the start,
-the conceding side first) and :class:`Pass` (only when nothing is legal).
-
-Usage, in the manner of python-chess::
-
-    >>> position = RULES.start()
-    >>> position.status().message
-    'blue, action 1 of 2'
-    >>> position = position.apply(Step("A7", "A6"))
-    >>> position = position.apply(position.parse_action("A6-A5"))
-    >>> position.status().to_move
-    'red'
-    >>> position.layout()["C5"]
-    ('ball', 'blue')
-    >>> position.is_legal(Step("C2", "C3"))
-    True
-    >>> position.parse_action("A2・B3")
-    Traceback (most recent call last):
-    ...
-    masume.rules.base.IllegalAction: A2・B3: a jump goes over one piece to the square right behind it
-
-A chain of jumps that steals the ball, as the source's first game record notes
-red could have played after C2-C3 (the ``!`` marks the steal)::
-
-    >>> position = position.apply(position.parse_action("C2-C3"))
-    >>> chain = position.parse_action("A2*C2*C4*C6*C4*C2*A2")
-    >>> str(chain)
-    'A2・C2・C4・C6!・C4・C2・A2'
-    >>> after = position.apply(chain)
-    >>> after.layout()["A2"], after.layout()["C5"]
-    (('ball', 'red'), ('blue-rest',))
-    >>> after.status().highlights
-    {'flip': ('C5',)}
-"""
+"""The Soccer Shogi position: an immutable value, its legal actions and what each leads to."""
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, ClassVar, Iterator, NamedTuple, Union
+from typing import Any, ClassVar, NamedTuple
 
-from .base import IllegalAction, NotationError, Outcome, Restart, Status, resigning
-
-# --------------------------------------------------------------------------- board
-
-FILES = "ABCDE"
-SIDES: tuple[str, str] = ("blue", "red")
-BLUE, RED = 0, 1
-
-# Square index = rank * 5 + file, ranks 0-9 (0 and 9 are the goal rows).
-EMPTY = 0
-ACTIVE = (1, 2)  # cell code of an active blue / red player
-RESTING = (3, 4)  # cell code of a flipped (resting) blue / red player
-PIECE_NAMES = {1: "blue", 2: "red", 3: "blue-rest", 4: "red-rest"}
-PIECE_CHARS = {1: "B", 2: "R", 3: "b", 4: "r"}
-
-
-def _index(file: int, rank: int) -> int:
-    return rank * 5 + file
-
-
-def _is_square(file: int, rank: int) -> bool:
-    if not (0 <= file < 5 and 0 <= rank <= 9):
-        return False
-    return 1 <= rank <= 8 or 1 <= file <= 3
-
-
-SQUARE_NAMES: dict[int, str] = {
-    _index(f, r): f"{FILES[f]}{r}" for r in range(10) for f in range(5) if _is_square(f, r)
-}
-SQUARE_INDEX: dict[str, int] = {name: i for i, name in SQUARE_NAMES.items()}
-PITCH: tuple[int, ...] = tuple(_index(f, r) for r in range(1, 9) for f in range(5))
-PITCH_SET = frozenset(PITCH)
-GOAL_SQUARES: tuple[frozenset[int], frozenset[int]] = (
-    frozenset(_index(f, 9) for f in (1, 2, 3)),  # blue's goal, defended by blue
-    frozenset(_index(f, 0) for f in (1, 2, 3)),  # red's goal
+from ..base import IllegalAction, Legend, Light, NotationError, Outcome, Restart, Status
+from .actions import STEP_ACTIONS, Action, Jump, Kick, Pass, Step, Take
+from .geometry import (
+    _ALONE,
+    _PITCH_NAMED,
+    _WITH_BALL,
+    ACTIVE,
+    ALL_GOALS,
+    AREA_SQUARES,
+    BLUE,
+    CORNER_SHOT_GUARD,
+    EMPTY,
+    FILES,
+    GOAL_SQUARES,
+    JUMPS,
+    KEEPER_AREA,
+    PIECE_CHARS,
+    PIECE_NAMES,
+    PITCH,
+    QUIET_SQUARES,
+    QUIET_STEPS,
+    RAYS,
+    RED,
+    RESTING,
+    SANDWICH_LINES,
+    SIDES,
+    SQUARE_INDEX,
+    SQUARE_NAMES,
+    STEPS,
+    _index,
+    _side_of,
+    _square,
+    _start_cells,
 )
-ALL_GOALS = GOAL_SQUARES[BLUE] | GOAL_SQUARES[RED]
-#: The keeper area in front of each side's goal.
-KEEPER_AREA: tuple[frozenset[int], frozenset[int]] = (
-    frozenset(_index(f, 8) for f in (1, 2, 3)),
-    frozenset(_index(f, 1) for f in (1, 2, 3)),
-)
-AREA_SQUARES = (tuple(sorted(KEEPER_AREA[0])), tuple(sorted(KEEPER_AREA[1])))
-CORNERS = frozenset(_index(f, r) for f in (0, 4) for r in (1, 8))
-#: Rule 2-2: a kick from a corner into the goal square diagonally beside it is
-#: blocked by an opponent on the keeper-area square between them.
-CORNER_SHOT_GUARD: dict[tuple[int, int], int] = {
-    (_index(0, 1), _index(1, 0)): _index(1, 1),  # A1 -> B0, guarded by B1
-    (_index(4, 1), _index(3, 0)): _index(3, 1),  # E1 -> D0, guarded by D1
-    (_index(0, 8), _index(1, 9)): _index(1, 8),  # A8 -> B9, guarded by B8
-    (_index(4, 8), _index(3, 9)): _index(3, 8),  # E8 -> D9, guarded by D8
-}
-
-ORTHOGONAL = ((1, 0), (-1, 0), (0, 1), (0, -1))
-DIAGONAL = ((1, 1), (-1, 1), (1, -1), (-1, -1))
-DIRECTIONS = ORTHOGONAL + DIAGONAL
-
-
-def _neighbour(square: int, direction: tuple[int, int]) -> int:
-    """The square one step away, or -1 off the board."""
-    file, rank = square % 5 + direction[0], square // 5 + direction[1]
-    return _index(file, rank) if _is_square(file, rank) else -1
-
-
-#: Pitch squares one step away (players never stand in a goal).
-STEPS: dict[int, tuple[int, ...]] = {
-    s: tuple(n for d in DIRECTIONS if (n := _neighbour(s, d)) in PITCH_SET) for s in PITCH
-}
-#: Per pitch square, (target, the Step there) for each step (actions are immutable: shared).
-STEP_ACTIONS: dict[int, tuple[tuple[int, "Step"], ...]] = {}
-#: Pitch squares outside both keeper areas, and the steps between them.
-QUIET_SQUARES: tuple[int, ...] = tuple(s for s in PITCH if s not in KEEPER_AREA[0] | KEEPER_AREA[1])
-QUIET_STEPS: dict[int, tuple[int, ...]] = {
-    s: tuple(t for t in STEPS[s] if t in QUIET_SQUARES) for s in QUIET_SQUARES
-}
-#: (jumped square, landing square) per family: 0 orthogonal, 1 diagonal.
-JUMPS: dict[int, tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]] = {}
-for _s in PITCH:
-    _families = []
-    for _family in (ORTHOGONAL, DIAGONAL):
-        _hops = []
-        for _d in _family:
-            _mid = _neighbour(_s, _d)
-            _land = _neighbour(_mid, _d) if _mid >= 0 else -1
-            if _mid in PITCH_SET and _land in PITCH_SET:
-                _hops.append((_mid, _land))
-        _families.append(tuple(_hops))
-    JUMPS[_s] = (_families[0], _families[1])
-#: The squares a kick from a square passes, in order, in each of 8 directions.
-RAYS: dict[int, tuple[tuple[int, ...], ...]] = {}
-for _s in PITCH:
-    _rays = []
-    for _d in DIRECTIONS:
-        _ray, _q = [], _neighbour(_s, _d)
-        while _q >= 0:
-            _ray.append(_q)
-            if _q in ALL_GOALS:  # the goal row is the end of the board
-                break
-            _q = _neighbour(_q, _d)
-        if _ray:
-            _rays.append(tuple(_ray))
-    RAYS[_s] = tuple(_rays)
-
-
-#: (index, name) of the pitch squares in order; a piece code's layout entry alone,
-#: and under the ball (0: the ball alone).
-_PITCH_NAMED: tuple[tuple[int, str], ...] = tuple((i, SQUARE_NAMES[i]) for i in PITCH)
-_ALONE = {code: (name,) for code, name in PIECE_NAMES.items()}
-_WITH_BALL = {EMPTY: ("ball",), **{code: ("ball", name) for code, name in PIECE_NAMES.items()}}
-
-
-def _side_of(cell: int) -> int:
-    return (cell - 1) % 2
-
-
-def square_name(index: int) -> str:
-    return SQUARE_NAMES[index]
-
-
-def _square(name: str) -> int:
-    """Index of a square name; NotationError for anything else."""
-    index = SQUARE_INDEX.get(name.upper()) if isinstance(name, str) else None
-    if index is None:
-        raise NotationError(
-            f"{name!r} is not a square of the board (pitch A1-E8, goals B0-D0 and B9-D9)"
-        )
-    return index
-
-
-def _start_cells(first: int) -> tuple[tuple[int, ...], int, tuple[int, int]]:
-    """Cells, ball square and keeper squares of the starting position.
-
-    The figure of the source is lost; the squares come from the game records
-    (docs/rules/soccer-shogi.md, "Starting position"). They are written for
-    blue moving first and mirrored (rank r -> 9 - r) when red does.
-    """
-    blue = ["A7", "B7", "D7", "E7", "C8", "C5"]
-    red = ["A2", "B2", "C2", "D2", "E2", "C1"]
-    ball, keepers = "C5", ("C8", "C1")
-    if first == RED:
-        blue = ["A7", "B7", "C7", "D7", "E7", "C8"]
-        red = ["A2", "B2", "D2", "E2", "C1", "C4"]
-        ball = "C4"
-    cells = [EMPTY] * 50
-    for name in blue:
-        cells[SQUARE_INDEX[name]] = ACTIVE[BLUE]
-    for name in red:
-        cells[SQUARE_INDEX[name]] = ACTIVE[RED]
-    return tuple(cells), SQUARE_INDEX[ball], (SQUARE_INDEX[keepers[0]], SQUARE_INDEX[keepers[1]])
-
-
-# --------------------------------------------------------------------------- actions
-
-
-@dataclass(frozen=True)
-class Step:
-    """A player moves to a neighbouring square (a dribble if it holds the ball).
-
-    >>> str(Step("A7", "A6"))
-    'A7-A6'
-    """
-
-    frm: str
-    to: str
-
-    def __str__(self) -> str:
-        return f"{self.frm}-{self.to}"
-
-
-@dataclass(frozen=True)
-class Jump:
-    """A jump or a chain of jumps; ``path`` includes the starting square.
-
-    ``steal`` is the index in ``path`` of the landing square where the ball was
-    taken by jumping over the opponent who held it (0: no steal); the notation
-    marks it with ``!``.
-
-    >>> str(Jump(("E2", "C2", "C4", "A4", "A6"), steal=4))
-    'E2・C2・C4・A4・A6!'
-    >>> Jump(("A4", "A6"), steal=1).ascii()
-    'A4*A6!'
-    """
-
-    path: tuple[str, ...]
-    steal: int = 0
-
-    def __str__(self) -> str:
-        return self._written("・")
-
-    def ascii(self) -> str:
-        """The notation with ``*`` between the squares, for ASCII-only text."""
-        return self._written("*")
-
-    def _written(self, separator: str) -> str:
-        return separator.join(
-            square + ("!" if i and i == self.steal else "") for i, square in enumerate(self.path)
-        )
-
-    @property
-    def frm(self) -> str:
-        return self.path[0]
-
-    @property
-    def to(self) -> str:
-        return self.path[-1]
-
-
-@dataclass(frozen=True)
-class Kick:
-    """The player holding the ball kicks it along one of 8 lines.
-
-    ``free`` says the ball stops on an empty square (the source writes an ``f``
-    after it); a kick into a goal square is a shot and is written ``goal``.
-
-    >>> str(Kick("C5", "A5")), str(Kick("A5", "E5", free=True)), str(Kick("B2", "D0"))
-    ('b(C5-A5)', 'b(A5-E5)f', 'b(B2-D0)goal')
-    """
-
-    frm: str
-    to: str
-    free: bool = False
-
-    def __str__(self) -> str:
-        suffix = "goal" if self.to in GOAL_NAMES else ("f" if self.free else "")
-        return f"b({self.frm}-{self.to}){suffix}"
-
-
-@dataclass(frozen=True)
-class Take:
-    """After a sandwich, the stealing side moves the ball from the sandwiched
-    holder (``frm``) to one of its sandwiching pieces (``to``). Procedural: it
-    does not count as one of the turn's two actions.
-
-    >>> str(Take("B4", "B3"))
-    'b(B4-B3)!'
-    """
-
-    frm: str
-    to: str
-
-    def __str__(self) -> str:
-        return f"b({self.frm}-{self.to})!"
-
-
-@dataclass(frozen=True)
-class Pass:
-    """Ends the turn; legal only when the side to move has no legal action at all.
-
-    >>> str(Pass())
-    'pass'
-    """
-
-    def __str__(self) -> str:
-        return "pass"
-
-
-Action = Union[Step, Jump, Kick, Take, Restart, Pass]
-STEP_ACTIONS.update(
-    (s, tuple((t, Step(SQUARE_NAMES[s], SQUARE_NAMES[t])) for t in STEPS[s])) for s in PITCH
-)
-GOAL_NAMES = frozenset(SQUARE_NAMES[i] for i in ALL_GOALS)
-
 
 # --------------------------------------------------------------------------- options
 
@@ -330,7 +58,7 @@ class Options:
     keeper_first_action_no_pass: bool = False
 
     @classmethod
-    def make(cls, **options: Any) -> "Options":
+    def make(cls, **options: Any) -> Options:
         known = {f for f in cls.__dataclass_fields__}
         unknown = sorted(set(options) - known)
         if unknown:
@@ -340,7 +68,8 @@ class Options:
             )
         made = cls(**options)
         if not isinstance(made.goals_to_win, int) or made.goals_to_win < 1:
-            raise ValueError(f"goals_to_win must be a whole number of at least 1, not {made.goals_to_win!r}")
+            raise ValueError("goals_to_win must be a whole number of at least 1, not "
+                             f"{made.goals_to_win!r}")
         for name in ("keepers_cannot_jump", "keeper_first_action_no_pass"):
             if not isinstance(getattr(made, name), bool):
                 raise ValueError(f"{name} must be true or false")
@@ -365,6 +94,18 @@ class _Effect(NamedTuple):
     mover_to: int
 
 
+#: The sides' colours, and how the highlights of ``status()`` show.
+LEGEND = Legend(
+    sides={"blue": (0, 90, 255), "red": (255, 30, 0)},
+    highlights={
+        "flip": Light((255, 200, 0), "blink"),  # players a steal turned over: turn them
+        "goal": Light((255, 255, 255), "blink"),  # the ball in a goal: set up again
+        "take": Light((0, 200, 200)),  # the sandwiching players: one takes the ball
+        "sandwich": Light((0, 200, 200)),  # the sandwiched players
+    },
+)
+
+
 @dataclass(frozen=True, repr=False)
 class Position:
     """A moment of a Soccer Shogi match. Immutable and hashable.
@@ -372,6 +113,7 @@ class Position:
     Build one with ``RULES.start()`` or ``RULES.from_text(...)``. Fields are
     internal codes (square indices); use the methods for names.
 
+    >>> from masume.rules.soccer_shogi import RULES
     >>> position = RULES.start(first="red")
     >>> position.status().to_move, position.ball_square
     ('red', 'C4')
@@ -379,6 +121,7 @@ class Position:
 
     game: ClassVar[str] = "soccer-shogi"
     sides: ClassVar[tuple[str, ...]] = SIDES
+    legend: ClassVar[Legend] = LEGEND
 
     cells: tuple[int, ...]  # 50 cell codes: EMPTY, ACTIVE[side], RESTING[side]
     ball: int  # square of the ball (on a holder, on the ground, or in a goal)
@@ -399,7 +142,8 @@ class Position:
         # The dataclass's hash (of all fields), computed once: positions are dict
         # keys throughout the tracker's search.
         try:
-            return self.__dict__["_hash"]
+            hashed: int = self.__dict__["_hash"]
+            return hashed
         except KeyError:
             value = self.__dict__["_hash"] = hash((
                 self.cells, self.ball, self.side, self.done, self.phase, self.keepers,
@@ -443,11 +187,13 @@ class Position:
     def layout(self) -> dict[str, tuple[str, ...]]:
         """Square name -> piece names, bottom to top (the ball lies under its holder).
 
+        >>> from masume.rules.soccer_shogi import RULES
         >>> RULES.start().layout()["C5"], RULES.start().layout()["C1"]
         (('ball', 'blue'), ('red',))
         """
         cells, ball = self.cells, self.ball
-        out = {name: _ALONE[cell] for i, name in _PITCH_NAMED if (cell := cells[i])}
+        out: dict[str, tuple[str, ...]] = {
+            name: _ALONE[cell] for i, name in _PITCH_NAMED if (cell := cells[i])}
         # The ball: under its holder (in place, so the order stays the pitch's), or alone last.
         out[SQUARE_NAMES[ball]] = _WITH_BALL[cells[ball]]
         return out
@@ -464,6 +210,7 @@ class Position:
     def status(self) -> Status:
         """Whose action, which of the two, the score, a message and squares to light.
 
+        >>> from masume.rules.soccer_shogi import RULES
         >>> RULES.start().status().message
         'blue, action 1 of 2'
         """
@@ -514,6 +261,7 @@ class Position:
         so only one chain per distinct result is listed: the shortest.
         :meth:`is_legal` and :meth:`apply` accept any legal path.
 
+        >>> from masume.rules.soccer_shogi import RULES
         >>> len(list(RULES.start().legal_actions())) > 0
         True
         """
@@ -533,10 +281,10 @@ class Position:
             return True
         return False
 
-    def apply(self, action: Action) -> "Position":
+    def apply(self, action: Action) -> Position:
         """The position after ``action``; IllegalAction says why it is not allowed."""
         try:
-            return self._children[action]  # type: ignore[index]
+            return self._children[action]
         except (KeyError, TypeError):
             pass
         if isinstance(action, Jump):
@@ -544,7 +292,7 @@ class Position:
         raise IllegalAction(f"{action}: {self._why_illegal(action)}")
 
     @cached_property
-    def _children(self) -> dict[Action, "Position"]:
+    def _children(self) -> dict[Action, Position]:
         """Legal action -> resulting position, computed once per position."""
         if self.phase == OVER or self.outcome() is not None:
             return {}
@@ -741,11 +489,12 @@ class Position:
 
     # ------------------------------------------------------------- turn rules
 
-    def _resolve(self, effect: _Effect) -> tuple["Position | None", str]:
+    def _resolve(self, effect: _Effect) -> tuple[Position | None, str]:
         """The position an effect leads to under the turn rules, or None and why not."""
         me, options = self.side, self.options
         if effect.goal:
-            score = (self.score[0] + 1, self.score[1]) if me == BLUE else (self.score[0], self.score[1] + 1)
+            score = ((self.score[0] + 1, self.score[1]) if me == BLUE
+                     else (self.score[0], self.score[1] + 1))
             over = max(score) >= options.goals_to_win
             return (
                 _position(effect.cells, effect.ball, 1 - me, 0, OVER if over else GOAL,
@@ -809,7 +558,7 @@ class Position:
         ball: int,
         keepers: tuple[int, int],
         flipped: tuple[int, ...],
-    ) -> "Position":
+    ) -> Position:
         """Close the turn of the side to move: keeper role, resting players, rule 3-5."""
         me = self.side
         in_area = [i for i in KEEPER_AREA[me] if cells[i] in (ACTIVE[me], RESTING[me])]
@@ -821,7 +570,7 @@ class Position:
         return _position(cells, ball, 1 - me, 0, TAKE if receivers else PLAY, keepers, -1,
                         self.score, -1, flipped, self.options)
 
-    def _take_variants(self) -> tuple[dict[Action, "Position"], dict[Action, "Position"]]:
+    def _take_variants(self) -> tuple[dict[Action, Position], dict[Action, Position]]:
         """The Take variants, one per sandwiching piece: all, and those that let the
         turn go on legally (the receiver may not end the turn in its keeper area
         holding the ball; after a first action a legal second one must follow)."""
@@ -838,25 +587,31 @@ class Position:
             if self.done == 2:
                 variants[action] = self._end_turn(frozen_cells, receiver, self.keepers, flipped)
             else:
-                variants[action] = _position(frozen_cells, receiver, me, self.done, PLAY, self.keepers,
-                                            self.entered, self.score, -1, flipped, self.options)
+                variants[action] = _position(frozen_cells, receiver, me, self.done, PLAY,
+                                             self.keepers, self.entered, self.score, -1, flipped,
+                                             self.options)
+        legal: dict[Action, Position]
         if self.done == 2:
-            legal = {a: p for a, p in variants.items() if SQUARE_INDEX[a.to] not in KEEPER_AREA[me]}
+            legal = {a: p for a, p in variants.items()
+                     if isinstance(a, Take) and SQUARE_INDEX[a.to] not in KEEPER_AREA[me]}
         else:
             legal = {a: p for a, p in variants.items() if p._has_legal_action()}
         return variants, legal
 
     # ------------------------------------------------------------- explaining
 
-    def _apply_jump_path(self, jump: Jump) -> "Position":
+    def _apply_jump_path(self, jump: Jump) -> Position:
         """Check a chain of jumps square by square (any path, revisits included)."""
         if not isinstance(jump.steal, int) or not 0 <= jump.steal < max(len(jump.path), 1):
             raise IllegalAction(f"{jump}: steal must be the index of a landing square in the path")
         effect = self._simulate_jump(jump.path)
-        if jump.steal != effect.action.steal:
-            if effect.action.steal:
-                where = jump.path[effect.action.steal]
-                raise IllegalAction(f"{jump}: the ball is taken on {where} (mark that square with !)")
+        simulated = effect.action
+        assert isinstance(simulated, Jump)
+        if jump.steal != simulated.steal:
+            if simulated.steal:
+                where = jump.path[simulated.steal]
+                raise IllegalAction(f"{jump}: the ball is taken on {where} (mark that square with "
+                                    "!)")
             raise IllegalAction(f"{jump}: no ball is taken on {jump.path[jump.steal]}")
         child, reason = self._resolve(effect)
         if child is None:
@@ -893,9 +648,11 @@ class Position:
         for k in range(1, len(path)):
             at, land = path[k - 1], path[k]
             df, dr = land % 5 - at % 5, land // 5 - at // 5
-            where = f"{written}: " + (f"{SQUARE_NAMES[at]}・{SQUARE_NAMES[land]}: " if len(path) > 2 else "")
+            hop = f"{SQUARE_NAMES[at]}・{SQUARE_NAMES[land]}: " if len(path) > 2 else ""
+            where = f"{written}: {hop}"
             if (abs(df), abs(dr)) not in ((2, 0), (0, 2), (2, 2)):
-                raise IllegalAction(f"{where}a jump goes over one piece to the square right behind it")
+                raise IllegalAction(f"{where}a jump goes over one piece to the square right behind "
+                                    "it")
             hop_family = 1 if df and dr else 0
             if family >= 0 and hop_family != family:
                 kind = "orthogonal" if family == 0 else "diagonal"
@@ -905,7 +662,8 @@ class Position:
             if land in ALL_GOALS:
                 raise IllegalAction(f"{where}no player may enter a goal")
             if board[mid] == EMPTY:
-                raise IllegalAction(f"{where}there is no player on {SQUARE_NAMES[mid]} to jump over")
+                raise IllegalAction(f"{where}there is no player on {SQUARE_NAMES[mid]} to jump "
+                                    "over")
             if board[land] != EMPTY:
                 raise IllegalAction(f"{where}{SQUARE_NAMES[land]} is taken")
             if not has_ball and (land == free_ball or mid == victim):
@@ -915,7 +673,8 @@ class Position:
                     board[victim] = RESTING[1 - me]
         end = path[-1]
         if end == start and has_ball == (self.ball == start):
-            raise IllegalAction(f"{written}: the chain ends where it started without taking the ball")
+            raise IllegalAction(f"{written}: the chain ends where it started without taking the "
+                                "ball")
         board[end] = ACTIVE[me]
         return _Effect(
             Jump(tuple(names), steal), tuple(board), end if has_ball else self.ball,
@@ -930,7 +689,8 @@ class Position:
             return "a goal was scored: the pieces go back to the start first (restart)"
         if self.phase == TAKE:
             choices = " or ".join(str(a) for a in self._children)
-            return f"{self.to_move} first takes the ball from the sandwiched {self.ball_square} ({choices})"
+            return (f"{self.to_move} first takes the ball from the sandwiched {self.ball_square} "
+                    f"({choices})")
         return ""
 
     def _mover_problem(self, square: int) -> str:
@@ -956,7 +716,8 @@ class Position:
             if self.phase != TAKE:
                 return "no sandwich to resolve: a kick never goes to an opponent"
             choices = " or ".join(str(a) for a in self._children)
-            return f"the ball goes from {self.ball_square} to one of the sandwiching pieces ({choices})"
+            return (f"the ball goes from {self.ball_square} to one of the sandwiching pieces "
+                    f"({choices})")
         if phase_reason:
             return phase_reason
         if isinstance(action, Pass):
@@ -1000,7 +761,8 @@ class Position:
                 return "a kick from the own keeper area must take the ball out of it"
             guard = CORNER_SHOT_GUARD.get((frm, to))
             if guard is not None and self.cells[guard] in (ACTIVE[1 - me], RESTING[1 - me]):
-                return f"a {SIDES[1 - me]} player on {SQUARE_NAMES[guard]} blocks the shot from the corner"
+                return (f"a {SIDES[1 - me]} player on {SQUARE_NAMES[guard]} blocks the shot from "
+                        "the corner")
             occupant = self.cells[to]
             if occupant in (ACTIVE[1 - me], RESTING[1 - me]):
                 return f"the ball may not be kicked to an opponent ({kick.to})"
@@ -1009,7 +771,8 @@ class Position:
             if occupant == ACTIVE[me] and kick.free:
                 return f"{kick.to} holds a team-mate: that is a pass, not a free ball (drop the f)"
             if occupant == EMPTY and to not in ALL_GOALS and not kick.free:
-                return f"{kick.to} is empty: the ball would be free (write b({kick.frm}-{kick.to})f)"
+                return (f"{kick.to} is empty: the ball would be free (write "
+                        f"b({kick.frm}-{kick.to})f)")
             for effect in self._effects():
                 if effect.action == kick:
                     return self._resolve(effect)[1] or "not allowed here"
@@ -1026,14 +789,17 @@ class Position:
         ``b(C5-A5)`` kick, optionally followed by ``f`` (free ball) or ``goal``;
         ``b(B4-B3)!`` taking the ball after a sandwich; ``restart``; ``pass``.
 
+        >>> from masume.rules.soccer_shogi import RULES
         >>> position = RULES.start()
         >>> position.parse_action("b(C5-E5)")
         Kick(frm='C5', to='E5', free=True)
         >>> position.parse_action("C5 to C4")
         Traceback (most recent call last):
         ...
-        masume.rules.base.NotationError: 'C5 to C4' is not soccer-shogi notation (A7-A6, C5・C3, b(C5-A5), b(A5-E5)f, b(B2-D0)goal, b(B4-B3)!, restart)
+        masume.rules.base.NotationError: 'C5 to C4' is not soccer-shogi notation (A7-A6, ...)
         """
+        from .notation import parse_notation
+
         action = parse_notation(text)
         if isinstance(action, Kick) and self.phase == TAKE and action.frm == self.ball_square:
             action = Take(action.frm, action.to)  # the ! is optional
@@ -1057,7 +823,8 @@ class Position:
         if to in ALL_GOALS or occupant != EMPTY:
             if kick.free:
                 if to in ALL_GOALS:
-                    raise IllegalAction(f"{text.strip()}: a kick into {kick.to} is a shot, not a free ball")
+                    raise IllegalAction(f"{text.strip()}: a kick into {kick.to} is a shot, not a "
+                                        "free ball")
                 raise IllegalAction(
                     f"{text.strip()}: {kick.to} is not empty, so the ball would not be free"
                 )
@@ -1068,11 +835,14 @@ class Position:
         """Put the steal mark where the ball is really taken (the ! is optional)."""
         if jump.steal:
             return jump
-        return Jump(jump.path, self._simulate_jump(jump.path).action.steal)
+        simulated = self._simulate_jump(jump.path).action
+        assert isinstance(simulated, Jump)
+        return Jump(jump.path, simulated.steal)
 
     def notation(self, action: Action) -> str:
         """The action in the source's notation; round-trips with :meth:`parse_action`.
 
+        >>> from masume.rules.soccer_shogi import RULES
         >>> position = RULES.start()
         >>> position.notation(position.parse_action("b(C5-E5)"))
         'b(C5-E5)f'
@@ -1084,6 +854,7 @@ class Position:
     def to_text(self) -> str:
         """The whole position on one line; ``RULES.from_text`` reads it back.
 
+        >>> from masume.rules.soccer_shogi import RULES
         >>> RULES.start().to_text()
         '2B2/BB1BB/5/2B2/5/5/RRRRR/2R2 blue 0 ball=C5 keepers=C8,C1 score=0-0'
         """
@@ -1127,6 +898,7 @@ class Position:
     def diagram(self) -> str:
         """A text drawing, blue's goal (row 9) on top.
 
+        >>> from masume.rules.soccer_shogi import RULES
         >>> print(RULES.start().diagram())
               A   B   C   D   E
          9        .   .   .        blue goal
@@ -1166,12 +938,9 @@ class Position:
         return "\n".join(lines)
 
     @staticmethod
-    def _start(first: int, score: tuple[int, int], options: Options) -> "Position":
+    def _start(first: int, score: tuple[int, int], options: Options) -> Position:
         cells, ball, keepers = _start_cells(first)
         return Position(cells, ball, first, 0, PLAY, keepers, -1, score, -1, (), options)
-
-
-# --------------------------------------------------------------------------- helpers
 
 
 def _position(cells: tuple[int, ...], ball: int, side: int, done: int, phase: str,
@@ -1199,26 +968,8 @@ def _position(cells: tuple[int, ...], ball: int, side: int, done: int, phase: st
 _new_object = object.__new__
 
 
-#: For each pitch square, per axis (rank, then file), the pitch squares outward
-#: on each side in order, and whether that side ends at an end line behind a corner.
-SANDWICH_LINES: dict[int, tuple[tuple[tuple[tuple[int, ...], bool], ...], ...]] = {}
-for _s in PITCH:
-    _axes = []
-    for _axis in ((1, 0), (0, 1)):
-        _sides = []
-        for _sign in (1, -1):
-            _d = (_axis[0] * _sign, _axis[1] * _sign)
-            _line, _q = [], _neighbour(_s, _d)
-            while _q in PITCH_SET:
-                _line.append(_q)
-                _q = _neighbour(_q, _d)
-            _last = _line[-1] if _line else _s
-            _sides.append((tuple(_line), _axis == (0, 1) and _last in CORNERS))
-        _axes.append(tuple(_sides))
-    SANDWICH_LINES[_s] = tuple(_axes)
-
-
-def _sandwich(cells: tuple[int, ...], ball: int, thief: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def _sandwich(cells: tuple[int, ...], ball: int,
+              thief: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(sandwiching pieces, sandwiched squares) when ``thief`` sandwiches the ball holder.
 
     Rules 3-3 and 3-4: the holder, with any opponents lined up with it, between
@@ -1234,7 +985,8 @@ def _sandwich(cells: tuple[int, ...], ball: int, thief: int) -> tuple[tuple[int,
     # closer (or, with no square, at an end line): look no further in the common case.
     near = (victims[0], victims[1], closer)
     for (line_a, end_a), (line_b, end_b) in SANDWICH_LINES[ball]:
-        if (cells[line_a[0]] in near if line_a else end_a) and (cells[line_b[0]] in near if line_b else end_b):
+        if ((cells[line_a[0]] in near if line_a else end_a)
+                and (cells[line_b[0]] in near if line_b else end_b)):
             break
     else:
         return (), ()
@@ -1288,244 +1040,3 @@ def _turn_end_problem(cells: tuple[int, ...], ball: int, side: int) -> str:
                 "(an attacker must leave it, or shoot, with the second action)"
             )
     return ""
-
-
-_NOTATION_HELP = "(A7-A6, C5・C3, b(C5-A5), b(A5-E5)f, b(B2-D0)goal, b(B4-B3)!, restart)"
-_SQ = r"[A-Za-z][0-9]{1,2}"  # wider than the board, so that F7 is "not a square"
-_KICK_RE = re.compile(rf"^b\(\s*({_SQ})\s*-\s*({_SQ})\s*\)\s*(f|goal|!)?$", re.IGNORECASE)
-_STEP_RE = re.compile(rf"^({_SQ})\s*-\s*({_SQ})$")
-_JUMP_RE = re.compile(rf"^{_SQ}!?(?:\s*[・*]?\s*{_SQ}!?)+$")
-
-
-def parse_notation(text: str) -> Action:
-    """Read an action without a position (context-free: no ``f`` or ``!`` filled in).
-
-    >>> parse_notation("E2・C2・C4・A4・A6!")
-    Jump(path=('E2', 'C2', 'C4', 'A4', 'A6'), steal=4)
-    >>> parse_notation("b(A5-E5)f")
-    Kick(frm='A5', to='E5', free=True)
-    >>> parse_notation("E2-D3-C3")
-    Traceback (most recent call last):
-    ...
-    masume.rules.base.NotationError: 'E2-D3-C3' is two steps: write each action on its own (E2-D3, D3-C3)
-    """
-    if not isinstance(text, str):
-        raise NotationError(f"{text!r} is not text")
-    # NFKC folds full-width letters, digits and the half-width middle dot.
-    normal = unicodedata.normalize("NFKC", text).strip()
-    normal = normal.replace("·", "・").replace("→", "-").replace("ー", "-").replace("−", "-")
-    lowered = normal.lower()
-    if lowered in ("restart", "kickoff", "kick-off"):
-        return Restart()
-    if lowered == "pass":
-        return Pass()
-    if not normal:
-        raise NotationError("empty action")
-    kick = _KICK_RE.match(normal)
-    if kick:
-        frm, to = kick.group(1).upper(), kick.group(2).upper()
-        suffix = (kick.group(3) or "").lower()
-        for name in (frm, to):
-            _square(name)
-        if suffix == "!":
-            return Take(frm, to)
-        if suffix == "goal" and to not in GOAL_NAMES:
-            raise NotationError(f"{text.strip()!r}: 'goal' follows only a kick into a goal square (B0-D0, B9-D9)")
-        if suffix == "f" and to in GOAL_NAMES:
-            raise NotationError(f"{text.strip()!r}: a kick into a goal is written 'goal', not 'f'")
-        return Kick(frm, to, free=suffix == "f")
-    steps = normal.split("-")
-    if len(steps) > 2 and all(re.fullmatch(_SQ, s.strip()) for s in steps):
-        pairs = ", ".join(f"{a.strip().upper()}-{b.strip().upper()}" for a, b in zip(steps, steps[1:]))
-        raise NotationError(f"{text.strip()!r} is two steps: write each action on its own ({pairs})")
-    step = _STEP_RE.match(normal)
-    if step:
-        frm, to = step.group(1).upper(), step.group(2).upper()
-        _square(frm)
-        _square(to)
-        return Step(frm, to)
-    if _JUMP_RE.match(normal):
-        squares = re.findall(rf"({_SQ})(!?)", normal)
-        path = tuple(s.upper() for s, _ in squares)
-        for name in path:
-            _square(name)
-        marks = [i for i, (_, bang) in enumerate(squares) if bang]
-        if marks and marks[0] == 0:
-            raise NotationError(f"{text.strip()!r}: ! goes after the square where the ball is taken")
-        if len(marks) > 1:
-            raise NotationError(f"{text.strip()!r}: the ball can be taken only once in a chain")
-        return Jump(path, marks[0] if marks else 0)
-    raise NotationError(f"{text.strip()!r} is not soccer-shogi notation {_NOTATION_HELP}")
-
-
-# --------------------------------------------------------------------------- rules
-
-
-class SoccerShogiRules:
-    """The entry point, as ``masume.rules.load_rules("soccer-shogi")`` returns it.
-
-    >>> RULES.start(goals_to_win=3).options.goals_to_win
-    3
-    """
-
-    name = "soccer-shogi"
-    board = "soccer-shogi"
-    Options = Options
-
-    def start(self, first: str = "blue", **options: Any) -> Position:
-        """The starting position; ``first`` moves first; ``options`` see :class:`Options`."""
-        if first not in SIDES:
-            raise ValueError(f"first must be blue or red, not {first!r}")
-        return Position._start(SIDES.index(first), (0, 0), Options.make(**options))
-
-    def from_text(self, text: str, **options: Any) -> Position:
-        """The position written by :meth:`Position.to_text`; options given here override.
-
-        >>> text = RULES.start(first="red").to_text()
-        >>> RULES.from_text(text) == RULES.start(first="red")
-        True
-        """
-        return _read_text(text, options)
-
-    def resign(self, position: Position, side: str) -> Position:
-        """The position after ``side`` resigns.
-
-        >>> RULES.resign(RULES.start(), "red").outcome()
-        Outcome(winner='blue', reason='resignation', score={'blue': 0, 'red': 0})
-        """
-        return replace(position, phase=OVER, resigned=resigning(position, side), flipped=())
-
-
-def _read_text(text: str, overrides: dict[str, Any]) -> Position:
-    def bad(why: str) -> NotationError:
-        return NotationError(f"not a soccer-shogi position ({why}): {text!r}")
-
-    if not isinstance(text, str):
-        raise bad("not text")
-    parts = text.split()
-    if len(parts) < 3:
-        raise bad("expected the board, the side to move and the actions made")
-    board, side_name, done_text, *rest = parts
-    ranks = board.split("/")
-    if len(ranks) != 8:
-        raise bad("the board needs 8 ranks separated by /")
-    cells = [EMPTY] * 50
-    chars = {v: k for k, v in PIECE_CHARS.items()}
-    for k, row in enumerate(ranks):
-        rank, file = 8 - k, 0
-        for char in row:
-            if char.isdigit():
-                file += int(char)
-            elif char in chars:
-                if file >= 5:
-                    break
-                cells[_index(file, rank)] = chars[char]
-                file += 1
-            else:
-                raise bad(f"unknown piece {char!r}")
-        if file != 5:
-            raise bad(f"rank {rank} does not have 5 squares")
-    if side_name not in SIDES:
-        raise bad("the side to move is blue or red")
-    if done_text not in ("0", "1", "2"):
-        raise bad("actions made this turn is 0, 1 or 2")
-    values: dict[str, str] = {}
-    flags: set[str] = set()
-    for item in rest:
-        key, sep, value = item.partition("=")
-        if sep:
-            values[key] = value
-        else:
-            flags.add(key)
-    known_values = {"ball", "keepers", "score", "phase", "entered", "flip", "resigned", "goals"}
-    known_flags = {"keepers-cannot-jump", "keeper-first-action-no-pass"}
-    unknown = sorted((set(values) - known_values) | (flags - known_flags))
-    if unknown:
-        raise bad(f"unknown field(s) {', '.join(unknown)}")
-    try:
-        ball = _square(values.get("ball", ""))
-        keeper_names = values.get("keepers", "").split(",")
-        if len(keeper_names) != 2:
-            raise bad("keepers=<blue's square>,<red's square>")
-        keepers = (_square(keeper_names[0]), _square(keeper_names[1]))
-        entered = _square(values["entered"]) if "entered" in values else -1
-        flipped = tuple(_square(s) for s in values["flip"].split(",")) if values.get("flip") else ()
-    except NotationError as exc:
-        raise bad(str(exc)) from None
-    score_match = re.fullmatch(r"(\d+)-(\d+)", values.get("score", ""))
-    if not score_match:
-        raise bad("score=<blue>-<red>")
-    phase = values.get("phase", PLAY)
-    if phase not in (PLAY, TAKE, GOAL, OVER):
-        raise bad("phase is take, goal or over")
-    resigned = -1
-    if "resigned" in values:
-        if values["resigned"] not in SIDES:
-            raise bad("resigned=blue or resigned=red")
-        resigned = SIDES.index(values["resigned"])
-    option_values: dict[str, Any] = {
-        "keepers_cannot_jump": "keepers-cannot-jump" in flags,
-        "keeper_first_action_no_pass": "keeper-first-action-no-pass" in flags,
-    }
-    if "goals" in values:
-        if not values["goals"].isdigit():
-            raise bad("goals=<number>")
-        option_values["goals_to_win"] = int(values["goals"])
-    option_values.update(overrides)
-    try:
-        options = Options.make(**option_values)
-    except ValueError as exc:
-        raise bad(str(exc)) from None
-    side = SIDES.index(side_name)
-    position = Position(
-        tuple(cells), ball, side, int(done_text), phase, keepers, entered,
-        (int(score_match.group(1)), int(score_match.group(2))), resigned, flipped, options,
-    )
-    problem = _impossible(position)
-    if problem:
-        raise bad(problem)
-    return position
-
-
-def _impossible(position: Position) -> str:
-    """What makes a position impossible, or '' (also used by the tests)."""
-    cells = position.cells
-    for s in (BLUE, RED):
-        count = sum(1 for i in PITCH if cells[i] in (ACTIVE[s], RESTING[s]))
-        if count != 6:
-            return f"{SIDES[s]} has {count} players, not 6"
-        keeper = position.keepers[s]
-        if keeper not in PITCH_SET or cells[keeper] not in (ACTIVE[s], RESTING[s]):
-            return f"{SIDES[s]}'s keeper square holds no {SIDES[s]} player"
-    if any(cells[i] for i in ALL_GOALS):
-        return "a player stands in a goal"
-    in_goal = position.ball in ALL_GOALS
-    if position.phase == GOAL and not in_goal:
-        return "phase=goal needs the ball in a goal"
-    if position.phase in (PLAY, TAKE) and in_goal:
-        return "the ball is in a goal only right after a goal"
-    if cells[position.ball] in RESTING:
-        return "a resting player cannot hold the ball"
-    if position.phase == TAKE and not _sandwich(cells, position.ball, position.side)[0]:
-        return "phase=take needs a sandwiched ball holder"
-    if position.phase == PLAY and position.done == 2:
-        return "a turn has two actions"
-    return ""
-
-
-RULES = SoccerShogiRules()
-
-__all__ = [
-    "RULES",
-    "Action",
-    "Jump",
-    "Kick",
-    "Options",
-    "Pass",
-    "Position",
-    "Restart",
-    "SoccerShogiRules",
-    "Step",
-    "Take",
-    "parse_notation",
-]

@@ -1,29 +1,113 @@
-"""A position as one line of text (``Position.to_text``) and back (``RULES.from_text``).
+"""Magic Number Eleven notation: an action read from text (:func:`parse`), written for
+a viewer who may not see its card (:func:`redacted`), and a position as one line of
+text (``Position.to_text``, :func:`write`) and back (``RULES.from_text``, :func:`read`).
+
+>>> parse("pick st03"), str(parse("shoot h2b at h1b^"))
+(Pick(card='ST03'), 'shoot H2b at H1b^')
 
 The line is ``mne1`` then ``key=value`` fields separated by ``;``, every field of
 the position, in a fixed order; lists use ``,``, pairs of a side use ``|``
 (home first). Free text (the last shot's result) is percent-encoded.
 
->>> from masume.rules.magic_number_eleven import RULES
->>> text = RULES.start().to_text()
+>>> from masume.games import load_rules
+>>> rules = load_rules("magic-number-eleven")
+>>> text = rules.start().to_text()
 >>> text.split(";")[:4]
 ['mne1', 'cards=magic-number-eleven-demo', 'first=home', 'shootout=0']
->>> RULES.from_text(text) == RULES.start()
+>>> rules.from_text(text) == rules.start()
 True
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any, TypeVar, cast
 from urllib.parse import quote, unquote
 
-from masume.cards import CardSet, CardSetError
-
 from ..base import NotationError, read_fields
+from ..card_set import CardSet, CardSetError
+from .actions import (
+    Action,
+    Bench,
+    Clear,
+    Done,
+    Effect,
+    EndTurn,
+    Link,
+    Penalty,
+    Pick,
+    Place,
+    Press,
+    Ready,
+    Reveal,
+    Shoot,
+    Sub,
+    Synergy,
+)
 from .position import PHASES, Options, Position, Shot
 
 MAGIC = "mne1"
+T = TypeVar("T")
+
+
+HELP = ("(pick ST03, link 2, press, H07 H2b, effect, shoot H2b at H1b^, deck SY05 on 1, "
+        "hand SY05 on 2, done, end, kick PK03, sub out H04 in ST02, ready)")
+_CARD = r"([A-Za-z0-9][A-Za-z0-9_.-]*)"
+_CELL = r"([HAha][1-4][a-fA-F])"
+_SYMBOL = r"([HAha][1-4][a-fA-F](?:\^|\*\d+|[|/][HAha][1-4][a-fA-F]))"
+_FORMS: tuple[tuple[re.Pattern[str], type], ...] = ()
+
+
+def _cell(text: str) -> str:
+    return text[0].upper() + text[1] + text[2].lower()
+
+
+def _symbol(text: str) -> str:
+    if len(text) > 3 and text[3] in "|/":
+        return _cell(text[:3]) + text[3] + _cell(text[4:])
+    return _cell(text[:3]) + text[3:]
+
+
+def parse(text: str) -> Action:
+    """Read one action (case and spacing are forgiven); NotationError otherwise."""
+    words = " ".join(str(text).split())
+    low = words.lower()
+    simple: dict[str, Action] = {
+        "press": Press(), "effect": Effect(True), "no effect": Effect(False),
+        "shoot blind": Shoot(kind="blind"), "end": EndTurn(), "done": Done(),
+        "ready": Ready(), "clear": Clear()}
+    if low in simple:
+        return simple[low]
+    if m := re.fullmatch(rf"(reveal|pick|bench) {_CARD}", words, re.IGNORECASE):
+        makers: dict[str, type[Reveal | Pick | Bench]] = {"reveal": Reveal, "pick": Pick,
+                                                           "bench": Bench}
+        make = makers[m.group(1).lower()]
+        return make(m.group(2).upper())
+    if m := re.fullmatch(r"link (\d)", low):
+        return Link(int(m.group(1)))
+    if m := re.fullmatch(rf"(shoot|power shot) {_CELL}(?: at {_SYMBOL})?", words, re.IGNORECASE):
+        kind = "power" if m.group(1).lower() == "power shot" else "normal"
+        return Shoot(_cell(m.group(2)), _symbol(m.group(3)) if m.group(3) else "", kind)
+    if m := re.fullmatch(rf"(deck|hand) {_CARD} on ([123])", words, re.IGNORECASE):
+        return Synergy(m.group(2).upper(), int(m.group(3)), m.group(1).lower())
+    if m := re.fullmatch(rf"(kick|save) {_CARD}", words, re.IGNORECASE):
+        return Penalty(m.group(1).lower(), m.group(2).upper())
+    if m := re.fullmatch(rf"sub out {_CARD} in {_CARD}", words, re.IGNORECASE):
+        return Sub(m.group(1).upper(), m.group(2).upper())
+    if m := re.fullmatch(rf"{_CARD} {_CELL}", words):
+        return Place(m.group(1).upper(), _cell(m.group(2)))
+    raise NotationError(f"{words!r} is not magic-number-eleven notation {HELP}")
+
+
+def redacted(action: Action) -> str:
+    """The action with the card it hides left unnamed (``deck card on 1``)."""
+    if isinstance(action, Synergy):
+        return f"{action.source} card on {action.area}"
+    if isinstance(action, Penalty):
+        return f"{action.role} card"
+    return str(action)
 
 
 def _ids(values: Any) -> str:
@@ -87,9 +171,16 @@ def read(text: str, overrides: dict[str, Any], load: Callable[[Any], CardSet]) -
         options = Options(cards=cards_name if isinstance(cards_name, str) else cards.id,
                           first=str(overrides.get("first", values["first"])),
                           shootout=bool(overrides.get("shootout", values["shootout"] == "1")))
-        ids = lambda v: tuple(x for x in v.split(",") if x)  # noqa: E731
-        sides = lambda v, each: tuple(each(x) for x in v.split("|"))  # noqa: E731
-        flag = lambda v: v == "1"  # noqa: E731
+        def ids(v: str) -> tuple[str, ...]:
+            return tuple(x for x in v.split(",") if x)
+
+        def sides(v: str, each: Callable[[str], T]) -> tuple[T, T]:
+            # (home, away); a pair that is not two is refused below, in its own words.
+            return cast("tuple[T, T]", tuple(each(x) for x in v.split("|")))
+
+        def flag(v: str) -> bool:
+            return v == "1"
+
         shot = None
         if values["shot"]:
             a, shooter, base, crack, token, kind = values["shot"].split(":")
@@ -98,7 +189,8 @@ def read(text: str, overrides: dict[str, Any], load: Callable[[Any], CardSet]) -
             cards=cards, options=options, phase=values["phase"], half=int(values["half"]),
             turn=int(values["turn"]), additional=flag(values["additional"]),
             ran_out=flag(values["ran_out"]),
-            field=tuple(tuple(x.split(":")) for x in ids(values["field"])),  # type: ignore[misc]
+            field=cast("tuple[tuple[str, str], ...]",
+                       tuple(tuple(x.split(":")) for x in ids(values["field"]))),
             unplaced=sides(values["unplaced"], ids),
             bench=sides(values["bench"], lambda b: tuple(
                 (c, i, o == "1") for c, i, o in (x.split(":") for x in ids(b)))),
@@ -137,4 +229,4 @@ def read(text: str, overrides: dict[str, Any], load: Callable[[Any], CardSet]) -
     return replace(position)
 
 
-__all__ = ["read", "write"]
+__all__ = ["HELP", "parse", "read", "redacted", "write"]

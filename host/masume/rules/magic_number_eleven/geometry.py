@@ -29,8 +29,8 @@ has a name, from where it lies, which is also where a shot token goes:
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Iterator, Mapping
 
 from .cards import PlayerCard
 

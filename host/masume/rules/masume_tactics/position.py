@@ -1,464 +1,61 @@
-"""Masume Soccer Tactics (リアルに迫れ! マス目サッカー TACTICS, Office Verymuch): rules engine.
-
-The rules, each with the sentence of the source text (seed 000) it comes from and
-every reading chosen where the text or a lost figure leaves a gap, are in
-docs/rules/masume-tactics.md. The table is hardware/boards/masume-tactics.toml.
-
-Two sides, ``home`` (defends the goal F0-H0 at the bottom, attacks F17-H17) and
-``away``, eleven players each (shirt 1 is the goalkeeper) and one ball on an
-11 x 16 pitch B1-L16. Files A and M lie outside the touchlines. The side with
-the ball (the offence) has 2 actions a turn, the other side (the defence) 3.
-
-Every die roll is a chance action :class:`Roll` (``roll.die`` is 1-6): when the
-rules wait for the die, ``status().awaiting == "die"`` and the legal actions are
-the six outcomes. The host never rolls; the board's electronic die does.
-
-Usage, in the manner of python-chess::
-
-    >>> position = RULES.start()
-    >>> position.status().message
-    'home, offence, action 1 of 2: kick-off by home-9 on G8'
-    >>> position.layout()["G8"]
-    ('ball', 'home-9')
-    >>> position = position.apply(position.parse_action("G8 inside SW2"))
-    >>> position.layout()["E6"]
-    ('ball', 'home-8')
-    >>> position = position.apply(position.parse_action("keep"))
-    >>> position.status().message
-    'home, offence, action 2 of 2'
-    >>> position = position.apply(position.parse_action("E6 ground N"))
-    >>> position.status().awaiting
-    'die'
-    >>> position.status().highlights["line"][:3]
-    ('E7', 'E8', 'E9')
-    >>> sorted(action.die for action in position.legal_actions())
-    [1, 2, 3, 4, 5, 6]
-    >>> position = position.apply(Roll(3))
-    >>> position.status().highlights["path"]
-    ('E7', 'E8', 'E9')
-    >>> position.layout()["E9"]
-    ('ball',)
-    >>> position.status().to_move
-    'away'
-    >>> position.parse_action("G8-G9")
-    Traceback (most recent call last):
-    ...
-    masume.rules.base.IllegalAction: G8-G9: there is no away player on G8
-"""
+"""The Masume Soccer Tactics position: its rule options, its legal actions and what each
+leads to."""
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property, lru_cache
-from typing import Any, Iterator, Union
+from functools import cached_property
+from typing import Any, ClassVar
 
-from masume.cards import CardSet, CardSetError, find_card_set, load_card_set
-
-from .base import IllegalAction, NotationError, Outcome, Restart, Status, Timer, read_fields, resigning
-
-# --------------------------------------------------------------------------- board
-
-GAME = "masume-tactics"
-FILES = "ABCDEFGHIJKLM"
-SIDES: tuple[str, str] = ("home", "away")
-HOME, AWAY = 0, 1
-WIDTH = 13  # files A-M, x = 0-12
-#: Square index = y * 13 + x, y = rank 0-17.
-
-
-def _sq(x: int, y: int) -> int:
-    return y * WIDTH + x
-
-
-def _xy(square: int) -> tuple[int, int]:
-    return square % WIDTH, square // WIDTH
-
-
-def _on_pitch(x: int, y: int) -> bool:
-    return 1 <= x <= 11 and 1 <= y <= 16
-
-
-def _is_board(x: int, y: int) -> bool:
-    if 1 <= y <= 16:
-        return 0 <= x <= 12
-    return y in (0, 17) and 5 <= x <= 7
-
-
-SQUARE_NAMES: dict[int, str] = {
-    _sq(x, y): f"{FILES[x]}{y}" for y in range(18) for x in range(13) if _is_board(x, y)
-}
-SQUARE_INDEX: dict[str, int] = {name: i for i, name in SQUARE_NAMES.items()}
-PITCH = frozenset(_sq(x, y) for y in range(1, 17) for x in range(1, 12))
-TOUCH = frozenset(_sq(x, y) for y in range(1, 17) for x in (0, 12))
-#: GOALS[side]: the goal squares ``side`` defends.
-GOALS = (frozenset(_sq(x, 0) for x in (5, 6, 7)), frozenset(_sq(x, 17) for x in (5, 6, 7)))
-PENALTY_AREA = (
-    frozenset(_sq(x, y) for x in range(3, 10) for y in (1, 2, 3)),
-    frozenset(_sq(x, y) for x in range(3, 10) for y in (14, 15, 16)),
+from ..base import (
+    Awaiting,
+    CardSource,
+    IllegalAction,
+    Legend,
+    Light,
+    Outcome,
+    Restart,
+    Roll,
+    Status,
+    Timer,
+    no_card_source,
 )
-CENTRE_CIRCLE = (
-    frozenset(_sq(x, y) for x in (5, 6, 7) for y in (7, 8)),
-    frozenset(_sq(x, y) for x in (5, 6, 7) for y in (9, 10)),
+from .actions import Action, Charge, Choice, Kick, Move, Pass, Setup, Timeout, Whistle
+from .cards import EXAMPLE_SET, Card, specialists
+from .geometry import (
+    AWAY,
+    CENTRE_CIRCLE,
+    CENTRE_MARK,
+    CORNERS,
+    DIRECTIONS,
+    FILES,
+    GAME,
+    GOAL_KICK,
+    GOALS,
+    HOME,
+    PENALTY_AREA,
+    PENALTY_GUARD,
+    PENALTY_SPOT,
+    PIECE_NAMES,
+    PITCH,
+    SIDES,
+    SQUARE_INDEX,
+    SQUARE_NAMES,
+    TOUCH,
+    _formation,
+    _is_board,
+    _is_keeper,
+    _on_pitch,
+    _progress,
+    _side,
+    _sq,
+    _square,
+    _xy,
 )
-CENTRE_MARK = (_sq(6, 8), _sq(6, 9))
-#: The penalty kicker's square (behind the penalty mark) when ``side`` attacks.
-PENALTY_SPOT = (_sq(6, 14), _sq(6, 3))
-#: Where the keeper of ``side`` may stand for a penalty, with the die faces he covers
-#: (the faces printed in the net behind each square; see the board file).
-PENALTY_GUARD = (
-    {_sq(5, 1): (1, 2), _sq(6, 1): (3, 4), _sq(7, 1): (5, 6)},
-    {_sq(7, 16): (1, 2), _sq(6, 16): (3, 4), _sq(5, 16): (5, 6)},
-)
-CORNERS = {  # (end defended by side, left?) -> corner square
-    (HOME, True): _sq(1, 1), (HOME, False): _sq(11, 1),
-    (AWAY, True): _sq(1, 16), (AWAY, False): _sq(11, 16),
-}
-GOAL_KICK = {(HOME, True): _sq(4, 1), (HOME, False): _sq(8, 1),
-             (AWAY, True): _sq(4, 16), (AWAY, False): _sq(8, 16)}
-
-DIRECTIONS: dict[str, tuple[int, int]] = {
-    "N": (0, 1), "NE": (1, 1), "E": (1, 0), "SE": (1, -1),
-    "S": (0, -1), "SW": (-1, -1), "W": (-1, 0), "NW": (-1, 1),
-}
-DIRECTION_NAMES = {v: k for k, v in DIRECTIONS.items()}
-
-PIECE_NAMES = tuple(f"{SIDES[i // 11]}-{i % 11 + 1}" for i in range(22))
-
-
-def _side(player: int) -> int:
-    return player // 11
-
-
-def _is_keeper(player: int) -> bool:
-    return player % 11 == 0
-
-
-def square_name(index: int) -> str:
-    return SQUARE_NAMES[index]
-
-
-def _square(name: str) -> int:
-    index = SQUARE_INDEX.get(name.upper()) if isinstance(name, str) else None
-    if index is None:
-        raise NotationError(
-            f"{name!r} is not a square of the board (pitch B1-L16, touch files A and M)")
-    return index
-
-
-def _progress(side: int, square: int) -> int:
-    """How far up the pitch ``square`` is for ``side`` (1 = own goal line, 16 = the opponent's)."""
-    y = square // WIDTH
-    return y if side == HOME else 17 - y
-
-
-def _mirror(square: int) -> int:
-    x, y = _xy(square)
-    return _sq(x, 17 - y)
-
-
-#: Kick-off formation of home, shirt 1-11; shirt 9 stands on the centre mark when
-#: home kicks off and on G6 otherwise. Away's is the mirror image (rank r -> 17 - r).
-FORMATION = ("G2", "C4", "E3", "I3", "K4", "G5", "C7", "E6", "G8", "I6", "K7")
-
-
-def _formation(kicking_off: int) -> tuple[int, ...]:
-    home = [SQUARE_INDEX[n] for n in FORMATION]
-    if kicking_off != HOME:
-        home[8] = SQUARE_INDEX["G6"]
-    away = [SQUARE_INDEX[n] for n in FORMATION]
-    if kicking_off != AWAY:
-        away[8] = SQUARE_INDEX["G6"]
-    return tuple(home) + tuple(_mirror(s) for s in away)
-
 
 _SET_PIECES = {"throw": "throw-in", "corner": "corner kick", "goal-kick-1": "goal kick",
                "goal-kick-2": "goal kick", "free-kick": "free kick", "penalty": "penalty kick"}
-
-# --------------------------------------------------------------------------- actions
-
-
-@dataclass(frozen=True)
-class Move:
-    """A player steps one square in one of 8 directions (a dribble when he keeps the ball).
-
-    ``leave`` is True when a keeping player steps off and leaves the ball (a loose ball).
-
-    >>> str(Move("G8", "G9")), str(Move("G8", "G9", leave=True))
-    ('G8-G9', 'G8-G9 leave')
-    """
-
-    frm: str
-    to: str
-    leave: bool = False
-
-    def __str__(self) -> str:
-        return f"{self.frm}-{self.to}" + (" leave" if self.leave else "")
-
-
-@dataclass(frozen=True)
-class Kick:
-    """The keeping player calls a kick: ``kind`` ground, lob or inside, a direction, and
-    for an inside kick the distance (1 or 2). Ground and lob kicks wait for the die.
-
-    >>> str(Kick("G8", "ground", "N")), str(Kick("G8", "inside", "NE", 2))
-    ('G8 ground N', 'G8 inside NE2')
-    """
-
-    frm: str
-    kind: str
-    direction: str
-    distance: int = 0
-
-    def __str__(self) -> str:
-        distance = str(self.distance) if self.distance else ""
-        return f"{self.frm} {self.kind} {self.direction}{distance}"
-
-
-@dataclass(frozen=True)
-class Charge:
-    """A defender on ``frm`` charges the ball keeper on ``to`` (then both roll the die).
-
-    >>> str(Charge("G10", "G9"))
-    'G10 charge G9'
-    """
-
-    frm: str
-    to: str
-
-    def __str__(self) -> str:
-        return f"{self.frm} charge {self.to}"
-
-
-@dataclass(frozen=True)
-class Roll:
-    """A chance action: the electronic die showed ``die``.
-
-    >>> Roll(4).die, str(Roll(4))
-    (4, 'die 4')
-    """
-
-    die: int
-
-    def __str__(self) -> str:
-        return f"die {self.die}"
-
-
-@dataclass(frozen=True)
-class Choice:
-    """A choice while the ball is in play within one action.
-
-    - ``keep``: the player the ball reached keeps it;
-    - ``touch D``: he lets it run one square in direction D instead (one-touch);
-    - ``head D1`` / ``head D2``: he heads a lob on, 1 or 2 squares;
-    - ``bounce D``: the direction a ball bounces on in.
-
-    >>> str(Choice("keep")), str(Choice("touch", "E")), str(Choice("head", "N", 2))
-    ('keep', 'touch E', 'head N2')
-    """
-
-    kind: str
-    direction: str = ""
-    distance: int = 0
-
-    def __str__(self) -> str:
-        out = self.kind
-        if self.direction:
-            out += " " + self.direction + (str(self.distance) if self.distance else "")
-        return out
-
-
-@dataclass(frozen=True)
-class Setup:
-    """A set-piece step.
-
-    - ``kicker C5``: the player on C5 takes the set piece (he goes to the spot);
-    - ``C5>D9``: re-place a player (``frm``, ``to``);
-    - ``ready``: the side has re-placed the players it wants to;
-    - ``guard F1``: the keeper stands before a number of the net for a penalty;
-    - ``in B5``: the thrower steps back onto the pitch after a throw-in.
-
-    >>> str(Setup("kicker", "C5")), str(Setup("replace", "C5", "D9")), str(Setup("ready"))
-    ('kicker C5', 'C5>D9', 'ready')
-    """
-
-    kind: str
-    frm: str = ""
-    to: str = ""
-
-    def __str__(self) -> str:
-        if self.kind == "replace":
-            return f"{self.frm}>{self.to}"
-        return f"{self.kind} {self.frm}" if self.frm else self.kind
-
-
-@dataclass(frozen=True)
-class Whistle:
-    """The referee's clock ran out (option ``halves``): half time, or full time.
-
-    >>> str(Whistle())
-    'whistle'
-    """
-
-    def __str__(self) -> str:
-        return "whistle"
-
-
-@dataclass(frozen=True)
-class Timeout:
-    """The side's turn time ran out (option ``turn_seconds``): the rest of its turn is lost.
-
-    The table keeps the time and plays this action; it is legal in open play only
-    (a kick in the air finishes first) and not while a kick-off or set-piece kicker
-    still has to kick.
-
-    >>> str(Timeout())
-    'time'
-    """
-
-    def __str__(self) -> str:
-        return "time"
-
-
-@dataclass(frozen=True)
-class Pass:
-    """Ends the turn; legal only when the side to move has nothing else to do.
-
-    >>> str(Pass())
-    'pass'
-    """
-
-    def __str__(self) -> str:
-        return "pass"
-
-
-Action = Union[Move, Kick, Charge, Roll, Choice, Setup, Restart, Whistle, Timeout, Pass]
-
-
-# --------------------------------------------------------------------------- specialist cards
-
-#: What a card's ability may change (docs/rules/masume-tactics.md, "Specialist cards"):
-#:   ground        +value squares on his ground kicks
-#:   lob           +value squares on his lob kicks
-#:   charge        +value on his die when he charges
-#:   hold          +value on his die when he is charged while keeping the ball
-#:   inside-range  his inside kicks reach 2 + value squares
-ABILITY_KINDS = ("ground", "lob", "charge", "hold", "inside-range")
-#: Where an ability works ("" everywhere), seen from the card holder's side.
-ABILITY_WHERE = ("", "own-half", "opponent-half", "own-penalty-area", "opponent-penalty-area")
-
-
-@dataclass(frozen=True)
-class Ability:
-    """One ability of a specialist card: ``kind`` (see ABILITY_KINDS), ``value``, ``where``.
-
-    >>> Ability("ground", 1, "opponent-half").applies(HOME, SQUARE_INDEX["G12"])
-    True
-    """
-
-    kind: str
-    value: int
-    where: str = ""
-
-    def applies(self, side: int, square: int) -> bool:
-        if not self.where:
-            return True
-        if self.where == "own-half":
-            return _progress(side, square) <= 8
-        if self.where == "opponent-half":
-            return _progress(side, square) >= 9
-        if self.where == "own-penalty-area":
-            return square in PENALTY_AREA[side]
-        return square in PENALTY_AREA[1 - side]
-
-
-@dataclass(frozen=True)
-class Card:
-    """A specialist card: the shirt number it names and its abilities (either team may hold it)."""
-
-    id: str
-    name: str
-    shirt: int
-    abilities: tuple[Ability, ...]
-
-
-#: The shipped specialist card set (host/masume/cards/sets/): the real cards' texts
-#: are not public, so it is an EXAMPLE with their shape and made-up abilities. An
-#: owner writes the cards they hold in the same card set format (masume.cards) and
-#: passes it as the option ``card_set``.
-EXAMPLE_SET = "masume-tactics-example"
-
-
-def load_cards(name: str = "") -> dict[str, Card]:
-    """The specialist cards of a card set: the example set, or the set named or at
-    the path ``name``; ValueError says what is wrong with it.
-
-    >>> sorted(load_cards())[:2]
-    ['anchor', 'libero']
-    """
-    try:
-        path = find_card_set(name or EXAMPLE_SET)
-        stamp = path.stat().st_mtime_ns
-    except CardSetError as exc:
-        raise ValueError(str(exc)) from None
-    except OSError as exc:
-        raise ValueError(f"card set {name}: {exc.strerror or exc}") from None
-    return dict(_load_cards(str(path), stamp))
-
-
-@lru_cache(maxsize=8)
-def _load_cards(path: str, stamp: int) -> tuple[tuple[str, Card], ...]:
-    try:
-        card_set = load_card_set(path)
-    except CardSetError as exc:
-        raise ValueError(str(exc)) from None
-    problems = check_cards(card_set)
-    if problems:
-        raise ValueError(f"{path}: " + "; ".join(problems))
-    return tuple((c.id, Card(c.id, c.name, c["shirt"],
-                             tuple(Ability(a["kind"], a["value"], a.get("where", ""))
-                                   for a in c["abilities"])))
-                 for c in card_set)
-
-
-def check_cards(card_set: CardSet) -> list[str]:
-    """The game's checks of a specialist card set, one line per problem.
-
-    >>> check_cards(load_card_set(EXAMPLE_SET))
-    []
-    """
-    problems: list[str] = []
-    if card_set.game != GAME:
-        problems.append(f"game: {card_set.game!r}, not {GAME}")
-    for card in card_set:
-        label = f"card {card.id}"
-        if card.kind != "specialist":
-            problems.append(f"{label}: kind must be specialist, not {card.kind!r}")
-        shirt = card.get("shirt")
-        if not isinstance(shirt, int) or isinstance(shirt, bool) or not 1 <= shirt <= 11:
-            problems.append(f"{label}: shirt must be a number from 1 to 11, not {shirt!r}")
-        abilities = card.get("abilities")
-        if not isinstance(abilities, list) or not abilities:
-            problems.append(f"{label}: abilities must be a list of {{kind, value, where}}")
-            continue
-        for ability in abilities:
-            if not isinstance(ability, dict):
-                problems.append(f"{label}: an ability must be a table {{kind, value, where}}")
-                continue
-            kind, value = ability.get("kind"), ability.get("value")
-            where = ability.get("where", "")
-            if kind not in ABILITY_KINDS:
-                problems.append(f"{label}: unknown ability kind {kind!r} "
-                                f"(one of {', '.join(ABILITY_KINDS)})")
-            if not isinstance(value, int) or isinstance(value, bool):
-                problems.append(f"{label}: ability {kind}: value must be a whole number")
-            if where not in ABILITY_WHERE:
-                problems.append(f"{label}: ability {kind}: unknown where {where!r} "
-                                f"(one of {', '.join(w for w in ABILITY_WHERE if w)})")
-    return problems
-
-
-# --------------------------------------------------------------------------- options
 
 
 @dataclass(frozen=True)
@@ -486,12 +83,15 @@ class Options:
     #: Specialist cards chosen before kick-off: card ids separated by "/", at most 3 a side.
     home_cards: str = ""
     away_cards: str = ""
-    #: A specialist card set, by name or path (see :func:`load_cards`); "" = the example set.
+    #: A specialist card set, by name or path; "" = the example set.
     card_set: str = ""
+    #: The specialist cards of that set, by id (read when cards are chosen or a set named).
+    specialists: Mapping[str, Card] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
-    def make(cls, **options: Any) -> "Options":
-        known = set(cls.__dataclass_fields__)
+    def make(cls, cards: CardSource = no_card_source, **options: Any) -> Options:
+        """The options given, checked; ``cards`` finds the card set named (``card_set``)."""
+        known = set(cls.__dataclass_fields__) - {"specialists"}
         unknown = sorted(set(options) - known)
         if unknown:
             raise ValueError(f"unknown masume-tactics option(s) {', '.join(unknown)}; "
@@ -506,34 +106,37 @@ class Options:
         for name in ("shootout", "lineup"):
             if not isinstance(getattr(made, name), bool):
                 raise ValueError(f"{name} must be true or false")
-        cards = load_cards(str(made.card_set))
+        if not (made.home_cards or made.away_cards or made.card_set):
+            return made
+        found = specialists(cards(str(made.card_set or EXAMPLE_SET)))
         chosen: list[str] = []
         for side in ("home", "away"):
             ids = [c for c in str(getattr(made, f"{side}_cards")).split("/") if c]
             if len(ids) > 3:
                 raise ValueError(f"{side} chooses at most 3 specialist cards, not {len(ids)}")
             for card in ids:
-                if card not in cards:
+                if card not in found:
                     raise ValueError(f"unknown specialist card {card!r}; "
-                                     f"the set has {', '.join(sorted(cards))}")
+                                     f"the set has {', '.join(sorted(found))}")
                 if card in chosen:
                     raise ValueError(f"specialist card {card!r} is chosen twice")
                 chosen.append(card)
-        return made
+        return replace(made, specialists=found)
 
     def bonus(self, side: int, shirt: int, kind: str, square: int) -> int:
         """What the side's specialist cards add for shirt ``shirt`` doing ``kind`` on ``square``.
 
-        >>> Options(home_cards="striker").bonus(HOME, 9, "ground", SQUARE_INDEX["G12"])
+        >>> from masume.cards import load_card_set
+        >>> options = Options.make(load_card_set, home_cards="striker")
+        >>> options.bonus(HOME, 9, "ground", SQUARE_INDEX["G12"])
         1
         """
         ids = self.home_cards if side == HOME else self.away_cards
         if not ids:
             return 0
-        cards = load_cards(self.card_set)
         total = 0
         for card_id in ids.split("/"):
-            card = cards.get(card_id)
+            card = self.specialists.get(card_id)
             if card and card.shirt == shirt:
                 total += sum(a.value for a in card.abilities
                              if a.kind == kind and a.applies(side, square))
@@ -543,7 +146,7 @@ class Options:
         default = Options()
         return " ".join(
             f"{name}={getattr(self, name)}" for name in self.__dataclass_fields__
-            if getattr(self, name) != getattr(default, name)
+            if name != "specialists" and getattr(self, name) != getattr(default, name)
         )
 
 
@@ -564,7 +167,28 @@ class Options:
 #:   ("guard", kicker)                       -- the keeper's penalty square
 #:   ("penalty", kicker, guard square)       -- the kicker's die
 #:   ("stepin", thrower)                     -- the thrower's step back in
-Pending = tuple
+Pending = tuple[Any, ...]  # str and int items, by kind (above): to_text writes them
+
+
+#: The sides' colours, and how the highlights of ``status()`` show: the called line
+#: before the roll, the ball's path after it, the square a choice or a set piece is
+#: about, where a choice may put the ball, the two players of a charge, and what the
+#: referee calls.
+LEGEND = Legend(
+    sides={"home": (0, 90, 255), "away": (255, 30, 0)},
+    highlights={
+        "line": Light((255, 150, 0), "pulse"),
+        "path": Light((110, 70, 0)),
+        "target": Light((0, 200, 255), "pulse"),
+        "options": Light((0, 255, 60), "pulse", when_still=True),
+        "charge": Light((255, 0, 160), "blink"),
+        "offside": Light((255, 255, 0), "blink"),
+        "foul": Light((255, 60, 0), "blink"),
+        "out": Light((0, 120, 255), "blink"),
+        "goal": Light((255, 255, 255), "blink"),
+        "setup": Light((0, 200, 200)),
+    },
+)
 
 
 @dataclass(frozen=True, repr=False)
@@ -596,13 +220,14 @@ class Position:
     path: tuple[int, ...] = field(default=(), compare=False)
     #: What the last action led to that everyone must hear of: (meaning, words, squares),
     #: e.g. ("offside", "offside: home-10", (G12,)); the status announces it. Not compared.
-    event: tuple = field(default=(), compare=False)
+    event: tuple[str, str, tuple[int, ...]] | tuple[()] = field(default=(), compare=False)
     #: The turns begun since the start (a side's turn, a restart, a steal's fresh turn): the
     #: status reports it, so the table restarts a turn clock. Not compared, not written.
     turn: int = field(default=1, compare=False)
 
-    game: str = field(default=GAME, init=False, compare=False)
-    sides: tuple[str, str] = field(default=SIDES, init=False, compare=False)
+    game: ClassVar[str] = GAME
+    sides: ClassVar[tuple[str, ...]] = SIDES
+    legend: ClassVar[Legend] = LEGEND
 
     def __repr__(self) -> str:
         return f"<Position {self.to_text()!r}>"
@@ -621,6 +246,7 @@ class Position:
     def player_at(self, square: str) -> str | None:
         """The piece name of the player on ``square``.
 
+        >>> from masume.rules.masume_tactics import RULES
         >>> RULES.start().player_at("G2")
         'home-1'
         """
@@ -640,6 +266,7 @@ class Position:
     def layout(self) -> dict[str, tuple[str, ...]]:
         """Square -> pieces, bottom to top; the keeping player stands on the ball.
 
+        >>> from masume.rules.masume_tactics import RULES
         >>> RULES.start().layout()["G11"]
         ('away-9',)
         """
@@ -689,7 +316,7 @@ class Position:
         highlights: dict[str, tuple[str, ...]] = {}
         if self.path:
             highlights["path"] = tuple(SQUARE_NAMES[s] for s in self.path if s in SQUARE_NAMES)
-        awaiting = None
+        awaiting: Awaiting | None = None
         message = f"{side}, {role}, action {self.action} of {n}"
         kind = self.pending[0] if self.pending else ""
         if self.over:
@@ -829,7 +456,7 @@ class Position:
         except TypeError:
             return False
 
-    def apply(self, action: Action) -> "Position":
+    def apply(self, action: Action) -> Position:
         """The position after ``action``; raises :class:`IllegalAction` with the reason."""
         if not self.is_legal(action):
             raise IllegalAction(f"{action}: {self._why_illegal(action)}")
@@ -920,7 +547,7 @@ class Position:
         if kind == "replace":
             yield Setup("ready")
             kicker, mask = self.pending[2], self.pending[6]
-            if self.pending[4] == "d" and bin(mask).count("1") >= self.pending[5]:
+            if self.pending[4] == "d" and (mask).bit_count() >= self.pending[5]:
                 return
             empty = [s for s in sorted(PITCH) if s not in self._at and s != self.ball]
             for i in self._side_players(self.to_move):
@@ -990,7 +617,7 @@ class Position:
 
     # ----------------------------------------------------------- effects
 
-    def _result(self, action: Action) -> "Position | None":
+    def _result(self, action: Action) -> Position | None:
         """The position after ``action``, or None if it is not legal here."""
         base = replace(self, path=(), event=())
         if isinstance(action, Timeout):  # the rest of the turn is lost
@@ -1013,10 +640,10 @@ class Position:
             return base._charge(action)
         return None
 
-    def _mark_used(self, i: int) -> "Position":
+    def _mark_used(self, i: int) -> Position:
         return replace(self, used=self.used | (1 << i))
 
-    def _move(self, move: Move) -> "Position | None":
+    def _move(self, move: Move) -> Position | None:
         frm, to = SQUARE_INDEX[move.frm], SQUARE_INDEX[move.to]
         i = self._at[frm]
         players = list(self.players)
@@ -1042,12 +669,11 @@ class Position:
     def _kick_deadline(self) -> int:
         return 1 if self.restart == "kickoff" or self.beginner else 2
 
-    def _kick(self, kick: Kick) -> "Position | None":
+    def _kick(self, kick: Kick) -> Position | None:
         frm = SQUARE_INDEX[kick.frm]
         i = self._at[frm]
-        if self.must_kick >= 0 and i != self.must_kick:
-            if self.action >= self._kick_deadline():
-                return None
+        if self.must_kick >= 0 and i != self.must_kick and self.action >= self._kick_deadline():
+            return None
         direction = DIRECTIONS[kick.direction]
         if frm in TOUCH:  # a throw-in goes into the pitch
             x, _ = _xy(frm)
@@ -1070,13 +696,13 @@ class Position:
             return base._travel(frm, direction, kick.distance, "inside", i, 1 << i)
         return replace(base, pending=("kick", i, kick.kind, direction[0], direction[1]))
 
-    def _charge(self, charge: Charge) -> "Position | None":
+    def _charge(self, charge: Charge) -> Position | None:
         d = self._at[SQUARE_INDEX[charge.frm]]
         k = self._at[SQUARE_INDEX[charge.to]]
         ks = self.players[k]
         if _is_keeper(k) and ks in PENALTY_AREA[_side(k)]:
             return None  # the keeper in his own penalty area cannot be charged
-        dx, dy = (a - b for a, b in zip(_xy(self.players[d]), _xy(ks)))
+        _dx, dy = (a - b for a, b in zip(_xy(self.players[d]), _xy(ks)))
         forward = 1 if _side(k) == HOME else -1
         pos = self._mark_used(d)
         if dy == -forward:  # from behind: a foul
@@ -1087,7 +713,7 @@ class Position:
             return pos._foul(ks, 1 - _side(d))
         return replace(pos, pending=("charge", d, k))
 
-    def _roll(self, die: int) -> "Position | None":
+    def _roll(self, die: int) -> Position | None:
         kind = self.pending[0]
         if kind == "charge":
             return replace(self, pending=("charge2", self.pending[1], self.pending[2], die))
@@ -1136,7 +762,7 @@ class Position:
             return pos._travel(frm, (dx, dy), distance, "lob", kicker, 1 << kicker)
         return pos._travel(frm, (dx, dy), die + bonus, "ground", kicker, 1 << kicker, face=die)
 
-    def _choice(self, choice: Choice) -> "Position | None":
+    def _choice(self, choice: Choice) -> Position | None:
         kind = self.pending[0]
         if kind == "receive":
             player, touched = self.pending[1], self.pending[2]
@@ -1162,12 +788,12 @@ class Position:
         return None
 
     def _travel(self, frm: int, direction: tuple[int, int], distance: int, mode: str, passer: int,
-                touched: int, face: int = 0, path: tuple[int, ...] = ()) -> "Position":
+                touched: int, face: int = 0, path: tuple[int, ...] = ()) -> Position:
         """The ball goes ``distance`` squares from ``frm``; what it meets decides the rest."""
         x, y = _xy(frm)
         dx, dy = direction
         steps = 0
-        path = list(path)
+        passed = list(path)
         while steps < distance:
             nx, ny = x + dx, y + dy
             if ny in (0, 17) and 5 <= nx <= 7 and dx != 0 and not 5 <= x <= 7:
@@ -1180,21 +806,21 @@ class Position:
             square = _sq(x, y)
             if not _on_pitch(x, y):
                 if square in SQUARE_NAMES:
-                    path.append(square)
+                    passed.append(square)
                 over_bar = mode in ("lob", "header") and steps < distance
-                return replace(self, path=tuple(path))._out(x, y, over_bar)
-            path.append(square)
+                return replace(self, path=tuple(passed))._out(x, y, over_bar)
+            passed.append(square)
             j = self._at.get(square, -1)
             if j < 0:
                 continue
             if mode in ("lob", "header"):
                 if steps < distance:
                     continue
-                pos = replace(self, ball=square, path=tuple(path))
+                pos = replace(self, ball=square, path=tuple(passed))
                 if mode == "header":  # reading: a headed ball is kept where it lands
                     return pos._received(j, passer, final=True)
                 return pos._received(j, passer, header=True)
-            pos = replace(self, ball=square, path=tuple(path))
+            pos = replace(self, ball=square, path=tuple(passed))
             if mode == "ground" and steps == 1:
                 if face <= 4:
                     return pos._received(j, passer, touched=touched)
@@ -1203,17 +829,17 @@ class Position:
                 return pos._received(j, passer, touched=touched)
             chooser = _side(j)
             return pos._bounce(square, distance - steps, chooser, touched | (1 << j), j)
-        pos = replace(self, ball=_sq(x, y), path=tuple(path))
+        pos = replace(self, ball=_sq(x, y), path=tuple(passed))
         return pos._end_action()
 
     def _bounce(self, square: int, distance: int, chooser: int, touched: int,
-                hit: int) -> "Position":
+                hit: int) -> Position:
         pos = replace(self, pending=("bounce", square, distance, chooser, touched), last_touch=hit,
                       banned=-1 if self.banned != hit else hit)
         return pos
 
     def _received(self, j: int, passer: int, header: bool = False, final: bool = False,
-                  touched: int = 0) -> "Position":
+                  touched: int = 0) -> Position:
         if self._offside(j, passer):
             square = self.players[j]
             called = replace(self, event=("offside", f"offside: {PIECE_NAMES[j]}", (square,)))
@@ -1238,7 +864,7 @@ class Position:
 
     # ----------------------------------------------------------- turns and restarts
 
-    def _end_action(self) -> "Position":
+    def _end_action(self) -> Position:
         """The action is over: swap roles if the defence gained the ball, else count it."""
         pos = replace(self, pending=())
         if pos.restart and pos.must_kick < 0:  # the set-piece kick has been taken
@@ -1258,7 +884,7 @@ class Position:
             return replace(pos, to_move=1 - pos.to_move, action=1, used=0, turn=pos.turn + 1)
         return replace(pos, action=pos.action + 1)
 
-    def _out(self, x: int, y: int, over_bar: bool = False) -> "Position":
+    def _out(self, x: int, y: int, over_bar: bool = False) -> Position:
         """The ball left the pitch at (x, y) (a goal, or out of play)."""
         square = _sq(x, y)
         last = self.last_touch
@@ -1285,11 +911,10 @@ class Position:
             return out._set_piece("corner", CORNERS[(end, left)], 1 - end)
         return out._set_piece("goal-kick-1", GOAL_KICK[(end, left)], end)
 
-    def _goal(self, square: int, path: tuple[int, ...]) -> "Position":
+    def _goal(self, square: int, path: tuple[int, ...]) -> Position:
         conceding = HOME if square in GOALS[HOME] else AWAY
-        score = list(self.score)
-        score[1 - conceding] += 1
-        pos = replace(self, ball=square, score=tuple(score), pending=("goal", conceding),
+        score = (self.score[0] + (conceding == AWAY), self.score[1] + (conceding == HOME))
+        pos = replace(self, ball=square, score=score, pending=("goal", conceding),
                       to_move=conceding, action=1, used=0, turn=self.turn + 1,
                       must_kick=-1, banned=-1, restart="",
                       path=tuple(path))
@@ -1297,7 +922,7 @@ class Position:
             return replace(pos, over="goals", pending=())
         return pos
 
-    def _restart(self) -> "Position":
+    def _restart(self) -> Position:
         side = self.pending[1]
         players = _formation(side)
         pending = ("lineup", side, "k", 0) if self.options.lineup else ()
@@ -1306,7 +931,7 @@ class Position:
                        last_touch=-1, banned=-1,
                        must_kick=side * 11 + 8, restart="kickoff")
 
-    def _whistle(self) -> "Position":
+    def _whistle(self) -> Position:
         if self.half >= 2:
             if self.score[0] == self.score[1] and self.options.shootout:
                 pos = replace(self, players=_formation(self.kicked_off), used=0, must_kick=-1,
@@ -1318,7 +943,7 @@ class Position:
                        turn=self.turn + 1,
                        must_kick=-1, banned=-1, restart="")
 
-    def _shootout(self, hg: int, ag: int, hn: int, an: int) -> "Position":
+    def _shootout(self, hg: int, ag: int, hn: int, an: int) -> Position:
         """The next kick of the penalty shoot-out, or its end (5 kicks each, then sudden death)."""
         decided = max(hn, an) <= 5 and (hg > ag + max(0, 5 - an) or ag > hg + max(0, 5 - hn))
         if hn == an and hn >= 5 and hg != ag:
@@ -1329,7 +954,7 @@ class Position:
         return replace(self, ball=PENALTY_SPOT[kicking], pending=("shootout", hg, ag, hn, an, -1),
                        to_move=1 - kicking, offence=kicking)
 
-    def _foul(self, square: int, side: int) -> "Position":
+    def _foul(self, square: int, side: int) -> Position:
         """A foul at ``square``: a free kick for ``side``, a penalty in the other side's area."""
         if square in PENALTY_AREA[1 - side] and not self.beginner:
             return replace(self, pending=("place", "penalty", PENALTY_SPOT[side], side),
@@ -1338,7 +963,7 @@ class Position:
                            restart="")
         return self._set_piece("free-kick", square, side)
 
-    def _set_piece(self, kind: str, spot: int, side: int, kicker: int = -1) -> "Position":
+    def _set_piece(self, kind: str, spot: int, side: int, kicker: int = -1) -> Position:
         pos = replace(self, ball=spot, offence=side, to_move=side, action=1, used=0,
                       turn=self.turn + 1, must_kick=-1,
                       banned=-1, restart="")
@@ -1348,7 +973,7 @@ class Position:
             return pos._place(side * 11, kind, spot, side)
         return replace(pos, pending=("place", kind, spot, side))
 
-    def _place(self, kicker: int, kind: str, spot: int, side: int) -> "Position":
+    def _place(self, kicker: int, kind: str, spot: int, side: int) -> Position:
         players = list(self.players)
         other = self._at.get(spot, -1)
         if other >= 0 and other != kicker:
@@ -1359,7 +984,7 @@ class Position:
             return replace(pos, pending=("guard", kicker), to_move=1 - side)
         return replace(pos, pending=("replace", kind, kicker, side, "o", 0, 0))
 
-    def _setup(self, setup: Setup) -> "Position | None":
+    def _setup(self, setup: Setup) -> Position | None:
         kind = self.pending[0]
         if kind == "place" and setup.kind == "kicker":
             kicker = self._at[SQUARE_INDEX[setup.frm]]
@@ -1368,10 +993,10 @@ class Position:
             piece, kicker, side, stage, count, mask = self.pending[1:7]
             if setup.kind == "ready":
                 if stage == "o":
-                    count = bin(mask).count("1")
+                    count = (mask).bit_count()
                     pos = replace(self, pending=("replace", piece, kicker, side, "d", count, 0),
                                   to_move=1 - side)
-                    if bin(mask).count("1") == 0:
+                    if (mask).bit_count() == 0:
                         return pos._setup(Setup("ready"))
                     return pos
                 return replace(self, pending=(), to_move=side, offence=side, action=1, used=0,
@@ -1512,9 +1137,12 @@ class Position:
     def parse_action(self, text: str) -> Action:
         """Read one action (see docs/rules/masume-tactics.md, "Notation").
 
+        >>> from masume.rules.masume_tactics import RULES
         >>> RULES.start().parse_action("g8 ground n")
         Kick(frm='G8', kind='ground', direction='N', distance=0)
         """
+        from .notation import parse_notation
+
         action = parse_notation(text)
         if not self.is_legal(action):
             raise IllegalAction(f"{text.strip()}: {self._why_illegal(action)}")
@@ -1528,6 +1156,7 @@ class Position:
     def to_text(self) -> str:
         """The whole position on one line; ``RULES.from_text`` reads it.
 
+        >>> from masume.rules.masume_tactics import RULES
         >>> RULES.from_text(RULES.start().to_text()) == RULES.start()
         True
         """
@@ -1555,6 +1184,7 @@ class Position:
     def diagram(self) -> str:
         """A text drawing: H/A home/away players (shirt number), * the ball.
 
+        >>> from masume.rules.masume_tactics import RULES
         >>> print(RULES.start().diagram().splitlines()[9])
          8 .   .   .   .   .   .   H9* .   .   .   .   .   .
         """
@@ -1574,194 +1204,3 @@ class Position:
             lines.append(f"{y:2d} " + "".join(c.ljust(4) for c in row).rstrip())
         lines.append("   " + "".join(f.ljust(4) for f in FILES).rstrip())
         return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------- notation
-
-_NOTATION_HELP = ("(G8-G9, G8-G9 leave, G8 ground N, G8 lob NE, G8 inside W2, G10 charge G9, "
-                  "die 4, keep, touch E, head N2, bounce SW, kicker C5, C5>D9, ready, guard F1, "
-                  "in B5, restart, whistle, time, pass)")
-_SQ = r"[A-Za-z][0-9]{1,2}"
-_DIR = r"(?:NE|NW|SE|SW|N|E|S|W)"
-_PATTERNS = [
-    (re.compile(rf"^({_SQ})\s*-\s*({_SQ})(\s+leave)?$", re.I), "move"),
-    (re.compile(rf"^({_SQ})\s+(ground|lob|inside)\s+({_DIR})\s*([1-9])?$", re.I), "kick"),
-    (re.compile(rf"^({_SQ})\s+charge\s+({_SQ})$", re.I), "charge"),
-    (re.compile(r"^die\s+([0-9]+)$", re.I), "die"),
-    (re.compile(r"^keep$", re.I), "keep"),
-    (re.compile(rf"^(touch|bounce)\s+({_DIR})$", re.I), "dir"),
-    (re.compile(rf"^head\s+({_DIR})\s*([12])$", re.I), "head"),
-    (re.compile(rf"^(kicker|guard|in)\s+({_SQ})$", re.I), "setup"),
-    (re.compile(rf"^({_SQ})\s*>\s*({_SQ})$", re.I), "replace"),
-    (re.compile(r"^(ready|restart|whistle|time|pass)$", re.I), "word"),
-]
-
-
-def _name(text: str) -> str:
-    name = text.upper()
-    _square(name)
-    return name
-
-
-def parse_notation(text: str) -> Action:
-    """One action from its notation, without a position (squares are checked to exist).
-
-    >>> parse_notation("G8 lob ne")
-    Kick(frm='G8', kind='lob', direction='NE', distance=0)
-    >>> parse_notation("G8 inside N")
-    Traceback (most recent call last):
-    ...
-    masume.rules.base.NotationError: 'G8 inside N': an inside kick says its distance, 1 or 2 ...
-    """
-    if not isinstance(text, str):
-        raise NotationError(f"{text!r} is not {GAME} notation {_NOTATION_HELP}")
-    clean = " ".join(text.strip().split())
-    for pattern, kind in _PATTERNS:
-        m = pattern.match(clean)
-        if not m:
-            continue
-        g = m.groups()
-        if kind == "move":
-            return Move(_name(g[0]), _name(g[1]), bool(g[2]))
-        if kind == "kick":
-            kick_kind, distance = g[1].lower(), int(g[3]) if g[3] else 0
-            if kick_kind == "inside" and not distance:
-                example = f"{g[0].upper()} inside {g[2].upper()}2"
-                raise NotationError(
-                    f"{clean!r}: an inside kick says its distance, 1 or 2 ({example})")
-            if kick_kind != "inside" and distance:
-                raise NotationError(
-                    f"{clean!r}: only an inside kick says a distance; the die decides the others")
-            return Kick(_name(g[0]), kick_kind, g[2].upper(), distance)
-        if kind == "charge":
-            return Charge(_name(g[0]), _name(g[1]))
-        if kind == "die":
-            if not 1 <= int(g[0]) <= 6:
-                raise NotationError(f"{clean!r}: a die shows 1 to 6")
-            return Roll(int(g[0]))
-        if kind == "keep":
-            return Choice("keep")
-        if kind == "dir":
-            return Choice(g[0].lower(), g[1].upper())
-        if kind == "head":
-            return Choice("head", g[0].upper(), int(g[1]))
-        if kind == "setup":
-            return Setup(g[0].lower(), _name(g[1]))
-        if kind == "replace":
-            return Setup("replace", _name(g[0]), _name(g[1]))
-        word = g[0].lower()
-        words: dict[str, Action] = {"ready": Setup("ready"), "restart": Restart(),
-                                    "whistle": Whistle(), "time": Timeout(), "pass": Pass()}
-        return words[word]
-    raise NotationError(f"{clean!r} is not {GAME} notation {_NOTATION_HELP}")
-
-
-# --------------------------------------------------------------------------- rules
-
-
-class MasumeTacticsRules:
-    """The entry point, as ``masume.rules.load_rules("masume-tactics")`` returns it.
-
-    >>> RULES.start(rules="beginner").status().actions_per_turn
-    1
-    """
-
-    name = GAME
-    board = "masume-tactics"
-    Options = Options
-
-    def start(self, first: str = "home", **options: Any) -> Position:
-        """The kick-off: ``first`` kicks off; ``options`` see :class:`Options`."""
-        if first not in SIDES:
-            raise ValueError(f"first must be home or away, not {first!r}")
-        side = SIDES.index(first)
-        made = Options.make(**options)
-        return Position(_formation(side), CENTRE_MARK[side], offence=side, to_move=side,
-                        must_kick=side * 11 + 8, restart="kickoff", kicked_off=side, options=made,
-                        pending=("lineup", side, "k", 0) if made.lineup else ())
-
-    def from_text(self, text: str, **options: Any) -> Position:
-        """The position written by :meth:`Position.to_text`; options given here override."""
-        return _read_text(text, options)
-
-    def check_cards(self, card_set: CardSet) -> list[str]:
-        """The game's checks of a specialist card set (see :func:`check_cards`)."""
-        return check_cards(card_set)
-
-    def resign(self, position: Position, side: str) -> Position:
-        """The position after ``side`` resigns.
-
-        >>> RULES.resign(RULES.start(), "away").outcome().winner
-        'home'
-        """
-        return replace(position, over="resignation", resigned=resigning(position, side),
-                       pending=())
-
-
-def _read_text(text: str, overrides: dict[str, Any]) -> Position:
-    def bad(why: str) -> NotationError:
-        return NotationError(f"not a {GAME} position ({why}): {text!r}")
-
-    fields = read_fields(text, bad)
-    try:
-        players = tuple(SQUARE_INDEX[n.upper()] for n in fields["home"].split(",")) + tuple(
-            SQUARE_INDEX[n.upper()] for n in fields["away"].split(","))
-        if len(players) != 22:
-            raise bad("11 players a side")
-        ball_text = fields["ball"]
-        ball = SQUARE_INDEX[ball_text.upper()] if not ball_text.isdigit() else int(ball_text)
-        h, a = (int(v) for v in fields.get("score", "0-0").split("-"))
-        pending: tuple = ()
-        if fields.get("pending", "-") != "-":
-            pending = tuple(int(p) if re.fullmatch(r"-?\d+", p) else p
-                            for p in fields["pending"].split(":"))
-        options: dict[str, Any] = {}
-        if "options" in fields:
-            for item in fields["options"].split(","):
-                k, _, v = item.partition("=")
-                flags = {"true": True, "false": False}
-                options[k] = int(v) if v.isdigit() else flags.get(v.lower(), v)
-        options.update(overrides)
-        position = Position(
-            players, ball, offence=SIDES.index(fields.get("offence", "home")),
-            to_move=SIDES.index(fields.get("move", "home")), action=int(fields.get("action", "1")),
-            used=int(fields.get("used", "0")), pending=pending, score=(h, a),
-            last_touch=int(fields.get("last", "-1")), banned=int(fields.get("banned", "-1")),
-            must_kick=int(fields.get("kicker", "-1")),
-            restart="" if fields.get("restart", "-") == "-" else fields["restart"],
-            half=int(fields.get("half", "1")),
-            kicked_off=SIDES.index(fields.get("kickoff", "home")),
-            over=fields.get("over", "").replace("_", " "),
-            resigned=SIDES.index(fields["resigned"]) if "resigned" in fields else -1,
-            options=Options.make(**options),
-        )
-    except (KeyError, ValueError) as exc:
-        if isinstance(exc, NotationError):
-            raise
-        raise bad(str(exc)) from None
-    problem = _impossible(position)
-    if problem:
-        raise bad(problem)
-    return position
-
-
-def _impossible(position: Position) -> str:
-    """Why a position cannot exist (22 players on distinct squares, one ball), or ""."""
-    if len(set(position.players)) != 22:
-        return "two players on one square"
-    for s in position.players:
-        if s not in PITCH and s not in TOUCH:
-            return f"a player on {SQUARE_NAMES.get(s, s)}, off the board"
-    ball = position.ball
-    if ball not in PITCH and ball not in TOUCH and not any(ball in g for g in GOALS):
-        return "the ball is off the board"
-    return ""
-
-
-RULES = MasumeTacticsRules()
-
-__all__ = [
-    "Action", "Charge", "Choice", "Kick", "MasumeTacticsRules", "Move", "Options", "Pass",
-    "Position",
-    "RULES", "Restart", "Roll", "Setup", "Timeout", "Whistle", "parse_notation",
-]

@@ -1,0 +1,174 @@
+"""The board of Soccer Shogi: its squares, goals and keeper areas, and the steps,
+jumps, kick rays and sandwich lines worked out once for every square."""
+
+from __future__ import annotations
+
+from ..base import NotationError
+
+FILES = "ABCDE"
+SIDES: tuple[str, str] = ("blue", "red")
+BLUE, RED = 0, 1
+
+# Square index = rank * 5 + file, ranks 0-9 (0 and 9 are the goal rows).
+EMPTY = 0
+ACTIVE = (1, 2)  # cell code of an active blue / red player
+RESTING = (3, 4)  # cell code of a flipped (resting) blue / red player
+PIECE_NAMES = {1: "blue", 2: "red", 3: "blue-rest", 4: "red-rest"}
+PIECE_CHARS = {1: "B", 2: "R", 3: "b", 4: "r"}
+
+
+def _index(file: int, rank: int) -> int:
+    return rank * 5 + file
+
+
+def _is_square(file: int, rank: int) -> bool:
+    if not (0 <= file < 5 and 0 <= rank <= 9):
+        return False
+    return 1 <= rank <= 8 or 1 <= file <= 3
+
+
+SQUARE_NAMES: dict[int, str] = {
+    _index(f, r): f"{FILES[f]}{r}" for r in range(10) for f in range(5) if _is_square(f, r)
+}
+SQUARE_INDEX: dict[str, int] = {name: i for i, name in SQUARE_NAMES.items()}
+PITCH: tuple[int, ...] = tuple(_index(f, r) for r in range(1, 9) for f in range(5))
+PITCH_SET = frozenset(PITCH)
+GOAL_SQUARES: tuple[frozenset[int], frozenset[int]] = (
+    frozenset(_index(f, 9) for f in (1, 2, 3)),  # blue's goal, defended by blue
+    frozenset(_index(f, 0) for f in (1, 2, 3)),  # red's goal
+)
+ALL_GOALS = GOAL_SQUARES[BLUE] | GOAL_SQUARES[RED]
+#: The keeper area in front of each side's goal.
+KEEPER_AREA: tuple[frozenset[int], frozenset[int]] = (
+    frozenset(_index(f, 8) for f in (1, 2, 3)),
+    frozenset(_index(f, 1) for f in (1, 2, 3)),
+)
+AREA_SQUARES = (tuple(sorted(KEEPER_AREA[0])), tuple(sorted(KEEPER_AREA[1])))
+CORNERS = frozenset(_index(f, r) for f in (0, 4) for r in (1, 8))
+#: Rule 2-2: a kick from a corner into the goal square diagonally beside it is
+#: blocked by an opponent on the keeper-area square between them.
+CORNER_SHOT_GUARD: dict[tuple[int, int], int] = {
+    (_index(0, 1), _index(1, 0)): _index(1, 1),  # A1 -> B0, guarded by B1
+    (_index(4, 1), _index(3, 0)): _index(3, 1),  # E1 -> D0, guarded by D1
+    (_index(0, 8), _index(1, 9)): _index(1, 8),  # A8 -> B9, guarded by B8
+    (_index(4, 8), _index(3, 9)): _index(3, 8),  # E8 -> D9, guarded by D8
+}
+
+ORTHOGONAL = ((1, 0), (-1, 0), (0, 1), (0, -1))
+DIAGONAL = ((1, 1), (-1, 1), (1, -1), (-1, -1))
+DIRECTIONS = ORTHOGONAL + DIAGONAL
+
+
+def _neighbour(square: int, direction: tuple[int, int]) -> int:
+    """The square one step away, or -1 off the board."""
+    file, rank = square % 5 + direction[0], square // 5 + direction[1]
+    return _index(file, rank) if _is_square(file, rank) else -1
+
+
+#: Pitch squares one step away (players never stand in a goal).
+STEPS: dict[int, tuple[int, ...]] = {
+    s: tuple(n for d in DIRECTIONS if (n := _neighbour(s, d)) in PITCH_SET) for s in PITCH
+}
+
+
+#: Pitch squares outside both keeper areas, and the steps between them.
+QUIET_SQUARES: tuple[int, ...] = tuple(s for s in PITCH if s not in KEEPER_AREA[0] | KEEPER_AREA[1])
+QUIET_STEPS: dict[int, tuple[int, ...]] = {
+    s: tuple(t for t in STEPS[s] if t in QUIET_SQUARES) for s in QUIET_SQUARES
+}
+#: (jumped square, landing square) per family: 0 orthogonal, 1 diagonal.
+JUMPS: dict[int, tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]] = {}
+for _s in PITCH:
+    _families = []
+    for _family in (ORTHOGONAL, DIAGONAL):
+        _hops = []
+        for _d in _family:
+            _mid = _neighbour(_s, _d)
+            _land = _neighbour(_mid, _d) if _mid >= 0 else -1
+            if _mid in PITCH_SET and _land in PITCH_SET:
+                _hops.append((_mid, _land))
+        _families.append(tuple(_hops))
+    JUMPS[_s] = (_families[0], _families[1])
+#: The squares a kick from a square passes, in order, in each of 8 directions.
+RAYS: dict[int, tuple[tuple[int, ...], ...]] = {}
+for _s in PITCH:
+    _rays = []
+    for _d in DIRECTIONS:
+        _ray, _q = [], _neighbour(_s, _d)
+        while _q >= 0:
+            _ray.append(_q)
+            if _q in ALL_GOALS:  # the goal row is the end of the board
+                break
+            _q = _neighbour(_q, _d)
+        if _ray:
+            _rays.append(tuple(_ray))
+    RAYS[_s] = tuple(_rays)
+
+
+#: (index, name) of the pitch squares in order; a piece code's layout entry alone,
+#: and under the ball (0: the ball alone).
+_PITCH_NAMED: tuple[tuple[int, str], ...] = tuple((i, SQUARE_NAMES[i]) for i in PITCH)
+_ALONE = {code: (name,) for code, name in PIECE_NAMES.items()}
+_WITH_BALL = {EMPTY: ("ball",), **{code: ("ball", name) for code, name in PIECE_NAMES.items()}}
+
+
+def _side_of(cell: int) -> int:
+    return (cell - 1) % 2
+
+
+def square_name(index: int) -> str:
+    return SQUARE_NAMES[index]
+
+
+def _square(name: str) -> int:
+    """Index of a square name; NotationError for anything else."""
+    index = SQUARE_INDEX.get(name.upper()) if isinstance(name, str) else None
+    if index is None:
+        raise NotationError(
+            f"{name!r} is not a square of the board (pitch A1-E8, goals B0-D0 and B9-D9)"
+        )
+    return index
+
+
+def _start_cells(first: int) -> tuple[tuple[int, ...], int, tuple[int, int]]:
+    """Cells, ball square and keeper squares of the starting position.
+
+    The figure of the source is lost; the squares come from the game records
+    (docs/rules/soccer-shogi.md, "Starting position"). They are written for
+    blue moving first and mirrored (rank r -> 9 - r) when red does.
+    """
+    blue = ["A7", "B7", "D7", "E7", "C8", "C5"]
+    red = ["A2", "B2", "C2", "D2", "E2", "C1"]
+    ball, keepers = "C5", ("C8", "C1")
+    if first == RED:
+        blue = ["A7", "B7", "C7", "D7", "E7", "C8"]
+        red = ["A2", "B2", "D2", "E2", "C1", "C4"]
+        ball = "C4"
+    cells = [EMPTY] * 50
+    for name in blue:
+        cells[SQUARE_INDEX[name]] = ACTIVE[BLUE]
+    for name in red:
+        cells[SQUARE_INDEX[name]] = ACTIVE[RED]
+    return tuple(cells), SQUARE_INDEX[ball], (SQUARE_INDEX[keepers[0]], SQUARE_INDEX[keepers[1]])
+
+
+GOAL_NAMES = frozenset(SQUARE_NAMES[i] for i in ALL_GOALS)
+
+
+#: For each pitch square, per axis (rank, then file), the pitch squares outward
+#: on each side in order, and whether that side ends at an end line behind a corner.
+SANDWICH_LINES: dict[int, tuple[tuple[tuple[tuple[int, ...], bool], ...], ...]] = {}
+for _s in PITCH:
+    _axes = []
+    for _axis in ((1, 0), (0, 1)):
+        _sides = []
+        for _sign in (1, -1):
+            _d = (_axis[0] * _sign, _axis[1] * _sign)
+            _line, _q = [], _neighbour(_s, _d)
+            while _q in PITCH_SET:
+                _line.append(_q)
+                _q = _neighbour(_q, _d)
+            _last = _line[-1] if _line else _s
+            _sides.append((tuple(_line), _axis == (0, 1) and _last in CORNERS))
+        _axes.append(tuple(_sides))
+    SANDWICH_LINES[_s] = tuple(_axes)

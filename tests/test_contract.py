@@ -1,0 +1,134 @@
+"""The engine contract and the layers, checked (issue 13).
+
+- ``mypy --strict`` and ruff are clean over the engines and what reads them
+  (:data:`CHECKED`; phase 2 of issue 13 widens it to the whole package);
+- every docstring example in those modules holds (doctest);
+- the layers of docs/architecture.md hold (import-linter, contracts in pyproject.toml):
+  the rules import nothing above layer 1, the protocol nothing of the host, the
+  firmware no host code;
+- the rules engines open no file (an AST check: import-linter sees imports only);
+- every game is a package of masume.rules with a legend for its sides and highlights.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import importlib
+import pkgutil
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import masume.rules
+from masume.games import GAMES, load_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+#: What mypy --strict, ruff and the doctests check now.
+CHECKED = ["host/masume/rules", "host/masume/cards", "host/masume/games.py",
+           "host/masume/leds.py", "host/masume/tracker.py", "protocol/codec.py"]
+#: Modules that reach files: the rules import none of them.
+FILE_MODULES = {"io", "os", "pathlib", "shutil", "glob", "tempfile", "tomllib", "sqlite3",
+                "fileinput", "mmap", "zipfile", "tarfile"}
+
+
+def _run(*command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", *command], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_mypy_strict_passes() -> None:
+    """The modules, and that every engine follows the contract (tests/engine_types.py)."""
+    done = _run("mypy", "--strict", *CHECKED, "tests/engine_types.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_ruff_passes() -> None:
+    done = _run("ruff", "check", *CHECKED)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_layers_hold() -> None:
+    """The contracts of ``[tool.importlinter]``: the layers of docs/architecture.md."""
+    lint_imports = Path(sys.executable).with_name("lint-imports")  # import-linter's command
+    done = subprocess.run([str(lint_imports), "--no-cache"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _modules() -> list[str]:
+    names = ["masume.cards", "masume.games", "masume.leds", "masume.tracker",
+             "masume_protocol.codec", "masume.rules"]
+    names += [m.name for m in pkgutil.walk_packages(masume.rules.__path__, "masume.rules.")]
+    return sorted(names)
+
+
+@pytest.mark.parametrize("name", _modules())
+def test_docstring_examples(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+
+
+def _opens_files(path: Path) -> list[str]:
+    """What in a module reaches files: imports of FILE_MODULES (but for type checking)
+    and calls of ``open``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            typing_only |= {id(n) for n in ast.walk(node)}
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        found += [f"{path.name}:{node.lineno}: import {n}" for n in names
+                  if n.split(".")[0] in FILE_MODULES]
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "open"):
+            found.append(f"{path.name}:{node.lineno}: open()")
+    return found
+
+
+def test_the_rules_open_no_file() -> None:
+    found = [problem for path in sorted((ROOT / "host/masume/rules").rglob("*.py"))
+             for problem in _opens_files(path)]
+    assert found == []
+
+
+def test_the_file_check_sees_a_file_opened() -> None:
+    tree = Path(__file__)  # this module imports pathlib
+    assert any("import pathlib" in p for p in _opens_files(tree))
+
+
+def test_every_game_is_a_package_of_the_rules() -> None:
+    packages = {m.name for m in pkgutil.iter_modules(masume.rules.__path__) if m.ispkg}
+    assert {name.replace("-", "_") for name in GAMES} == packages
+    for name in GAMES:
+        assert load_rules(name).name == name
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_the_legend_names_every_side_and_every_highlight(game: str) -> None:
+    """Random games: every highlight meaning the rules light is in the game's legend."""
+    rules = load_rules(game)
+    rng = random.Random(game)
+    position = rules.start()
+    assert tuple(position.legend.sides) == position.sides
+    seen: set[str] = set()
+    for _ in range(3):
+        position = rules.start()
+        for _ in range(60):
+            seen |= set(position.status().highlights)
+            actions = list(position.legal_actions())
+            if not actions or position.outcome() is not None:
+                break
+            position = position.apply(rng.choice(actions))
+    assert seen <= set(position.legend.highlights)
