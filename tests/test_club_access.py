@@ -10,13 +10,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from masume.cards import card_set_of
 from masume.club.arbiter import TRIES, read_password
 from masume.club.server import ClubServer, make_assignment
 from masume.club.store import ClubStore
 from masume.club.web import serve
-from masume.play.cards import set_up
-from masume.rules import load_rules
+from masume.games import load_rules
+from masume.play.cards import cards_of, set_up
 from test_club import wait_for
 
 pytestmark = pytest.mark.slow
@@ -42,7 +41,7 @@ def club(broker, make_sim, tmp_path: Path):
     try:
         assert wait_for(lambda: UNIT in server.tables
                         and server.table_state(UNIT)["tracker"]["state"] == "in-sync", 60)
-        sim.place("home-character-1", card_set_of(position).copy(SECRET).piece)
+        sim.place("home-character-1", cards_of(position).copy(SECRET).piece)
         assert wait_for(lambda: len(server.tables[UNIT].session.game.actions) == 1, 30)
         yield url, server, store
     finally:
@@ -53,7 +52,7 @@ def club(broker, make_sim, tmp_path: Path):
 
 def test_a_spectator_never_sees_a_face_down_card(club) -> None:
     url, server, store = club
-    copy = card_set_of(server.tables[UNIT].session.game.position).copy(SECRET)
+    copy = cards_of(server.tables[UNIT].session.game.position).copy(SECRET)
     secrets = (copy.tag, copy.id, copy.card.name)
     # The arbiter's record names it (so there is something to hide) ...
     assert f"{SECRET}@home-character-1" in store.record(server.tables[UNIT].game_id)

@@ -29,7 +29,7 @@ from masume.club.broker import MAX_PACKET, write_broker_config
 from masume.club.store import ClubStore
 from masume.link.mqtt import (MAX_MESSAGE, PASSWORD_ENV, BrokerUrl, MqttHub, new_client,
                               read_password, topic)
-from masume.rules import load_rules
+from masume.games import load_rules
 
 pytestmark = pytest.mark.slow
 
