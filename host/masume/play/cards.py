@@ -77,7 +77,7 @@ def public_pieces(pieces: Mapping[str, Iterable[str]], *, position: Any,
     """What lies on each cell (``pieces`` as sensed, or a position's ``layout()``) as
     anyone may see it: in a game that hides cards, ``card`` for each card on a card
     cell, whatever it is."""
-    if not hides(position):
+    if not isinstance(position, HidesInformation):
         return {cell: list(stack) for cell, stack in pieces.items()}
     card_cells = {c.name for c in board.sensed if c.sensor == "card"}
     return {cell: ([CARD] * len(list(stack)) if cell in card_cells else list(stack))
