@@ -55,7 +55,9 @@ def test_a_spectator_never_sees_a_face_down_card(club) -> None:
     copy = cards_of(server.tables[UNIT].session.game.position).copy(SECRET)
     secrets = (copy.tag, copy.id, copy.card.name)
     # The arbiter's record names it (so there is something to hide) ...
-    assert f"{SECRET}@home-character-1" in store.record(server.tables[UNIT].game_id)
+    # (saved just after the game took the action: wait for the save, not the action)
+    assert wait_for(lambda: f"{SECRET}@home-character-1"
+                    in (store.record(server.tables[UNIT].game_id) or ""), 30)
     # ... and nothing a spectator gets does.
     table = httpx.get(url + f"api/tables/{UNIT}").json()
     assert len(table["replay"]) == 2
