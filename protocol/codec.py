@@ -175,6 +175,8 @@ def _pack_str(s):
 
 
 def _unpack_str(p, i):
+    if i >= len(p):
+        raise FrameError("string missing")
     n = p[i]
     if i + 1 + n > len(p):
         raise FrameError("string runs past the payload")
@@ -286,6 +288,8 @@ def unpack_snapshot(p):
             raise FrameError("snapshot: truncated")
         (cell,) = struct.unpack("<H", p[i:i + 2])
         n = p[i + 2]
+        if n > READING_MAX:
+            raise FrameError("snapshot: reading too long")
         if i + 3 + n > len(p):
             raise FrameError("snapshot: truncated")
         out.append((cell, bytes(p[i + 3:i + 3 + n])))

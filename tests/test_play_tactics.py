@@ -416,6 +416,7 @@ def test_the_match_clock_goes_on_after_a_resume_and_the_turn_clock_starts_afresh
     table.tracker.observe(table.tracker.expected_readings(), 0.0)
     table._clock(0.0)
     table._clock(25.0)  # saved with the record every 10 s: a power cut now keeps 25 s
+    table._checkpoint()  # (the table's thread saves after every tick)
     assert read_record(store.folder / "record.txt").headers["Clock"] == "half 1=25.0"
     table._clock(27.5)
     table.close()  # closing saves the clock as it stands

@@ -260,6 +260,35 @@ class Tracker:
         self._changed_at = now
         self._update_view()
 
+    def memory(self) -> dict[str, object]:
+        """What the tracker knows beyond the game and the readings, to be saved with
+        them: whether it has decided on the board as it stands (``settled``: it will
+        not read it again, e.g. after a takeback while the board still shows the
+        action), the actions it was given rather than read (``pushed``, by index:
+        the sensors never take them back), and the position the pieces must follow
+        from (``follow``, by index in the game's positions), if any."""
+        follow = None
+        if self._follow_from is not None:
+            positions = self.game.positions()
+            follow = max(i for i, p in enumerate(positions) if p == self._follow_from)
+        return {"settled": self._sensed is not None and self._settled_on == self._sensed,
+                "pushed": sorted(self._pushed), "follow": follow}
+
+    def restore(self, readings: Mapping[str, Reading], memory: Mapping[str, object],
+                now: float) -> None:
+        """Take up a saved state: the board read ``readings`` and the tracker knew
+        ``memory`` (:meth:`memory`) when the game was saved."""
+        self.observe(readings, now)
+        n = len(self.game.actions)
+        self._pushed = {i for i in memory.get("pushed", ()) if i < n}  # type: ignore[union-attr]
+        follow = memory.get("follow")
+        positions = self.game.positions()
+        self._follow_from = (positions[follow] if isinstance(follow, int)
+                             and 0 <= follow < len(positions) else None)
+        if memory.get("settled"):
+            self._settled_on = dict(self._sensed or {})
+        self._update_view(settled=bool(memory.get("settled")))
+
     def observe_square(self, square: str, reading: Reading, now: float) -> None:
         if self._sensed is None or not self.board.has_cell(square):
             return

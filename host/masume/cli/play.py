@@ -100,13 +100,17 @@ def run(args: argparse.Namespace) -> int:
                              on_log=lambda m: print(f"sim: {m}", file=sys.stderr))
         _set_up(sim, game.position)
         port = sim.port
-    link = BoardSession(SerialTransport(port), expect=board.id, resolve=lambda _id: board).start()
+    link = BoardSession(SerialTransport(port), expect=board.id, resolve=lambda _id: board)
 
     def report(what: str, side: str, notation: str) -> None:
         print(f"{side}: {notation}" if what == "played" else f"took back {notation}", flush=True)
 
+    # The table puts the link where the saved game left the board's events (on a
+    # resume, the board then sends again what the save does not hold).
     table = TableSession(rules, board, link, game=game, store=store, sim=sim, port=port,
-                         on_action=report).start()
+                         on_action=report)
+    link.start()
+    table.start()
     print(f"board: {board.id} on {port}{' (simulated)' if sim else ''}", flush=True)
     print(f"saving to {store.folder}", flush=True)
     stop_web = None

@@ -35,6 +35,10 @@ PREFIX = "masume"
 #: Unit ids: what may stand between the slashes of a topic (no wildcards).
 UNIT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 QUEUE_LIMIT = 1024  # frames waiting for one board's session; more are dropped (resent)
+#: Boards whose status a hub keeps; the status of any more is ignored (and counted):
+#: a flood of made-up unit ids must not grow the server.
+MAX_UNITS = 4096
+REPORT_EVERY_S = 1.0  # dropped frames are said at most once a second per board
 
 
 def topic(unit: str, kind: str) -> str:
@@ -123,6 +127,9 @@ class MqttHub:
         self.status: dict[str, str] = {}
         self.connected = threading.Event()
         self.malformed = 0
+        self.too_many = 0  # status messages of boards past MAX_UNITS, ignored
+        self.faults = 0  # exceptions caught in paho's callbacks (logged, then going on)
+        self._paho_thread: threading.Thread | None = None
         self.refused: str | None = None  # the broker's answer when it refuses us
         #: Events that came for a board with no transport here (in flight while it
         #: was forgotten; none otherwise: only our boards' events are subscribed).
@@ -133,9 +140,9 @@ class MqttHub:
         self._client = new_client(client_id)
         self.url.configure(self._client)
         self._client.reconnect_delay_set(0.1, 2)
-        self._client.on_connect = self._on_connect
-        self._client.on_disconnect = self._on_disconnect
-        self._client.on_message = self._on_message
+        self._client.on_connect = self._guarded(self._on_connect)
+        self._client.on_disconnect = self._guarded(self._on_disconnect)
+        self._client.on_message = self._guarded(self._on_message)
 
     def start(self, wait: float = 5.0) -> "MqttHub":
         try:
@@ -153,7 +160,28 @@ class MqttHub:
             self._client.loop_stop()
         self.connected.clear()
 
+    def health_report(self) -> dict:
+        """The broker connection and paho's thread (which runs every board's traffic)."""
+        thread = self._paho_thread
+        return {"connected": self.connected.is_set(),
+                "alive": thread is not None and thread.is_alive(), "faults": self.faults,
+                "malformed": self.malformed, "stray": self.stray, "too_many": self.too_many,
+                "dropped": sum(t.dropped for t in list(self._routes.values()))}
+
     # paho's thread ----------------------------------------------------------
+
+    def _guarded(self, callback: Callable) -> Callable:
+        """A callback for paho's thread: an exception would end that thread, and every
+        board's traffic with it. Logged and counted instead; the hub goes on."""
+        def run(*args) -> None:
+            self._paho_thread = threading.current_thread()
+            try:
+                callback(*args)
+            except Exception as exc:
+                self.faults += 1
+                log.error("broker connection %s: %s in %s, going on", self.client_id,
+                          type(exc).__name__, callback.__name__, exc_info=exc)
+        return run
 
     def _on_connect(self, client, userdata, flags, reason, properties=None) -> None:
         if reason.is_failure:
@@ -189,6 +217,12 @@ class MqttHub:
             if state not in ("online", "offline"):
                 self.malformed += 1
                 log.warning("ignoring status %r of %s", state[:40], unit)
+                return
+            if unit not in self.status and len(self.status) >= MAX_UNITS:
+                self.too_many += 1
+                if self.too_many == 1:
+                    log.warning("more than %d boards on the broker: ignoring the status of "
+                                "%s and any further new ones (counted)", MAX_UNITS, unit)
                 return
             self.status[unit] = state
             route = self._routes.get(unit)
@@ -266,7 +300,8 @@ class MqttTransport:
         self.commands = topic(unit, "commands")
         self.offline = threading.Event()
         self._frames: queue.Queue[bytes] = queue.Queue(QUEUE_LIMIT)
-        self.dropped = 0
+        self.dropped = 0  # frames dropped because the session did not take them in time
+        self._said = (0.0, 0)  # (when dropping was last said, dropped then)
 
     @property
     def port(self) -> str:
@@ -280,7 +315,13 @@ class MqttTransport:
         try:
             self._frames.put_nowait(payload)
         except queue.Full:
+            # The board sends what is not acknowledged again: nothing is lost, but say it.
             self.dropped += 1
+            now = time.monotonic()
+            if now - self._said[0] >= REPORT_EVERY_S:
+                log.warning("board %s: %d frames dropped, its session is not keeping up (the "
+                            "board sends them again)", self.unit, self.dropped - self._said[1])
+                self._said = (now, self.dropped)
 
     def open(self) -> None:
         if not self.hub.connected.is_set():
