@@ -1,4 +1,4 @@
-"""``masume bench link|rules|club``: print the project's speed figures (docs/benchmarks.md)."""
+"""``masume bench link|rules|club|fuzz``: print the project's figures (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="cut one board's Wi-Fi for S seconds in the largest run (e.g. 60)")
     club.set_defaults(handler=_club)
 
+    fuzz = kinds.add_parser("fuzz", help="the codec under a coverage-guided fuzzer (atheris): "
+                            "every malformed payload must raise FrameError")
+    fuzz.add_argument("--payloads", type=int, default=1_000_000, help="payloads to try")
+    fuzz.add_argument("--seed", type=int, default=1, help="the fuzzer's random seed")
+    fuzz.set_defaults(handler=_fuzz)
+
 
 def _link(args: argparse.Namespace) -> int:
     from masume.bench.link import run
@@ -48,6 +54,12 @@ def _club(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
+
+
+def _fuzz(args: argparse.Namespace) -> int:
+    from masume.bench.fuzz import run
+
+    return run(payloads=args.payloads, seed=args.seed)
 
 
 def _rules(args: argparse.Namespace) -> int:
