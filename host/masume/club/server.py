@@ -411,7 +411,7 @@ class ClubServer:
         state = table.session.state()
         state.update(table=unit, players=list(assignment.players) if assignment else [],
                      online=online, running=True, game_id=table.game_id,
-                     connected=table.link.connected.is_set())
+                     connected=table.link.connected.is_set() and table.link.alive)
         return state
 
     def health_report(self) -> dict[str, Any]:

@@ -340,7 +340,7 @@ class BoardSession:
             except BoardMismatch as exc:
                 self.state = "failed"
                 self.error = str(exc)
-                self.health.stop("failed", f"board link: {exc}")
+                self.health.stop("failed")  # said by the link's error
                 log.error("%s", exc)
                 self._close_transport()
                 return

@@ -291,7 +291,7 @@ class TableSession:
             except BoardMismatch as exc:
                 with self._lock:
                     self.notice = str(exc)
-                self.health.stop("failed", f"table: {exc}")
+                self.health.stop("failed")  # the board is refused: said by the link
                 self._notify()
                 return
             except Exception as exc:  # a bug: say it, reload the last save, go on
@@ -654,7 +654,7 @@ class TableSession:
         link = link_health.to_dict(alive=link_alive) if link_health is not None else None
         problem = table["problem"] or (link or {}).get("problem")
         if problem is None and self._thread is not None and not self.alive \
-                and not self._stop.is_set():
+                and not self._stop.is_set() and self.health.state != "failed":
             problem = f"table: stopped ({self.name})"  # cannot happen; said if it ever does
         return {"table": table, "link": link, "link_alive": link_alive, "problem": problem}
 
