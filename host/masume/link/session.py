@@ -178,6 +178,11 @@ class BoardSession:
         return self._ack
 
     @property
+    def waiting(self) -> int:
+        """Events taken from the board and not yet by the consumer (bounded)."""
+        return self._events.qsize()
+
+    @property
     def alive(self) -> bool:
         """Is the link's thread running (it stops only when closed or the board is refused)?"""
         return self._thread is not None and self._thread.is_alive()
