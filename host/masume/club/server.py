@@ -168,7 +168,6 @@ class ClubServer:
         self.assignments = dict(assignments)
         self.server_id = server_id
         self.shared = shared
-        self.on_change = on_change
         self.tables: dict[str, ClubTable] = {}
         self.unregistered: set[str] = set()  # named in the log (at most UNREGISTERED_NAMED)
         self.unregistered_seen = 0  # status messages of unregistered boards
@@ -181,6 +180,8 @@ class ClubServer:
         self._stop = threading.Event()
         self._threads: dict[str, threading.Thread] = {}
         self._subscribers = Subscribers("masume.club")
+        if on_change is not None:
+            self._subscribers.add(on_change)  # a callback that fails is logged, not fatal
         self._unowned: dict[str, float] = {}
         self.health = {name: Health(name, f"club server {server_id}")
                        for name in ("club-tables", "club-leases")}
@@ -394,8 +395,6 @@ class ClubServer:
         return self._subscribers.add(callback)
 
     def _changed(self, unit: str) -> None:
-        if self.on_change:
-            self.on_change(unit)
         self._subscribers.notify(unit)
 
     def table_state(self, unit: str) -> dict[str, Any] | None:
