@@ -12,6 +12,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     link = kinds.add_parser("link", help="board link: latency, throughput, firmware scan time")
     link.add_argument("--board", default=None, help="board for latency (default: the largest)")
     link.add_argument("--events", type=int, default=2000, help="events for the throughput run")
+    link.add_argument("--unread", type=int, metavar="N",
+                      help="instead: the host's memory while nobody reads N events")
     link.set_defaults(handler=_link)
 
     rules = kinds.add_parser("rules", help="rules engine: legal actions and playouts per second")
@@ -35,8 +37,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _link(args: argparse.Namespace) -> int:
-    from masume.bench.link import run
+    from masume.bench.link import largest_board, run, unread
+    from masume.boards import load_board
 
+    if args.unread:
+        return unread(load_board(args.board) if args.board else largest_board(), args.unread)
     return run(board=args.board, events=args.events)
 
 
