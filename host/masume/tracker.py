@@ -264,15 +264,17 @@ class Tracker:
         """What the tracker knows beyond the game and the readings, to be saved with
         them: whether it has decided on the board as it stands (``settled``: it will
         not read it again, e.g. after a takeback while the board still shows the
-        action), the actions it was given rather than read (``pushed``, by index:
-        the sensors never take them back), and the position the pieces must follow
-        from (``follow``, by index in the game's positions), if any."""
+        action), which of the last two actions it was given rather than read
+        (``pushed``, by index: the sensors never take those back, and take back no
+        more than two), and the position the pieces must follow from (``follow``,
+        by index in the game's positions), if any."""
         follow = None
         if self._follow_from is not None:
             positions = self.game.positions()
             follow = max(i for i, p in enumerate(positions) if p == self._follow_from)
+        n = len(self.game.actions)
         return {"settled": self._sensed is not None and self._settled_on == self._sensed,
-                "pushed": sorted(self._pushed), "follow": follow}
+                "pushed": sorted(i for i in self._pushed if i >= n - 2), "follow": follow}
 
     def restore(self, readings: Mapping[str, Reading], memory: Mapping[str, object],
                 now: float) -> None:

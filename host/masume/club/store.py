@@ -90,7 +90,7 @@ class ClubStore:
             self._db.commit()
 
     def _reconnect_if_lost(self) -> None:
-        if self.dialect == "postgres" and self._db.closed:
+        if self.dialect == "postgres" and (self._db.closed or self._db.broken):
             self._connect()  # the database server restarted: a new connection
 
     def _rollback(self) -> None:

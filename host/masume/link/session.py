@@ -587,6 +587,8 @@ class BoardSession:
                                "(not acknowledged)")
                 return
             self._received = event.seq
+            if event.type == "square":
+                self.readings[event.square] = event.reading  # type: ignore[index]
 
     def _snapshot(self, board: Board, seq: int, fields: list[tuple[int, bytes]]) -> bool:
         """Take a snapshot that is exactly where the stream stands: one that covers
@@ -673,7 +675,6 @@ class BoardSession:
             index, raw = values
             cell = board.cell(index)
             reading = decode_reading(board, cell, raw)
-            self.readings[cell.name] = reading
             return BoardEvent(seq=seq, type="square", square=cell.name, reading=reading,
                               ms=ms, at=at, boot=self._boot)
         if mtype == c.DIE:

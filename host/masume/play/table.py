@@ -557,6 +557,9 @@ class TableSession:
         """
         with self._lock:
             position = self.game.position
+            if self._cannot_save is not None:
+                # A choice is nowhere but here until it is saved: not while play is paused.
+                raise ValueError(f"{self._cannot_save}: play is paused until it can be")
             if self.tracker.view.state != "in-sync":
                 raise ValueError("the board does not match the game yet: "
                                  "put the pieces right before choosing")
@@ -636,7 +639,8 @@ class TableSession:
                             if view.state == "in-sync" else []),
                 "moves": self._moves(viewer_of(position, viewer)),
                 "outcome": str(outcome) if outcome else None,
-                "link": {"connected": self.link.connected.is_set() and health["link_alive"],
+                "link": {"connected": self.link.connected.is_set()
+                         and (health["link"] or {}).get("alive", True),
                          "port": self.port, "error": self.link.error,
                          "state": getattr(self.link, "state", None)},
                 "health": health,
@@ -656,7 +660,7 @@ class TableSession:
         if problem is None and self._thread is not None and not self.alive \
                 and not self._stop.is_set() and self.health.state != "failed":
             problem = f"table: stopped ({self.name})"  # cannot happen; said if it ever does
-        return {"table": table, "link": link, "link_alive": link_alive, "problem": problem}
+        return {"table": table, "link": link, "problem": problem}
 
     def clock(self) -> dict[str, dict[str, Any]]:
         """The rules' timers now: name -> {"left", "total"} seconds (and "side" for the turn)."""
