@@ -635,7 +635,11 @@ class BoardSession:
             return
         lost = first_seq - 1 - self._received
         self.stats.events_lost += lost
-        self._skip[self._received + 1] = first_seq - 1
+        # One run with the run just before it, if any (nobody took anything since):
+        # the runs stay few however long nobody reads.
+        start = next((first for first, last in self._skip.items() if last == self._received),
+                     self._received + 1)
+        self._skip[start] = first_seq - 1
         self._received = first_seq - 1
         self._snapshot_wanted = True
         message = self.health.fault(f"board journal overflowed ({lost} events lost)",
