@@ -61,6 +61,22 @@ def first_action(position):
     return sorted(position.legal_actions(), key=position.notation)[0]
 
 
+class Hands:
+    """A player's hands on one simulated board: each move the first legal action,
+    and the moves made, in order."""
+
+    def __init__(self, sim, game: str = "soccer-shogi") -> None:
+        self.sim = sim
+        self.position = load_rules(game).start()
+        self.made: list[str] = []
+
+    def move(self) -> None:
+        action = first_action(self.position)
+        play(self.sim, self.position, action)
+        self.made.append(self.position.notation(action))
+        self.position = self.position.apply(action)
+
+
 def test_tables_file(tmp_path: Path):
     path = tmp_path / "tables.toml"
     path.write_text('[tables.table-1]\ngame = "soccer-shogi"\nplayers = ["Aiko", "Ben"]\n')

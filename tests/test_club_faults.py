@@ -19,26 +19,10 @@ import pytest
 from masume.club.server import ClubServer, make_assignment, resume_game
 from masume.club.store import ClubStore
 from masume.link.mqtt import new_client, topic
-from masume.rules import load_rules
 from masume_protocol import codec as c
-from test_club import first_action, play, set_up, wait_for
+from test_club import Hands, set_up, wait_for
 
 pytestmark = pytest.mark.slow
-
-
-class Hands:
-    """A player's hands on one simulated board: the moves made, in order."""
-
-    def __init__(self, sim) -> None:
-        self.sim = sim
-        self.position = load_rules("soccer-shogi").start()
-        self.made: list[str] = []
-
-    def move(self) -> None:
-        action = first_action(self.position)
-        play(self.sim, self.position, action)
-        self.made.append(self.position.notation(action))
-        self.position = self.position.apply(action)
 
 
 def recorded(store: ClubStore, unit: str) -> list[str]:
@@ -187,5 +171,6 @@ def test_malformed_frames_on_the_broker_are_said_and_the_game_goes_on(broker, ma
         hostile.disconnect()
         server.close()
         store.close()
-    assert "board link: bad frame (snapshot" in caplog.text and "from table-3, dropped" in caplog.text
-    assert "cannot start table" not in caplog.text
+    said = caplog.text
+    assert "board link: bad frame (snapshot" in said and "from table-3, dropped" in said
+    assert "cannot start table" not in said

@@ -49,7 +49,8 @@ def test_store_round_trip(store_url):
         # A save: the log lines of the events taken and the record, in one transaction.
         events = [BoardEvent(seq=1, type="square", square="C5", reading=("ball",), ms=61250),
                   BoardEvent(seq=2, type="snapshot", readings={"C5": ("ball",), "A1": ()})]
-        log = [(1.5, "board", e.to_dict()) for e in events] + [(2.0, "tracker", {"pushed": ["C5-D5"]})]
+        log = [(1.5, "board", e.to_dict()) for e in events]
+        log.append((2.0, "tracker", {"pushed": ["C5-D5"]}))
         record = '[Game "soccer-shogi"]\n[Link "boot=77 seq=2"]\nC5-D5\n'
         store.save_game(gid, record, {"Blue": "Ann", "Link": "boot=77 seq=2"}, None, log)
         assert store.record(gid) == record

@@ -189,9 +189,9 @@ def test_the_fuzz_bench_finds_nothing() -> None:
     import subprocess
     import sys
 
-    pytest.importorskip("atheris", reason="the fuzz extra is not installed: pip install -e '.[fuzz]'")
-    run = subprocess.run([sys.executable, "-m", "masume.cli", "bench", "fuzz", "--payloads", "5000"],
-                         capture_output=True, text=True, timeout=300)
+    pytest.importorskip("atheris", reason="the fuzz extra is missing: pip install -e '.[fuzz]'")
+    run = subprocess.run([sys.executable, "-m", "masume.cli", "bench", "fuzz",
+                          "--payloads", "5000"], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr[-2000:]
     assert re.search(r"^fuzz: 5000 payloads, 0 non-FrameError exceptions \(\d+ FrameError, "
                      r"\d+ accepted\), [\d.]+ s", run.stdout, re.M), run.stdout

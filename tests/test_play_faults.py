@@ -7,6 +7,7 @@ the host has not saved, and the host says what is wrong until it is over."""
 
 from __future__ import annotations
 
+import json
 import logging
 import signal
 import subprocess
@@ -15,8 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from masume.boards import load_board
+from masume.link import BoardSession, SerialTransport
+from masume.play.table import TableSession
+from masume.records import read_record, resume
 from masume.rules import load_rules
-from test_club import first_action, play, set_up
+from masume.storage import GameStore
+from test_club import Hands, first_action, play, set_up
 from test_play import Play, wait_state
 from test_link import wait_for
 
@@ -38,8 +44,6 @@ def actions(state: dict) -> int:
 
 
 def recorded(games: Path) -> list[str]:
-    from masume.records import read_record, resume
-
     folders = [p for p in games.iterdir() if (p / "record.txt").exists()]
     assert len(folders) == 1, folders  # one game, resumed: never a second one
     return resume(read_record(folders[0] / "record.txt")).notations()
@@ -50,16 +54,8 @@ def test_killed_again_and_again_with_moves_made_meanwhile_nothing_is_lost(
     sim = make_sim()
     set_up(sim)
     games = tmp_path / "games"
-    position = load_rules("soccer-shogi").start()
-    made: list[str] = []
-
-    def move() -> None:
-        nonlocal position
-        action = first_action(position)
-        play(sim, position, action)
-        made.append(position.notation(action))
-        position = position.apply(action)
-
+    hands = Hands(sim)
+    move, made = hands.move, hands.made
     host, url = start(sim, games)
     try:
         # 1: a move the host has read; killed as soon as it says so.
@@ -88,20 +84,11 @@ def test_killed_again_and_again_with_moves_made_meanwhile_nothing_is_lost(
     assert recorded(games) == made  # every move, each once
 
 
-def test_disk_full_then_read_only_pauses_play_and_loses_nothing(
-        make_sim, small_disk, tmp_path: Path) -> None:
+def test_disk_full_then_read_only_pauses_play_and_loses_nothing(make_sim, small_disk) -> None:
     sim = make_sim()
     set_up(sim)
-    position = load_rules("soccer-shogi").start()
-    made: list[str] = []
-
-    def move() -> None:
-        nonlocal position
-        action = first_action(position)
-        play(sim, position, action)
-        made.append(position.notation(action))
-        position = position.apply(action)
-
+    hands = Hands(sim)
+    move, made = hands.move, hands.made
     host, url = start(sim, small_disk.path)
     try:
         move()
@@ -134,6 +121,11 @@ def test_disk_full_then_read_only_pauses_play_and_loses_nothing(
     assert "cannot save: read-only file system; play is paused" in err
     assert "saved again; play goes on" in err
     assert recorded(small_disk.path) == made
+    # The event log too: every line whole, every board event once.
+    folder = next(p for p in small_disk.path.iterdir() if (p / "record.txt").exists())
+    log = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
+    board = [(e["type"], e["seq"]) for e in log if e["kind"] == "board"]
+    assert len(board) == len(set(board)) and len(board) > 2 * len(made)  # a lift, a place
 
 
 def test_an_exception_in_the_table_thread_reloads_the_last_save(
@@ -141,17 +133,11 @@ def test_an_exception_in_the_table_thread_reloads_the_last_save(
     """A fault while the table reads a move (here: what it tells the terminal raises,
     once): said with the table's name, the last save reloaded, the link rewound, and
     the board's events read again: the move is recorded once."""
-    from masume.boards import load_board
-    from masume.play.table import TableSession
-    from masume.storage import GameStore
-
     caplog.set_level(logging.ERROR, logger="masume.play")
     sim = make_sim()
     set_up(sim)
     rules = load_rules("soccer-shogi")
     board = load_board("soccer-shogi")
-    from masume.link import BoardSession, SerialTransport
-
     link = BoardSession(SerialTransport(sim.port), expect=board.id, name="table-3")
     store = GameStore.new(tmp_path, "soccer-shogi")
     told: list[str] = []
@@ -181,7 +167,5 @@ def test_an_exception_in_the_table_thread_reloads_the_last_save(
     finally:
         table.close()
         link.close()
-    from masume.records import read_record, resume
-
     assert resume(read_record(store.folder / "record.txt")).notations() == [
         position.notation(action)]

@@ -103,23 +103,28 @@ class GameStore:
 
     def save(self, game: Game, log: Iterable[LogEntry] = ()) -> None:
         """Append ``log`` to events.jsonl, then write the record whole, atomically;
-        durable when it returns. CannotSave, and the files as they were, if not."""
+        durable when it returns. CannotSave, and the files as they were, if not
+        (the log lines are written again with the next save)."""
+        events = self.folder / "events.jsonl"
+        lines = "".join(log_line(entry) for entry in log).encode("utf-8")
+        logged = None
         try:
-            lines = "".join(log_line(entry) for entry in log)
             if lines:
-                _append_durably(self.folder / "events.jsonl", lines.encode("utf-8"))
+                logged = _append_durably(events, lines)
             _replace_durably(self.folder / "record.txt",
                              write_record(game, self.headers).encode("utf-8"))
         except OSError as exc:
+            if logged is not None:
+                _cut_back(events, logged)
             raise CannotSave.from_os_error(exc) from exc
 
     def close(self) -> None:
         pass  # every save is complete when it returns: nothing is held open
 
 
-def _append_durably(path: Path, data: bytes) -> None:
-    """Append ``data`` and fsync; on failure cut the file back to what it held, so
-    that a half-written line never stays (the entries are written again next time)."""
+def _append_durably(path: Path, data: bytes) -> int:
+    """Append ``data`` and fsync; the file's size before. On failure the file is cut
+    back to that size, so that a half-written line never stays."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         size = os.fstat(fd).st_size
@@ -129,15 +134,21 @@ def _append_durably(path: Path, data: bytes) -> None:
                 view = view[os.write(fd, view):]
             os.fsync(fd)
         except OSError:
-            try:
-                os.ftruncate(fd, size)
-            except OSError:
-                pass
+            _cut_back(path, size)
             raise
     finally:
         os.close(fd)
     if size == 0:
         _fsync_folder(path.parent)  # a new file: its name must be durable too
+    return size
+
+
+def _cut_back(path: Path, size: int) -> None:
+    """Truncate ``path`` to ``size`` bytes, if it can be (it is what was there)."""
+    try:
+        os.truncate(path, size)
+    except OSError:
+        pass
 
 
 def _replace_durably(path: Path, data: bytes) -> None:

@@ -231,9 +231,10 @@ def unread(board: Board, events: int) -> int:
         stats = session.stats
         print(f"nobody reading: the board made {made} events in {elapsed:.0f} s; host memory "
               f"{before:.1f} -> {after:.1f} MB RSS ({after - before:+.1f} MB)")
+        first_unacked, next_seq = stats.board_journal
         print(f"the host holds {session.waiting} of them for its consumer (its bound); the "
-              f"board's journal keeps the last it could ({stats.board_journal[1] - stats.board_journal[0]}"
-              f" not acknowledged); {stats.events_lost} lost from the board's full journal "
+              f"board's journal keeps the last it could ({next_seq - first_unacked} not "
+              f"acknowledged); {stats.events_lost} lost from the board's full journal "
               f"(counted and said; a snapshot resynchronises)")
         session.close()
     finally:
