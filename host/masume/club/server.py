@@ -39,7 +39,7 @@ from masume.link.mqtt import MqttHub, valid_unit
 from masume.play.table import TableSession
 from masume.records import parse_record, resume, write_record
 from masume.rules import Game, Rules, load_rules
-from masume.storage import LogEntry
+from masume.storage import CannotSave, LogEntry
 from masume.subscribers import Subscribers
 
 from .store import ClubStore
@@ -263,7 +263,8 @@ class ClubServer:
                 message = self.health["club-tables"].fault(
                     f"cannot start table {unit} ({type(exc).__name__}: {exc})",
                     "trying again", recover=False)
-                log.error("%s", message, exc_info=exc)
+                # A store that cannot write now is no bug: no traceback for it.
+                log.error("%s", message, exc_info=None if isinstance(exc, CannotSave) else exc)
 
     def preferred(self, unit: str) -> bool:
         """Is this server the one that should run ``unit``? Rendezvous hashing over
