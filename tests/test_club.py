@@ -337,7 +337,8 @@ def test_sim_cli_on_mqtt_and_results_export(broker, tmp_path: Path, capsys):
         sim.wait(20)
     capsys.readouterr()
     assert main(["club", "results", "--db", str(db)]) == 0
-    assert "table-7" in capsys.readouterr().out
+    results = capsys.readouterr().out
+    assert "table-7" in results and "Ann - Bob " in results  # the players, nothing else
     assert main(["club", "export", "--db", str(db), "--out", str(tmp_path / "records")]) == 0
     records = list((tmp_path / "records").glob("*.txt"))
     assert len(records) == 1 and "Ann" in records[0].read_text()
