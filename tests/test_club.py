@@ -1,5 +1,5 @@
 """The club server: several simulated boards on a Mosquitto the test starts, one
-game per table, every event stored before it is acknowledged; unregistered and
+game per table, every game saved before its events are acknowledged; unregistered and
 malformed traffic ignored; the broker's ACLs keep each board to its own topics."""
 
 from __future__ import annotations
