@@ -25,7 +25,7 @@ SNAPSHOT = 0x21  # board -> host: every reading, as of event seq N
 LED_FRAME = 0x30  # host -> board: the whole LED picture (cells not listed: off)
 LED_SET = 0x31  # host -> board: change only the cells listed
 HEARTBEAT = 0x40  # both ways, every second
-ACK = 0x41  # cumulative: every seq up to and including N is received
+ACK = 0x41  # cumulative: every seq up to and including N is done with (host: saved)
 ERROR = 0x42  # board -> host: a command was refused, with a reason
 
 EVENTS = (SQUARE, DIE, BUTTON)

@@ -495,7 +495,15 @@ def test_play_takes_the_options_saves_the_rolls_and_resumes(tmp_path: Path) -> N
     try:
         assert again.until("resuming ") == f"resuming {folder} after 4 actions"
         again.until("saving to ")
-        # The board is set up at the resumed position: away moves on.
+        # The pieces stand as the last save read them, as real ones would have stayed:
+        # the ball still where the kick was called. It follows the roll (the lights
+        # say where), then away moves on.
+        from masume.records import read_record, resume
+
+        layout = resume(read_record(folder / "record.txt")).position.layout()
+        target = next(square for square, pieces in layout.items() if "ball" in pieces)
+        again.command("lift E7", 0.05)
+        again.command(f"place {target} ball")
         again.command("lift E11", 0.05)
         again.command("place E10 away-8")
         assert again.until("away: ") == "away: E11-E10"
