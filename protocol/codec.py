@@ -31,7 +31,7 @@ SNAPSHOT = 0x21  # board -> host: every reading, as of event seq N
 LED_FRAME = 0x30  # host -> board: the whole LED picture (cells not listed: off)
 LED_SET = 0x31  # host -> board: change only the cells listed
 HEARTBEAT = 0x40  # both ways, every second
-ACK = 0x41  # cumulative: every seq up to and including N is received
+ACK = 0x41  # cumulative: every seq up to and including N is done with (host: saved)
 ERROR = 0x42  # board -> host: a command was refused, with a reason
 
 EVENTS = (SQUARE, DIE, BUTTON)
@@ -181,6 +181,8 @@ def _pack_str(s: str) -> bytes:
 
 
 def _unpack_str(p: bytes, i: int) -> tuple[str, int]:
+    if i >= len(p):
+        raise FrameError("string missing")
     n = p[i]
     if i + 1 + n > len(p):
         raise FrameError("string runs past the payload")
@@ -295,6 +297,8 @@ def unpack_snapshot(p: bytes) -> list[tuple[int, bytes]]:
             raise FrameError("snapshot: truncated")
         (cell,) = struct.unpack("<H", p[i:i + 2])
         n = p[i + 2]
+        if n > READING_MAX:
+            raise FrameError("snapshot: reading too long")
         if i + 3 + n > len(p):
             raise FrameError("snapshot: truncated")
         out.append((cell, bytes(p[i + 3:i + 3 + n])))

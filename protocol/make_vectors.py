@@ -90,6 +90,31 @@ def main():
         ["block past the end", "05112233"],
         ["shorter than a header", "0511223344"],
     ]
+    # Intact frames whose payload is malformed: each must raise FrameError, on
+    # every end (the codec's contract: nothing else may come out of unpack).
+    welcome = pack(c.WELCOME, MESSAGES[2][3])
+    firmware_end = 17 + 1 + len("0.1.0")  # where the board id's length byte stands
+    data["bad_payloads"] = [
+        ["hello too short", c.HELLO, c.pack_hello(1, 2)[:-1].hex()],
+        ["welcome: board id length byte missing", c.WELCOME, welcome[:firmware_end].hex()],
+        ["welcome: board id runs past the end", c.WELCOME, welcome[:-2].hex()],
+        ["welcome: firmware not UTF-8", c.WELCOME,
+         (welcome[:17] + bytes((2, 0xC3, 0x28, 1)) + b"x").hex()],
+        ["square: reading runs past the end", c.SQUARE, "110005010203"],
+        ["square: reading too long", c.SQUARE, "11000b" + "01" * 11],
+        ["square: time cut short", c.SQUARE, "110001010203"],
+        ["die: bad length", c.DIE, "0900000006ff"],
+        ["button: bad length", c.BUTTON, "0201"],
+        ["snapshot: fewer entries than counted", c.SNAPSHOT, "03000000001100"],
+        ["snapshot: reading too long", c.SNAPSHOT, "010011000b" + "01" * 11],
+        ["snapshot: trailing bytes", c.SNAPSHOT, "0000ff"],
+        ["led frame: bad length", c.LED_FRAME, "02000c0000ff0001"],
+        ["led frame: unknown pattern", c.LED_FRAME, "01000c0000ff0009"],
+        ["heartbeat: bad length", c.HEARTBEAT, "30000000"],
+        ["error: too short", c.ERROR, "03"],
+        ["error: text runs past the end", c.ERROR, "0305616263"],
+        ["ack with a payload", c.ACK, "00"],
+    ]
     with open(path, "w") as fh:
         json.dump(data, fh, indent=1)
         fh.write("\n")

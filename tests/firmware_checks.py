@@ -61,6 +61,16 @@ def check_bad_frames_rejected():
         raise AssertionError("accepted a damaged frame: " + name)
 
 
+def check_bad_payloads_raise_frame_error():
+    # The codec's contract: a malformed payload raises FrameError, nothing else.
+    for name, mtype, hexed in _vectors()["bad_payloads"]:
+        try:
+            c.unpack(mtype, _unhex(hexed))
+        except c.FrameError:
+            continue
+        raise AssertionError("accepted a malformed payload: " + name)
+
+
 def check_deframer_resynchronises_after_noise():
     frames = [c.encode_frame(c.SQUARE, n, c.pack_square(n, b"\x01", n)) for n in range(1, 4)]
     noise = bytes([0x55, 0x13, 0xFF, 0x02])  # no zero: it glues onto the next frame

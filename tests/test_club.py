@@ -1,5 +1,5 @@
 """The club server: several simulated boards on a Mosquitto the test starts, one
-game per table, every event stored before it is acknowledged; unregistered and
+game per table, every game saved before its events are acknowledged; unregistered and
 malformed traffic ignored; the broker's ACLs keep each board to its own topics."""
 
 from __future__ import annotations
@@ -59,6 +59,22 @@ def play(sim, position, action) -> None:
 
 def first_action(position):
     return sorted(position.legal_actions(), key=position.notation)[0]
+
+
+class Hands:
+    """A player's hands on one simulated board: each move the first legal action,
+    and the moves made, in order."""
+
+    def __init__(self, sim, game: str = "soccer-shogi") -> None:
+        self.sim = sim
+        self.position = load_rules(game).start()
+        self.made: list[str] = []
+
+    def move(self) -> None:
+        action = first_action(self.position)
+        play(self.sim, self.position, action)
+        self.made.append(self.position.notation(action))
+        self.position = self.position.apply(action)
 
 
 def test_tables_file(tmp_path: Path):
@@ -317,7 +333,8 @@ def test_sim_cli_on_mqtt_and_results_export(broker, tmp_path: Path, capsys):
         sim.wait(20)
     capsys.readouterr()
     assert main(["club", "results", "--db", str(db)]) == 0
-    assert "table-7" in capsys.readouterr().out
+    results = capsys.readouterr().out
+    assert "table-7" in results and "Ann - Bob " in results  # the players, nothing else
     assert main(["club", "export", "--db", str(db), "--out", str(tmp_path / "records")]) == 0
     records = list((tmp_path / "records").glob("*.txt"))
     assert len(records) == 1 and "Ann" in records[0].read_text()

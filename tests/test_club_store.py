@@ -46,22 +46,18 @@ def test_store_round_trip(store_url):
     try:
         gid = store.new_game("table-1", "soccer-shogi", {"Blue": "Ann"})
         assert store.active_game("table-1") == (gid, "soccer-shogi", {"Blue": "Ann"}, None)
-        store.save_game(gid, "[Game \"soccer-shogi\"]\n", {"Blue": "Ann"}, None)
+        # A save: the log lines of the events taken and the record, in one transaction.
         events = [BoardEvent(seq=1, type="square", square="C5", reading=("ball",), ms=61250),
-                  BoardEvent(seq=2, type="snapshot", readings={"C5": ("ball",), "A1": ()}),
-                  BoardEvent(seq=3, type="die", value=4, roll_id=1, ms=62000),
-                  BoardEvent(seq=4, type="button", button="confirm", ms=62700)]
-        for e in events:
-            store.accept_event("table-1", 77, e.seq, gid, e)
-        assert store.link_state("table-1") == (77, 4)
-        store.event_done("table-1")
-        # Back exactly as they were, the board's time included.
-        assert store.open_events("table-1", gid) == events[1:]
-        store.log_event_taken(gid, "table-1", events[1].to_dict())  # logged and done at once
-        assert store.open_events("table-1", gid) == events[2:]
-        store.log(gid, "tracker", {"pushed": ["C5-D5"]})
-        assert [e["kind"] for e in store.log_entries(gid)] == ["board", "tracker"]
-        assert store.log_entries(gid)[1]["pushed"] == ["C5-D5"]
+                  BoardEvent(seq=2, type="snapshot", readings={"C5": ("ball",), "A1": ()})]
+        log = [(1.5, "board", e.to_dict()) for e in events]
+        log.append((2.0, "tracker", {"pushed": ["C5-D5"]}))
+        record = '[Game "soccer-shogi"]\n[Link "boot=77 seq=2"]\nC5-D5\n'
+        store.save_game(gid, record, {"Blue": "Ann", "Link": "boot=77 seq=2"}, None, log)
+        assert store.record(gid) == record
+        assert store.active_game("table-1")[2]["Link"] == "boot=77 seq=2"
+        entries = store.log_entries(gid)
+        assert [e["kind"] for e in entries] == ["board", "board", "tracker"]
+        assert entries[0]["square"] == "C5" and entries[2]["pushed"] == ["C5-D5"]
         # A new game for the table ends the old one.
         gid2 = store.new_game("table-1", "shogi-soccer", {})
         assert [g["active"] for g in store.games()] == [False, True]

@@ -197,7 +197,7 @@ def test_a_version_1_board_is_still_read(broker, hub):
         events = collect(session, 2)
         assert [(e.square, e.reading, e.ms, e.at) for e in events] == [
             ("C5", ("ball",), None, None), ("A1", ("blue",), None, None)]
-        assert session.ack == 2
+        assert wait_for(lambda: session.ack == 2)  # acknowledged once taken
     finally:
         if session:
             session.close()

@@ -417,6 +417,7 @@ def test_the_match_clock_goes_on_after_a_resume_and_the_turn_clock_starts_afresh
     table.tracker.observe(table.tracker.expected_readings(), 0.0)
     table._clock(0.0)
     table._clock(25.0)  # saved with the record every 10 s: a power cut now keeps 25 s
+    table._checkpoint()  # (the table's thread saves after every tick)
     assert read_record(store.folder / "record.txt").headers["Clock"] == "half 1=25.0"
     table._clock(27.5)
     table.close()  # closing saves the clock as it stands
@@ -495,7 +496,15 @@ def test_play_takes_the_options_saves_the_rolls_and_resumes(tmp_path: Path) -> N
     try:
         assert again.until("resuming ") == f"resuming {folder} after 4 actions"
         again.until("saving to ")
-        # The board is set up at the resumed position: away moves on.
+        # The pieces stand as the last save read them, as real ones would have stayed:
+        # the ball still where the kick was called. It follows the roll (the lights
+        # say where), then away moves on.
+        from masume.records import read_record, resume
+
+        layout = resume(read_record(folder / "record.txt")).position.layout()
+        target = next(square for square, pieces in layout.items() if "ball" in pieces)
+        again.command("lift E7", 0.05)
+        again.command(f"place {target} ball")
         again.command("lift E11", 0.05)
         again.command("place E10 away-8")
         assert again.until("away: ") == "away: E11-E10"

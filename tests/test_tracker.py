@@ -283,3 +283,36 @@ def test_after_a_goal_setting_up_the_board_again_is_the_restart() -> None:
     assert game.notations()[-1] == "restart"
     assert game.position.status().to_move == "blue"  # the side that conceded begins
     assert tracker.view.state == "in-sync"
+
+
+def test_what_the_tracker_knows_goes_on_from_a_save() -> None:
+    """A table saves the readings and the tracker's memory with the game; a tracker
+    restored from them reads the board as the first would have: a takeback while
+    the board still shows the action is not read again as that action, and a move
+    half made when the save was taken is read once the board is still."""
+    game, tracker, hands = make("soccer-shogi")
+    hands.lift("A7")
+    hands.place("A6")
+    assert [str(a) for a in hands.settle().pushed] == ["A7-A6"]
+    tracker.takeback()  # the board still shows A7-A6: it is what to put back
+
+    def restored(readings) -> tuple[Game, Tracker]:
+        again = Game(RULES.start())
+        again.replay(game.actions)
+        fresh = Tracker(again, load_board("soccer-shogi"))
+        fresh.restore(readings, tracker.memory(), now=100.0)
+        return again, fresh
+
+    again, fresh = restored(dict(hands.readings))
+    assert tracker.memory()["settled"]
+    assert not fresh.tick(101.0) and not again.actions  # not read again as A7-A6
+    assert fresh.view.state == tracker.view.state
+    # Put back, then a move half made (lifted) when the save is taken.
+    hands.lift("A6")
+    hands.place("A7")
+    hands.settle()
+    hands.lift("B7")
+    again, fresh = restored(dict(hands.readings))
+    assert not tracker.memory()["settled"] and fresh.view.state == "lifted"
+    fresh.observe_square("B6", ("blue",), 101.0)  # the place, resent by the board
+    assert [str(a) for a in fresh.tick(102.0).pushed] == ["B7-B6"]

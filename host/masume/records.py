@@ -236,6 +236,22 @@ def replay(record: Record, rules: Rules | None = None) -> Game:
     return game
 
 
+def resume(record: Record, game: str | None = None) -> Game:
+    """The game as far as a saved record goes, to play on: unlike :func:`replay`,
+    the last line may hold half a turn (the record was saved as it was played).
+    RecordError at the first action that is not legal."""
+    rules = rules_for(record, game)
+    out = Game(start_position(record, rules))
+    for turn in record.turns:
+        for text in turn.actions:
+            try:
+                out.push_notation(text)
+            except (IllegalAction, NotationError) as exc:
+                raise RecordError(str(exc), line=turn.number, action=text,
+                                  file_line=turn.line) from None
+    return out
+
+
 def final_position(record: Record, rules: Rules | None = None) -> Position:
     """The position at the end of the record, resignation included."""
     rules = rules or rules_for(record)
@@ -308,6 +324,7 @@ __all__ = [
     "parse_record",
     "read_record",
     "replay",
+    "resume",
     "rules_for",
     "start_position",
     "write_record",

@@ -56,7 +56,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypedDict, cast
 
 from masume.boards import Board
 from masume.cards import CardSet
@@ -82,6 +82,14 @@ class Change:
 
     def __bool__(self) -> bool:
         return bool(self.popped or self.pushed)
+
+
+class TrackerMemory(TypedDict):
+    """What the tracker knows beyond the game and the readings (:meth:`Tracker.memory`)."""
+
+    settled: bool  # it decided on the board as it stands, and will not read it again
+    pushed: list[int]  # which of the last two actions it was given, not read (by index)
+    follow: int | None  # the position the pieces must follow from (index), if any
 
 
 #: What the tracker sees (see :class:`View`).
@@ -266,6 +274,37 @@ class Tracker:
         }
         self._changed_at = now
         self._update_view()
+
+    def memory(self) -> TrackerMemory:
+        """What the tracker knows beyond the game and the readings, to be saved with
+        them: whether it has decided on the board as it stands (``settled``: it will
+        not read it again, e.g. after a takeback while the board still shows the
+        action), which of the last two actions it was given rather than read
+        (``pushed``, by index: the sensors never take those back, and take back no
+        more than two), and the position the pieces must follow from (``follow``,
+        by index in the game's positions), if any."""
+        follow = None
+        if self._follow_from is not None:
+            positions = self.game.positions()
+            follow = max(i for i, p in enumerate(positions) if p == self._follow_from)
+        n = len(self.game.actions)
+        return {"settled": self._sensed is not None and self._settled_on == self._sensed,
+                "pushed": sorted(i for i in self._pushed if i >= n - 2), "follow": follow}
+
+    def restore(self, readings: Mapping[str, Reading], memory: TrackerMemory,
+                now: float) -> None:
+        """Take up a saved state: the board read ``readings`` and the tracker knew
+        ``memory`` (:meth:`memory`) when the game was saved."""
+        self.observe(readings, now)
+        n = len(self.game.actions)
+        self._pushed = {i for i in memory["pushed"] if i < n}
+        follow = memory["follow"]
+        positions = self.game.positions()
+        self._follow_from = (positions[follow] if follow is not None
+                             and 0 <= follow < len(positions) else None)
+        if memory["settled"]:
+            self._settled_on = dict(self._sensed or {})
+        self._update_view(settled=memory["settled"])
 
     def observe_square(self, square: str, reading: Reading, now: float) -> None:
         if self._sensed is None or not self.board.has_cell(square):

@@ -8,6 +8,11 @@
    arrive once, in order.
 3. Scan time: one pass of the firmware's scan loop for the largest board, on
    the MicroPython VM (wasmtime), with nothing changing.
+
+``--unread N`` measures instead what a host holds when nobody takes the board's
+events: the board (``masume sim``, its own process) makes N events as fast as the
+debounce allows while the host's session runs and nobody reads it; the host's
+memory (its RSS, this process) before and after, and where the events went.
 """
 
 from __future__ import annotations
@@ -172,6 +177,71 @@ def scan_time(board: Board) -> tuple[float, int]:
         raise RuntimeError(result.stderr)
     per_pass, count = result.stdout.split()
     return float(per_pass), int(count)
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def unread(board: Board, events: int) -> int:
+    """Nobody reads the session while the board makes ``events`` events: print the
+    host's memory before and after, and what became of the events."""
+    import gc
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from masume.link import BoardSession, SerialTransport
+
+    link = Path(tempfile.mkdtemp(prefix="masume-bench-")) / "port"
+    sim = subprocess.Popen([sys.executable, "-m", "masume.cli", "sim", "--board", board.id,
+                            "--link", str(link)], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, text=True, bufsize=1)
+    try:
+        assert sim.stdin is not None and sim.stdout is not None
+        sim.stdout.readline()  # port: PATH
+        drain = threading.Thread(target=lambda: [None for _ in sim.stdout], daemon=True)
+        drain.start()
+        session = BoardSession(SerialTransport(str(link)), resolve=lambda _id: board).start()
+        if not session.wait_connected(30):
+            raise RuntimeError("the simulated board did not answer")
+        piece = _pieces(board)[0]
+        squares = [c.name for c in board.sensed if c.sensor != "card"]
+        gc.collect()
+        before = _rss_mb()
+        first = session.stats.board_journal[1]
+        started = time.monotonic()
+        occupied = False
+        while session.stats.board_journal[1] - first < events:
+            command = "lift" if occupied else "place"
+            sim.stdin.write("".join(f"{command} {sq}{'' if occupied else ' ' + piece}\n"
+                                    for sq in squares))
+            sim.stdin.flush()
+            occupied = not occupied
+            time.sleep((DEBOUNCE_MS + 15) / 1000)  # each reading holds past the debounce
+        made = session.stats.board_journal[1] - first
+        elapsed = time.monotonic() - started
+        gc.collect()
+        after = _rss_mb()
+        stats = session.stats
+        print(f"nobody reading: the board made {made} events in {elapsed:.0f} s; host memory "
+              f"{before:.1f} -> {after:.1f} MB RSS ({after - before:+.1f} MB)")
+        first_unacked, next_seq = stats.board_journal
+        print(f"the host holds {session.waiting} of them for its consumer (its bound); the "
+              f"board's journal keeps the last it could ({next_seq - first_unacked} not "
+              f"acknowledged); {stats.events_lost} lost from the board's full journal "
+              f"(counted and said; a snapshot resynchronises)")
+        session.close()
+    finally:
+        if sim.stdin:
+            sim.stdin.close()
+        sim.wait(timeout=30)
+    return 0
 
 
 def run(board: str | None = None, events: int = 2000) -> int:

@@ -1,4 +1,4 @@
-"""``masume bench link|rules|club``: print the project's speed figures (docs/benchmarks.md)."""
+"""``masume bench link|rules|club|fuzz``: print the project's figures (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     link = kinds.add_parser("link", help="board link: latency, throughput, firmware scan time")
     link.add_argument("--board", default=None, help="board for latency (default: the largest)")
     link.add_argument("--events", type=int, default=2000, help="events for the throughput run")
+    link.add_argument("--unread", type=int, metavar="N",
+                      help="instead: the host's memory while nobody reads N events")
     link.set_defaults(handler=_link)
 
     rules = kinds.add_parser("rules", help="rules engine: legal actions and playouts per second")
@@ -27,10 +29,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="cut one board's Wi-Fi for S seconds in the largest run (e.g. 60)")
     club.set_defaults(handler=_club)
 
+    fuzz = kinds.add_parser("fuzz", help="the codec under a coverage-guided fuzzer (atheris): "
+                            "every malformed payload must raise FrameError")
+    fuzz.add_argument("--payloads", type=int, default=1_000_000, help="payloads to try")
+    fuzz.add_argument("--seed", type=int, default=1, help="the fuzzer's random seed")
+    fuzz.set_defaults(handler=_fuzz)
+
 
 def _link(args: argparse.Namespace) -> int:
-    from masume.bench.link import run
+    from masume.bench.link import largest_board, run, unread
+    from masume.boards import load_board
 
+    if args.unread:
+        return unread(load_board(args.board) if args.board else largest_board(), args.unread)
     return run(board=args.board, events=args.events)
 
 
@@ -48,6 +59,12 @@ def _club(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
+
+
+def _fuzz(args: argparse.Namespace) -> int:
+    from masume.bench.fuzz import run
+
+    return run(payloads=args.payloads, seed=args.seed)
 
 
 def _rules(args: argparse.Namespace) -> int:

@@ -165,12 +165,17 @@ def run_broker_config(args: argparse.Namespace) -> int:
     return 0
 
 
+#: A game's headers that are not a player's name: the table's, and the table's state
+#: saved with the record (masume.play.table).
+NOT_PLAYERS = ("Table", "Options", "Resigned", "Rolls", "Clock", "Link", "Sensed", "Tracker")
+
+
 def run_results(args: argparse.Namespace) -> int:
     from masume.club.store import ClubStore
 
     store = ClubStore(args.db)
     for g in store.games():
-        players = " - ".join(v for k, v in g["headers"].items() if k not in ("Table", "Options", "Resigned"))
+        players = " - ".join(v for k, v in g["headers"].items() if k not in NOT_PLAYERS)
         state = g["result"] or ("playing" if g["active"] else "unfinished")
         print(f"{g['id']:4d}  {g['table']:<12} {g['game']:<14} {players:<30} {state}")
     store.close()

@@ -104,15 +104,20 @@ def run(args: argparse.Namespace) -> int:
 
         sim = SimulatedBoard(board, on_leds=lambda *_: table and table.sim_changed(),
                              on_log=lambda m: print(f"sim: {m}", file=sys.stderr))
-        _set_up(sim, game.position)
         port = sim.port
-    link = BoardSession(SerialTransport(port), expect=board.id, resolve=lambda _id: board).start()
+    link = BoardSession(SerialTransport(port), expect=board.id, resolve=lambda _id: board)
 
     def report(what: str, side: str, notation: str) -> None:
         print(f"{side}: {notation}" if what == "played" else f"took back {notation}", flush=True)
 
+    # The table puts the link where the saved game left the board's events (on a
+    # resume, the board then sends again what the save does not hold).
     table = TableSession(rules, board, link, game=game, store=store, sim=sim, port=port,
-                         on_action=report).start()
+                         on_action=report)
+    if sim is not None:
+        _set_up(sim, game.position, table.readings)
+    link.start()
+    table.start()
     print(f"board: {board.id} on {port}{' (simulated)' if sim else ''}", flush=True)
     print(f"saving to {store.folder}", flush=True)
     stop_web = None
@@ -152,12 +157,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _set_up(sim, position) -> None:
+def _set_up(sim, position, readings=None) -> None:
     """Stand the simulated board's pieces as the game begins (a person would); a
-    pile of cards whose top card is unknown gets a spare card of the set."""
+    pile of cards whose top card is unknown gets a spare card of the set. On a
+    resume, where the saved readings name the pieces (identity sensors), they stand
+    as the board read them at the last save, as real pieces would have stayed:
+    a move the save holds but had not finished reading is read again."""
     from masume.play.cards import set_up
 
-    for square, piece in set_up(position.layout(), position):
+    layout = dict(position.layout())
+    for square, reading in (readings or {}).items():
+        if sim.board.cell(square).sensor == "identity":
+            layout[square] = tuple(reading)
+    for square, piece in set_up(layout, position):
         sim.place(square, piece)
 
 

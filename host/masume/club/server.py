@@ -1,15 +1,23 @@
 """``masume club serve``: one server runs the game of every table at a club night.
 
-    boards --MQTT--> broker --> MqttHub --> one ClubLink (a BoardSession) per board
-                                               |  every event committed before its ACK
+    boards --MQTT--> broker --> MqttHub --> one BoardSession per board
+                                               |
                                                v
                                  TableSession (tracker, rules, LEDs) --> ClubStore
+                                    an event is acknowledged once the game it
+                                    made is committed
 
 Boards are discovered by their retained status topic; a board that is not in
 the assignments (an unregistered board) is logged and ignored. A table's game
 outlives its board's drops and reboots (the BoardSession reconnects and
-resynchronises) and the server's own restarts (the game, the link's boot and
-ack, and the events not yet taken by the game all come back from the store).
+resynchronises) and the server's own restarts: the game comes back from the
+store, and with it where the board's event stream stood (its ``Link`` header),
+so the board sends again every event the last commit does not cover.
+
+No thread dies quietly: the tables' and links' threads recover by themselves
+(masume.play.table, masume.link.session); the server's own threads catch every
+exception, log it, count it (:meth:`ClubServer.health_report`) and go on, and
+every few seconds a board that is online but has no running table gets one.
 """
 
 from __future__ import annotations
@@ -22,14 +30,16 @@ import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from masume.boards import Board, BoardError, load_board
-from masume.link import BoardEvent, BoardSession
+from masume.health import Health
+from masume.link import BoardSession
 from masume.link.mqtt import BrokerUrl, MqttHub, valid_unit
 from masume.play.table import TableSession
-from masume.records import parse_record, rules_for, start_position, write_record
+from masume.records import parse_record, resume, write_record
 from masume.rules import Game, Rules, load_rules
+from masume.storage import CannotSave, LogEntry
 from masume.subscribers import Subscribers
 
 from .store import ClubStore
@@ -37,7 +47,8 @@ from .store import ClubStore
 log = logging.getLogger("masume.club")
 
 LEASE_S = 6.0  # a board's owner must renew within this long, or another server takes it
-RENEW_S = 2.0
+RENEW_S = 2.0  # also how often boards online without a running table are looked at again
+UNREGISTERED_NAMED = 100  # unregistered boards named in the log; more are only counted
 
 
 @dataclass(frozen=True)
@@ -103,25 +114,9 @@ def make_assignment(unit: str, spec: Mapping[str, Any], where: str = "") -> Assi
                       str(spec.get("options", "")))
 
 
-class ClubLink(BoardSession):
-    """A BoardSession whose place in the board's event stream survives the server:
-    boot and ack come from the store, and each event is stored before its ACK."""
-
-    def __init__(self, transport, store: ClubStore, unit: str, game_id: int, **kwargs) -> None:
-        boot, ack = store.link_state(unit)
-        super().__init__(transport, boot=boot, ack=ack, **kwargs)
-        self.store = store
-        self.unit = unit
-        self.game_id = game_id
-
-    def accepted(self, event: BoardEvent) -> None:
-        # Committed before the ACK goes out: a server killed after the ACK still
-        # has the event, and one killed before it gets the event again.
-        self.store.accept_event(self.unit, self.boot, self.ack, self.game_id, event)
-
-
 class TableStore:
-    """What TableSession writes (save, log, headers), into the club's store."""
+    """What TableSession saves (the game with its headers, and the log lines of the
+    events that made it), into the club's store: one transaction a save."""
 
     def __init__(self, store: ClubStore, game_id: int, unit: str, headers: Mapping[str, str]):
         self.store = store
@@ -130,30 +125,19 @@ class TableStore:
         self.headers = dict(headers)
         self.folder = f"game {game_id}"
 
-    def save(self, game: Game) -> None:
+    def save(self, game: Game, log: Iterable[LogEntry] = ()) -> None:
         outcome = game.position.outcome()
         result = str(outcome) if outcome else (
             f"{self.headers['Resigned']} resigned" if self.headers.get("Resigned") else None)
-        self.store.save_game(self.game_id, write_record(game, self.headers), self.headers, result)
-
-    def log(self, kind: str, **fields: Any) -> None:
-        if kind == "board":  # the table took a board event: it is done
-            self.store.log_event_taken(self.game_id, self.unit, fields)
-        else:
-            self.store.log(self.game_id, kind, fields)
+        self.store.save_game(self.game_id, write_record(game, self.headers), self.headers,
+                             result, log)
 
     def close(self) -> None:
         pass
 
 
 def resume_game(record_text: str, game_name: str) -> Game:
-    record = parse_record(record_text)
-    rules = rules_for(record, game_name)
-    game = Game(start_position(record, rules))
-    for turn in record.turns:
-        for text in turn.actions:
-            game.push_notation(text)
-    return game
+    return resume(parse_record(record_text), game_name)
 
 
 @dataclass
@@ -162,7 +146,7 @@ class ClubTable:
     assignment: Assignment
     board: Board
     game_id: int
-    link: ClubLink
+    link: BoardSession
     session: TableSession
     moves: int = 0
     actions: list[tuple[str, str, str]] = field(default_factory=list)
@@ -185,18 +169,25 @@ class ClubServer:
         self.assignments = dict(assignments)
         self.server_id = server_id
         self.shared = shared
-        self.on_change = on_change
         self.tables: dict[str, ClubTable] = {}
-        self.unregistered: set[str] = set()
+        self.unregistered: set[str] = set()  # named in the log (at most UNREGISTERED_NAMED)
+        self.unregistered_seen = 0  # status messages of unregistered boards
         self.hub: MqttHub | None = None
         self._lock = threading.RLock()
+        # Boards to look at: each at most once in the queue, so it is bounded by the
+        # assignments however often their status comes.
         self._work: queue.Queue[str | None] = queue.Queue()
+        self._queued: set[str] = set()
         self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
+        self._threads: dict[str, threading.Thread] = {}
         self._subscribers = Subscribers("masume.club")
+        if on_change is not None:
+            self._subscribers.add(on_change)  # a callback that fails is logged, not fatal
         self._unowned: dict[str, float] = {}
         #: Tables whose game the arbiter ended (unit -> result): idle until assigned.
         self.ended: dict[str, str | None] = {}
+        self.health = {name: Health(name, f"club server {server_id}")
+                       for name in ("club-tables", "club-leases")}
 
     # ---- running ----------------------------------------------------------------
 
@@ -205,16 +196,17 @@ class ClubServer:
             self.store.heartbeat(self.server_id, LEASE_S)
         self.hub = MqttHub(self.broker, f"masume-club-{self.server_id}", on_status=self._on_status)
         for target, name in ((self._worker, "club-tables"), (self._leases, "club-leases")):
-            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread = threading.Thread(target=self._guarded, args=(target, name), name=name,
+                                      daemon=True)
             thread.start()
-            self._threads.append(thread)
+            self._threads[name] = thread
         self.hub.start(wait)
         return self
 
     def close(self) -> None:
         self._stop.set()
         self._work.put(None)
-        for thread in self._threads:
+        for thread in self._threads.values():
             thread.join(timeout=5)
         with self._lock:
             tables = list(self.tables.values())
@@ -228,22 +220,54 @@ class ClubServer:
 
     def _on_status(self, unit: str, state: str) -> None:
         if unit not in self.assignments:
-            if unit not in self.unregistered:
+            self.unregistered_seen += 1
+            if unit not in self.unregistered and len(self.unregistered) < UNREGISTERED_NAMED:
                 self.unregistered.add(unit)
                 log.warning("board %r is not registered for this event: ignored", unit)
             return
-        self._work.put(unit)
+        self._look_at(unit)
         self._changed(unit)
+
+    def _look_at(self, unit: str) -> None:
+        """Queue ``unit`` for the worker, unless it is queued already."""
+        with self._lock:
+            if unit in self._queued:
+                return
+            self._queued.add(unit)
+        self._work.put(unit)
+
+    def _guarded(self, target: Callable[[], None], name: str) -> None:
+        """Run one of the server's threads; an exception is logged, counted and the
+        thread goes on (after a second, so that a fault that repeats does not spin)."""
+        health = self.health[name]
+        health.running()
+        while not self._stop.is_set():
+            try:
+                target()
+                return
+            except Exception as exc:
+                message = health.fault(f"error ({type(exc).__name__}: {exc})", "going on")
+                log.error("%s", message, exc_info=exc)
+                if self._stop.wait(1.0):
+                    return
+                health.recovered()
 
     def _worker(self) -> None:
         while not self._stop.is_set():
             unit = self._work.get()
             if unit is None:
                 return
+            with self._lock:
+                self._queued.discard(unit)
             try:
                 self._ensure(unit)
-            except Exception:
-                log.exception("could not start table %s", unit)
+            except Exception as exc:
+                # Looked at again within RENEW_S (the leases thread), while it is online.
+                message = self.health["club-tables"].fault(
+                    f"cannot start table {unit} ({type(exc).__name__}: {exc})",
+                    "trying again", recover=False)
+                # A store that cannot write now is no bug: no traceback for it.
+                log.error("%s", message, exc_info=None if isinstance(exc, CannotSave) else exc)
 
     def preferred(self, unit: str) -> bool:
         """Is this server the one that should run ``unit``? Rendezvous hashing over
@@ -259,26 +283,28 @@ class ClubServer:
         return max(servers, key=weight) == self.server_id
 
     def _leases(self) -> None:
-        """With shared=True: renew our boards' leases, give up the ones we lost,
-        and look again at every online board (another server may have stopped)."""
+        """With shared=True: renew our boards' leases and give up the ones we lost.
+        Always: look again at every online board without a running table (another
+        server may have stopped; a table may have failed to start)."""
         while True:
             if self.shared:
                 self.store.heartbeat(self.server_id, LEASE_S)
             if self._stop.wait(RENEW_S):
                 return
-            if not self.shared or self.hub is None:
+            if self.hub is None:
                 continue
-            with self._lock:
-                mine = list(self.tables.values())
-            for table in mine:
-                if not self.store.claim(table.unit, self.server_id, LEASE_S):
-                    log.warning("table %s is run by another server now", table.unit)
-                    with self._lock:
-                        self.tables.pop(table.unit, None)
-                    self._stop_table(table, release=False)
+            if self.shared:
+                with self._lock:
+                    mine = list(self.tables.values())
+                for table in mine:
+                    if not self.store.claim(table.unit, self.server_id, LEASE_S):
+                        log.warning("table %s is run by another server now", table.unit)
+                        with self._lock:
+                            self.tables.pop(table.unit, None)
+                        self._stop_table(table, release=False)
             for unit, state in list(self.hub.status.items()):
                 if state == "online" and unit in self.assignments and unit not in self.tables:
-                    self._work.put(unit)
+                    self._look_at(unit)
 
     def _ensure(self, unit: str) -> None:
         with self._lock:
@@ -327,12 +353,9 @@ class ClubServer:
         if game is None:
             headers = assignment.headers(rules)
             game_id = self.store.new_game(unit, assignment.game, headers)
-            self.store.close_open_events(unit)
             game = Game(rules.start())
-        link = ClubLink(self.hub.transport(unit), self.store, unit, game_id,
-                        expect=board.id, resolve=lambda _id: board)
-        # Events stored but not taken by the game before a crash: they go first.
-        link.replay(self.store.open_events(unit, game_id))
+        link = BoardSession(self.hub.transport(unit), expect=board.id, resolve=lambda _id: board,
+                            name=unit)
         table_store = TableStore(self.store, game_id, unit, headers)
         holder: dict[str, ClubTable] = {}
 
@@ -341,8 +364,9 @@ class ClubServer:
             if table is not None:
                 table.actions.append((what, side, notation))
 
+        # The table rewinds the link to where the game's last save left the board.
         session = TableSession(rules, board, link, game=game, store=table_store,
-                               port=link.transport.port, on_action=on_action)
+                               port=link.transport.port, on_action=on_action, name=unit)
         table = holder["t"] = ClubTable(unit, assignment, board, game_id, link, session)
         session.subscribe(lambda: self._changed(unit))
         link.start()
@@ -370,11 +394,10 @@ class ClubServer:
             self._stop_table(old, release=False)
         rules = load_rules(assignment.game)
         self.store.new_game(assignment.table, assignment.game, assignment.headers(rules))
-        self.store.close_open_events(assignment.table)
         with self._lock:
             self.ended.pop(assignment.table, None)
         if self.hub and self.hub.status.get(assignment.table) == "online":
-            self._work.put(assignment.table)
+            self._look_at(assignment.table)
         self._changed(assignment.table)
 
     def end(self, unit: str, result: str) -> None:
@@ -403,8 +426,6 @@ class ClubServer:
         return self._subscribers.add(callback)
 
     def _changed(self, unit: str) -> None:
-        if self.on_change:
-            self.on_change(unit)
         self._subscribers.notify(unit)
 
     def table_state(self, unit: str) -> dict[str, Any] | None:
@@ -423,8 +444,22 @@ class ClubServer:
         state = table.session.state()
         state.update(table=unit, players=list(assignment.players) if assignment else [],
                      online=online, running=True, game_id=table.game_id,
-                     connected=table.link.connected.is_set())
+                     connected=table.link.connected.is_set() and table.link.alive)
         return state
+
+    def health_report(self) -> dict[str, Any]:
+        """Every worker's health (masume.health): the server's threads, and each
+        table's and its link's; for the live page and a fault bench."""
+        with self._lock:
+            tables = dict(self.tables)
+        return {
+            "server": {name: h.to_dict(alive=name in self._threads
+                                       and self._threads[name].is_alive())
+                       for name, h in self.health.items()},
+            "tables": {unit: t.session.health_report() for unit, t in sorted(tables.items())},
+            "hub": self.hub.health_report() if self.hub else None,
+            "unregistered": self.unregistered_seen,
+        }
 
     def overview(self) -> list[dict[str, Any]]:
         return [s for s in (self.table_state(u) for u in sorted(self.assignments)) if s]

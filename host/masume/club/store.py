@@ -1,17 +1,21 @@
-"""The club server's storage: every board event and every action, written (and
-committed) before the board gets its acknowledgement; SQLite by default,
-PostgreSQL (``postgresql://...``) for a server shared by several hosts.
+"""The club server's storage: every game, saved (and committed) before the board
+gets the acknowledgement of the events it took; SQLite by default, PostgreSQL
+(``postgresql://...``) for a server shared by several hosts.
 
 Tables:
 
     games         one row per game: its table, players (headers), the record text
-                  (rewritten after every change), result, active flag
+                  (rewritten at every save, its headers holding where the board's
+                  event stream stood: see masume.play.table), result, active flag
     log           every board event and tracker decision, per game (as events.jsonl)
-    board_events  every event the link accepted, before its ACK went out; ``done``
-                  once the table's game has taken it, so a server killed between
-                  the two takes it again at restart
-    links         per board: the boot and last event seq held (the HELLO's ack)
     owners        which club server runs which board (several servers, one broker)
+    servers       the club servers alive (several servers, one broker)
+
+A table's save is one transaction (:meth:`ClubStore.save_game`): the log lines of
+the events it took and the record with the actions they made, together. Only once
+it is committed does the table acknowledge those events to the board; a server
+killed before that has the board send them again. A write that cannot be made
+(the disk full, the database read-only or away) raises masume.storage.CannotSave.
 """
 
 from __future__ import annotations
@@ -21,9 +25,9 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
-from masume.link import BoardEvent
+from masume.storage import CannotSave, LogEntry
 
 SQLITE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -33,12 +37,6 @@ CREATE TABLE IF NOT EXISTS games (
 CREATE TABLE IF NOT EXISTS log (
     id INTEGER PRIMARY KEY AUTOINCREMENT, game_id INTEGER NOT NULL, t REAL NOT NULL,
     kind TEXT NOT NULL, data TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS board_events (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, unit TEXT NOT NULL, boot BIGINT NOT NULL,
-    seq BIGINT NOT NULL, game_id INTEGER NOT NULL, data TEXT NOT NULL,
-    done INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX IF NOT EXISTS board_events_open ON board_events (unit, done);
-CREATE TABLE IF NOT EXISTS links (unit TEXT PRIMARY KEY, boot BIGINT NOT NULL, ack BIGINT NOT NULL);
 CREATE TABLE IF NOT EXISTS owners (unit TEXT PRIMARY KEY, server TEXT NOT NULL, expires REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS servers (server TEXT PRIMARY KEY, expires REAL NOT NULL);
 """
@@ -55,16 +53,19 @@ class ClubStore:
         url = str(url)
         self.url = url
         self._lock = threading.RLock()
-        if url.startswith(("postgresql://", "postgres://")):
+        self.dialect = "postgres" if url.startswith(("postgresql://", "postgres://")) else "sqlite"
+        self._db: Any = None
+        self._connect()
+
+    def _connect(self) -> None:
+        if self.dialect == "postgres":
             import psycopg
 
-            self.dialect = "postgres"
-            self._db = psycopg.connect(url, autocommit=False)
+            self._db = psycopg.connect(self.url, autocommit=False)
             schema = POSTGRES_SCHEMA
         else:
-            path = url.removeprefix("sqlite:///").removeprefix("sqlite://")
+            path = self.url.removeprefix("sqlite:///").removeprefix("sqlite://")
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self.dialect = "sqlite"
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None,
                                        timeout=30)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -88,6 +89,10 @@ class ClubStore:
         if self.dialect == "postgres" or self._db.in_transaction:
             self._db.commit()
 
+    def _reconnect_if_lost(self) -> None:
+        if self.dialect == "postgres" and (self._db.closed or self._db.broken):
+            self._connect()  # the database server restarted: a new connection
+
     def _rollback(self) -> None:
         try:
             self._db.rollback()
@@ -95,20 +100,27 @@ class ClubStore:
             pass
 
     def _write(self, *statements: tuple[str, tuple]) -> Any:
+        """Run ``statements`` in one transaction; CannotSave when the database cannot
+        take it now (the disk full, read-only, the server away: tried again later)."""
         with self._lock:
             try:
+                self._reconnect_if_lost()
                 cur = None
                 for sql, args in statements:
                     cur = self._exec(sql, args)
                 self._commit()
                 return cur
-            except Exception:
+            except Exception as exc:
                 self._rollback()
+                reason = _cannot_write(exc)
+                if reason:
+                    raise CannotSave(reason) from exc
                 raise
 
     def _read(self, sql: str, args: tuple = ()) -> list[tuple]:
         with self._lock:
             try:
+                self._reconnect_if_lost()
                 rows = self._exec(sql, args).fetchall()
                 self._commit()
                 return rows
@@ -144,8 +156,12 @@ class ClubStore:
         return int(gid), game, json.loads(headers), record
 
     def save_game(self, game_id: int, record: str, headers: Mapping[str, str],
-                  result: str | None) -> None:
-        self._write(("UPDATE games SET record = ?, headers = ?, result = ?, updated = ? "
+                  result: str | None, log: Iterable[LogEntry] = ()) -> None:
+        """The game's record and the log lines that led to it, in one transaction."""
+        self._write(*[("INSERT INTO log (game_id, t, kind, data) VALUES (?, ?, ?, ?)",
+                       (game_id, t, kind, json.dumps(dict(fields), ensure_ascii=False)))
+                      for t, kind, fields in log],
+                    ("UPDATE games SET record = ?, headers = ?, result = ?, updated = ? "
                      "WHERE id = ?", (record, json.dumps(dict(headers)), result, time.time(),
                                       game_id)))
 
@@ -175,51 +191,9 @@ class ClubStore:
         rows = self._read("SELECT record FROM games WHERE id = ?", (game_id,))
         return rows[0][0] if rows else None
 
-    def log(self, game_id: int, kind: str, fields: Mapping[str, Any]) -> None:
-        self._write(("INSERT INTO log (game_id, t, kind, data) VALUES (?, ?, ?, ?)",
-                     (game_id, time.time(), kind, json.dumps(dict(fields), ensure_ascii=False))))
-
     def log_entries(self, game_id: int) -> list[dict[str, Any]]:
         rows = self._read("SELECT t, kind, data FROM log WHERE game_id = ? ORDER BY id", (game_id,))
         return [{"t": t, "kind": kind, **json.loads(data)} for t, kind, data in rows]
-
-    # ---- the link: persisted before the ACK -------------------------------------
-
-    def link_state(self, unit: str) -> tuple[int, int]:
-        rows = self._read("SELECT boot, ack FROM links WHERE unit = ?", (unit,))
-        return (int(rows[0][0]), int(rows[0][1])) if rows else (0, 0)
-
-    def accept_event(self, unit: str, boot: int, ack: int, game_id: int, event: BoardEvent) -> None:
-        """One event the link accepted, and where the link stands, in one transaction."""
-        upsert = ("INSERT INTO links (unit, boot, ack) VALUES (?, ?, ?) ON CONFLICT (unit) "
-                  "DO UPDATE SET boot = excluded.boot, ack = excluded.ack")
-        self._write(
-            ("INSERT INTO board_events (unit, boot, seq, game_id, data) VALUES (?, ?, ?, ?, ?)",
-             (unit, boot, event.seq, game_id, event.to_json())),
-            (upsert, (unit, boot, ack)),
-        )
-
-    _DONE = ("UPDATE board_events SET done = 1 WHERE id = (SELECT MIN(id) FROM "
-             "board_events WHERE unit = ? AND done = 0)")
-
-    def event_done(self, unit: str) -> None:
-        """The table's game took the oldest open event of this board (they go in order)."""
-        self._write((self._DONE, (unit,)))
-
-    def log_event_taken(self, game_id: int, unit: str, fields: Mapping[str, Any]) -> None:
-        """The game took the board's oldest open event: logged and marked done in one
-        commit (one disk flush on the way from a board event to its LEDs, not two)."""
-        self._write(("INSERT INTO log (game_id, t, kind, data) VALUES (?, ?, ?, ?)",
-                     (game_id, time.time(), "board", json.dumps(dict(fields), ensure_ascii=False))),
-                    (self._DONE, (unit,)))
-
-    def open_events(self, unit: str, game_id: int) -> list[BoardEvent]:
-        rows = self._read("SELECT data FROM board_events WHERE unit = ? AND done = 0 "
-                          "AND game_id = ? ORDER BY id", (unit, game_id))
-        return [event_from_json(r[0]) for r in rows]
-
-    def close_open_events(self, unit: str) -> None:
-        self._write(("UPDATE board_events SET done = 1 WHERE unit = ? AND done = 0", (unit,)))
 
     # ---- owners (several club servers) ---------------------------------------------
 
@@ -253,14 +227,26 @@ class ClubStore:
         return {u: (s, e) for u, s, e in self._read("SELECT unit, server, expires FROM owners")}
 
 
-def event_from_json(text: str) -> BoardEvent:
-    d = json.loads(text)
-
-    def reading(value: Any) -> Any:
-        return tuple(value) if isinstance(value, list) else value
-
-    return BoardEvent(seq=d["seq"], type=d["type"], square=d.get("square"),
-                      reading=reading(d.get("reading")), value=d.get("value"),
-                      roll_id=d.get("roll_id"), button=d.get("button"),
-                      readings={k: reading(v) for k, v in d.get("readings", {}).items()},
-                      ms=d.get("ms"))
+def _cannot_write(exc: Exception) -> str | None:
+    """Why the database refused a write, in words, when the cause is outside the
+    server (room, permissions, the database away); None for a bug."""
+    if isinstance(exc, sqlite3.OperationalError):
+        text = str(exc)
+        if "full" in text:
+            return "disk full"
+        if "readonly" in text or "read-only" in text:
+            return "read-only database"
+        if "locked" in text or "unable to open" in text or "disk I/O" in text:
+            return text
+        return None
+    try:
+        import psycopg
+    except ImportError:
+        return None
+    if isinstance(exc, psycopg.errors.DiskFull):
+        return "disk full"
+    if isinstance(exc, psycopg.errors.ReadOnlySqlTransaction):
+        return "read-only database"
+    if isinstance(exc, psycopg.OperationalError):
+        return f"database unavailable ({str(exc).strip().splitlines()[0] if str(exc) else exc})"
+    return None

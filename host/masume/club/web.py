@@ -55,7 +55,8 @@ def _overview(server) -> list[dict[str, Any]]:
         if state.get("running"):
             state = {k: state[k] for k in ("table", "game", "players", "online", "running",
                                            "board", "pieces", "leds", "status", "outcome",
-                                           "game_id", "connected", "tracker") if k in state}
+                                           "game_id", "connected", "tracker", "health")
+                     if k in state}
             state["moves_count"] = sum(len(t["actions"]) for t in server.table_state(
                 state["table"]).get("moves", []))
         out.append(state)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, Mapping, Union
 
 from masume.boards import Board, Cell
 from masume_protocol import codec as c
@@ -14,12 +14,90 @@ from masume_protocol import codec as c
 Reading = Union[bool, tuple[str, ...], str, None]
 
 
+def check_frame(board: Board, mtype: int, fields: Any) -> None:
+    """FrameError unless a decoded frame names only what ``board`` has: its cells
+    (with a sensor, for readings), its buttons, its pieces, its die's faces.
+
+    The codec checks a payload's layout; this checks it against the board, so a
+    frame from a board that does not keep to its definition is a bad frame like a
+    damaged one, never an exception further in.
+    """
+    if mtype == c.SQUARE:
+        _check_reading(board, fields[0], fields[1])
+    elif mtype == c.SNAPSHOT:
+        for index, raw in fields:
+            _check_reading(board, index, raw)
+    elif mtype == c.BUTTON:
+        if not any(b.index == fields[0] for b in board.buttons):
+            raise c.FrameError(f"button {fields[0]}: board {board.id!r} has no such button")
+    elif mtype == c.DIE:
+        if not board.die:
+            raise c.FrameError(f"a die roll, but board {board.id!r} has no die")
+        if not 1 <= fields[1] <= 6:
+            raise c.FrameError(f"die face {fields[1]}: a die shows 1 to 6")
+
+
+def _check_reading(board: Board, index: int, raw: bytes) -> None:
+    if not 0 <= index < len(board.cells) or board.cells[index].sensor == "none":
+        raise c.FrameError(f"cell {index}: board {board.id!r} has no such sensed cell")
+    cell = board.cells[index]
+    if cell.sensor == "identity":
+        known = set(board.pieces.values())
+        unknown = [code for code in raw if code not in known]
+        if unknown:
+            raise c.FrameError(f"cell {cell.name}: piece code {unknown[0]} is not one of "
+                               f"board {board.id!r}'s pieces")
+    elif cell.sensor == "presence" and len(raw) > 1:
+        raise c.FrameError(f"cell {cell.name}: a presence reading is one byte or none")
+
+
 def decode_reading(board: Board, cell: Cell, raw: bytes) -> Reading:
     if cell.sensor == "presence":
         return bool(raw and raw[0])
     if cell.sensor == "identity":
         return tuple(board.piece_name(code) for code in raw)
     return raw.hex() if raw else None
+
+
+def readings_text(board: Board, readings: Mapping[str, Reading]) -> str:
+    """Readings as one line of text, ``CELL=VALUE`` separated by spaces (a saved
+    game keeps them so): presence ``1``/``0``; identity the pieces bottom to top
+    joined by ``+``, ``-`` for none; card the tag's UID in hex, ``-`` for none.
+
+    >>> from masume.boards import load_board
+    >>> board = load_board("soccer-shogi")
+    >>> text = readings_text(board, {"C5": ("ball", "blue"), "A7": ()})
+    >>> text, parse_readings(board, text) == {"C5": ("ball", "blue"), "A7": ()}
+    ('A7=- C5=ball+blue', True)
+    """
+    out = []
+    for name, reading in sorted(readings.items()):
+        sensor = board.cell(name).sensor
+        if sensor == "presence":
+            value = "1" if reading else "0"
+        elif sensor == "identity":
+            value = "+".join(reading) if reading else "-"  # type: ignore[arg-type]
+        else:
+            value = str(reading) if reading else "-"
+        out.append(f"{name}={value}")
+    return " ".join(out)
+
+
+def parse_readings(board: Board, text: str) -> dict[str, Reading]:
+    """The readings :func:`readings_text` wrote; ValueError for anything else."""
+    out: dict[str, Reading] = {}
+    for item in text.split():
+        name, sep, value = item.partition("=")
+        if not sep or not board.has_cell(name):
+            raise ValueError(f"{item!r} is not CELL=READING of board {board.id!r}")
+        sensor = board.cell(name).sensor
+        if sensor == "presence":
+            out[name] = value == "1"
+        elif sensor == "identity":
+            out[name] = () if value == "-" else tuple(value.split("+"))
+        else:
+            out[name] = None if value == "-" else value
+    return out
 
 
 @dataclass(frozen=True)
@@ -32,6 +110,8 @@ class BoardEvent:
     host's monotonic clock, as far as the link can tell (the board's clock
     mapped by its heartbeats): an event resent from the board's journal after a
     cut arrives late, but its ``at`` says when it happened. None when unknown.
+    ``seq`` and ``boot`` place it in the board's stream (a snapshot's ``seq`` is
+    the last event it covers).
     """
 
     seq: int
@@ -44,6 +124,8 @@ class BoardEvent:
     readings: dict[str, Reading] = field(default_factory=dict)
     ms: int | None = None
     at: float | None = None
+    #: The boot of the board it came from: BoardSession.commit takes it with the seq.
+    boot: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"seq": self.seq, "type": self.type}

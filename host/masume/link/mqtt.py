@@ -228,6 +228,8 @@ class MqttHub:
         #: Messages dropped by a limit: longer than a frame (:data:`MAX_MESSAGE`), or the
         #: status of a board beyond :data:`UNIT_LIMIT`.
         self.dropped = 0
+        self.faults = 0  # exceptions caught in paho's callbacks (logged, then going on)
+        self._paho_thread: threading.Thread | None = None
         self.refused: str | None = None  # the broker's answer when it refuses us
         #: Events that came for a board with no transport here (in flight while it
         #: was forgotten; none otherwise: only our boards' events are subscribed).
@@ -238,9 +240,9 @@ class MqttHub:
         self._client = new_client(client_id)
         self.url.configure(self._client)
         self._client.reconnect_delay_set(0.1, 2)
-        self._client.on_connect = self._on_connect
-        self._client.on_disconnect = self._on_disconnect
-        self._client.on_message = self._on_message
+        self._client.on_connect = self._guarded(self._on_connect)
+        self._client.on_disconnect = self._guarded(self._on_disconnect)
+        self._client.on_message = self._guarded(self._on_message)
 
     def start(self, wait: float = 5.0) -> "MqttHub":
         try:
@@ -258,7 +260,28 @@ class MqttHub:
             self._client.loop_stop()
         self.connected.clear()
 
+    def health_report(self) -> dict:
+        """The broker connection and paho's thread (which runs every board's traffic)."""
+        thread = self._paho_thread
+        return {"connected": self.connected.is_set(),
+                "alive": thread is not None and thread.is_alive(), "faults": self.faults,
+                "malformed": self.malformed, "stray": self.stray, "dropped": self.dropped,
+                "dropped": sum(t.dropped for t in list(self._routes.values()))}
+
     # paho's thread ----------------------------------------------------------
+
+    def _guarded(self, callback: Callable) -> Callable:
+        """A callback for paho's thread: an exception would end that thread, and every
+        board's traffic with it. Logged and counted instead; the hub goes on."""
+        def run(*args) -> None:
+            self._paho_thread = threading.current_thread()
+            try:
+                callback(*args)
+            except Exception as exc:
+                self.faults += 1
+                log.error("broker connection %s: %s in %s, going on", self.client_id,
+                          type(exc).__name__, callback.__name__, exc_info=exc)
+        return run
 
     def _on_connect(self, client, userdata, flags, reason, properties=None) -> None:
         if reason.is_failure:
@@ -382,7 +405,7 @@ class MqttTransport:
         self.commands = topic(unit, "commands")
         self.offline = threading.Event()
         self._frames: queue.Queue[bytes] = queue.Queue(QUEUE_LIMIT)
-        self.dropped = 0
+        self.dropped = 0  # frames dropped because the session did not take them in time
 
     @property
     def port(self) -> str:

@@ -3,10 +3,23 @@
 A :class:`BoardSession` keeps one board connected whatever the cable does: it
 opens the transport, shakes hands (checking the board's definition id and hash
 against hardware/boards/, so a host never drives a board with the wrong map),
-receives events exactly once and in order (acks, duplicates dropped, gaps
-waited out until the board resends), resynchronises with a snapshot after a
-reboot or a journal overflow, sends LED commands until they are acknowledged,
-and reconnects with backoff when the link drops.
+receives events exactly once and in order (duplicates dropped, gaps waited out
+until the board resends), resynchronises with a snapshot after a reboot or a
+journal overflow, sends LED commands until they are acknowledged, and
+reconnects with backoff when the link drops.
+
+An event is acknowledged to the board only once its consumer is done with it:
+when :meth:`BoardSession.events` hands it out, or, for a consumer that must
+first save what the event caused (a game table), when it calls
+:meth:`BoardSession.commit`. Until then the board keeps the event in its
+journal, so a host that dies loses nothing the board told it. The queue between
+the link and its consumer is bounded: when it is full the link stops taking
+events (the board keeps them) and says so.
+
+Nothing stops the link's thread: a frame that names what the board does not
+have is a counted bad frame; any other fault is logged, counted in
+:attr:`BoardSession.health`, and the link reconnects and resynchronises (a new
+handshake, then a snapshot: Sparkplug B's rebirth).
 
 >>> session = BoardSession(SerialTransport("/dev/ttyACM0"))   # doctest: +SKIP
 >>> session.start()                                          # doctest: +SKIP
@@ -20,13 +33,15 @@ import logging
 import queue
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Mapping
 
 from masume.boards import Board, BoardError, load_board
+from masume.health import Health
 from masume_protocol import codec as c
 
-from .events import BoardEvent, Led, Reading, decode_reading
+from .events import BoardEvent, Led, Reading, check_frame, decode_reading
 from .transport import LinkDown, Transport
 
 log = logging.getLogger("masume.link")
@@ -45,36 +60,54 @@ CLOCK_CREEP = 0.001
 #: An event that arrives this much later than the board saw it comes from the
 #: journal (a link that was cut): more of the backlog may follow.
 LATE_S = 0.25
+#: Events taken from the board and not yet taken by the consumer, at most. The
+#: board's journal holds 256 unacknowledged events; a board that goes on sending
+#: live events past that (its consumer stopped reading) is held back here.
+EVENT_QUEUE_LIMIT = 1024
+#: A frame that names what the board does not have is dropped like a damaged one;
+#: an event the board sends this many times so is skipped, so that the stream goes on.
+BAD_EVENT_RETRIES = 3
+REPORT_EVERY_S = 1.0  # repeated complaints (bad frames, a full queue): one line a second
 
 
 class BoardMismatch(Exception):
     """The board is not the one the host has a definition for. Not retried."""
 
 
+class _FrameFault(Exception):
+    """Handling a frame failed in a way no check foresaw (its cause chained)."""
+
+
 @dataclass
 class LinkStats:
     connects: int = 0
-    bad_frames: int = 0
+    bad_frames: int = 0  # damaged (COBS, CRC, layout) or naming what the board does not have
     duplicates: int = 0
     out_of_order: int = 0
     snapshots: int = 0
     command_resends: int = 0
     #: The board's journal as its last heartbeat gave it: (oldest unacked seq, next seq).
     board_journal: tuple[int, int] = (0, 0)
-    acked: int = 0  # the last event seq this host holds
-    board_errors: list[str] = field(default_factory=list)
+    acked: int = 0  # the last event seq acknowledged to the board
+    #: The board's latest refusals (ERROR messages), the newest last.
+    board_errors: deque[str] = field(default_factory=lambda: deque(maxlen=20))
+    held_back: int = 0  # events not taken because the consumer's queue was full
+    skipped: int = 0  # bad events skipped after BAD_EVENT_RETRIES
+    events_lost: int = 0  # events the board dropped from a full journal before we had them
 
 
 class BoardSession:
-    """One board, kept connected. Thread-safe; events arrive through :meth:`events`.
+    """One board, kept connected. Thread-safe; events arrive through :meth:`events`
+    (or :meth:`take` and :meth:`commit`, for a consumer that saves before it
+    acknowledges).
 
     ``expect`` names the board definition the host wants (its id); None accepts
-    any board whose definition the host knows.
+    any board whose definition the host knows. ``name`` says whose board it is
+    in messages (a club table's unit id; by default the transport's port).
 
-    ``boot`` and ``ack`` resume the board's event stream where an earlier
-    session left it (a server that stores them): the HELLO carries them, so the
-    board resends exactly the events after ``ack``; and as this session knows
-    none of the board's readings, it asks for a snapshot.
+    :meth:`rewind` puts the session where a consumer's saved state left the
+    board's event stream (its boot, the last event it holds, the readings then),
+    before :meth:`start` or at any time after.
     """
 
     def __init__(
@@ -83,32 +116,46 @@ class BoardSession:
         *,
         expect: str | None = None,
         resolve: Callable[[str], Board] = load_board,
-        boot: int = 0,
-        ack: int = 0,
+        name: str | None = None,
+        queue_limit: int = EVENT_QUEUE_LIMIT,
     ) -> None:
         self.transport = transport
         self.expect = expect
         self.resolve = resolve
+        self.name = name or str(getattr(transport, "port", "the board"))
         self.board: Board | None = None
         self.firmware: str | None = None
         self.readings: dict[str, Reading] = {}
         self.stats = LinkStats()
+        self.health = Health("board link", self.name)
         self.state = "idle"  # idle, connecting, connected, failed, closed
         self.error: str | None = None
         self.connected = threading.Event()
-        self._events: queue.Queue[BoardEvent | None] = queue.Queue()
+        self._events: queue.Queue[BoardEvent] = queue.Queue(queue_limit)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        # Event side: what we hold from which boot of the board.
-        self._boot = boot
-        self._ack = ack if boot else 0
+        # Event side, all of one boot of the board. Seqs up to _ack are acknowledged;
+        # up to _committed its consumer is done with (sent as the next ACK); up to
+        # _received handed to the consumer (or skipped, see _skip).
+        self._boot = 0
+        self._ack = 0
+        self._committed = 0
+        self._received = 0
+        #: Seqs the consumer never sees (bad events skipped, events the board lost
+        #: from a full journal): first seq -> last seq of the run.
+        self._skip: dict[int, int] = {}
+        self._bad_seen: dict[int, int] = {}  # bad event seq -> times it came
+        self._board_next = 0  # the board's next event seq, as it last said
+        self._rebirth: str | None = None  # asked from another thread: reconnect, resync
+        self._complaints: dict[str, tuple[float, int]] = {}  # what -> (last said, since then)
         # Command side.
         self._cmd_seq = 0
         self._pending: list[tuple[int, int, bytes]] = []  # (seq, type, frame) not yet acked
         self._last_send = 0.0
         self._leds: dict[int, Led] | None = None  # the picture to restore on reconnect
-        self._snapshot_wanted = bool(boot)
+        self._snapshot_wanted = False
+        self._snapshot_asked = 0.0  # when a snapshot was last asked for
         self._early: list[tuple[int, int, object]] = []  # frames read with the welcome
         # The board's clock (protocol 2), mapped onto time.monotonic().
         self.board_version = 0  # the protocol version the board speaks
@@ -127,21 +174,38 @@ class BoardSession:
 
     @property
     def ack(self) -> int:
-        """The seq of the last event this session holds (and has acknowledged)."""
+        """The seq of the last event acknowledged to the board."""
         return self._ack
 
-    def accepted(self, event: BoardEvent) -> None:
-        """Called in the link's thread for every event the session accepts, after
-        :attr:`ack` has moved past it and before its ACK goes to the board. A
-        subclass that must keep events (the club server's store) does it here; if
-        it raises, the event is not acknowledged and the link reconnects, so the
-        board sends it again."""
+    @property
+    def waiting(self) -> int:
+        """Events taken from the board and not yet by the consumer (bounded)."""
+        return self._events.qsize()
 
-    def replay(self, events: list[BoardEvent]) -> None:
-        """Hand ``events`` out (through :meth:`events`) before any the board sends:
-        events kept from an earlier session and not yet taken by their consumer."""
-        for event in events:
-            self._events.put(event)
+    @property
+    def alive(self) -> bool:
+        """Is the link's thread running (it stops only when closed or the board is refused)?"""
+        return self._thread is not None and self._thread.is_alive()
+
+    def rewind(self, boot: int, ack: int, readings: Mapping[str, Reading] | None = None) -> None:
+        """Go back to where a consumer's saved state left the board's stream: the
+        events of boot ``boot`` up to ``ack`` are done with, the board's readings
+        were ``readings`` then. Events queued and not taken are dropped; the next
+        HELLO carries ``boot`` and ``ack``, so the board (which keeps every event
+        not acknowledged) sends the rest again. A running link reconnects at once
+        (a rebirth: a new handshake, then a snapshot).
+        """
+        with self._lock:
+            self._drain()
+            self._boot = boot
+            self._ack = self._committed = self._received = ack if boot else 0
+            self._skip.clear()
+            self._bad_seen.clear()
+            if readings is not None:
+                self.readings = dict(readings)
+            self._snapshot_wanted = bool(boot)
+            if self._thread is not None:
+                self._rebirth = "rewound to a saved state"
 
     def clock(self) -> float:
         """Now on ``time.monotonic()``, as far as the board's events are known.
@@ -156,7 +220,8 @@ class BoardSession:
         return now if known is None else min(now, known)
 
     def start(self) -> "BoardSession":
-        self._thread = threading.Thread(target=self._run, name="board-link", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=f"board-link:{self.name}",
+                                        daemon=True)
         self._thread.start()
         return self
 
@@ -166,7 +231,11 @@ class BoardSession:
             self._thread.join(timeout=5)
         self.transport.close()
         self.state = "closed"
-        self._events.put(None)
+        self.health.stop()
+        try:
+            self._events.put_nowait(None)  # type: ignore[arg-type]  # wakes a waiting take()
+        except queue.Full:
+            pass  # take() sees the state when the queue runs dry
 
     def __enter__(self) -> "BoardSession":
         return self.start()
@@ -187,20 +256,59 @@ class BoardSession:
         return True
 
     def events(self, timeout: float | None = None) -> Iterator[BoardEvent]:
-        """Board events in order, each once. Ends after ``timeout`` s without one,
-        or when the session closes; raises BoardMismatch if the board is refused."""
+        """Board events in order, each once, each acknowledged as it is handed out.
+        Ends after ``timeout`` s without one, or when the session closes; raises
+        BoardMismatch if the board is refused."""
         while True:
+            batch = self.take(timeout)
+            if not batch:
+                return
+            for event in batch:
+                self.commit(event.boot, event.seq)
+                yield event
+
+    def take(self, timeout: float | None = None, limit: int = 64) -> list[BoardEvent]:
+        """The events waiting, in order (at most ``limit``; waits up to ``timeout`` s
+        for the first), not acknowledged: the consumer calls :meth:`commit` once it
+        is done with them. Empty after ``timeout``, or when the session is closed;
+        BoardMismatch if the board is refused."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        first = None
+        while first is None:
             try:
-                event = self._events.get(timeout=timeout)
+                first = self._events.get_nowait()
+                continue
             except queue.Empty:
-                if self.state == "failed":
-                    raise BoardMismatch(self.error) from None
-                return
-            if event is None:
-                if self.state == "failed":
-                    raise BoardMismatch(self.error)
-                return
-            yield event
+                pass
+            if self.state == "failed":
+                raise BoardMismatch(self.error)
+            if self.state == "closed":
+                return []
+            wait = 0.25 if deadline is None else min(0.25, deadline - time.monotonic())
+            if wait <= 0:
+                return []
+            try:
+                first = self._events.get(timeout=wait)
+            except queue.Empty:
+                pass
+        out = [first]
+        while len(out) < limit:
+            try:
+                event = self._events.get_nowait()
+            except queue.Empty:
+                break
+            if event is None:  # the close() wake-up
+                break
+            out.append(event)
+        return out
+
+    def commit(self, boot: int, seq: int) -> None:
+        """The consumer is done with every event of boot ``boot`` up to ``seq``
+        (what they caused is saved): the board may forget them. Commits of an
+        earlier boot of the board (it restarted meanwhile) change nothing."""
+        with self._lock:
+            if boot == self._boot and seq > self._committed:
+                self._committed = min(seq, self._received)
 
     def set_leds(self, picture: Mapping[str | int, Led]) -> None:
         """Show ``picture`` (cell name or index -> Led); every other cell goes dark.
@@ -223,6 +331,8 @@ class BoardSession:
     # ---- the link thread --------------------------------------------------
 
     def _run(self) -> None:
+        """Connect, serve, reconnect, until closed. Every exception is caught here:
+        only a board the host must not drive (BoardMismatch) ends the thread."""
         attempt = 0
         while not self._stop.is_set():
             self.state = "connecting"
@@ -230,22 +340,36 @@ class BoardSession:
                 self.transport.open()
                 self._handshake()
                 attempt = 0
+                self.health.recovered()
                 self._serve()
             except BoardMismatch as exc:
                 self.state = "failed"
                 self.error = str(exc)
+                self.health.stop("failed")  # said by the link's error
                 log.error("%s", exc)
-                self._events.put(None)
-                self.transport.close()
+                self._close_transport()
                 return
             except LinkDown as exc:
-                log.info("link down: %s", exc)
+                log.info("%s: link down: %s", self.name, exc)
+            except Exception as exc:  # a bug, or a frame we could not handle: never die
+                problem = "bad frame" if isinstance(exc, _FrameFault) else "error"
+                cause = exc.__cause__ if isinstance(exc, _FrameFault) else exc
+                message = self.health.fault(problem, "resynchronising")
+                log.error("%s (%s: %s)", message, type(cause).__name__, cause,
+                          exc_info=cause)
+                self._snapshot_wanted = True
             self.connected.clear()
-            self.transport.close()
+            self._close_transport()
             if self._stop.is_set():
                 break
             self._stop.wait(BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)])
             attempt += 1
+
+    def _close_transport(self) -> None:
+        try:
+            self.transport.close()
+        except Exception:  # closing a broken port must not stop the link
+            log.debug("closing %s failed", self.name, exc_info=True)
 
     def _send(self, frame: bytes) -> None:
         self.transport.send(frame)
@@ -256,12 +380,15 @@ class BoardSession:
             # restored after the welcome, and a snapshot still wanted asked again.
             self._snapshot_wanted |= any(t == c.SNAPSHOT_REQ for _, t, _ in self._pending)
             self._pending.clear()
+            self._rebirth = None
             hello_seq = self._cmd_seq
         deadline = time.monotonic() + HANDSHAKE_TIMEOUT_S
         next_hello = 0.0
         while time.monotonic() < deadline and not self._stop.is_set():
             if time.monotonic() >= next_hello:
-                self._send(c.encode_frame(c.HELLO, hello_seq, c.pack_hello(self._boot, self._ack)))
+                ack = self._ack_due()
+                self._send(c.encode_frame(c.HELLO, hello_seq, c.pack_hello(self._boot, ack)))
+                self._ack = ack
                 next_hello = time.monotonic() + HELLO_RETRY_S
             frames = self._receive(0.05)
             for k, (mtype, seq, fields) in enumerate(frames):
@@ -296,32 +423,36 @@ class BoardSession:
         self.board_version = version
         if boot != self._boot or self._ticks is None:
             self._reset_clock()  # a new boot counts its ticks from zero
-        if boot != self._boot:
-            # First contact or the board rebooted: what it knew is gone, so take
-            # its word for where it stands and ask for every reading.
-            if self._boot:
-                log.warning("board rebooted; resynchronising")
-            self._boot = boot
-            self._ack = next_seq - 1
-            self._snapshot_wanted = True
-        elif first_seq > self._ack + 1:
-            log.warning("board journal overflowed (events %d-%d lost)", self._ack + 1, first_seq - 1)
-            self._snapshot_wanted = True
+        with self._lock:
+            self._board_next = next_seq
+            if boot != self._boot:
+                # First contact or the board rebooted: what it knew is gone, so take
+                # its word for where it stands and ask for every reading. Events of
+                # the old boot still queued go to the consumer all the same.
+                if self._boot:
+                    log.warning("%s: board rebooted; resynchronising", self.name)
+                self._boot = boot
+                self._ack = self._committed = self._received = next_seq - 1
+                self._skip.clear()
+                self._bad_seen.clear()
+                self._snapshot_wanted = True
+            else:
+                self._journal_overflowed(first_seq)
         self.stats.connects += 1
         self.state = "connected"
         self._send(c.encode_frame(c.ACK, self._ack))
         with self._lock:
-            if self._snapshot_wanted:
-                self._snapshot_wanted = False
-                self._queue_command(c.SNAPSHOT_REQ, b"")
             if self._leds is not None:
                 self._queue_command(c.LED_FRAME, c.pack_leds(_entries(self._leds)))
+        self._ask_snapshot_if_drained(time.monotonic())
         self.connected.set()
 
     def _serve(self) -> None:
         last_heard = time.monotonic()
         last_heartbeat = 0.0
         while not self._stop.is_set():
+            if self._rebirth:
+                raise LinkDown(self._rebirth)
             frames, self._early = self._early + self._receive(0.02), []
             now = time.monotonic()
             if frames:
@@ -330,9 +461,17 @@ class BoardSession:
                 raise LinkDown("board silent")
             ack_due = False
             for mtype, seq, fields in frames:
-                ack_due |= self._handle(mtype, seq, fields)
-            if ack_due:
-                self._send(c.encode_frame(c.ACK, self._ack))
+                try:
+                    ack_due |= self._handle(mtype, seq, fields)
+                except (LinkDown, BoardMismatch):
+                    raise
+                except Exception as exc:
+                    raise _FrameFault(c.NAMES.get(mtype, mtype)) from exc
+            ack = self._ack_due()
+            if ack_due or ack > self._ack:
+                self._ack = ack
+                self.stats.acked = ack
+                self._send(c.encode_frame(c.ACK, ack))
             if now - last_heartbeat >= HEARTBEAT_S:
                 last_heartbeat = now
                 self._send(c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(0, 0, 0, 0)))
@@ -343,41 +482,66 @@ class BoardSession:
         for raw in self.transport.receive(timeout):
             try:
                 mtype, seq, payload = c.decode_frame(raw)
-                fields = c.unpack(mtype, payload) if mtype in c.NAMES else None
             except c.FrameError:
+                self.stats.bad_frames += 1  # the line's noise: the resend repairs it
+                continue
+            try:
+                fields = c.unpack(mtype, payload) if mtype in c.NAMES else None
+                if self.board is not None:
+                    check_frame(self.board, mtype, fields)
+            except c.FrameError as exc:
+                # Intact, but not what this board can say: a bad frame all the same.
                 self.stats.bad_frames += 1
+                self._bad_frame(mtype, seq, str(exc))
                 continue
             out.append((mtype, seq, fields))
         return out
+
+    def _bad_frame(self, mtype: int, seq: int, why: str) -> None:
+        """Drop a frame that passed its CRC but is malformed or names what the board
+        does not have, as if it were damaged (the board sends it again); an event
+        the board sends so too often is skipped, or nothing after it would be taken."""
+        then = "dropped"
+        if mtype in c.EVENTS:
+            with self._lock:
+                if seq == self._received + 1:
+                    times = self._bad_seen[seq] = self._bad_seen.get(seq, 0) + 1
+                    if times >= BAD_EVENT_RETRIES:
+                        self._bad_seen.pop(seq, None)
+                        self._skip[seq] = seq
+                        self._received = seq
+                        self.stats.skipped += 1
+                        then = f"skipped (sent {times} times)"
+        name = c.NAMES.get(mtype, f"type {mtype}")
+        message = self.health.fault(f"bad frame ({name} {seq}: {why})", then, recover=False)
+        self._complain("bad frame", message)
+
+    def _complain(self, what: str, message: str) -> None:
+        """Log ``message``, at most once a second for the same ``what`` (with a count)."""
+        now = time.monotonic()
+        said, since = self._complaints.get(what, (0.0, 0))
+        if now - said >= REPORT_EVERY_S:
+            more = f" ({since} more since the last report)" if since else ""
+            log.warning("%s%s", message, more)
+            self._complaints[what] = (now, 0)
+        else:
+            self._complaints[what] = (said, since + 1)
 
     def _handle(self, mtype: int, seq: int, fields: object) -> bool:
         """Handle one frame from the board; True if an ack should go back."""
         board = self.board
         assert board is not None
         if mtype in c.EVENTS:
-            if seq <= self._ack:
+            if seq <= self._received:
                 self.stats.duplicates += 1
-                return True
-            if seq != self._ack + 1:
+                return True  # tell the board again where we stand
+            if seq != self._received + 1:
                 self.stats.out_of_order += 1  # a frame before it was lost: wait for the resend
                 return False
-            try:
-                event = self._event(board, mtype, seq, fields)
-            except (KeyError, IndexError) as exc:
-                log.warning("event %d names something this board does not have: %s", seq, exc)
-                event = None
-            self._take(seq, event)
-            return True
+            self._put(self._event(board, mtype, seq, fields))
+            return False  # acknowledged once the consumer commits it
         if mtype == c.SNAPSHOT:
-            self.stats.snapshots += 1
-            readings = {}
-            for index, raw in fields:  # type: ignore[union-attr]
-                cell = board.cell(index)
-                readings[cell.name] = decode_reading(board, cell, raw)
-            self.readings = readings
-            self._take(max(self._ack, seq),
-                       BoardEvent(seq=seq, type="snapshot", readings=dict(readings)))
-            return True
+            return self._snapshot(board, seq, fields)  # type: ignore[arg-type]
         if mtype == c.ACK:
             with self._lock:
                 self._pending = [p for p in self._pending if p[0] > seq]
@@ -385,18 +549,16 @@ class BoardSession:
         if mtype == c.HEARTBEAT:
             next_seq, first_seq, uptime, boot = fields  # type: ignore[misc]
             self.stats.board_journal = (first_seq, next_seq)
-            self.stats.acked = self._ack
             if boot != self._boot:
                 # The board restarted and its WELCOME was lost (noise): shake hands.
                 raise LinkDown("the board restarted")
             self._board_time(uptime)
-            if next_seq - 1 <= self._ack:
-                self._known_until = None  # the board has nothing more: the backlog is in
-            if first_seq > self._ack + 1:
-                log.warning("board journal overflowed; resynchronising")
-                self._ack = next_seq - 1
-                with self._lock:
-                    self._queue_command(c.SNAPSHOT_REQ, b"")
+            with self._lock:
+                self._board_next = next_seq
+                if next_seq - 1 <= self._received:
+                    self._known_until = None  # the board has nothing more: the backlog is in
+                self._journal_overflowed(first_seq)
+            self._ask_snapshot_if_drained(time.monotonic())
             return False
         if mtype == c.WELCOME:
             if fields[1] == self._boot:  # type: ignore[index]
@@ -407,24 +569,102 @@ class BoardSession:
         if mtype == c.ERROR:
             code, text = fields  # type: ignore[misc]
             self.stats.board_errors.append(text)
-            log.warning("board refused a command: %s", text)
+            log.warning("%s: board refused a command: %s", self.name, text)
             return False
         log.debug("ignoring %s from the board", c.NAMES.get(mtype, mtype))
         return False
 
-    def _take(self, ack: int, event: BoardEvent | None) -> None:
-        """Hold everything up to ``ack``, and hand ``event`` out (the caller acks)."""
-        before = self._ack
-        self._ack = ack
-        if event is None:
+    def _put(self, event: BoardEvent) -> None:
+        """Hand ``event`` (the next in order) to the consumer. When its queue is full
+        the event is not taken: the board keeps it and sends it again."""
+        with self._lock:
+            try:
+                self._events.put_nowait(event)
+            except queue.Full:
+                self.stats.held_back += 1
+                self._complain("queue full", f"board link: {self._events.qsize()} events from "
+                               f"{self.name} wait to be taken; the board keeps the rest "
+                               "(not acknowledged)")
+                return
+            self._received = event.seq
+            if event.type == "square":
+                self.readings[event.square] = event.reading  # type: ignore[index]
+
+    def _snapshot(self, board: Board, seq: int, fields: list[tuple[int, bytes]]) -> bool:
+        """Take a snapshot that is exactly where the stream stands: one that covers
+        events not received yet (lost on the way) would skip them, die rolls and
+        presses included; it is asked for again once they are in."""
+        with self._lock:
+            if seq != self._received:
+                if seq < self._received:
+                    self.stats.duplicates += 1  # an old one, delivered again
+                else:
+                    self._snapshot_wanted = True
+                return False
+        readings = {}
+        for index, raw in fields:
+            cell = board.cell(index)
+            readings[cell.name] = decode_reading(board, cell, raw)
+        event = BoardEvent(seq=seq, type="snapshot", readings=dict(readings), boot=self._boot)
+        with self._lock:
+            try:
+                self._events.put_nowait(event)
+            except queue.Full:
+                self.stats.held_back += 1
+                self._snapshot_wanted = True
+                return False
+            self._snapshot_wanted = False
+        self.readings = readings
+        self.stats.snapshots += 1
+        return False
+
+    def _ask_snapshot_if_drained(self, now: float) -> None:
+        """Ask for a snapshot that is wanted once this host holds every event the
+        board has (asked before, its answer would cover events still to come)."""
+        with self._lock:
+            if (self._snapshot_wanted and self._board_next - 1 <= self._received
+                    and now - self._snapshot_asked >= HEARTBEAT_S):
+                self._snapshot_asked = now
+                self._queue_command(c.SNAPSHOT_REQ, b"")
+
+    def _journal_overflowed(self, first_seq: int) -> None:
+        """The board's journal now starts at ``first_seq`` (caller holds the lock): if
+        events before it never reached us, they are gone. Skip them, take what the
+        journal still holds, and ask for a snapshot."""
+        if first_seq <= self._received + 1:
             return
-        try:
-            self.accepted(event)
-        except Exception as exc:
-            self._ack = before  # not kept: not acknowledged, so the board resends it
-            log.error("event %d could not be kept (%s); reconnecting", event.seq, exc)
-            raise LinkDown(f"event {event.seq} could not be kept") from exc
-        self._events.put(event)
+        lost = first_seq - 1 - self._received
+        self.stats.events_lost += lost
+        # One run with the run just before it, if any (nobody took anything since):
+        # the runs stay few however long nobody reads.
+        start = next((first for first, last in self._skip.items() if last == self._received),
+                     self._received + 1)
+        self._skip[start] = first_seq - 1
+        self._received = first_seq - 1
+        self._snapshot_wanted = True
+        message = self.health.fault(f"board journal overflowed ({lost} events lost)",
+                                    "resynchronising with a snapshot", recover=False)
+        log.warning("%s", message)
+
+    def _ack_due(self) -> int:
+        """The seq to acknowledge: what the consumer is done with, and past it every
+        seq it will never see."""
+        with self._lock:
+            target = self._committed
+            for first in sorted(self._skip):
+                if first > target + 1:
+                    break
+                target = max(target, self._skip.pop(first))
+            for seq in [s for s in self._bad_seen if s <= target]:
+                del self._bad_seen[seq]
+            return max(target, self._ack)
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                self._events.get_nowait()
+            except queue.Empty:
+                return
 
     def _event(self, board: Board, mtype: int, seq: int, fields: object) -> BoardEvent:
         *values, ms = fields  # type: ignore[misc]
@@ -439,14 +679,14 @@ class BoardSession:
             index, raw = values
             cell = board.cell(index)
             reading = decode_reading(board, cell, raw)
-            self.readings[cell.name] = reading
             return BoardEvent(seq=seq, type="square", square=cell.name, reading=reading,
-                              ms=ms, at=at)
+                              ms=ms, at=at, boot=self._boot)
         if mtype == c.DIE:
             roll_id, value = values
-            return BoardEvent(seq=seq, type="die", value=value, roll_id=roll_id, ms=ms, at=at)
+            return BoardEvent(seq=seq, type="die", value=value, roll_id=roll_id, ms=ms, at=at,
+                              boot=self._boot)
         return BoardEvent(seq=seq, type="button", button=board.button(values[0]).name,
-                          ms=ms, at=at)
+                          ms=ms, at=at, boot=self._boot)
 
     # ---- the board's clock ------------------------------------------------
 

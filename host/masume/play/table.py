@@ -29,6 +29,23 @@ game, on the board's timer lamps, and the timer's action is played when it runs 
 A turn timer starts afresh with each turn the rules number (``Status.turn``); a match
 clock's seconds are saved with the record (the ``Clock`` header) and go on after a
 resume.
+
+Saving, and acknowledging only what is saved: the table takes the board's events
+without acknowledging them, handles them, saves the game (the record, the event
+log) and only then tells the link it is done with them (BoardSession.commit), so
+the board forgets an event only once what it caused is on the disk. A save is the
+whole state the table goes on from, in the record's headers: ``Link`` (the board's
+boot and the last event the save covers), ``Sensed`` (the readings then, where they
+differ from the game) and ``Tracker`` (what the tracker knew beyond them). A table
+that starts from a save (``masume play --resume``, a club server restarted, a fault
+below) rewinds the link there, and the board sends every event after it again: an
+action that was still being read when the host died is read again, not lost.
+
+A save that cannot be made (the disk full, read-only) pauses play: the page and the
+terminal say "cannot save: disk full", no further event is taken (the board keeps
+them), and the save is tried again until it works; play then goes on with nothing
+lost. Any other fault in the table's thread is logged and shown, and the table
+reloads its last save (an event that faults twice is skipped, and said).
 """
 
 from __future__ import annotations
@@ -39,18 +56,24 @@ import time
 from typing import Any, Callable, Hashable
 
 from masume.boards import Board
+from masume.health import Health
 from masume.leds import highlight_led, picture
+from masume.link import BoardEvent, BoardMismatch, BoardSession, Led, Reading
+from masume.link.events import parse_readings, readings_text
 from masume.play.cards import card_list, card_piece, cards_of, for_viewer, viewer_of
-from masume.link import BoardEvent, BoardMismatch, BoardSession, Led
 from masume.rules import Game, Position, Rules
 from masume.rules.base import HidesInformation, IllegalAction, Legend, NotationError, Roll
-from masume.storage import GameStore
+from masume.storage import CannotSave, GameStore, LogEntry
 from masume.subscribers import Subscribers
-from masume.tracker import Change, Tracker
+from masume.tracker import Change, Tracker, TrackerMemory
 
 log = logging.getLogger("masume.play")
 
 TICK_S = 0.05
+SAVE_RETRY_S = 0.5  # while a save cannot be made, it is tried again this often
+#: After a fault the table waits this long (doubling, up to the last) before it reloads.
+FAULT_BACKOFF_S = (0.05, 0.2, 0.5, 1.0, 2.0)
+POISON_FAULTS = 2  # an event the table faulted on this often is skipped
 
 
 class TableSession:
@@ -65,39 +88,78 @@ class TableSession:
         sim: Any = None,
         port: str = "",
         on_action: Callable[[str, str, str], None] | None = None,
+        name: str | None = None,
     ) -> None:
         self.rules = rules
         self.board = board
         self.link = link
-        self.game = game or Game(rules.start())
         self.store = store
         self.sim = sim
         self.port = port
         self.on_action = on_action  # (what: "played" or "took back", side, notation)
-        self.tracker = Tracker(self.game, board, cards=cards_of(self.game.position))
-        self.resigned: str | None = None
+        self.name = name or getattr(link, "name", None) or board.id  # in messages
+        self.health = Health("table", self.name)
         self.leds: dict[str, Led] = {}
         self.last_die: dict[str, int] | None = None
-        self.notice = ""  # the latest message worth showing (a refused die roll, ...)
         self._lock = threading.RLock()
         self._subscribers = Subscribers("masume.play")
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._changed = threading.Event()
+        self._shown_second: tuple[int, ...] = ()
+        # Saving: log entries not saved yet, whether anything changed since the last
+        # save, the last event handled and the last one committed to the link (each
+        # (boot, seq)), why saving fails now, and the last save, to reload.
+        self._log: list[LogEntry] = []
+        self._dirty = False
+        self._committed: tuple[int, int] | None = None
+        self._cannot_save: CannotSave | None = None
+        self._faulted: dict[tuple[int, int], int] = {}  # event -> faults while handling it
+        self._handling: tuple[int, int] | None = None
+        self._reload_due = False
+        game = game or Game(rules.start())
+        headers = dict(store.headers) if store else {}
+        self._saved: tuple[Position, tuple[Hashable, ...], dict[str, str]] = (
+            game.start, tuple(game.actions), headers)
+        self._restore(game, headers)
+
+    def _restore(self, game: Game, headers: dict[str, str]) -> None:
+        """Take up a saved state: the game, and what its headers say of the table,
+        the board and the link (see the module docstring)."""
+        self.game = game
+        self.tracker = Tracker(game, self.board, cards=cards_of(game.position))
+        if self.store is not None:
+            self.store.headers = dict(headers)
+        self.resigned: str | None = headers.get("Resigned") or None
+        self.notice = ""  # the latest message worth showing (a refused die roll, ...)
         self._choices_for: tuple[Position, list[Hashable]] | None = None
         #: A word button pressed before the pieces moved: (word, squares to put them on).
         self.calling: tuple[str, tuple[str, ...]] | None = None
         #: Which roll of the board's die made which action (action index -> roll id),
         #: kept in the record's Rolls header.
-        self.rolls: dict[int, int] = _read_rolls(store.headers.get("Rolls", "") if store else "")
+        self.rolls: dict[int, int] = _read_rolls(headers.get("Rolls", ""))
         # The clocks: seconds run per timer name (a match clock's as saved with the
         # game: it goes on after a resume; a turn clock starts afresh), and the turn the
         # "turn" timer counts.
-        self._elapsed: dict[str, float] = _read_clock(store.headers.get("Clock", "")
-                                                      if store else "")
+        self._elapsed: dict[str, float] = _read_clock(headers.get("Clock", ""))
         self._clock_at: float | None = None
         self._turn: tuple[Any, ...] | None = None
-        self._shown_second: tuple[int, ...] = ()
+        #: The board's readings as of the last event handled (None before the first
+        #: snapshot), and that event: (boot, seq).
+        self.readings: dict[str, Reading] | None = None
+        self._handled: tuple[int, int] | None = _read_link(headers.get("Link", ""))
+        if self._handled is not None:
+            self.readings = self.tracker.expected_readings()
+            try:
+                self.readings.update(parse_readings(self.board, headers.get("Sensed", "")))
+            except ValueError as exc:
+                log.warning("table %s: Sensed header: %s; taking the game's", self.name, exc)
+            self.tracker.restore(self.readings, _read_tracker(headers.get("Tracker", "")),
+                                 time.monotonic())
+        self._committed = self._handled
+        rewind = getattr(self.link, "rewind", None)  # links made in tests may have none
+        if rewind is not None:
+            boot, seq = self._handled or (0, 0)
+            rewind(boot, seq, self.readings)
 
     @property
     def simulated(self) -> bool:
@@ -110,10 +172,15 @@ class TableSession:
 
     # ---- running --------------------------------------------------------------
 
+    @property
+    def alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
     def start(self) -> "TableSession":
-        if self.store:
-            self.store.save(self.game)
-        self._thread = threading.Thread(target=self._run, name="table", daemon=True)
+        with self._lock:
+            self._dirty = True
+            self._checkpoint()
+        self._thread = threading.Thread(target=self._run, name=f"table:{self.name}", daemon=True)
         self._thread.start()
         return self
 
@@ -121,48 +188,167 @@ class TableSession:
         self._stop.set()
         if self._thread:
             self._thread.join(timeout=5)
+        self.health.stop()
         if self.store:
             with self._lock:
-                self._save()  # the match clock as it stands
+                self._dirty = True  # the match clock as it stands
+                self._checkpoint()
             self.store.close()
 
-    def _save(self) -> None:
-        """Write the record with its headers: the rolls, the match clock (``Clock``:
-        the seconds run of each timer that is not a turn's, ``half 1=734.2``)."""
+    def _write_headers(self) -> None:
+        """The record's headers as the table stands: the resignation, the rolls, the
+        match clock (``Clock``: the seconds run of each timer that is not a turn's,
+        ``half 1=734.2``), and where the board stood (``Link``, ``Sensed``, ``Tracker``)."""
         assert self.store is not None
-        if not self.resigned:
-            self.store.headers.pop("Resigned", None)
+        headers = self.store.headers
+        for key in ("Resigned", "Rolls", "Clock", "Link", "Sensed", "Tracker"):
+            headers.pop(key, None)
+        if self.resigned:
+            headers["Resigned"] = self.resigned
         if self.rolls:
-            self.store.headers["Rolls"] = _write_rolls(self.rolls)
-        else:
-            self.store.headers.pop("Rolls", None)
+            headers["Rolls"] = _write_rolls(self.rolls)
         position = self.game.position
         match = {name: self._elapsed.get(name, 0.0)
                  for name, timer in position.status().timers.items() if not timer.per_turn}
         if match:
-            self.store.headers["Clock"] = _write_clock(match)
-        else:
-            self.store.headers.pop("Clock", None)
-        self.store.save(self.game)
+            headers["Clock"] = _write_clock(match)
+        if self._handled is not None and self.readings is not None:
+            headers["Link"] = "boot=%d seq=%d" % self._handled
+            expected = self.tracker.expected_readings()
+            differing = {k: v for k, v in self.readings.items() if expected.get(k) != v}
+            if differing:
+                headers["Sensed"] = readings_text(self.board, differing)
+            memory = self.tracker.memory()
+            # Whether it decided on the board as it stands matters only where the
+            # board differs from the game (reading a board in sync again changes nothing).
+            memory["settled"] = memory["settled"] and bool(differing)
+            tracker = _write_tracker(memory)
+            if tracker:
+                headers["Tracker"] = tracker
+
+    def _checkpoint(self) -> bool:
+        """Save what changed, then tell the link the events handled are done with.
+        False while the save cannot be made: play pauses (see the module docstring)."""
+        if self.store is None:
+            self._commit()  # nothing to save: an event is done once handled
+            return True
+        if not self._dirty and self._handled == self._committed:
+            return True
+        self._write_headers()
+        try:
+            self.store.save(self.game, self._log)
+        except CannotSave as exc:
+            if self._cannot_save is None or self._cannot_save.reason != exc.reason:
+                message = (f"{exc}; play is paused until it can be (the board keeps the "
+                           "moves meanwhile)")
+                log.error("table %s: %s", self.name, message)
+                self.health.pause(message)
+                self._cannot_save = exc
+                self._notify()
+            return False
+        self._log.clear()
+        self._dirty = False
+        self._saved = (self.game.start, tuple(self.game.actions), dict(self.store.headers))
+        if self._cannot_save is not None:
+            self._cannot_save = None
+            self._clock_at = None  # the time play stood still does not count
+            self.health.recovered()
+            log.warning("table %s: saved again; play goes on", self.name)
+            self._notify()
+        self._commit()
+        return True
+
+    def _commit(self) -> None:
+        if self._handled is not None and self._handled != self._committed:
+            self.link.commit(*self._handled)
+            self._committed = self._handled
+            boot, seq = self._handled
+            self._faulted = {k: n for k, n in self._faulted.items() if k[0] == boot and k[1] > seq}
 
     def _run(self) -> None:
+        """Take events, handle them, save, acknowledge; until closed. Every exception
+        is caught here: only a board the host must not drive ends the thread."""
+        self.health.running()
+        faults = 0
         while not self._stop.is_set():
             try:
-                for event in self.link.events(timeout=TICK_S):
+                if self._reload_due:
                     with self._lock:
-                        self._handle(event)
-                    if self._stop.is_set():
+                        self._reload()
+                if self._cannot_save is not None:
+                    if self._stop.wait(SAVE_RETRY_S):
                         return
+                    with self._lock:
+                        self._checkpoint()
+                    continue
+                events = self.link.take(timeout=TICK_S)
+                with self._lock:
+                    for event in events:
+                        self._take(event)
+                    now = time.monotonic()
+                    self._after(self.tracker.tick(self._board_now(now)))
+                    self._clock(now)
+                    self._checkpoint()
+                if self.health.state == "recovering":
+                    self.health.recovered()
+                faults = 0
             except BoardMismatch as exc:
                 with self._lock:
                     self.notice = str(exc)
+                self.health.stop("failed")  # the board is refused: said by the link
                 self._notify()
                 return
-            with self._lock:
-                now = time.monotonic()
-                change = self.tracker.tick(self._board_now(now))
-                self._after(change)
-                self._clock(now)
+            except Exception as exc:  # a bug: say it, reload the last save, go on
+                faults += 1
+                self._fault(exc)
+                if self._stop.wait(FAULT_BACKOFF_S[min(faults, len(FAULT_BACKOFF_S)) - 1]):
+                    return
+
+    def _fault(self, exc: Exception) -> None:
+        where = self._handling
+        if where is not None:
+            self._faulted[where] = self._faulted.get(where, 0) + 1
+        problem = f"error ({type(exc).__name__}: {exc})"
+        if where is not None:
+            problem += f" on board event {where[1]}"
+        message = self.health.fault(problem, "reloading the last save")
+        log.error("%s", message, exc_info=exc)
+        self._handling = None
+        self._reload_due = True
+        self._notify()
+
+    def _reload(self) -> None:
+        """Go back to the last save: the game, the table's state, and the link, which
+        has the board send every event after it again."""
+        start, actions, headers = self._saved
+        game = Game(start)
+        game.replay(actions)
+        self._log.clear()
+        self._dirty = False
+        self._restore(game, dict(headers))
+        self._reload_due = False
+        self.leds = {}
+        self._after(Change(), force=True)
+
+    def _take(self, event: BoardEvent) -> None:
+        """Handle one event from the link; one that faulted too often is skipped."""
+        key = (event.boot, event.seq)
+        if self._faulted.get(key, 0) >= POISON_FAULTS:
+            message = self.health.fault(f"board event {event.seq} ({event.type}) failed "
+                                        f"{self._faulted[key]} times", "skipped", recover=False)
+            log.error("%s", message)
+            self._note("skipped", **event.to_dict())
+        else:
+            self._handling = key
+            self._handle(event)
+            self._handling = None
+        self._handled = key
+        self._dirty = True
+
+    def _note(self, kind: str, **fields: Any) -> None:
+        """A line for the game's event log, written with the next save."""
+        if self.store is not None:
+            self._log.append((time.time(), kind, fields))
 
     def _board_now(self, now: float) -> float:
         """Now, as far as the board's events are known: while the link takes in a
@@ -181,12 +367,14 @@ class TableSession:
             change = self.tracker.tick(now)
             if change:
                 self._after(change)
-        if self.store:
-            self.store.log("board", **event.to_dict())
+        self._note("board", **event.to_dict())
         if event.type == "snapshot":
+            self.readings = dict(event.readings)
             self.tracker.observe(event.readings, now)
             self._after(Change())
         elif event.type == "square":
+            if self.readings is not None and event.square is not None:
+                self.readings[event.square] = event.reading
             self.tracker.observe_square(event.square, event.reading, now)
             self._after(Change())
         elif event.type == "button":
@@ -199,6 +387,7 @@ class TableSession:
         if button == "takeback":
             if self.resigned:
                 self.resigned = None
+                self._dirty = True
                 self._after(Change(), force=True)
             else:
                 self._after(self.tracker.takeback())
@@ -217,8 +406,7 @@ class TableSession:
             self._after(change)
         elif button == "resign" and self.game.position.outcome() is None and not self.resigned:
             self.resigned = self.game.position.status().to_move
-            if self.store:
-                self.store.headers["Resigned"] = self.resigned
+            self._dirty = True
             self._after(Change(), force=True)
         elif button:
             self._word_button(button)
@@ -278,10 +466,9 @@ class TableSession:
                        if isinstance(a, Roll) and a.die == value), None) if not refused else None
         if not refused and action is None:
             refused = "not an outcome the rules expect"
-        if self.store:
-            self.store.log("roll", roll_id=roll_id, value=value,
-                           action=position.notation(action) if action is not None else None,
-                           refused=refused or None)
+        self._note("roll", roll_id=roll_id, value=value,
+                   action=position.notation(action) if action is not None else None,
+                   refused=refused or None)
         if action is None:
             self.notice = f"die roll {value} (roll {roll_id}) ignored: {refused}"
             self._after(Change(), force=True)
@@ -291,8 +478,7 @@ class TableSession:
 
     def _make(self, action: Hashable) -> None:
         """Play a choice (the web view's, or confirm's)."""
-        if self.store:
-            self.store.log("act", action=self.game.position.notation(action))
+        self._note("act", action=self.game.position.notation(action))
         self._after(self.tracker.push(action))
 
     def _after(self, change: Change, force: bool = False) -> None:
@@ -304,10 +490,9 @@ class TableSession:
             n = len(self.game.actions)
             self.rolls = {i: r for i, r in self.rolls.items() if i < n
                           and isinstance(self.game.actions[i], Roll)}
-            if self.store:
-                self.store.log("tracker", popped=[str(a) for a in change.popped],
-                               pushed=[str(a) for a in change.pushed])
-                self._save()
+            self._note("tracker", popped=[str(a) for a in change.popped],
+                       pushed=[str(a) for a in change.pushed])
+            self._dirty = True
             self._report(change)
         clock = self.clock().get("turn")
         leds = picture(self.board, self._shown_position(), self.tracker.view,
@@ -376,6 +561,9 @@ class TableSession:
         """
         with self._lock:
             position = self.game.position
+            if self._cannot_save is not None:
+                # A choice is nowhere but here until it is saved: not while play is paused.
+                raise ValueError(f"{self._cannot_save}: play is paused until it can be")
             if self.tracker.view.state != "in-sync":
                 raise ValueError("the board does not match the game yet: "
                                  "put the pieces right before choosing")
@@ -388,6 +576,7 @@ class TableSession:
                 raise ValueError(f"{position.notation(action)!r} is made by moving the pieces "
                                  "on the board, not chosen here")
             self._make(action)
+            self._checkpoint()
             return action
 
     # ---- what the web view reads -----------------------------------------------------
@@ -413,7 +602,9 @@ class TableSession:
             view = self.tracker.view
             tracker_squares = sorted(set(view.differing) | set(view.choice)
                                      | set(view.destinations))
-            message = view.message or self.notice
+            health = self.health_report()
+            # Saving comes first: nothing else is taken until it works again.
+            message = (self._cannot_save and health["problem"]) or view.message or self.notice
             state = {
                 "game": self.rules.name,
                 "board": {
@@ -452,12 +643,28 @@ class TableSession:
                             if view.state == "in-sync" else []),
                 "moves": self._moves(viewer_of(position, viewer)),
                 "outcome": str(outcome) if outcome else None,
-                "link": {"connected": self.link.connected.is_set(), "port": self.port,
-                         "error": self.link.error},
+                "link": {"connected": self.link.connected.is_set()
+                         and (health["link"] or {}).get("alive", True),
+                         "port": self.port, "error": self.link.error,
+                         "state": getattr(self.link, "state", None)},
+                "health": health,
                 "last_die": self.last_die,
             }
             return for_viewer(state, position=self.game.position, board=self.board,
                               viewer=viewer, choices=self.choices())
+
+    def health_report(self) -> dict[str, Any]:
+        """How the table's and its link's threads are doing (masume.health), and the
+        problem to show now, if any: the page shows it, a fault bench reads it."""
+        link_health = getattr(self.link, "health", None)  # links made in tests may have none
+        link_alive = bool(getattr(self.link, "alive", True))
+        table = self.health.to_dict(alive=self.alive)
+        link = link_health.to_dict(alive=link_alive) if link_health is not None else None
+        problem = table["problem"] or (link or {}).get("problem")
+        if problem is None and self._thread is not None and not self.alive \
+                and not self._stop.is_set() and self.health.state != "failed":
+            problem = f"table: stopped ({self.name})"  # cannot happen; said if it ever does
+        return {"table": table, "link": link, "problem": problem}
 
     def clock(self) -> dict[str, dict[str, Any]]:
         """The rules' timers now: name -> {"left", "total"} seconds (and "side" for the turn)."""
@@ -508,13 +715,11 @@ class TableSession:
                 continue
             before = self._elapsed.get(name, 0.0)
             self._elapsed[name] = before + since
-            if self.store and not timer.per_turn and int(before / 10) != int(
-                    self._elapsed[name] / 10):
-                self._save()  # the match clock, every 10 s: a power cut loses less
+            if not timer.per_turn and int(before / 10) != int(self._elapsed[name] / 10):
+                self._dirty = True  # the match clock, saved every 10 s: a power cut loses less
             if (self._elapsed[name] >= timer.seconds and self.tracker.view.state == "in-sync"
                     and position.is_legal(timer.action)):
-                if self.store:
-                    self.store.log("clock", timer=name, action=position.notation(timer.action))
+                self._note("clock", timer=name, action=position.notation(timer.action))
                 self._after(self.tracker.push(timer.action))
                 return
         shown = tuple(int(e["left"]) for e in self.clock().values())
@@ -636,6 +841,39 @@ def _read_clock(text: str) -> dict[str, float]:
 
 def _write_clock(elapsed: dict[str, float]) -> str:
     return "; ".join(f"{name}={seconds:.1f}" for name, seconds in sorted(elapsed.items()))
+
+
+def _read_link(text: str) -> tuple[int, int] | None:
+    """The Link header, ``boot=B seq=N``: the board's boot and the last event of it
+    the save covers; None when absent or unreadable (the link starts afresh)."""
+    fields = dict(item.partition("=")[::2] for item in text.split())
+    try:
+        return int(fields["boot"]), int(fields["seq"])
+    except (KeyError, ValueError):
+        return None
+
+
+def _write_tracker(memory: TrackerMemory) -> str:
+    """The Tracker header, e.g. ``settled pushed=3,5 follow=4`` (Tracker.memory)."""
+    out = ["settled"] if memory["settled"] else []
+    if memory["pushed"]:
+        out.append("pushed=" + ",".join(str(i) for i in memory["pushed"]))
+    if memory["follow"] is not None:
+        out.append(f"follow={memory['follow']}")
+    return " ".join(out)
+
+
+def _read_tracker(text: str) -> TrackerMemory:
+    memory: TrackerMemory = {"settled": False, "pushed": [], "follow": None}
+    for item in text.split():
+        key, _, value = item.partition("=")
+        if key == "settled":
+            memory["settled"] = True
+        elif key == "pushed":
+            memory["pushed"] = [int(i) for i in value.split(",") if i.isdigit()]
+        elif key == "follow" and value.isdigit():
+            memory["follow"] = int(value)
+    return memory
 
 
 def _key_entry(meaning: str, squares: tuple[str, ...], legend: Legend) -> dict[str, Any]:

@@ -206,6 +206,11 @@ class SimulatedBoard:
             self._to_board.extend(junk[:half])
         self._write(junk[half:])
 
+    def inject(self, data: bytes) -> None:
+        """Put ``data`` on the line towards the host, between the firmware's own
+        frames: what a faulty or hostile board sends (tests of the host's checks)."""
+        self._write(data)
+
     def _write(self, data: bytes) -> None:
         with self._io_lock:
             if self._master is None:

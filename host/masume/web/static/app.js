@@ -374,11 +374,15 @@
 
     const link = state.link || {};
     const l = $("link");
-    l.dataset.connected = link.connected ? "true" : "false";
+    // A fault of the link or the table (a bad frame, a save that cannot be made)
+    // is said here until it is over: never "connected" while something is wrong.
+    const problem = (state.health || {}).problem;
+    l.dataset.connected = link.connected && !problem ? "true" : "false";
     const where = state.simulated ? "simulated board" : "board";
-    l.textContent = link.connected
+    l.textContent = (link.connected
       ? `${where} connected${link.port ? ` on ${link.port}` : ""}`
-      : `${where} not connected${link.error ? `: ${link.error}` : ""}`;
+      : `${where} not connected${link.error ? `: ${link.error}` : ""}`)
+      + (problem ? ` \u2013 ${problem}` : "");
 
     const dieRow = $("die-row");
     dieRow.hidden = !board.die && state.last_die == null;

@@ -1,0 +1,176 @@
+"""The club server through faults, with a real Mosquitto started by the test, the
+real firmware on the MicroPython VM as each board, and a real `masume club serve`
+killed with SIGKILL: no move is lost, a full disk pauses a table (and says so)
+until there is room, and frames a board publishes that pass their CRC but name
+what it does not have are counted and said while its game goes on."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from masume.club.server import ClubServer, make_assignment, resume_game
+from masume.club.store import ClubStore
+from masume.link.mqtt import new_client, topic
+from masume_protocol import codec as c
+from test_club import Hands, set_up, wait_for
+
+pytestmark = pytest.mark.slow
+
+
+def recorded(store: ClubStore, unit: str) -> list[str]:
+    games = [g for g in store.games() if g["table"] == unit]
+    assert len(games) == 1, games  # the same game goes on: never a second one
+    text = store.record(games[0]["id"])
+    return resume_game(text, "soccer-shogi").notations() if text else []
+
+
+def test_club_server_killed_again_and_again_loses_no_move(broker, make_sim, tmp_path: Path):
+    sim = make_sim(mqtt=broker.url, unit="table-1")
+    set_up(sim)
+    hands = Hands(sim)
+    tables = tmp_path / "tables.toml"
+    tables.write_text('[tables.table-1]\ngame = "soccer-shogi"\n')
+    db = tmp_path / "club.db"
+    cmd = [sys.executable, "-m", "masume.cli", "club", "serve", "--broker", broker.url,
+           "--tables", str(tables), "--db", str(db), "--no-web"]
+    log = open(tmp_path / "server.log", "a")
+
+    def serve() -> subprocess.Popen:
+        return subprocess.Popen(cmd, env=dict(os.environ, PYTHONUNBUFFERED="1"), stdout=log,
+                                stderr=subprocess.STDOUT)
+
+    def kill(server: subprocess.Popen) -> None:
+        server.send_signal(signal.SIGKILL)
+        server.wait(10)
+
+    def running() -> bool:
+        return "table-1: soccer-shogi, game" in (tmp_path / "server.log").read_text()
+
+    store = ClubStore(db)
+    server = serve()
+    try:
+        assert wait_for(running, 30)
+        assert wait_for(lambda: sim.led_colours, 30)  # the server lights the board: in sync
+        # 1: a move the server has recorded; then killed.
+        hands.move()
+        assert wait_for(lambda: recorded(store, "table-1") == hands.made, 20)
+        kill(server)
+        # 2: three moves while no server runs: the board's journal keeps their events.
+        for _ in range(3):
+            hands.move()
+            time.sleep(1.0)  # the players' pace: the board still between two moves
+        server = serve()
+        assert wait_for(lambda: recorded(store, "table-1") == hands.made, 40), (
+            recorded(store, "table-1"), hands.made)
+        # 3: killed the moment the piece is put down, before the move can be read.
+        hands.move()
+        kill(server)
+        server = serve()
+        assert wait_for(lambda: recorded(store, "table-1") == hands.made, 40), (
+            recorded(store, "table-1"), hands.made)
+        # 4: and it goes on.
+        hands.move()
+        assert wait_for(lambda: recorded(store, "table-1") == hands.made, 20)
+        assert running()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(15)
+        except subprocess.TimeoutExpired:
+            kill(server)
+        store.close()
+    assert len(hands.made) == 6
+
+
+def test_a_full_disk_pauses_a_club_table_until_there_is_room(broker, make_sim, small_disk,
+                                                              caplog):
+    caplog.set_level(logging.ERROR, logger="masume.play")
+    sim = make_sim(mqtt=broker.url, unit="table-2")
+    set_up(sim)
+    hands = Hands(sim)
+    store = ClubStore(small_disk.path / "club.db")
+    server = ClubServer(broker.url, store,
+                        {"table-2": make_assignment("table-2", {"game": "soccer-shogi"})}).start()
+    try:
+        assert wait_for(lambda: "table-2" in server.tables
+                        and server.tables["table-2"].link.connected.is_set(), 30)
+        hands.move()
+        assert wait_for(lambda: recorded(store, "table-2") == hands.made, 20)
+        small_disk.fill()
+        hands.move()
+        assert wait_for(lambda: "cannot save: disk full" in (
+            server.table_state("table-2")["health"]["problem"] or ""), 20)
+        state = server.table_state("table-2")
+        assert "cannot save: disk full" in state["tracker"]["message"]
+        assert state["health"]["table"]["state"] == "paused"
+        assert recorded(store, "table-2") == hands.made[:-1]
+        small_disk.free()
+        assert wait_for(lambda: recorded(store, "table-2") == hands.made, 30)
+        assert wait_for(lambda: server.table_state("table-2")["health"]["problem"] is None)
+        hands.move()
+        assert wait_for(lambda: recorded(store, "table-2") == hands.made, 20)
+    finally:
+        server.close()
+        store.close()
+    assert "table table-2: cannot save: disk full; play is paused" in caplog.text
+
+
+def test_malformed_frames_on_the_broker_are_said_and_the_game_goes_on(broker, make_sim, caplog):
+    """A board's credentials let it publish anything on its own events topic: frames
+    that pass their CRC but name a cell it does not have, a WELCOME cut short, a
+    piece code it has no piece for. Each is a bad frame, counted and said with the
+    table's name; the link, the table, paho's thread and the server's threads all
+    live on (a page whose callback raises, every time, changes nothing either)."""
+    caplog.set_level(logging.WARNING)
+    sim = make_sim(mqtt=broker.url, unit="table-3")
+    set_up(sim)
+    hands = Hands(sim)
+    store = ClubStore(":memory:")
+
+    def broken_page(unit: str) -> None:
+        raise RuntimeError("a live page that fails")
+
+    server = ClubServer(broker.url, store,
+                        {"table-3": make_assignment("table-3", {"game": "soccer-shogi"})},
+                        on_change=broken_page).start()
+    hostile = new_client("hostile-table-3")
+    try:
+        assert wait_for(lambda: "table-3" in server.tables
+                        and server.tables["table-3"].link.connected.is_set(), 30)
+        link = server.tables["table-3"].link
+        assert wait_for(lambda: link.stats.snapshots >= 1)
+        board = sim.board
+        at = link.ack + 1
+        bad = [c.encode_frame(c.SNAPSHOT, link.ack, c.pack_snapshot([(5000, b"\x01")])),
+               c.encode_frame(c.WELCOME, 0, c.pack_welcome(1, 2, 1, board.hash, "", "x")[:19]),
+               c.encode_frame(c.SQUARE, at, c.pack_square(board.cell("C5").index, b"\x63", 1)),
+               c.encode_frame(c.BUTTON, at + 1, c.pack_button(200, 1))]
+        hostile.connect("127.0.0.1", broker.port)
+        hostile.loop_start()
+        for frame in bad:
+            hostile.publish(topic("table-3", "events"), frame[:-1], qos=1).wait_for_publish(5)
+        assert wait_for(lambda: link.stats.bad_frames >= len(bad), 20)
+        hands.move()
+        assert wait_for(lambda: recorded(store, "table-3") == hands.made, 20)
+        report = server.health_report()
+        assert all(s["alive"] for s in report["server"].values())
+        assert report["hub"]["alive"] and report["hub"]["faults"] == 0
+        table = report["tables"]["table-3"]
+        assert table["table"]["alive"] and table["link"]["alive"] and table["problem"] is None
+        assert table["link"]["faults"] == len(bad)
+    finally:
+        hostile.loop_stop()
+        hostile.disconnect()
+        server.close()
+        store.close()
+    said = caplog.text
+    assert "board link: bad frame (snapshot" in said and "from table-3, dropped" in said
+    assert "cannot start table" not in said
