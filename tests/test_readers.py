@@ -1,0 +1,38 @@
+"""The MFRC522 driver and the reader scan (firmware/mfrc522.py, iso14443a.py,
+readers.py) against the register-level emulation (host/masume/sim/chip/), with
+the same checks on CPython and on the real MicroPython VM (tests/reader_checks.py)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from micropython_vm import ROOT, chip_emulation, run_micropython
+
+sys.path.insert(0, str(ROOT / "firmware"))  # the firmware's flat module layout
+
+import reader_checks  # noqa: E402
+
+
+@pytest.mark.parametrize("name", reader_checks.CHECKS)
+def test_on_cpython(name: str) -> None:
+    getattr(reader_checks, name)()
+
+
+@pytest.fixture(scope="module")
+def micropython_results() -> dict[str, str]:
+    extra = chip_emulation()
+    extra["reader_checks.py"] = (ROOT / "tests" / "reader_checks.py").read_text()
+    out = run_micropython("import reader_checks\nreader_checks.run_all()\n", extra=extra)
+    results = {}
+    for line in out.splitlines():
+        verdict, _, rest = line.partition(" ")
+        name, _, why = rest.partition(": ")
+        results[name] = verdict if verdict == "PASS" else f"{verdict}: {why}"
+    return results
+
+
+@pytest.mark.parametrize("name", reader_checks.CHECKS)
+def test_on_micropython(name: str, micropython_results: dict[str, str]) -> None:
+    assert micropython_results.get(name) == "PASS", micropython_results.get(name, "not run")
