@@ -407,7 +407,10 @@ class BoardSession:
         if mtype == c.ERROR:
             code, text = fields  # type: ignore[misc]
             self.stats.board_errors.append(text)
-            log.warning("board refused a command: %s", text)
+            if code == c.E_SENSOR:
+                log.warning("board reports a faulty sensor: %s", text)
+            else:
+                log.warning("board refused a command: %s", text)
             return False
         log.debug("ignoring %s from the board", c.NAMES.get(mtype, mtype))
         return False
