@@ -123,6 +123,9 @@ class World:
     def tags_at(self, cell):
         return self.tags.get(cell, ())
 
+    def occupied(self, cell):
+        return bool(self.tags.get(cell))
+
     def put(self, cell, *tags):
         self.tags[cell] = list(tags)
 

@@ -79,8 +79,8 @@ class ReaderTree:
         if self.world.level(self.cs):
             return None  # decoders off: every chip-select line high, no reed conducts
         index = self.reeds.get(self.address())
-        if index is not None and self.world.tags_at(index):
-            return 0  # every piece carries a magnet: the reed is closed
+        if index is not None and self.world.occupied(index):
+            return 0  # a magnet on the cell: the reed is closed
         return None
 
     # ---- faults and inspection
