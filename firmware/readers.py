@@ -88,9 +88,12 @@ class ReaderTree:
             self.address = k
 
     def reed_closed(self, k):
+        sense = self.sense
+        if sense is None:  # the loader allows reeds only with a sense line
+            return False
         self.select(k)
         self.enable.value(0)
-        low = self.sense.value() == 0
+        low = sense.value() == 0
         self.enable.value(1)
         return low
 
@@ -136,10 +139,11 @@ class ReaderScan:
         self.reed_slots = array("H", [s for s in range(n) if self.reed[s]])
         self.polled = not reeds  # without reeds every reader is read every round
         self.closed = bytearray(n)
-        self.chips = [None if self.kind[s] == PRESENCE else
-                      mfrc522.MFRC522(spi, ChipSelect(self.tree, self.address[s]), ticks_us)
+        # A driver for every slot (a presence cell's is never used: no chip answers
+        # there), so that a lane always holds one.
+        self.chips = [mfrc522.MFRC522(spi, ChipSelect(self.tree, self.address[s]), ticks_us)
                       for s in range(n)]
-        self.readers = array("H", [s for s in range(n) if self.chips[s] is not None])
+        self.readers = array("H", [s for s in range(n) if self.kind[s] != PRESENCE])
         self.readings = bytearray(n * SLOT)
         self.dirty = bytearray(n)
         self.busy = bytearray(n)
@@ -264,7 +268,7 @@ class ReaderScan:
     # ---- the schedule
 
     def _mark_urgent(self, s):
-        if not self.urgent[s] and self.chips[s] is not None and self.fault[s] != DEAD:
+        if not self.urgent[s] and self.kind[s] != PRESENCE and self.fault[s] != DEAD:
             self.urgent[s] = 1
             self.urgent_count += 1
 
@@ -407,7 +411,7 @@ class Lane:
         self.scan = scan
         self.k = k
         self.slot = -1
-        self.chip = None
+        self.chip = scan.chips[0]  # the chip of the job in hand (while slot >= 0)
         self.state = FREE
         self.due = 0
         self.tx = bytearray(12)
@@ -481,7 +485,6 @@ class Lane:
             self.scan.failed(s, self.bad)
         self.scan.busy[s] = 0
         self.slot = -1
-        self.chip = None
         self.state = FREE
 
     def _restart(self):

@@ -184,6 +184,7 @@ def check_leds_frames_patterns_and_brightness():
 class _Device:
     def __init__(self):
         self.leds = []
+        self.broken = []
 
     def on_leds(self, entries, whole):
         self.leds.append((whole, entries))
@@ -191,6 +192,9 @@ class _Device:
 
     def readings(self):
         return [(0, b""), (1, b"\x01")]
+
+    def faults(self):
+        return self.broken
 
 
 def _link():
@@ -273,6 +277,17 @@ def check_link_survives_garbage_and_unknown_messages():
     assert _names(_decoded(sent)) == ["error", "welcome", "heartbeat"]
 
 
+def check_link_reports_faulty_sensors_after_every_welcome():
+    link, sent = _link()
+    text = "cell c3 (index 3): reader 3 (bank 0, channel 3) does not answer: VersionReg 0x00"
+    link.device.broken = [text]
+    for boot in (0, 77):  # a new host, then the same one again
+        link.receive(c.encode_frame(c.HELLO, 10, c.pack_hello(boot, 0))[:-1], 5)
+        got = _decoded(sent)
+        assert _names(got) == ["welcome", "heartbeat", "error"], _names(got)
+        assert c.unpack_error(got[2][2]) == (c.E_SENSOR, text)
+
+
 # ---- the board (app.Board) with hardware faked in memory ---------------------
 
 DEFINITION = {
@@ -289,6 +304,8 @@ class FakeHardware:
 
     def __init__(self, slots):
         self.now = 0
+        self.fault_version = 0
+        self.fault_texts = []
         self.state = bytearray(slots)
         self.bits = 0
         self.out = []
@@ -326,6 +343,9 @@ class FakeHardware:
 
     def feed_watchdog(self):
         pass
+
+    def faults(self):
+        return self.fault_texts
 
 
 def _board():
@@ -375,6 +395,24 @@ def check_board_reports_squares_buttons_and_die():
     # button's hold (30 ms) ended.
     assert _events(hw) == [("square", 1, [2, "0301", 50]), ("die", 2, [1, 4, 130]),
                            ("button", 3, [1, 330])]
+
+
+def check_board_reports_a_sensor_that_fails_while_it_runs():
+    board, hw = _board()
+    board.link.receive(c.encode_frame(c.HELLO, 0, c.pack_hello(0, 0))[:-1], 0)
+    del hw.out[:]
+    hw.now = 10
+    board.poll()
+    hw.fault_texts = ["cell B1 (index 2): a tag answers with CRC errors (3 tries)"]
+    hw.fault_version += 1
+    hw.now = 20
+    board.poll()
+    errors = [c.unpack_error(c.decode_frame(f[:-1])[2]) for f in hw.out
+              if c.decode_frame(f[:-1])[0] == c.ERROR]
+    assert errors == [(c.E_SENSOR, hw.fault_texts[0])], errors
+    hw.now = 30
+    board.poll()  # said once
+    assert len([f for f in hw.out if c.decode_frame(f[:-1])[0] == c.ERROR]) == 1
 
 
 def check_scan_loop_allocates_nothing():
