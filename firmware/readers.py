@@ -160,6 +160,7 @@ class ReaderScan:
         self.round_pos = 0
         self.audit_pos = 0
         self.rounds = 0
+        self.booting = False  # the boot sweep: urgent cells only, no rounds
         # Piece codes of the tags seen, by their first cascade level (CL1). Only
         # identity cells use it (hardware/README.md: a known tag needs no READ).
         self.cache_cl1 = bytearray(4 * CACHE)
@@ -196,6 +197,7 @@ class ReaderScan:
         self._walk_reeds()
         for s in self.readers:
             self._mark_urgent(s)
+        self.booting = True
         start = self.ticks_us()
         for _ in range(BOOT_STEPS):  # bounded twice: in steps, and in board time
             if not (self.urgent_count or self._lanes_busy()):
@@ -205,6 +207,7 @@ class ReaderScan:
             due = self._service()
             if due > 0:
                 self.sleep_us(due)
+        self.booting = False
         self.round_len = self.round_pos = 0
 
     # ---- the scan pass
@@ -291,6 +294,8 @@ class ReaderScan:
                     self.urgent[s] = 0
                     self.urgent_count -= 1
                     return s
+        if self.booting:
+            return -1
         if self.round_pos >= self.round_len:
             self._new_round()
         for i in range(self.round_pos, self.round_len):

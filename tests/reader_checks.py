@@ -338,7 +338,7 @@ def check_boot_sweep_reads_what_stands_and_learns_codes():
 
 def check_reed_change_is_read_before_the_round():
     """The hybrid: a reed that closes puts its cell first in line."""
-    rig = Rig(definition(["identity"] * 32, reeds=True, fields=4))
+    rig = Rig(definition(["identity"] * 32, reeds=True, fields=2))
     for c in range(0, 32, 2):
         rig.world.put(c, tag(100 + c, code=16 + c // 2))  # 16 pieces: a round of work
     rig.passes(100)
@@ -349,8 +349,9 @@ def check_reed_change_is_read_before_the_round():
     rig.world.put(29, tag(999, code=2))
     took = rig.until(29, b"\x02")
     # Seen within a pass, started by the next lane to come free (one job, about
-    # 7 ms), read as a new tag (SELECT and READ, 12.7 ms): not a round's wait.
-    assert took < 30000 and took < round_us, (took, round_us)
+    # 7 ms, or two if the free lane's neighbour rule holds it), read as a new tag
+    # (SELECT and READ, 12.7 ms): not a round's wait.
+    assert took < 35000 and took < round_us // 2, (took, round_us)
 
 
 def check_stack_change_is_seen_within_a_round():

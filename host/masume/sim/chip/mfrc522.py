@@ -181,6 +181,9 @@ class _TagState:
         self.tag = tag
         self.levels = _levels(tag.uid)
         self.level_bits = [_bits(cl, 40) for cl in self.levels]
+        # -3 6.5.2.1: ATQA bits 7-8 give the UID size; bit 1 says bit-frame anticollision.
+        size = 0x00 if len(tag.uid) == 4 else 0x40 if len(tag.uid) == 7 else 0x80
+        self.atqa_bits = _bits(bytes((size | 0x04, 0x00)), 16)
         self.state = IDLE_STATE
         self.level = 0  # cascade level being resolved in READY (0-based)
         self.powered_at = since + POWER_UP_US  # it ignores everything before
@@ -463,50 +466,51 @@ class Mfrc522:
             self.field_since = None
             self.states = {}  # every tag back to POWER-OFF
 
-    def _present(self, now):
-        """The powered tags in the field now, with their states."""
+    def _tags_answer(self, frame):
+        """Each powered tag's answer to the frame (-3 6.3, 6.4, 6.5; NTAG 10.2),
+        superposed bit by bit; None if none answers, else (bits, their number,
+        the first collision's position from 1, or 0)."""
         if self.field_since is None:
-            return []
+            return None
+        data, nbits = frame
+        now = self.now_us()
         tags = self.tags()
-        gone = 0
-        for tag in self.states:
-            if tag not in tags:
-                gone += 1
-        if gone:  # lifted off: their states are gone
-            for tag in [t for t in self.states if t not in tags]:
-                del self.states[tag]
-        out = []
+        states = self.states
+        for tag in states:
+            if tag not in tags:  # lifted off: its state is gone (rare: copy, then drop)
+                for gone in [t for t in states if t not in tags]:
+                    del states[gone]
+                break
+        first = None
+        more = None
         for tag in tags:
-            st = self.states.get(tag)
+            st = states.get(tag)
             if st is None:
                 # On the cell as the field came on: powered from then. Set down
                 # under a live field: from now.
-                since = now if self.field_queried else self.field_since
-                st = self.states[tag] = _TagState(tag, since)
-            if not _before(now, st.powered_at):
-                out.append(st)
-        self.field_queried = True
-        return out
-
-    def _tags_answer(self, frame):
-        """Each tag's answer to the frame (-3 6.3, 6.4, 6.5; NTAG 10.2); None if
-        none answers, else (bytes, bits, collision position or 0)."""
-        data, nbits = frame
-        answers = []
-        for st in self._present(self.now_us()):
+                st = states[tag] = _TagState(tag, now if self.field_queried else self.field_since)
+            if _before(now, st.powered_at):
+                continue
             bits = self._tag_command(st, data, nbits)
-            if bits is not None:
-                answers.append(bits)
-        if not answers:
-            return None
+            if bits is None:
+                continue
+            if first is None:
+                first = bits
+            elif more is None:
+                more = [first, bits]
+            else:
+                more.append(bits)
+        self.field_queried = True
+        if more is None:
+            return None if first is None else (first, len(first), 0)
         length = 0
-        for a in answers:
+        for a in more:
             length = max(length, len(a))
         out = bytearray(length)
         collision = 0
         for i in range(length):
             ones = zeros = 0
-            for a in answers:
+            for a in more:
                 if i < len(a):
                     if a[i]:
                         ones += 1
@@ -527,9 +531,9 @@ class Mfrc522:
                 st.from_halt = st.state == HALT
                 st.state = READY
                 st.level = 0
-                return _bits(_atqa(tag), 16)
+                return st.atqa_bits
             if st.state in (READY, ACTIVE):
-                st.state = HALT if st.from_halt else IDLE
+                st.state = HALT if st.from_halt else IDLE_STATE
             return None
         if nbits < 16:
             return self._error(st)
@@ -636,12 +640,6 @@ class Mfrc522:
         else:
             regs[COLL] = (regs[COLL] & 0x80) | 0x20
         regs[COM_IRQ] |= RX_IRQ
-
-
-def _atqa(tag):
-    # -3 6.5.2.1: bits 7-8 give the UID size; bit 1 says bit-frame anticollision.
-    size = {4: 0x00, 7: 0x40, 10: 0x80}[len(tag.uid)]
-    return bytes((size | 0x04, 0x00))
 
 
 def _crc_ok(data):
