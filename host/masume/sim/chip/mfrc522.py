@@ -39,6 +39,8 @@ CRC_RESULT_H, CRC_RESULT_L = 0x21, 0x22
 T_MODE, T_PRESCALER, T_RELOAD_H, T_RELOAD_L, T_COUNTER_H, T_COUNTER_L = (
     0x2A, 0x2B, 0x2C, 0x2D, 0x2E, 0x2F)
 VERSION = 0x37
+# Plain names in a tuple are built anew at each use on MicroPython: sets made once.
+READ_ONLY = frozenset((VERSION, ERROR, STATUS1, STATUS2, CRC_RESULT_H, CRC_RESULT_L))
 
 # Reset values (DS 9.2, table 20 and the register descriptions).
 RESET = {COMMAND: 0x20, COM_IEN: 0x80, COM_IRQ: 0x14, STATUS1: 0x21, WATER_LEVEL: 0x08,
@@ -177,8 +179,9 @@ EV_TX, EV_RX, EV_TIMER, EV_CRC = 0, 1, 2, 3
 
 
 class _TagState:
-    def __init__(self, tag, since):
+    def __init__(self, tag):
         self.tag = tag
+        self.epoch = -1  # the field that powers it
         self.levels = _levels(tag.uid)
         self.level_bits = [_bits(cl, 40) for cl in self.levels]
         # -3 6.5.2.1: ATQA bits 7-8 give the UID size; bit 1 says bit-frame anticollision.
@@ -186,25 +189,35 @@ class _TagState:
         self.atqa_bits = _bits(bytes((size | 0x04, 0x00)), 16)
         self.state = IDLE_STATE
         self.level = 0  # cascade level being resolved in READY (0-based)
-        self.powered_at = since + POWER_UP_US  # it ignores everything before
+        self.powered_at = 0  # it ignores everything before
         self.from_halt = False  # reached READY by WUPA from HALT: errors send it back
+
+    def power_up(self, epoch, since):
+        self.epoch = epoch
+        self.state = IDLE_STATE
+        self.level = 0
+        self.from_halt = False
+        self.powered_at = since + POWER_UP_US
 
 
 class Mfrc522:
     """An MFRC522: an SPI device (begin, exchange, end) whose antenna reaches the
-    tags that ``tags()`` returns. ``now_us()`` is the board clock."""
+    tags that ``world.tags_at(cell)`` returns, on the board clock ``world.clock``
+    (CONTRACT.md). 214 of them live in a 1 MB VM heap: few attributes, nothing
+    made per access."""
 
-    def __init__(self, now_us, tags, version=0x92):
-        self.now_us = now_us
-        self.tags = tags
+    def __init__(self, world, cell, version=0x92):
+        self.world = world
+        self.cell = cell
         self.version = version
         self.dead = None  # a value every register reads as: a dead reader
         self.regs = bytearray(64)
         self.fifo = _Fifo()
-        self.mem = bytearray(25)
+        self.mem = None  # the Mem command's 25 bytes, made at its first use
         self.field_since = None  # board time the field came on, None when off
         self.field_queried = False  # the tags were asked for since the field came on
-        self.states = {}  # tag -> _TagState, for the tags this field powers
+        self.field_epoch = 0  # fields switched on so far: a tag state of an older one is void
+        self.states = {}  # tag -> _TagState, for the tags on the cell
         self._reset_registers()
         self.asleep_until = 0  # PowerDown reads 1 until then (waking, or in reset)
         self.powered_down = False
@@ -258,7 +271,7 @@ class Mfrc522:
         if reg == FIFO_LEVEL:
             return self.fifo.level
         if reg == COMMAND:
-            asleep = self.powered_down or _before(self.now_us(), self.asleep_until)
+            asleep = self.powered_down or _before(self.world.clock.now_us(), self.asleep_until)
             return (regs[COMMAND] & 0x2F) | (POWER_DOWN if asleep else 0)
         if reg == COM_IRQ:
             return regs[COM_IRQ] & 0x7F
@@ -300,7 +313,7 @@ class Mfrc522:
                 self.fifo.clear()
                 regs[ERROR] &= ~BUFFER_OVFL & 0xFF
             return
-        if reg in (COM_IRQ, DIV_IRQ):  # bit 7 (Set1/Set2): set or clear the marked bits
+        if reg == COM_IRQ or reg == DIV_IRQ:  # bit 7 (Set1/Set2): set or clear the marked bits
             if value & 0x80:
                 regs[reg] |= value & 0x7F
             else:
@@ -318,7 +331,7 @@ class Mfrc522:
             regs[reg] = value
             self._field(bool(value & 0x03))
             return
-        if reg in (VERSION, ERROR, STATUS1, STATUS2, CRC_RESULT_H, CRC_RESULT_L):
+        if reg in READ_ONLY:
             return  # read-only
         if reg == COLL:
             regs[reg] = (regs[reg] & 0x7F) | (value & 0x80)  # only ValuesAfterColl
@@ -329,7 +342,7 @@ class Mfrc522:
 
     def _advance(self):
         """Let whatever was due by now happen."""
-        now = self.now_us()
+        now = self.world.clock.now_us()
         due = self.due
         while True:
             first = -1
@@ -389,7 +402,7 @@ class Mfrc522:
 
     def _command(self, value):
         regs = self.regs
-        now = self.now_us()
+        now = self.world.clock.now_us()
         was_down = self.powered_down
         if value & POWER_DOWN:
             self._cancel()
@@ -418,6 +431,8 @@ class Mfrc522:
             self._schedule(now + max(1, len(data) * CRC_BYTE_NS // 1000), EV_CRC, data)
             return
         if command == MEM:
+            if self.mem is None:
+                self.mem = bytearray(25)
             if self.fifo.level >= 25:
                 self.mem[:] = self.fifo.take(25)
             else:
@@ -452,19 +467,19 @@ class Mfrc522:
         air = ((1 + nbits + (nbits // 8) + 2) * ETU_NS) // 1000
         frame = (data, nbits) if receive else None
         self.frames += 1
-        self._schedule(self.now_us() + air, EV_TX, frame)
+        self._schedule(self.world.clock.now_us() + air, EV_TX, frame)
 
     # ---- the RF field and the tags
 
     def _field(self, on):
-        now = self.now_us()
+        now = self.world.clock.now_us()
         on = on and not self.powered_down
         if on and self.field_since is None:
             self.field_since = now
             self.field_queried = False
+            self.field_epoch += 1
         elif not on and self.field_since is not None:
-            self.field_since = None
-            self.states = {}  # every tag back to POWER-OFF
+            self.field_since = None  # every tag back to POWER-OFF (the epoch moves on)
 
     def _tags_answer(self, frame):
         """Each powered tag's answer to the frame (-3 6.3, 6.4, 6.5; NTAG 10.2),
@@ -473,8 +488,8 @@ class Mfrc522:
         if self.field_since is None:
             return None
         data, nbits = frame
-        now = self.now_us()
-        tags = self.tags()
+        now = self.world.clock.now_us()
+        tags = self.world.tags_at(self.cell)
         states = self.states
         for tag in states:
             if tag not in tags:  # lifted off: its state is gone (rare: copy, then drop)
@@ -486,9 +501,11 @@ class Mfrc522:
         for tag in tags:
             st = states.get(tag)
             if st is None:
-                # On the cell as the field came on: powered from then. Set down
-                # under a live field: from now.
-                st = states[tag] = _TagState(tag, now if self.field_queried else self.field_since)
+                st = states[tag] = _TagState(tag)
+            if st.epoch != self.field_epoch:
+                # Powered up by this field: on the cell as it came on, from then; set
+                # down under a live field, from now.
+                st.power_up(self.field_epoch, now if self.field_queried else self.field_since)
             if _before(now, st.powered_at):
                 continue
             bits = self._tag_command(st, data, nbits)
@@ -526,13 +543,13 @@ class Mfrc522:
         tag = st.tag
         if nbits == 7:  # REQA, WUPA (-3 6.4.1)
             cmd = data[0] & 0x7F
-            if cmd == WUPA and st.state in (IDLE_STATE, HALT) or (
+            if cmd == WUPA and (st.state == IDLE_STATE or st.state == HALT) or (
                     cmd == REQA and st.state == IDLE_STATE):
                 st.from_halt = st.state == HALT
                 st.state = READY
                 st.level = 0
                 return st.atqa_bits
-            if st.state in (READY, ACTIVE):
+            if st.state == READY or st.state == ACTIVE:
                 st.state = HALT if st.from_halt else IDLE_STATE
             return None
         if nbits < 16:
@@ -603,7 +620,7 @@ class Mfrc522:
     def _error(self, st):
         # -3 6.3: an unexpected frame sends READY and ACTIVE tags back to where
         # they came from, without an answer.
-        if st.state in (READY, ACTIVE):
+        if st.state == READY or st.state == ACTIVE:
             st.state = HALT if st.from_halt else IDLE_STATE
         return None
 

@@ -31,17 +31,13 @@ class ReaderTree:
             self.cells[k] = index
             self.by_cell[index] = self.by_cell[name] = k
             if kind in READERS:
-                self.chips[k] = Mfrc522(world.clock.now_us, self._tags_of(index))
+                self.chips[k] = Mfrc522(world, index)
             if kind == "presence" or (kind == "identity" and reeds):
                 self.reeds[k] = index
         self.current = None  # the reader selected by the transfer under way
         world.spi_bus(pins["reader_spi"]["id"]).attach(self, self._selected)
         if self.sense is not None:
             world.drive(self.sense, self._sense_level)
-
-    def _tags_of(self, index):
-        world = self.world
-        return lambda: world.tags_at(index)
 
     def address(self):
         """The address the mux lines carry now, bit 0 on the first line."""
