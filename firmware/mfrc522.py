@@ -94,7 +94,8 @@ class MFRC522:
         self.spi = spi
         self.cs = cs
         self.ticks_us = ticks_us
-        self.reload = -1  # the TReload value written last
+        self.reload = -1  # the chip's TReload, -1 if unknown (a driver shared by
+        # several chips is told each chip's when it switches: readers.ReaderScan.point)
         self.deadline = 0  # ticks_us by which the running exchange must end
         self.rx_bits = 0  # valid bits in the last byte received (0: all 8)
         self.coll_pos = 0  # first collision, in bits from the start of the FIFO's first byte

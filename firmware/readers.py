@@ -99,9 +99,10 @@ class ReaderTree:
 
 
 class ChipSelect:
-    """One reader's chip select, as its MFRC522 driver sees it: a Pin-like value()."""
+    """A reader's chip select as its MFRC522 driver sees it: a Pin-like value() for
+    the reader at address ``k``. A lane points it at the reader of its job."""
 
-    def __init__(self, tree, k):
+    def __init__(self, tree, k=0):
         self.tree = tree
         self.k = k
 
@@ -139,11 +140,11 @@ class ReaderScan:
         self.reed_slots = array("H", [s for s in range(n) if self.reed[s]])
         self.polled = not reeds  # without reeds every reader is read every round
         self.closed = bytearray(n)
-        # A driver for every slot (a presence cell's is never used: no chip answers
-        # there), so that a lane always holds one.
-        self.chips = [mfrc522.MFRC522(spi, ChipSelect(self.tree, self.address[s]), ticks_us)
-                      for s in range(n)]
         self.readers = array("H", [s for s in range(n) if self.kind[s] != PRESENCE])
+        # One driver a lane, pointed at the reader of its job, and what each chip
+        # holds in TReload: 214 driver objects would cost 45 KB of a Pico W's heap.
+        self.spi = spi
+        self.reload = array("h", [-1] * n)
         self.readings = bytearray(n * SLOT)
         self.dirty = bytearray(n)
         self.busy = bytearray(n)
@@ -178,8 +179,9 @@ class ReaderScan:
         """Check every reader, then read every cell once (the board's baseline).
         Readers that do not answer are faults, not a reason to stop."""
         crc_vector = b"\x93\x70\x88\x04\x12\x34\xaa"
+        chip = self.lanes[0].chip
         for s in self.readers:
-            chip = self.chips[s]
+            self.point(chip, s)
             version = chip.version()
             if version in mfrc522.NO_ANSWER:
                 self._set_fault(s, DEAD, "does not answer: VersionReg 0x%02x" % version)
@@ -194,6 +196,7 @@ class ReaderScan:
                                 % (got & 0xFFFF, want))
             chip.antenna(False)
             chip.power_down()
+            self.reload[s] = chip.reload
         self._walk_reeds()
         for s in self.readers:
             self._mark_urgent(s)
@@ -209,6 +212,17 @@ class ReaderScan:
                 self.sleep_us(due)
         self.booting = False
         self.round_len = self.round_pos = 0
+
+    def point(self, chip, s):
+        """Point a lane's driver at the reader of slot s."""
+        chip.cs.k = self.address[s]
+        chip.reload = self.reload[s]
+
+    def chip(self, s):
+        """A driver of its own for the reader of slot s (checks, commissioning)."""
+        chip = mfrc522.MFRC522(self.spi, ChipSelect(self.tree), self.ticks_us)
+        self.point(chip, s)
+        return chip
 
     # ---- the scan pass
 
@@ -416,7 +430,7 @@ class Lane:
         self.scan = scan
         self.k = k
         self.slot = -1
-        self.chip = scan.chips[0]  # the chip of the job in hand (while slot >= 0)
+        self.chip = mfrc522.MFRC522(scan.spi, ChipSelect(scan.tree), scan.ticks_us)
         self.state = FREE
         self.due = 0
         self.tx = bytearray(12)
@@ -452,7 +466,7 @@ class Lane:
                 return -1
             self.slot = s
             self.scan.busy[s] = 1
-            self.chip = self.scan.chips[s]
+            self.scan.point(self.chip, s)
             self.chip.wake()
             self.chip.antenna(True)
             self.attempt = 0
@@ -484,6 +498,7 @@ class Lane:
         chip.antenna(False)
         chip.power_down()
         s = self.slot
+        self.scan.reload[s] = chip.reload
         if ok:
             self.scan.finish(s, self.result, self.nresult)
         else:

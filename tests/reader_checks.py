@@ -268,7 +268,7 @@ def check_crc_a_vectors_of_the_standard():
 
 def check_chip_crc_coprocessor_agrees_with_software():
     rig = Rig(definition(["card"]))
-    chip = rig.scan.chips[0]
+    chip = rig.scan.chip(0)
     chip.wake()
     for data, crc in CRC_A_VECTORS:
         assert chip.calc_crc(data, len(data)) == crc[0] | crc[1] << 8, data
@@ -280,7 +280,7 @@ def check_chip_crc_coprocessor_agrees_with_software():
 
 def check_version_register_and_no_tag():
     rig = Rig(definition(["identity", "card"]))
-    chip = rig.scan.chips[0]
+    chip = rig.scan.chip(0)
     assert chip.version() == 0x92
     assert rig.reading(0) == b"" and rig.reading(1) == b""
     assert rig.scan.faults() == []
@@ -447,7 +447,7 @@ def check_exchange_times_follow_the_standard():
     """WUPA + ATQA on the emulated chip: 94 us out, 91 us delay, 189 us back (-3 6.2)."""
     rig = Rig(definition(["card"]))
     rig.world.put(0, tag(80))
-    chip = rig.scan.chips[0]
+    chip = rig.scan.chip(0)
     chip.wake()
     chip.antenna(True)
     rig.world.clock.t += 5100
