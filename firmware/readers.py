@@ -37,7 +37,9 @@ HLTA_US = const(1000)  # -3 6.4.3: 1 ms of silence acknowledges HLTA
 TRIES = const(3)  # a job that meets a bad frame starts over, this many times in all
 MISSES = const(3)  # jobs in a row the chip never finishes: the reader is faulty
 AUDIT = const(8)  # cells read each round besides the occupied ones (hardware/README.md)
-PASS_US = const(4000)  # reader work per scan pass
+AIR_US = const(3000000)  # a piece in the air longer than this was put down off the board
+PASS_US = const(5000)  # reader work per scan pass, reeds included
+WALK_CHUNK = const(24)  # reeds read between two turns of the lanes
 PASS_STEPS = const(400)  # ... and at most this many lane turns, should time stand still
 BOOT_STEPS = const(200000)
 NEAR = const(2)  # half units: fields within one grid unit are never on together
@@ -162,6 +164,9 @@ class ReaderScan:
         self.audit_pos = 0
         self.rounds = 0
         self.booting = False  # the boot sweep: urgent cells only, no rounds
+        self.half = 0  # which half of the reeds the next pass reads
+        self.in_air = False  # a reed opened and no reed has closed since (_hands)
+        self.in_air_since = 0
         # Piece codes of the tags seen, by their first cascade level (CL1). Only
         # identity cells use it (hardware/README.md: a known tag needs no READ).
         self.cache_cl1 = bytearray(4 * CACHE)
@@ -227,8 +232,12 @@ class ReaderScan:
     # ---- the scan pass
 
     def sample(self, raw):
-        self._walk_reeds()
+        # Half the reeds a pass (a reed is read every other pass: 214 take 3 ms),
+        # then the lanes, for PASS_US in all: a pass stays short, so that events
+        # leave as soon as their debounce ends (hardware/README.md).
         start = self.ticks_us()
+        self._walk_reeds(self.half)
+        self.half ^= 1
         for _ in range(PASS_STEPS):
             due = self._service()
             left = PASS_US - ticks_diff(self.ticks_us(), start)
@@ -264,15 +273,45 @@ class ReaderScan:
                 return True
         return False
 
-    def _walk_reeds(self):
+    def _walk_reeds(self, half=-1):
+        """Read the reeds: all of them, or every other one (``half`` 0 or 1). A lane
+        whose exchange ends meanwhile is served every WALK_CHUNK reeds."""
         tree = self.tree
-        for s in self.reed_slots:
+        step = 0
+        slots = self.reed_slots
+        i = 0 if half < 0 else half
+        stride = 1 if half < 0 else 2  # (range() with a variable step would allocate)
+        while i < len(slots):
+            s = slots[i]
+            i += stride
             closed = 1 if tree.reed_closed(self.address[s]) else 0
             if closed != self.closed[s]:
                 self.closed[s] = closed
                 if self.kind[s] == PRESENCE:
                     self._set_reading(s, closed)
                 else:
+                    self._mark_urgent(s)
+                    self._hands(closed)
+            step += 1
+            if step == WALK_CHUNK:
+                step = 0
+                for _ in range(len(self.lanes)):  # each lane at most once
+                    if self._service() != 0:
+                        break
+
+    def _hands(self, closed):
+        """What a reed says of the hands. One opening: a piece is in the air, and may
+        come down on another (a player onto the ball), which no reed sees: until it
+        lands, the rounds read occupied cells only. One closing with nothing in the
+        air: a piece came off a stack, which no reed saw either: read the stacks now."""
+        if not closed:
+            self.in_air = True
+            self.in_air_since = self.ticks_us()
+        elif self.in_air:
+            self.in_air = False  # it landed where a reed saw it
+        else:
+            for s in self.readers:
+                if self.readings[s * SLOT] >= 2:
                     self._mark_urgent(s)
 
     def _set_reading(self, s, length):
@@ -334,10 +373,12 @@ class ReaderScan:
             if self._watched(s):
                 self.round[n] = s
                 n += 1
+        if self.in_air and ticks_diff(self.ticks_us(), self.in_air_since) > AIR_US:
+            self.in_air = False  # put down off the board, or missed: audits again
         audits = 0
         readers = len(self.readers)
         for _ in range(readers):
-            if audits >= AUDIT or n >= self.count:
+            if self.in_air or audits >= AUDIT or n >= self.count:
                 break
             s = self.readers[self.audit_pos]
             self.audit_pos = (self.audit_pos + 1) % readers
@@ -360,6 +401,8 @@ class ReaderScan:
             self.fault[s] = 0  # it works again; the host sees readings resume
         base = s * SLOT
         readings = self.readings
+        if self.in_air and n > readings[base]:
+            self.in_air = False  # it came down on this cell
         if readings[base] != n or not _equal(readings, base + 1, data, n):
             readings[base] = n
             for i in range(n):
@@ -430,6 +473,7 @@ class Lane:
         self.scan = scan
         self.k = k
         self.slot = -1
+        self.started = 0  # ticks_us the job in hand began
         self.chip = mfrc522.MFRC522(scan.spi, ChipSelect(scan.tree), scan.ticks_us)
         self.state = FREE
         self.due = 0
@@ -465,6 +509,7 @@ class Lane:
             if s < 0:
                 return -1
             self.slot = s
+            self.started = now  # for the figures (masume bench readers)
             self.scan.busy[s] = 1
             self.scan.point(self.chip, s)
             self.chip.wake()

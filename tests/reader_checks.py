@@ -1,8 +1,8 @@
 # The reader driver (firmware/mfrc522.py, iso14443a.py, readers.py) against the
 # register-level MFRC522 emulation (host/masume/sim/chip/mfrc522.py, readers.py),
-# through a minimal board of this file's own: a clock, pin levels, an SPI bus
-# with chip selects. It is the same interface h-chip's emulated machine module
-# gives the wiring (host/masume/sim/chip/CONTRACT.md), small enough to read.
+# on the reader rig (host/masume/sim/chip/rig.py): a minimal board with a clock,
+# pin levels and an SPI bus, the interface h-chip's emulated machine module gives
+# the wiring (host/masume/sim/chip/CONTRACT.md), small enough to read.
 #
 # Plain functions with plain asserts, as in firmware_checks.py: tests/test_readers.py
 # runs each on CPython and all of them on the real MicroPython VM. Time is board
@@ -12,9 +12,13 @@
 try:
     from masume.sim.chip import mfrc522 as emu  # CPython: the host package
     from masume.sim.chip.readers import ReaderTree
+    from masume.sim.chip.rig import (LOCKED, PINS, SPI, Rig, World, definition, firmware_side,
+                                     hardware_side, pin_class, tag)
 except ImportError:
     from chipsim import mfrc522 as emu  # the MicroPython VM: staged as a package
     from chipsim.readers import ReaderTree
+    from chipsim.rig import (LOCKED, PINS, SPI, Rig, World, definition, firmware_side,
+                             hardware_side, pin_class, tag)
 
 import gc
 
@@ -23,229 +27,6 @@ import micropython
 import iso14443a as iso
 import mfrc522
 import readers
-from scanner import SLOT
-
-# Board-time costs of the firmware's own work (hardware/README.md: a register
-# access is 25 us: the call, two chip-select writes, two bytes at 4 MHz).
-PIN_US = 3
-SPI_CALL_US = 15
-SPI_BYTE_US = 2
-
-_locked = [False]  # the heap is locked by a check: unlock around the emulation
-
-
-def _hardware_side():
-    if _locked[0]:
-        micropython.heap_unlock()
-
-
-def _firmware_side():
-    if _locked[0]:
-        micropython.heap_lock()
-
-
-class Clock:
-    def __init__(self):
-        self.t = 1000
-
-    def now_us(self):
-        return self.t
-
-    def advance_us(self, us):
-        self.t += us
-
-    def ticks_us(self):
-        return self.t & 0x3FFFFFFF
-
-
-class Bus:
-    def __init__(self):
-        self.devices = []  # [device, selected(), selected now]
-
-    def attach(self, device, selected):
-        self.devices.append([device, selected, False])
-
-    def pins_changed(self, gpio, level):
-        for d in self.devices:
-            now = d[1]()
-            if now != d[2]:
-                d[2] = now
-                if now:
-                    d[0].begin()
-                else:
-                    d[0].end()
-
-    def transfer(self, out, into, n):
-        for d in self.devices:
-            if d[2]:
-                d[0].exchange(out, into, n)
-                return
-        for i in range(n):
-            into[i] = 0xFF
-
-
-class World:
-    """What the reader wiring needs from a world (CONTRACT.md), and no more."""
-
-    def __init__(self):
-        self.clock = Clock()
-        self.levels = {}
-        self.drives = {}
-        self.callbacks = []
-        self.buses = {}
-        self.tags = {}
-
-    def level(self, gpio):
-        drive = self.drives.get(gpio)
-        if drive is not None:
-            v = drive()
-            if v is not None:
-                return v
-        return self.levels.get(gpio, 1)  # pull-ups everywhere
-
-    def set_level(self, gpio, level):
-        self.levels[gpio] = level
-        for cb in self.callbacks:
-            cb(gpio, level)
-
-    def on_pin_change(self, callback):
-        self.callbacks.append(callback)
-
-    def drive(self, gpio, level_fn):
-        self.drives[gpio] = level_fn
-
-    def spi_bus(self, spi_id):
-        if spi_id not in self.buses:
-            bus = self.buses[spi_id] = Bus()
-            self.on_pin_change(bus.pins_changed)
-        return self.buses[spi_id]
-
-    def tags_at(self, cell):
-        return self.tags.get(cell, ())
-
-    def occupied(self, cell):
-        return bool(self.tags.get(cell))
-
-    def put(self, cell, *tags):
-        self.tags[cell] = list(tags)
-
-
-def pin_class(world):
-    class Pin:
-        IN, OUT, OPEN_DRAIN, PULL_UP = 0, 1, 2, 1
-
-        def __init__(self, gpio, mode=0, pull=None, value=None):
-            self.gpio = gpio
-            if value is not None:
-                self.value(value)
-
-        def value(self, v=None):
-            world.clock.t += PIN_US
-            _hardware_side()
-            if v is None:
-                out = world.level(self.gpio)
-            else:
-                out = None
-                world.set_level(self.gpio, 1 if v else 0)
-            _firmware_side()
-            return out
-
-    return Pin
-
-
-class SPI:
-    def __init__(self, world, spi_id):
-        self.world = world
-        self.bus = world.spi_bus(spi_id)
-        self.scratch = bytearray(80)
-
-    def write(self, buf):
-        self._transfer(buf, self.scratch, len(buf))
-
-    def write_readinto(self, out, into):
-        self._transfer(out, into, len(out))
-
-    def _transfer(self, out, into, n):
-        self.world.clock.t += SPI_CALL_US + SPI_BYTE_US * n
-        _hardware_side()
-        self.bus.transfer(out, into, n)
-        _firmware_side()
-
-
-# ---- boards ------------------------------------------------------------------
-
-PINS = {"reader_spi": {"id": 1, "sck": 26, "mosi": 27, "miso": 28}, "reader_cs": 22,
-        "reader_mux": [2, 3, 4, 5, 6, 7, 8, 9], "reader_sense": 10}
-
-
-def definition(kinds, reeds=False, fields=1, columns=8):
-    """A board.json of ``kinds`` (one per cell) on the reader tree, in a grid
-    ``columns`` wide, as masume.boards lays one out."""
-    cells = []
-    k = 0
-    for i, kind in enumerate(kinds):
-        address = []
-        if kind != "none":
-            address = [k // 16, k % 16]
-            if kind != "presence":
-                address += [2 * (i % columns), 2 * (i // columns)]
-            k += 1
-        cells.append(["c%d" % i, kind, [i], address])
-    return {"pins": PINS, "cells": cells, "readers": {"fields": fields, "reeds": reeds},
-            "led_count": len(kinds), "buttons": [], "id": "t"}
-
-
-class Rig:
-    """The driver's scan over the emulated readers of a board definition."""
-
-    def __init__(self, defn, boot=True):
-        self.world = World()
-        self.defn = defn
-        self.tree = ReaderTree(self.world, defn)
-        Pin = pin_class(self.world)
-        self.spi = SPI(self.world, 1)
-        clock = self.world.clock
-        self.scan = readers.ReaderScan(defn, self.spi, Pin, clock.ticks_us, clock.advance_us)
-        self.raw = bytearray(self.scan.count * SLOT)
-        if boot:
-            self.scan.boot()
-            self.sample()
-
-    def now(self):
-        return self.world.clock.t
-
-    def sample(self):
-        self.scan.sample(self.raw)
-
-    def passes(self, ms):
-        """Scan passes as main.py runs them (a pass, then 1 ms asleep) for ``ms``."""
-        end = self.now() + ms * 1000
-        while self.now() < end:
-            self.sample()
-            self.world.clock.t += 1000
-
-    def until(self, slot, reading, limit_ms=2000):
-        """Passes until sensed cell ``slot`` reads ``reading``; the board time taken."""
-        start = self.now()
-        while self.reading(slot) != reading:
-            assert self.now() - start < limit_ms * 1000, (slot, self.reading(slot), reading)
-            self.sample()
-            self.world.clock.t += 1000
-        return self.now() - start
-
-    def reading(self, slot):
-        base = slot * SLOT
-        return bytes(self.raw[base + 1:base + 1 + self.raw[base]])
-
-
-def tag(serial, code=None, size=7):
-    uid = emu.ntag_uid(serial)
-    if size == 4:
-        uid = bytes((0x08,)) + uid[1:4]  # a random 4-byte UID (-3 6.5.4: uid0 0x08)
-    elif size == 10:
-        uid = uid + bytes((0x11, 0x22, 0x33))
-    return emu.Ntag213(uid, code)
-
 
 # ---- CRC_A ---------------------------------------------------------------------
 
@@ -371,6 +152,32 @@ def check_stack_change_is_seen_within_a_round():
     assert took < 60000, took
 
 
+def check_the_hands_steer_the_rounds():
+    """A reed that closes with nothing in the air: a piece came off a stack, so the
+    stacks are read first. A reed that opens: a piece is in the air, so the rounds
+    read occupied cells only until it lands."""
+    rig = Rig(definition(["identity"] * 32, reeds=True, fields=2))
+    for c in range(2, 32, 2):
+        rig.world.put(c, tag(400 + c, code=16 + c // 2))
+    ball, player = tag(499, code=1), tag(498, code=50)
+    rig.world.put(1, ball, player)
+    rig.passes(200)
+    rounds, start = rig.scan.rounds, rig.now()
+    rig.passes(300)
+    round_us = (rig.now() - start) // (rig.scan.rounds - rounds)
+    rig.world.put(1, ball)
+    rig.world.put(29, player)  # stepped off the ball: only cell 29's reed saw it
+    took = rig.until(1, b"\x01")
+    assert took < round_us // 2, (took, round_us)
+    rig.world.put(29)  # lifted: in the air
+    rig.passes(100)  # rounds made meanwhile hold the occupied cells only
+    watched = sum(1 for s in range(32) if rig.scan._watched(s))
+    assert rig.scan.in_air and rig.scan.round_len == watched == 16, rig.scan.round_len
+    rig.world.put(1, ball, player)  # onto the ball: found by a round without audits
+    rig.until(1, b"\x01\x32")
+    assert not rig.scan.in_air  # it landed there
+
+
 # ---- faults ----------------------------------------------------------------------
 
 
@@ -476,18 +283,25 @@ def check_reader_scan_allocates_nothing():
     rig.world.put(12, tag(93, code=19))  # a presence cell: its reed
     rig.passes(200)  # warm up: codes learned, rounds running
     assert rig.reading(3) == b"\x01\x11" and rig.reading(12) == b"\x01"
-    _locked[0] = True
+    # The hands, between passes: a piece lifted (a reed opens: in the air), put on
+    # the stack (no reed), the player stepping off onto a free cell (a reed closes
+    # with nothing in the air: the stacks are read first).
+    moves = {40: (7,), 80: (3, ball, player, tag(92, code=18)), 120: (3, ball), 121: (9, player)}
+    LOCKED[0] = True
     micropython.heap_lock()
     try:
-        for _ in range(150):  # rounds of checks, a stack, a reed, empty cells
+        for k in range(200):
             rig.scan.sample(rig.raw)
-            _hardware_side()
+            hardware_side()
             rig.world.clock.t += 1000
-            _firmware_side()
+            if k in moves:
+                rig.world.put(*moves[k])
+            firmware_side()
     finally:
         micropython.heap_unlock()
-        _locked[0] = False
-    assert rig.scan.jobs > 20 and rig.reading(3) == b"\x01\x11"
+        LOCKED[0] = False
+    assert rig.scan.jobs > 20
+    assert rig.reading(3) == b"\x01" and rig.reading(9) == b"\x11" and rig.reading(7) == b""
 
 
 CHECKS = [name for name in sorted(globals()) if name.startswith("check_")]

@@ -4,15 +4,10 @@ the same checks on CPython and on the real MicroPython VM (tests/reader_checks.p
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
+import reader_checks
 from micropython_vm import ROOT, chip_emulation, run_micropython
-
-sys.path.insert(0, str(ROOT / "firmware"))  # the firmware's flat module layout
-
-import reader_checks  # noqa: E402
 
 
 @pytest.mark.parametrize("name", reader_checks.CHECKS)
