@@ -37,7 +37,7 @@ HLTA_US = const(1000)  # -3 6.4.3: 1 ms of silence acknowledges HLTA
 TRIES = const(3)  # a job that meets a bad frame starts over, this many times in all
 MISSES = const(3)  # jobs in a row the chip never finishes: the reader is faulty
 AUDIT = const(8)  # cells read each round besides the occupied ones (hardware/README.md)
-AIR_US = const(3000000)  # a piece in the air longer than this was put down off the board
+AIR_US = const(1000000)  # a piece in the air longer than this was put down off the board
 PASS_US = const(5000)  # reader work per scan pass, reeds included
 WALK_CHUNK = const(24)  # reeds read between two turns of the lanes
 PASS_STEPS = const(400)  # ... and at most this many lane turns, should time stand still
@@ -167,6 +167,8 @@ class ReaderScan:
         self.half = 0  # which half of the reeds the next pass reads
         self.in_air = False  # a reed opened and no reed has closed since (_hands)
         self.in_air_since = 0
+        self.air_ended = 0  # when the last pause of the audits ended, and its length
+        self.air_length = 0
         # Piece codes of the tags seen, by their first cascade level (CL1). Only
         # identity cells use it (hardware/README.md: a known tag needs no READ).
         self.cache_cl1 = bytearray(4 * CACHE)
@@ -304,15 +306,24 @@ class ReaderScan:
         come down on another (a player onto the ball), which no reed sees: until it
         lands, the rounds read occupied cells only. One closing with nothing in the
         air: a piece came off a stack, which no reed saw either: read the stacks now."""
+        now = self.ticks_us()
         if not closed:
-            self.in_air = True
-            self.in_air_since = self.ticks_us()
+            # At most AIR_US without audits, and never more than half the time: the
+            # audit (every reader by RF, a check on the reeds) goes on in fast play.
+            if not self.in_air and ticks_diff(now, self.air_ended) >= self.air_length:
+                self.in_air = True
+                self.in_air_since = now
         elif self.in_air:
-            self.in_air = False  # it landed where a reed saw it
+            self._landed()  # where a reed saw it
         else:
             for s in self.readers:
                 if self.readings[s * SLOT] >= 2:
                     self._mark_urgent(s)
+
+    def _landed(self):
+        self.in_air = False
+        self.air_ended = self.ticks_us()
+        self.air_length = ticks_diff(self.air_ended, self.in_air_since)
 
     def _set_reading(self, s, length):
         # A presence cell's reading: 01 when its reed is closed.
@@ -374,7 +385,7 @@ class ReaderScan:
                 self.round[n] = s
                 n += 1
         if self.in_air and ticks_diff(self.ticks_us(), self.in_air_since) > AIR_US:
-            self.in_air = False  # put down off the board, or missed: audits again
+            self._landed()  # put down off the board, or missed: audits again
         audits = 0
         readers = len(self.readers)
         for _ in range(readers):
@@ -402,7 +413,7 @@ class ReaderScan:
         base = s * SLOT
         readings = self.readings
         if self.in_air and n > readings[base]:
-            self.in_air = False  # it came down on this cell
+            self._landed()  # it came down on this cell
         if readings[base] != n or not _equal(readings, base + 1, data, n):
             readings[base] = n
             for i in range(n):
