@@ -48,3 +48,14 @@ def run_micropython(code: str, extra: dict[str, str] | None = None) -> str:
     if "Traceback" in result.stderr:
         raise AssertionError("MicroPython failed:\n" + result.stderr)
     return result.stdout
+
+
+def run_checks(code: str, extra: dict[str, str]) -> dict[str, str]:
+    """Run ``code``, which prints ``PASS name`` or ``FAIL name: why`` per check (the
+    run_all() of firmware_checks.py and reader_checks.py); "PASS" or "FAIL: why" by name."""
+    results = {}
+    for line in run_micropython(code, extra=extra).splitlines():
+        verdict, _, rest = line.partition(" ")
+        name, _, why = rest.partition(": ")
+        results[name] = verdict if verdict == "PASS" else f"{verdict}: {why}"
+    return results

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import reader_checks
-from micropython_vm import ROOT, chip_emulation, run_micropython
+from micropython_vm import ROOT, chip_emulation, run_checks
 
 
 @pytest.mark.parametrize("name", reader_checks.CHECKS)
@@ -19,13 +19,7 @@ def test_on_cpython(name: str) -> None:
 def micropython_results() -> dict[str, str]:
     extra = chip_emulation()
     extra["reader_checks.py"] = (ROOT / "tests" / "reader_checks.py").read_text()
-    out = run_micropython("import reader_checks\nreader_checks.run_all()\n", extra=extra)
-    results = {}
-    for line in out.splitlines():
-        verdict, _, rest = line.partition(" ")
-        name, _, why = rest.partition(": ")
-        results[name] = verdict if verdict == "PASS" else f"{verdict}: {why}"
-    return results
+    return run_checks("import reader_checks\nreader_checks.run_all()\n", extra=extra)
 
 
 @pytest.mark.parametrize("name", reader_checks.CHECKS)

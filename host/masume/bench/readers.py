@@ -176,8 +176,8 @@ class _Bench:
               f"{len(self.jobs) / elapsed:.0f} jobs/s")
         sweep = self._sweep_time()
         print(f"  every reader by RF: {sweep:.2f} s")
-        print(f"  scan pass (sample()): p50 {_pct(passes, 50):.1f} ms, p99 {_pct(passes, 99):.1f} "
-              f"ms; fields on at once: at most {self.most_fields}")
+        print(f"  scan pass (sample()): {_p(passes, 1)}; fields on at once: at most "
+              f"{self.most_fields}")
         self._latencies(used, ball, trials)
 
     def _sweep_time(self) -> float:
@@ -214,9 +214,8 @@ class _Bench:
 
             down.append(self._event_latency(put))
             up.append(self._event_latency(take))
-        print(f"  set down, to its event (50 ms debounce included): p50 {_pct(down, 50):.0f} ms, "
-              f"p99 {_pct(down, 99):.0f} ms; lifted: p50 {_pct(up, 50):.0f} ms, p99 "
-              f"{_pct(up, 99):.0f} ms ({len(down)} each)")
+        print(f"  set down, to its event (50 ms debounce included): {_p(down)}; lifted: "
+              f"{_p(up)} ({len(down)} each)")
         if ball is None or not self.board.reader_setup["reeds"]:
             return
         # A player steps onto the ball (lifted from its cell, carried for 0.4 s, set
@@ -245,11 +244,15 @@ class _Bench:
 
             on.append(self._event_latency(step_on))
             off.append(self._event_latency(step_off))
-        print(f"  onto the ball (no reed changes there): p50 {_pct(on, 50):.0f} ms, p99 "
-              f"{_pct(on, 99):.0f} ms; off it: p50 {_pct(off, 50):.0f} ms, p99 {_pct(off, 99):.0f}"
-              f" ms ({len(on)} each)")
+        print(f"  onto the ball (no reed changes there): {_p(on)}; off it: {_p(off)} "
+              f"({len(on)} each)")
 
 
-def _pct(values: list[float], p: int) -> float:
+def _p(values: list[float], digits: int = 0) -> str:
+    """'p50 x ms, p99 y ms' of ``values`` (ms)."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, (len(ordered) * p) // 100)]
+
+    def at(p: int) -> float:
+        return ordered[min(len(ordered) - 1, (len(ordered) * p) // 100)]
+
+    return f"p50 {at(50):.{digits}f} ms, p99 {at(99):.{digits}f} ms"
