@@ -2,11 +2,13 @@
 # switches on the sense line, read as hardware/README.md ("Sensing identity and
 # cards") designs it:
 #
-# - every pass, the presence walk: each reed cell's address on the tree, the
-#   sense line read (a closed reed pulls it low while its cell is addressed);
+# - every pass, the presence walk over half the reeds: each reed cell's address on
+#   the tree, the sense line read (a closed reed pulls it low while its cell is
+#   addressed);
 # - reader jobs in "lanes", up to [readers] fields of them with their field on at
 #   once, never two neighbours: cells whose reed changed first, then the round
-#   (every occupied cell, every card zone, and a few other cells in turn);
+#   (every occupied cell, every card zone, and a few other cells in turn); the
+#   hands steer it (_hands);
 # - a job: wake, field on, 5.1 ms for the tags to power up (ISO/IEC 14443-3
 #   5.2.1), WUPA, the anticollision walk at cascade level 1 (which tags are
 #   there), then SELECT and READ for a tag not seen before, field off.
@@ -177,7 +179,7 @@ class ReaderScan:
         self.cache_ambiguous = bytearray(CACHE)  # two tags share this CL1: always read
         self.cache_n = 0
         fields = max(1, min(setup.get("fields", 1), len(self.readers)))
-        self.lanes = [Lane(self, k) for k in range(fields)]
+        self.lanes = [Lane(self) for _ in range(fields)]
         self.jobs = 0  # finished, for the figures
 
     # ---- boot
@@ -204,10 +206,10 @@ class ReaderScan:
             chip.antenna(False)
             chip.power_down()
             self.reload[s] = chip.reload
+        self.booting = True  # lanes take urgent cells only: every reader, once
         self._walk_reeds()
         for s in self.readers:
             self._mark_urgent(s)
-        self.booting = True
         start = self.ticks_us()
         for _ in range(BOOT_STEPS):  # bounded twice: in steps, and in board time
             if not (self.urgent_count or self._lanes_busy()):
@@ -480,9 +482,8 @@ class Lane:
     """One reader job at a time: a state machine that the scan serves between
     exchanges, so that up to [readers] fields of them run at once."""
 
-    def __init__(self, scan, k):
+    def __init__(self, scan):
         self.scan = scan
-        self.k = k
         self.slot = -1
         self.started = 0  # ticks_us the job in hand began
         self.chip = mfrc522.MFRC522(scan.spi, ChipSelect(scan.tree), scan.ticks_us)

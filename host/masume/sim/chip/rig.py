@@ -233,16 +233,6 @@ class Rig:
 
 def tag(serial, code=None, size=7):
     """An NTAG213 with a UID made from ``serial`` (4, 7 or 10 bytes) holding ``code``."""
-    uid = emu.ntag_uid(serial)
-    if size == 4:
-        uid = bytes((0x08,)) + uid[1:4]  # a random 4-byte UID (-3 6.5.4: uid0 0x08)
-    elif size == 10:
-        uid = uid + bytes((0x11, 0x22, 0x33))
-    return emu.Ntag213(uid, code)
-
-
-def tag(serial, code=None, size=7):
-    """An NTAG213 with a UID made from ``serial`` (4, 7 or 10 bytes) holding ``code``."""
     uid = ntag_uid(serial)
     if size == 4:
         uid = bytes((0x08,)) + uid[1:4]  # a random 4-byte UID (-3 6.5.4: uid0 0x08)
