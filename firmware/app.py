@@ -62,6 +62,7 @@ class Board:
         self.button_since = 0
         self.roll_id = 0
         self.led_version = -1
+        self.fault_version = hw.fault_version  # faults known at boot go out at the handshake
         self.link = BoardLink(net.send if net else hw.serial_write, self.journal, hw.random_u32() or 1,
                               FIRMWARE_VERSION, definition["id"], board_hash, self)
         self.link.welcome()
@@ -72,6 +73,9 @@ class Board:
 
     def readings(self):
         return [(self.sensed[i], self.scanner.reading(i)) for i in range(len(self.sensed))]
+
+    def faults(self):
+        return self.hw.faults()
 
     def poll(self):
         hw = self.hw
@@ -84,6 +88,10 @@ class Board:
                     self.link.event(c.SQUARE, c.pack_square(self.sensed[i], scanner.reading(i), now),
                                     now)
         self._buttons(hw.buttons(), now)
+        if hw.fault_version != self.fault_version:  # a sensor failed: tell the host now
+            self.fault_version = hw.fault_version
+            if self.link.host_alive(now):
+                self.link.faults()
         if self.net is not None:
             self.now = now
             self.net.poll(self._net_frame, now)

@@ -1,5 +1,6 @@
 # The hardware boundary on the real chip (Raspberry Pi Pico W or ESP32-S3):
-# the reed-switch matrix, the WS2812 chain, the buttons, the die's random
+# the reed-switch matrix or the reader tree (readers.py: MFRC522 readers and
+# reeds on the sense line), the WS2812 chain, the buttons, the die's random
 # source, USB CDC serial and the watchdog. Pins come from the board definition
 # (hardware/controllers/*.toml, copied into board.json by `masume board deploy`).
 # Same methods as hw_sim.Hardware. Nothing here allocates in sample() or show().
@@ -16,19 +17,27 @@ import neopixel
 from scanner import SLOT
 
 WATCHDOG_MS = 8000
+READER_SPI_HZ = 4000000  # hardware/README.md: 4 MHz suits 16 readers a bank on a buffered bus
 
 
 class Hardware:
     def __init__(self, definition):
         pins = definition["pins"]
         kinds = [cell[1] for cell in definition["cells"] if cell[1] != "none"]
-        if any(kind != "presence" for kind in kinds):
-            # Identity and card readers (NFC behind a multiplexer) need their
-            # reader driver, which this firmware does not have yet.
-            raise NotImplementedError("this firmware reads presence sensors only")
         Pin = machine.Pin
-        self.rows = [Pin(p, Pin.OPEN_DRAIN, value=1) for p in pins["matrix_rows"]]
-        self.cols = [Pin(p, Pin.IN, Pin.PULL_UP) for p in pins["matrix_cols"]]
+        self.readers = None
+        if any(kind != "presence" for kind in kinds):
+            # Identity and card cells: every sensed cell is on the reader tree.
+            from readers import ReaderScan
+
+            bus = pins["reader_spi"]
+            spi = machine.SPI(bus["id"], baudrate=READER_SPI_HZ, polarity=0, phase=0,
+                              sck=Pin(bus["sck"]), mosi=Pin(bus["mosi"]), miso=Pin(bus["miso"]))
+            self.readers = ReaderScan(definition, spi, Pin, time.ticks_us, time.sleep_us)
+            self.readers.boot()  # a reader that does not answer is a fault, not a stop
+        else:
+            self.rows = [Pin(p, Pin.OPEN_DRAIN, value=1) for p in pins["matrix_rows"]]
+            self.cols = [Pin(p, Pin.IN, Pin.PULL_UP) for p in pins["matrix_cols"]]
         self.count = len(kinds)
         self.button_pins = [Pin(pin, Pin.IN, Pin.PULL_UP) for _, pin in definition["buttons"]]
         self.np = neopixel.NeoPixel(Pin(pins["led_data"]), max(1, definition["led_count"]))
@@ -47,6 +56,9 @@ class Hardware:
         return int.from_bytes(os.urandom(4), "little")
 
     def sample(self, raw):
+        if self.readers is not None:
+            self.readers.sample(raw)
+            return
         # Sensed cell i sits at row i // columns, column i % columns (masume.boards).
         ncols = len(self.cols)
         for r, row in enumerate(self.rows):
@@ -60,6 +72,15 @@ class Hardware:
                     raw[base] = 1 if occupied else 0
                     raw[base + 1] = 1
             row.value(1)
+
+    @property
+    def fault_version(self):
+        """Bumped whenever a sensor becomes faulty (the app then sends faults())."""
+        return 0 if self.readers is None else self.readers.fault_version
+
+    def faults(self):
+        """ERROR texts of the faulty sensors (protocol/SPEC.md, code 4)."""
+        return [] if self.readers is None else self.readers.faults()
 
     def buttons(self):
         bits = 0

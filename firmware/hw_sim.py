@@ -19,6 +19,11 @@ class Hardware:
         self._show = show  # (colours hex, patterns hex) -> None
         self._out = []  # frames written this pass, sent in one host call by serial_flush
 
+    fault_version = 0  # the simulated table has no faulty sensors
+
+    def faults(self):
+        return []
+
     def ticks_ms(self):
         return time.ticks_ms()
 

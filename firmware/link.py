@@ -15,7 +15,7 @@ HOST_TIMEOUT_MS = 3500  # no frame from the host for this long: it is gone
 class BoardLink:
     def __init__(self, send, journal, boot, firmware, board_id, board_hash, device):
         # send(frame_bytes); device: on_leds(entries, whole) -> unknown cells,
-        # readings() -> [(cell, reading)]
+        # readings() -> [(cell, reading)], faults() -> [ERROR texts of faulty sensors]
         self.send = send
         self.journal = journal
         self.boot = boot
@@ -55,7 +55,7 @@ class BoardLink:
             self.bad_frames += 1
             return
         self.host_seen = now
-        if mtype == c.HELLO:
+        if mtype == c.HELLO and fields is not None:
             version, boot, ack = fields
             if version != c.PROTOCOL_VERSION:
                 self._error(c.E_VERSION, "protocol %d not supported; this board speaks %d"
@@ -65,8 +65,9 @@ class BoardLink:
                 self.journal.ack(ack)
             self.welcome()
             # The board's clock before the journal's events (protocol 2): the host
-            # places resent events in time by it.
+            # places resent events in time by it. Then what is broken.
             self._heartbeat(now)
+            self.faults()
             if boot == self.boot:
                 self._resend(now)
         elif mtype == c.ACK:
@@ -92,6 +93,11 @@ class BoardLink:
             bad = self.device.on_leds(fields, mtype == c.LED_FRAME)
             if bad:
                 self._error(c.E_PAYLOAD, "no cell %d on this board" % bad[0])
+
+    def faults(self):
+        """ERROR(4) for every faulty sensor (protocol/SPEC.md, "Handshake")."""
+        for text in self.device.faults():
+            self._error(c.E_SENSOR, text)
 
     def _error(self, code, text):
         self.send(c.encode_frame(c.ERROR, 0, c.pack_error(code, text)))

@@ -22,7 +22,7 @@ def load_net(path="net.json"):
 
 def start_net(conf):
     import network
-    from umqtt.simple import MQTTClient  # micropython-lib: mip install umqtt.simple
+    from umqtt.simple import MQTTClient  # type: ignore[import-not-found]  # micropython-lib, by mip
 
     from link_mqtt import MqttLink
 

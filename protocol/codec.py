@@ -53,6 +53,7 @@ PATTERNS = ("off", "steady", "blink", "pulse")
 E_VERSION = 1  # protocol version not supported
 E_UNKNOWN = 2  # unknown message type
 E_PAYLOAD = 3  # payload malformed or out of range (e.g. no such cell)
+E_SENSOR = 4  # a sensor is faulty; the text names the cell (sent after every WELCOME)
 
 READING_MAX = 10  # longest reading: a 10-byte NFC UID
 TICKS_MASK = 0x3FFFFFFF  # board times are ticks_ms, which wraps at 2**30 on MicroPython

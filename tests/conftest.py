@@ -9,6 +9,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # helpers: micropython_vm, firmware_checks
 
+from masume.firmware_host import use_firmware  # noqa: E402
+
+use_firmware()  # the firmware's modules, and the micropython module, on CPython too
+
 
 @pytest.fixture
 def make_sim(tmp_path: Path) -> Iterator[Callable[..., "SimulatedBoard"]]:  # noqa: F821

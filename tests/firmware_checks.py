@@ -194,6 +194,7 @@ def check_leds_frames_patterns_and_brightness():
 class _Device:
     def __init__(self):
         self.leds = []
+        self.broken = []
 
     def on_leds(self, entries, whole):
         self.leds.append((whole, entries))
@@ -201,6 +202,9 @@ class _Device:
 
     def readings(self):
         return [(0, b""), (1, b"\x01")]
+
+    def faults(self):
+        return self.broken
 
 
 def _link():
@@ -283,6 +287,17 @@ def check_link_survives_garbage_and_unknown_messages():
     assert _names(_decoded(sent)) == ["error", "welcome", "heartbeat"]
 
 
+def check_link_reports_faulty_sensors_after_every_welcome():
+    link, sent = _link()
+    text = "cell c3 (index 3): reader 3 (bank 0, channel 3) does not answer: VersionReg 0x00"
+    link.device.broken = [text]
+    for boot in (0, 77):  # a new host, then the same one again
+        link.receive(c.encode_frame(c.HELLO, 10, c.pack_hello(boot, 0))[:-1], 5)
+        got = _decoded(sent)
+        assert _names(got) == ["welcome", "heartbeat", "error"], _names(got)
+        assert c.unpack_error(got[2][2]) == (c.E_SENSOR, text)
+
+
 # ---- the board (app.Board) with hardware faked in memory ---------------------
 
 DEFINITION = {
@@ -299,6 +314,8 @@ class FakeHardware:
 
     def __init__(self, slots):
         self.now = 0
+        self.fault_version = 0
+        self.fault_texts = []
         self.state = bytearray(slots)
         self.bits = 0
         self.out = []
@@ -336,6 +353,9 @@ class FakeHardware:
 
     def feed_watchdog(self):
         pass
+
+    def faults(self):
+        return self.fault_texts
 
 
 def _board():
@@ -387,6 +407,24 @@ def check_board_reports_squares_buttons_and_die():
                            ("button", 3, [1, 330])]
 
 
+def check_board_reports_a_sensor_that_fails_while_it_runs():
+    board, hw = _board()
+    board.link.receive(c.encode_frame(c.HELLO, 0, c.pack_hello(0, 0))[:-1], 0)
+    del hw.out[:]
+    hw.now = 10
+    board.poll()
+    hw.fault_texts = ["cell B1 (index 2): a tag answers with CRC errors (3 tries)"]
+    hw.fault_version += 1
+    hw.now = 20
+    board.poll()
+    errors = [c.unpack_error(c.decode_frame(f[:-1])[2]) for f in hw.out
+              if c.decode_frame(f[:-1])[0] == c.ERROR]
+    assert errors == [(c.E_SENSOR, hw.fault_texts[0])], errors
+    hw.now = 30
+    board.poll()  # said once
+    assert len([f for f in hw.out if c.decode_frame(f[:-1])[0] == c.ERROR]) == 1
+
+
 def check_scan_loop_allocates_nothing():
     from leds import BLINK
 
@@ -396,19 +434,15 @@ def check_scan_loop_allocates_nothing():
     for _ in range(3):
         board.poll()  # warm up: first heartbeat and first render are done
     shown = hw.shown
-    try:
-        import micropython
-    except ImportError:
-        micropython = None  # CPython: the same passes run, without the heap check
-    if micropython:
-        micropython.heap_lock()
+    import micropython  # on CPython, tests/micropython.py: the same passes, no heap check
+
+    micropython.heap_lock()
     try:
         for k in range(200):
             hw.now = 10 + k % 100  # time moves, LEDs animate, no timer falls due
             board.poll()
     finally:
-        if micropython:
-            micropython.heap_unlock()
+        micropython.heap_unlock()
     assert hw.shown == shown + 200  # the blinking LED was rendered on every pass
 
 

@@ -23,8 +23,18 @@ def stage(extra: dict[str, str] | None = None) -> Path:
     shutil.copy(ROOT / "protocol" / "codec.py", into / "masume_protocol" / "codec.py")
     shutil.copy(ROOT / "protocol" / "vectors.json", into / "vectors.json")
     for name, text in (extra or {}).items():
+        (into / name).parent.mkdir(parents=True, exist_ok=True)
         (into / name).write_text(text)
     return into
+
+
+def chip_emulation() -> dict[str, str]:
+    """The emulated peripherals of host/masume/sim/chip/, as the package ``chipsim``
+    for ``extra``: their mfrc522.py shares its name with the firmware's driver."""
+    folder = ROOT / "host" / "masume" / "sim" / "chip"
+    files = {f"chipsim/{p.name}": p.read_text() for p in sorted(folder.glob("*.py"))}
+    files.setdefault("chipsim/__init__.py", "")
+    return files
 
 
 def run_micropython(code: str, extra: dict[str, str] | None = None) -> str:
@@ -38,3 +48,14 @@ def run_micropython(code: str, extra: dict[str, str] | None = None) -> str:
     if "Traceback" in result.stderr:
         raise AssertionError("MicroPython failed:\n" + result.stderr)
     return result.stdout
+
+
+def run_checks(code: str, extra: dict[str, str]) -> dict[str, str]:
+    """Run ``code``, which prints ``PASS name`` or ``FAIL name: why`` per check (the
+    run_all() of firmware_checks.py and reader_checks.py); "PASS" or "FAIL: why" by name."""
+    results = {}
+    for line in run_micropython(code, extra=extra).splitlines():
+        verdict, _, rest = line.partition(" ")
+        name, _, why = rest.partition(": ")
+        results[name] = verdict if verdict == "PASS" else f"{verdict}: {why}"
+    return results

@@ -439,11 +439,31 @@ MALFORMED = {
             grid="[[grid]]\nfiles = [" + ",".join(f'"{i}"' for i in range(17)) + "]\n"
             "ranks = [" + ",".join(f'"r{j}"' for j in range(16)) + "]\n",
         ),
-        r"272 identity/card cells but controller pico-w addresses 256 readers",
+        r"272 sensed cells on the reader tree but controller pico-w addresses 256",
     ),
-    "presence-and-readers": (
-        _board() + '[[cell]]\nname = "zone"\nx = 3\ny = 0\nsensor = "card"\n',
-        r"presence cells and identity/card cells on one board",
+    "unknown-top-level-key": (_board(extra="colour = 3"), r"the top level: unknown key 'colour'"),
+    "unknown-grid-key": (
+        _board(grid='[[grid]]\nfiles = ["a"]\nranks = ["1"]\nsenser = "card"\n'),
+        r"\[\[grid\]\] 1: unknown key 'senser'",
+    ),
+    "unknown-readers-key": (
+        _board(extra='sensor = "card"\n[readers]\nfeilds = 2\n'),
+        r"\[readers\]: unknown key 'feilds'",
+    ),
+    "readers-without-readers": (
+        _board(extra="[readers]\nfields = 2\n"), r"a \[readers\] table, but no identity or card"
+    ),
+    "readers-too-many-fields": (
+        _board(extra='sensor = "card"\n[readers]\nfields = 17\n'),
+        r"\[readers\] fields must be a whole number 1-16",
+    ),
+    "readers-reeds-not-bool": (
+        _board(extra='sensor = "card"\n[readers]\nreeds = "yes"\n'),
+        r"\[readers\] reeds must be true or false",
+    ),
+    "reeds-under-cards": (
+        _board(extra='sensor = "card"\n[readers]\nreeds = true\n'),
+        r"reeds = true needs identity cells \(a card carries no magnet\)",
     ),
     "identity-without-pieces": (
         _board(extra='sensor = "identity"'),
@@ -521,6 +541,59 @@ def test_controller_with_a_pin_used_twice_is_refused(
         load_board(_write(tmp_path / "..", "t2", _board(controller="gp29")))
 
 
+NO_SENSE_LINE = {
+    "presence-beside-readers": (
+        _board() + '[[cell]]\nname = "zone"\nx = 3\ny = 0\nsensor = "card"\n',
+        r"presence cells beside readers need the reader sense line; controller nosense",
+    ),
+    "reeds": (
+        _board(extra='sensor = "identity"\n[pieces]\nball = 1\n[readers]\nreeds = true\n'),
+        r"reeds under identity cells need the reader sense line; controller nosense",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NO_SENSE_LINE))
+def test_reeds_need_a_controller_with_a_sense_line(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = (boards.controllers_dir() / "pico-w.toml").read_text(encoding="utf-8")
+    assert "reader_sense = 10" in text
+    (tmp_path / "nosense.toml").write_text(
+        text.replace("reader_sense = 10", "").replace('id = "pico-w"', 'id = "nosense"'),
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(boards, "controllers_dir", lambda: tmp_path)
+    board, message = NO_SENSE_LINE[case]
+    with pytest.raises(BoardError, match=message):
+        load_board(_write(tmp_path / "..", "t", board.replace('"pico-w"', '"nosense"')))
+
+
+def test_presence_cells_beside_readers_sit_on_the_reader_tree(tmp_path: Path) -> None:
+    """The hybrid the sensing design allows: a presence cell is a reed on the sense
+    line at its tree address, between the readers' addresses, with no reader."""
+    text = _board(extra='sensor = "card"', grid='[[grid]]\nfiles = ["a", "b"]\nranks = ["1"]\n')
+    text += '[[cell]]\nname = "tray"\nx = 3\ny = 0\nsensor = "presence"\n'
+    text += '[[cell]]\nname = "deck"\nx = 4\ny = 0\n'
+    board = load_board(_write(tmp_path, "mixed", text))
+    assert [c.matrix for c in board.sensed] == [(0, 0), (0, 1), (0, 2), (0, 3)]
+    assert board.cell("tray").reader is None and board.cell("deck").reader == 3
+    assert [c.name for c in board.readers] == ["a1", "b1", "deck"]
+    cells = board.firmware_dict()["cells"]
+    assert cells[2] == ["tray", "presence", [2], [0, 2]]
+    assert cells[3] == ["deck", "card", [3], [0, 3, 8, 0]]  # position in half units
+    assert board.firmware_dict()["readers"] == {"fields": 1, "reeds": False}
+
+
+def test_reader_boards_give_the_firmware_their_reader_setup() -> None:
+    tactics = load_board("masume-tactics")
+    assert tactics.firmware_dict()["readers"] == {"fields": 8, "reeds": True}
+    g5 = tactics.cell("G5")
+    assert tactics.firmware_dict()["cells"][g5.index][3] == [*g5.matrix, 12, 10]
+    assert load_board("magic-number-eleven").reader_setup == {"fields": 8, "reeds": False}
+    assert "readers" not in load_board("soccer-shogi-reed").firmware_dict()
+
+
 def test_reader_cells_are_addressed_bank_and_channel(tmp_path: Path) -> None:
     grid = (
         "[[grid]]\nfiles = ["
@@ -569,6 +642,11 @@ def test_parts_list_counts_match_the_definition(board_id: str) -> None:
     if board.readers:
         assert count("readers") == len(board.readers)
         assert count("74HC154") == 1 + board.matrix_size[0]
+        identity = [c for c in board.readers if c.sensor == "identity"]
+        if board.reader_setup["reeds"]:
+            assert count("reed switches") == count("BAT54") == len(identity)
+        else:
+            assert not re.search(r"^\| reed switches", body, re.M)
     else:
         assert count("reed switches") == count("diodes") == len(board.sensed)
     assert f"full white, uncapped | {board.led_count * 60} mA" in body

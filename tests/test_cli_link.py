@@ -93,17 +93,3 @@ def test_monitor_refuses_a_board_it_was_not_asked_for() -> None:
     finally:
         sim.stdin.close()
         sim.wait(timeout=10)
-
-
-def test_deploy_dry_run_lays_out_the_chip() -> None:
-    result = subprocess.run([*MASUME, "board", "deploy", "--board", "soccer-shogi", "--dry-run"],
-                            capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
-    from masume.boards import load_board
-
-    assert f"definition hash {load_board('soccer-shogi').hash:08x}" in lines[0]
-    targets = {line.split()[-1] for line in lines if line.startswith("mpremote cp")}
-    assert {":main.py", ":hw_chip.py", ":app.py", ":board.json",
-            ":lib/masume_protocol/codec.py"} <= targets
-    assert ":hw_sim.py" not in targets

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from micropython_vm import ROOT, run_micropython
+from micropython_vm import ROOT, run_checks, run_micropython
 
 sys.path.insert(0, str(ROOT / "firmware"))  # the firmware's flat module layout
 
@@ -24,17 +24,11 @@ def test_on_cpython(name: str) -> None:
 @pytest.fixture(scope="module")
 def micropython_results() -> dict[str, str]:
     source = (ROOT / "tests" / "firmware_checks.py").read_text()
-    out = run_micropython(
+    return run_checks(
         "import firmware_checks\nfirmware_checks.VECTORS = '/input/vectors.json'\n"
         "firmware_checks.run_all()\n",
         extra={"firmware_checks.py": source},
     )
-    results = {}
-    for line in out.splitlines():
-        verdict, _, rest = line.partition(" ")
-        name, _, why = rest.partition(": ")
-        results[name] = verdict if verdict == "PASS" else f"{verdict}: {why}"
-    return results
 
 
 @pytest.mark.parametrize("name", firmware_checks.CHECKS)

@@ -11,7 +11,7 @@ different map.
 
 >>> board = load_board("soccer-shogi")
 >>> board.cell("C5").sensor
-'presence'
+'identity'
 >>> board.cell(board.cell("C5").index).name
 'C5'
 """
@@ -33,6 +33,22 @@ LED_CHAINS = ("serpentine", "rows", "explicit")
 FORMAT_VERSION = 1
 #: Readers per bank of the chip-select tree: one 4-to-16 decoder (74HC154) per bank.
 READERS_PER_BANK = 16
+#: The [readers] table (hardware/README.md, "Sensing identity and cards"): how many
+#: readers may have their RF field on at once, and whether a reed switch under every
+#: identity cell (on the reader sense line) tells which cell changed.
+READER_SETUP_DEFAULTS = {"fields": 1, "reeds": False}
+MAX_FIELDS = 16
+#: What a definition may say; anything else is refused, so a misspelt key is an
+#: error rather than a silently ignored setting (the way ESPHome's schema works).
+KNOWN_KEYS = {
+    "top": {"id", "title", "games", "controller", "square_mm", "sensor", "leds", "die",
+            "pieces", "power", "readers", "zones", "grid", "cell", "button"},
+    "grid": {"files", "ranks", "name", "x", "y", "zone", "sensor", "leds", "segment"},
+    "cell": {"name", "x", "y", "zone", "sensor", "leds", "led", "segment"},
+    "button": {"name"},
+    "power": {"budget_ma", "brightness_cap"},
+    "readers": set(READER_SETUP_DEFAULTS),
+}
 #: Worst-case current of one WS2812B at full white (3 x 20 mA), for the power check,
 #: of which about 1 mA is drawn even when the LED is dark.
 LED_FULL_WHITE_MA = 60
@@ -54,8 +70,9 @@ class Cell:
     y: float
     sensor: str  # one of SENSOR_KINDS
     leds: tuple[int, ...]  # positions on the LED chain; () for none
-    #: Sensor address, for sensed cells: (row, column) in the presence matrix, or
-    #: (bank, channel) of the reader's chip select for identity and card cells.
+    #: Sensor address, for sensed cells: (row, column) in the presence matrix, or,
+    #: on a board with readers, (bank, channel) on the reader chip-select tree
+    #: (the cell's reader, and for a presence cell its reed on the sense line).
     matrix: tuple[int, int] | None
 
     @property
@@ -64,6 +81,12 @@ class Cell:
         if self.sensor in READER_KINDS and self.matrix is not None:
             return self.matrix[0] * READERS_PER_BANK + self.matrix[1]
         return None
+
+    @property
+    def half_units(self) -> tuple[int, int]:
+        """The position in half grid units, as the firmware gets it for a reader cell
+        (it keeps the fields of neighbouring readers from being on at once)."""
+        return round(2 * self.x), round(2 * self.y)
 
 
 @dataclass(frozen=True)
@@ -95,6 +118,9 @@ class Board:
     #: Optional LED power limits from the definition's [power] table:
     #: {"budget_ma": int, "brightness_cap": int}; {} when the definition has none.
     power: dict[str, int] = field(default_factory=dict)
+    #: The [readers] table with its defaults filled in ({"fields": int, "reeds": bool})
+    #: on a board with identity or card cells; {} on a board without readers.
+    reader_setup: dict[str, Any] = field(default_factory=dict)
     _by_name: dict[str, Cell] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -152,7 +178,7 @@ class Board:
             "id": self.id,
             "controller": self.controller,
             "pins": self.pins,
-            "cells": [[c.name, c.sensor, list(c.leds), list(c.matrix or ())] for c in self.cells],
+            "cells": [[c.name, c.sensor, list(c.leds), self._address(c)] for c in self.cells],
             "buttons": [[b.name, b.pin] for b in self.buttons],
             "die": self.die,
             "led_count": self.led_count,
@@ -164,7 +190,20 @@ class Board:
         # firmware then runs at 255.
         if self.power:
             out["brightness"] = self.power["brightness_cap"]
+        # Only on boards with readers, for the same reason.
+        if self.reader_setup:
+            out["readers"] = self.reader_setup
         return out
+
+    @staticmethod
+    def _address(cell: Cell) -> list[int]:
+        """A cell's fourth entry in board.json: its sensor address, and for a reader
+        cell its position in half grid units after it ([bank, channel, x2, y2])."""
+        if cell.matrix is None:
+            return []
+        if cell.sensor in READER_KINDS:
+            return [*cell.matrix, *cell.half_units]
+        return list(cell.matrix)
 
     def firmware_json(self) -> bytes:
         """The canonical bytes the firmware stores as board.json."""
@@ -229,8 +268,9 @@ def _pin_uses(
     matrix = [("matrix_rows", p) for p in pins.get("matrix_rows", [])]
     matrix += [("matrix_cols", p) for p in pins.get("matrix_cols", [])]
     readers = [(f"reader_spi.{k}", v) for k, v in pins.get("reader_spi", {}).items() if k != "id"]
-    if "reader_cs" in pins:
-        readers.append(("reader_cs", pins["reader_cs"]))
+    for key in ("reader_cs", "reader_sense"):
+        if key in pins:
+            readers.append((key, pins[key]))
     readers += [("reader_mux", p) for p in pins.get("reader_mux", [])]
     return always, matrix, readers
 
@@ -265,7 +305,23 @@ def _names(value: Any, what: str) -> list[str]:
     return [str(v) for v in value]
 
 
+def _check_keys(table: Any, kind: str, where: str) -> None:
+    if not isinstance(table, dict):
+        raise BoardError(f"{where} must be a table")
+    unknown = sorted(set(table) - KNOWN_KEYS[kind])
+    if unknown:
+        known = ", ".join(sorted(KNOWN_KEYS[kind]))
+        raise BoardError(f"{where}: unknown key {unknown[0]!r} (known: {known})")
+
+
 def _expand(data: dict[str, Any], path: Path) -> Board:
+    _check_keys(data, "top", "the top level")
+    for kind in ("grid", "cell", "button"):
+        for n, table in enumerate(data.get(kind, []), 1):
+            _check_keys(table, kind, f"[[{kind}]] {n}")
+    for kind in ("power", "readers"):
+        if kind in data:
+            _check_keys(data[kind], kind, f"[{kind}]")
     for key in ("id", "title", "controller"):
         if key not in data:
             raise BoardError(f"missing {key!r}")
@@ -333,13 +389,11 @@ def _expand(data: dict[str, Any], path: Path) -> Board:
     sensed = [c for c in raw if c["sensor"] != "none"]
     presence = [c for c in sensed if c["sensor"] == "presence"]
     readers = [c for c in sensed if c["sensor"] in READER_KINDS]
-    if presence and readers:
-        raise BoardError(
-            "presence cells and identity/card cells on one board: the controllers' "
-            "reader address lines share pins with the presence matrix"
-        )
+    reader_setup = _reader_setup(data.get("readers"), readers, presence, pins, data["controller"])
     if readers:
-        matrix, matrix_size = _reader_addresses(readers, pins, data["controller"])
+        # Every sensed cell sits on the reader chip-select tree: identity and card
+        # cells with their reader, presence cells with a reed on the sense line.
+        matrix, matrix_size = _reader_addresses(sensed, pins, data["controller"])
         if any(c["sensor"] == "identity" for c in readers) and not data.get("pieces"):
             raise BoardError("identity cells need a [pieces] table of piece codes")
     else:
@@ -403,6 +457,7 @@ def _expand(data: dict[str, Any], path: Path) -> Board:
         matrix_size=matrix_size,
         source=str(path),
         power=power,
+        reader_setup=reader_setup,
     )
 
 
@@ -420,10 +475,38 @@ def _apply_zones(raw: list[dict[str, Any]], zones: dict[str, Any]) -> None:
             by_name[name]["zone"] = zone
 
 
+def _reader_setup(
+    table: Any,
+    readers: list[dict[str, Any]],
+    presence: list[dict[str, Any]],
+    pins: dict[str, Any],
+    controller: str,
+) -> dict[str, Any]:
+    """The [readers] table, checked against the cells and the controller."""
+    if not readers:
+        if table is not None:
+            raise BoardError("a [readers] table, but no identity or card cells")
+        return {}
+    setup = dict(READER_SETUP_DEFAULTS)
+    setup.update(table or {})
+    fields, reeds = setup["fields"], setup["reeds"]
+    if not isinstance(fields, int) or isinstance(fields, bool) or not 1 <= fields <= MAX_FIELDS:
+        raise BoardError(f"[readers] fields must be a whole number 1-{MAX_FIELDS}")
+    if not isinstance(reeds, bool):
+        raise BoardError("[readers] reeds must be true or false")
+    if reeds and not any(c["sensor"] == "identity" for c in readers):
+        raise BoardError("[readers] reeds = true needs identity cells (a card carries no magnet)")
+    if (reeds or presence) and "reader_sense" not in pins:
+        what = "reeds under identity cells" if reeds else "presence cells beside readers"
+        raise BoardError(f"{what} need the reader sense line; controller {controller} has "
+                         "no reader_sense pin")
+    return setup
+
+
 def _reader_addresses(
-    readers: list[dict[str, Any]], pins: dict[str, Any], controller: str
+    sensed: list[dict[str, Any]], pins: dict[str, Any], controller: str
 ) -> tuple[dict[str, tuple[int, int]], tuple[int, int]]:
-    """(bank, channel) per reader cell, numbered in cell order, and the (banks, channels) in use."""
+    """(bank, channel) per sensed cell, numbered in cell order, and the (banks, channels) in use."""
     lines = pins.get("reader_mux", [])
     if not lines or "reader_spi" not in pins or "reader_cs" not in pins:
         raise BoardError(
@@ -431,13 +514,13 @@ def _reader_addresses(
         )
     per_bank = min(READERS_PER_BANK, 2 ** len(lines))
     capacity = 2 ** len(lines)
-    if len(readers) > capacity:
+    if len(sensed) > capacity:
         raise BoardError(
-            f"{len(readers)} identity/card cells but controller {controller} addresses "
-            f"{capacity} readers ({len(lines)} reader_mux lines)"
+            f"{len(sensed)} sensed cells on the reader tree but controller {controller} "
+            f"addresses {capacity} ({len(lines)} reader_mux lines)"
         )
-    addresses = {c["name"]: divmod(k, per_bank) for k, c in enumerate(readers)}
-    return addresses, (-(-len(readers) // per_bank), per_bank)
+    addresses = {c["name"]: divmod(k, per_bank) for k, c in enumerate(sensed)}
+    return addresses, (-(-len(sensed) // per_bank), per_bank)
 
 
 def _power(table: Any, led_count: int) -> dict[str, int]:

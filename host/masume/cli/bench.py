@@ -1,4 +1,4 @@
-"""``masume bench link|rules|club|fuzz``: print the project's figures (docs/benchmarks.md)."""
+"""``masume bench link|rules|club|fuzz|readers``: print the project's figures (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     rules.add_argument("--game", required=True)
     rules.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     rules.set_defaults(handler=_rules)
+
+    readers = kinds.add_parser("readers", help="reader scan in board time: jobs, rounds, latency")
+    readers.add_argument("--board", default=None, help="a board with readers (default: masume-tactics)")
+    readers.add_argument("--seconds", type=float, default=3.0, help="board time of steady scanning")
+    readers.add_argument("--trials", type=int, default=40, help="hand movements per latency figure")
+    readers.set_defaults(handler=_readers)
 
     club = kinds.add_parser("club", help="club mode: event-to-LED latency and server CPU for N boards")
     club.add_argument("--boards", type=int, default=8, help="the most boards to try (1, 2, 4, ... N)")
@@ -43,6 +49,12 @@ def _link(args: argparse.Namespace) -> int:
     if args.unread:
         return unread(load_board(args.board) if args.board else largest_board(), args.unread)
     return run(board=args.board, events=args.events)
+
+
+def _readers(args: argparse.Namespace) -> int:
+    from masume.bench.readers import run
+
+    return run(board=args.board, seconds=args.seconds, trials=args.trials)
 
 
 def _club(args: argparse.Namespace) -> int:

@@ -28,6 +28,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     deploy.add_argument("--port", help="the chip's serial port (mpremote's 'auto' if omitted)")
     deploy.add_argument("--dry-run", action="store_true",
                         help="write the files to a folder and print the plan, touch no chip")
+    deploy.add_argument("--no-mpy", action="store_true",
+                        help="copy the modules as source (a chip older than MicroPython 1.23)")
+    deploy.add_argument("--no-deps", action="store_true",
+                        help="skip 'mip install' of umqtt (it needs the internet; only club mode "
+                        "uses it)")
     deploy.set_defaults(handler=_deploy)
 
 
@@ -79,45 +84,26 @@ def _describe(event) -> str:
     return f"#{event.seq} button {event.button}"
 
 
-#: Where each file goes on the chip: the firmware at the root, the codec as a package in /lib.
-def _plan(staging: Path) -> list[tuple[Path, str]]:
-    files = [(p, f":{p.name}") for p in sorted(staging.glob("*.py"))]
-    files.append((staging / "board.json", ":board.json"))
-    files += [(p, f":lib/masume_protocol/{p.name}")
-              for p in sorted((staging / "masume_protocol").glob("*.py"))]
-    return files
-
-
 def _deploy(args: argparse.Namespace) -> int:
-    import shutil
-    from importlib import resources
-
     from masume.boards import BoardError, load_board
-    from masume.sim.board import stage_firmware
+    from masume.deploy import MPY_VERSION, DeployError, commands, stage
 
     try:
         board = load_board(args.board)
-    except BoardError as exc:
+        staging = Path(tempfile.mkdtemp(prefix=f"masume-deploy-{board.id}-"))
+        plan = stage(board, staging, mpy=not args.no_mpy)
+    except (BoardError, DeployError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    staging = Path(tempfile.mkdtemp(prefix=f"masume-deploy-{board.id}-"))
-    stage_firmware(board, staging)
-    (staging / "hw_sim.py").unlink()  # the chip has real hardware
-    fw = Path(str(resources.files("masume_firmware")))
-    for name in ("hw_chip.py", "main.py"):
-        shutil.copy(fw / name, staging / name)
-    plan = _plan(staging)
-    print(f"board {board.id}: definition hash {board.hash:08x}, {len(plan)} files from {staging}")
-    connect = ["connect", args.port] if args.port else []
-    commands = [connect + ["mkdir", ":lib"], connect + ["mkdir", ":lib/masume_protocol"]]
-    commands += [connect + ["cp", str(src), dst] for src, dst in plan]
-    commands.append(connect + ["reset"])
-    for cmd in commands:
+    form = "source" if args.no_mpy else f".mpy {MPY_VERSION}, MicroPython 1.23 or later"
+    print(f"board {board.id}: definition hash {board.hash:08x}, {len(plan.files)} files from "
+          f"{staging} ({form}: {plan.staged_bytes // 1024} KB; source {plan.source_bytes // 1024} KB)")
+    for cmd, may_fail in commands(plan, args.port, deps=not args.no_deps):
         print("mpremote " + " ".join(cmd))
         if args.dry_run:
             continue
         result = subprocess.run([sys.executable, "-m", "mpremote", *cmd], capture_output=True, text=True)
-        if result.returncode != 0 and "mkdir" not in cmd:  # mkdir fails when it exists
+        if result.returncode != 0 and not may_fail:  # mkdir of a folder there, rm of none
             print(f"error: mpremote {' '.join(cmd)}: {result.stderr.strip()}", file=sys.stderr)
             return 1
     return 0

@@ -569,7 +569,10 @@ class BoardSession:
         if mtype == c.ERROR:
             code, text = fields  # type: ignore[misc]
             self.stats.board_errors.append(text)
-            log.warning("%s: board refused a command: %s", self.name, text)
+            if code == c.E_SENSOR:
+                log.warning("%s: board reports a faulty sensor: %s", self.name, text)
+            else:
+                log.warning("%s: board refused a command: %s", self.name, text)
             return False
         log.debug("ignoring %s from the board", c.NAMES.get(mtype, mtype))
         return False
