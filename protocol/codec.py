@@ -154,7 +154,7 @@ class Deframer:
         self.overflow = False
         self.dropped = 0  # frames dropped as too long
 
-    def feed(self, data: bytes) -> list[bytes]:
+    def feed(self, data: bytes | bytearray | memoryview) -> list[bytes]:
         frames = []
         buf = self.buf
         for b in data:
