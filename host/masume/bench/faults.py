@@ -4,8 +4,8 @@ An event as an organiser runs it, in a folder of its own: a Mosquitto started
 with `masume club broker-config`'s configuration (TLS only, a password per board
 and server, ``use_username_as_clientid``, a packet size limit) on free loopback
 ports; ``masume club serve`` as its own process, its broker password from the
-credentials file, its database on a small tmpfs of its own (2 MiB, so that it can
-be filled; mounting it needs root, and without root the disk-full fault is left
+credentials file, its database on a small tmpfs of its own (16 MiB, so that it can
+be filled: room for SQLite's write-ahead log, which is checkpointed only past 4 MiB; mounting it needs root, and without root the disk-full fault is left
 out and said); and simulated boards in this process (the real firmware on the
 MicroPython VM): ``--tables`` Soccer Shogi tables whose hands play planned random
 games (masume.bench.club: every action one the sensors can tell), and one
@@ -74,7 +74,7 @@ class Disk:
         self.filler = path / "filler"
 
     @classmethod
-    def mount(cls, path: Path, size: str = "2m") -> "Disk | None":
+    def mount(cls, path: Path, size: str = "16m") -> "Disk | None":
         path.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
                               capture_output=True, text=True)
@@ -233,7 +233,7 @@ class Event:
                     return time.monotonic() - t0
             except Exception:
                 pass  # a database being written, a server starting: ask again
-            time.sleep(0.1)
+            time.sleep(0.2)
         return None
 
     # ---- the hands ----------------------------------------------------------
@@ -393,7 +393,7 @@ def run(tables: int = 3, kills: int = 3, pace: float = 0.7, payloads: int = 1_00
         log(f"faults: {tables} {GAME} tables and one {CARD_GAME} mat on simulated boards; "
             f"`masume club serve` pid {event.server.pid}; Mosquitto (TLS only) on "
             f"127.0.0.1:{event.conf.tls_port}; database on "
-            f"{'a 2 MiB tmpfs' if event.disk else 'the work folder (no tmpfs: not root)'}")
+            f"{'a 16 MiB tmpfs' if event.disk else 'the work folder (no tmpfs: not root)'}")
         if event.wait(lambda: all(s.led_colours for s in event.sims) and event.card_sim.led_colours,
                       90) is None:
             log("error: the server did not light every board within 90 s "
@@ -406,9 +406,13 @@ def run(tables: int = 3, kills: int = 3, pace: float = 0.7, payloads: int = 1_00
                 heal()
             took = event.wait(lambda: not event.lost())
             recoveries.append((name, took))
-            lost = event.lost()
-            log(f"  {name}: " + (f"every record exact {took:.1f} s after" if took is not None
-                                 else f"records still differ after {CATCH_UP_S:.0f} s: {lost}"))
+            if took is not None:
+                log(f"  {name}: every record exact {took:.1f} s after")
+                return
+            health = event.api("/api/health") or {}
+            problems = {u: r["problem"] for u, r in health.get("tables", {}).items() if r["problem"]}
+            log(f"  {name}: records still differ after {CATCH_UP_S:.0f} s: (made, recorded) "
+                f"{event.lost()}; problems: {problems or 'none said'}")
 
         event.play()
         phase("warm-up")
