@@ -4,9 +4,10 @@ An event as an organiser runs it, in a folder of its own: a Mosquitto started
 with `masume club broker-config`'s configuration (TLS only, a password per board
 and server, ``use_username_as_clientid``, a packet size limit) on free loopback
 ports; ``masume club serve`` as its own process, its broker password from the
-credentials file, its database on a small tmpfs of its own (16 MiB, so that it can
-be filled: room for SQLite's write-ahead log, which is checkpointed only past 4 MiB; mounting it needs root, and without root the disk-full fault is left
-out and said); and simulated boards in this process (the real firmware on the
+credentials file, its database on a small tmpfs of its own (16 MiB: small enough
+to fill, with room for SQLite's write-ahead log, checkpointed only past 4 MiB;
+mounting it needs root, and without root the disk-full fault is left out and
+said); and simulated boards in this process (the real firmware on the
 MicroPython VM): ``--tables`` Soccer Shogi tables whose hands play planned random
 games (masume.bench.club: every action one the sensors can tell), and one
 Eyeshield 21 mat with a character card put down face down.
@@ -280,7 +281,7 @@ class Event:
             url.configure(thief)
             thief.reconnect_delay_set(60, 60)
             connected = threading.Event()
-            thief.on_connect = lambda *_: connected.set()
+            thief.on_connect = lambda *_, done=connected: done.set()
             thief.connect(url.host, url.port, keepalive=30)
             thief.loop_start()
             try:
@@ -306,8 +307,8 @@ class Event:
         for sim in self.sims + ([self.card_sim] if self.card_sim else []):
             try:
                 sim.close()
-            except Exception:
-                pass
+            except Exception as exc:  # closing the rest matters more
+                self.log(f"closing a simulated board: {type(exc).__name__}: {exc}")
         if self.store is not None:
             self.store.close()
         if self.broker is not None:
@@ -319,7 +320,8 @@ class Event:
 
 def noise(rng: random.Random, count: int) -> list[bytes]:
     """Random bytes, and real-looking frames with one bit flipped."""
-    out = [bytes(rng.getrandbits(8) for _ in range(rng.randrange(1, 64))) for _ in range(count // 2)]
+    out = [bytes(rng.getrandbits(8) for _ in range(rng.randrange(1, 64)))
+           for _ in range(count // 2)]
     for _ in range(count - len(out)):
         frame = bytearray(c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(0, 0, 0, 0))[:-1])
         frame[rng.randrange(len(frame))] ^= 1 << rng.randrange(8)
@@ -372,7 +374,8 @@ def dead_workers(health: dict[str, Any] | None) -> tuple[int, int, list[str]]:
 def fuzz(payloads: int) -> tuple[str, bool]:
     """``masume bench fuzz`` in its own process (libFuzzer never returns): its line."""
     done = subprocess.run([sys.executable, "-m", "masume.cli", "bench", "fuzz",
-                           "--payloads", str(payloads)], capture_output=True, text=True)
+                           "--payloads", str(payloads)], capture_output=True, text=True,
+                          check=False)
     line = next((ln for ln in done.stdout.splitlines() if ln.startswith("fuzz:")),
                 (done.stdout + done.stderr).strip()[-300:] or f"exit {done.returncode}")
     return line, done.returncode == 0 and " 0 non-FrameError" in line
@@ -410,7 +413,8 @@ def run(tables: int = 3, kills: int = 3, pace: float = 0.7, payloads: int = 1_00
                 log(f"  {name}: every record exact {took:.1f} s after")
                 return
             health = event.api("/api/health") or {}
-            problems = {u: r["problem"] for u, r in health.get("tables", {}).items() if r["problem"]}
+            problems = {u: r["problem"] for u, r in health.get("tables", {}).items()
+                        if r["problem"]}
             log(f"  {name}: records still differ after {CATCH_UP_S:.0f} s: (made, recorded) "
                 f"{event.lost()}; problems: {problems or 'none said'}")
 
@@ -432,7 +436,8 @@ def run(tables: int = 3, kills: int = 3, pace: float = 0.7, payloads: int = 1_00
                            for s in states)
 
             shown = event.wait(said, 30) is not None
-            notes.append(f"disk full: {'shown on the live page' if shown else 'NOT SHOWN on the live page'}")
+            notes.append("disk full: " + ("shown on the live page" if shown
+                                          else "NOT SHOWN on the live page"))
             phase("disk full", event.disk.free)
         else:
             notes.append("disk full: not tried (mounting a tmpfs needs root)")
@@ -468,7 +473,8 @@ def run(tables: int = 3, kills: int = 3, pace: float = 0.7, payloads: int = 1_00
         log(f"workers: {alive} alive, {dead} dead{': ' + ', '.join(who) if who else ''}; "
             f"{faults} link faults counted and said")
         log(f"time to recover: max {max(times) if times else float('nan'):.1f} s ({slowest[0]}), "
-            f"mean {sum(times) / len(times) if times else float('nan'):.1f} s over {len(times)} faults"
+            f"mean {sum(times) / len(times) if times else float('nan'):.1f} s "
+            f"over {len(times)} faults"
             + (f"; NOT RECOVERED: {', '.join(failed)}" if failed else ""))
         log(f"hidden cards visible to a spectator: {leaks} "
             f"(1 face-down card, {payload_count} spectator payloads read)")
