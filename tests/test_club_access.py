@@ -176,3 +176,18 @@ def test_the_password_comes_from_a_file_or_the_environment(tmp_path: Path) -> No
         read_password(path, {})
     with pytest.raises(ValueError, match="cannot read"):
         read_password(tmp_path / "missing", {})
+
+
+def test_the_health_report_is_read_only_and_names_no_card(club) -> None:
+    """/api/health: every worker's state for an organiser (and `masume bench faults`);
+    names and counts only, read only."""
+    url, server, store = club
+    answer = httpx.get(url + "api/health")
+    assert answer.status_code == 200
+    health = answer.json()
+    assert health["tables"][UNIT]["table"]["alive"] and health["tables"][UNIT]["link"]["alive"]
+    assert health["hub"]["alive"] and all(w["alive"] for w in health["server"].values())
+    copy = cards_of(server.tables[UNIT].session.game.position).copy(SECRET)
+    assert not [s for s in (copy.tag, copy.id, copy.card.name) if s in answer.text]
+    assert httpx.post(url + "api/health", json={}).status_code == 405
+    assert httpx.get(url + "api/health", headers={"Host": "evil.example"}).status_code == 403

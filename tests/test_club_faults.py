@@ -24,6 +24,10 @@ from test_club import Hands, set_up, wait_for
 
 pytestmark = pytest.mark.slow
 
+#: The players' pace: the board still this long between two moves (a move and its
+#: undo, made at once, read as no move at all on any board).
+PACE_S = 1.0
+
 
 def recorded(store: ClubStore, unit: str) -> list[str]:
     games = [g for g in store.games() if g["table"] == unit]
@@ -59,24 +63,22 @@ def test_club_server_killed_again_and_again_loses_no_move(broker, make_sim, tmp_
     try:
         assert wait_for(running, 30)
         assert wait_for(lambda: sim.led_colours, 30)  # the server lights the board: in sync
-        # 1: a move the server has recorded; then killed.
-        hands.move()
-        assert wait_for(lambda: recorded(store, "table-1") == hands.made, 20)
-        kill(server)
-        # 2: three moves while no server runs: the board's journal keeps their events.
-        for _ in range(3):
+        # Killed five times (the issue's "five times 15 s apart, 5 of 5 moves lost"),
+        # each kill waiting for an event, not the clock: once a move is recorded, or
+        # the moment its piece is put down, before it can be read; one more move each
+        # time while no server runs (the board's journal keeps its events).
+        for kill_number in range(5):
             hands.move()
-            time.sleep(1.0)  # the players' pace: the board still between two moves
-        server = serve()
-        assert wait_for(lambda: recorded(store, "table-1") == hands.made, 40), (
-            recorded(store, "table-1"), hands.made)
-        # 3: killed the moment the piece is put down, before the move can be read.
-        hands.move()
-        kill(server)
-        server = serve()
-        assert wait_for(lambda: recorded(store, "table-1") == hands.made, 40), (
-            recorded(store, "table-1"), hands.made)
-        # 4: and it goes on.
+            if kill_number % 2 == 0:
+                assert wait_for(lambda: recorded(store, "table-1") == hands.made, 20)
+            kill(server)
+            time.sleep(PACE_S)
+            hands.move()
+            time.sleep(PACE_S)
+            server = serve()
+            assert wait_for(lambda: recorded(store, "table-1") == hands.made, 40), (
+                kill_number, recorded(store, "table-1"), hands.made)
+        # And it goes on.
         hands.move()
         assert wait_for(lambda: recorded(store, "table-1") == hands.made, 20)
         assert running()
@@ -87,7 +89,7 @@ def test_club_server_killed_again_and_again_loses_no_move(broker, make_sim, tmp_
         except subprocess.TimeoutExpired:
             kill(server)
         store.close()
-    assert len(hands.made) == 6
+    assert len(hands.made) == 11
 
 
 def test_a_full_disk_pauses_a_club_table_until_there_is_room(broker, make_sim, small_disk,
@@ -160,7 +162,11 @@ def test_malformed_frames_on_the_broker_are_said_and_the_game_goes_on(broker, ma
         assert wait_for(lambda: link.stats.bad_frames >= len(bad), 20)
         hands.move()
         assert wait_for(lambda: recorded(store, "table-3") == hands.made, 20)
+        # The snapshot and the WELCOME that could not be read were answered by a
+        # resync: shown as the table's problem until a good snapshot came.
+        assert wait_for(lambda: server.health_report()["tables"]["table-3"]["problem"] is None, 20)
         report = server.health_report()
+        assert report["tables"]["table-3"]["link"]["recoveries"] >= 1
         assert all(s["alive"] for s in report["server"].values())
         assert report["hub"]["alive"] and report["hub"]["faults"] == 0
         table = report["tables"]["table-3"]

@@ -62,12 +62,53 @@ def test_frames_naming_what_the_board_lacks_are_bad_frames_and_the_stream_goes_o
     assert [(e.seq, e.square, e.reading) for e in events] == [
         (seq + 1, "C5", ("ball",)), (seq + 2, "A1", ("red",))]
     assert session.stats.bad_frames == len(bad) and session.stats.skipped == 0
+    # A snapshot or WELCOME that cannot be read is answered by a resync: a new
+    # snapshot asked for (the page says "resynchronising" until it is in).
+    wait_for(lambda: session.health.state == "running" and session.stats.snapshots >= 2)
     assert session.alive and session.connected.is_set() and session.stats.connects == 1
     health = session.health.to_dict()
-    assert health["faults"] == len(bad) and health["state"] == "running"
+    assert health["faults"] == len(bad) and health["problem"] is None
+    assert health["recoveries"] == 1 and health["recovery_s"] is not None
     said = caplog.text
     assert "board link: bad frame (square" in said and "from table-3, dropped" in said
     assert "no such sensed cell" in said  # a line a second at most: the first is there
+
+
+def test_a_snapshot_naming_an_unknown_cell_is_answered_by_a_resync(make_sim, connect,
+                                                                    caplog) -> None:
+    """A SNAPSHOT naming a cell the board lacks, then a WELCOME cut short: each is said,
+    shown as the link's problem ("resynchronising with a snapshot") until a good
+    snapshot is in, and the stream goes on."""
+    caplog.set_level(logging.WARNING, logger="masume.link")
+    sim = make_sim()
+    session = connect(sim.port, name="table-3")
+    seq = connected(session)
+    board = sim.board
+    shown = []
+    real_fault = session.health.fault
+
+    def fault(problem, then, **kwargs):
+        message = real_fault(problem, then, **kwargs)
+        shown.append(session.health.to_dict()["problem"])  # what the page shows now
+        return message
+
+    session.health.fault = fault
+    sim.inject(b"\x00" + c.encode_frame(c.SNAPSHOT, seq, c.pack_snapshot([(5000, b"\x01")])))
+    wait_for(lambda: session.stats.bad_frames >= 1)
+    wait_for(lambda: session.health.state == "running" and session.stats.snapshots >= 2)
+    sim.inject(b"\x00" + c.encode_frame(
+        c.WELCOME, 0, c.pack_welcome(1, 2, 1, board.hash, "", "x")[:19]))
+    wait_for(lambda: session.stats.bad_frames >= 2)
+    wait_for(lambda: session.health.state == "running" and session.stats.snapshots >= 3)
+    assert [p and p.split(":")[0] for p in shown] == ["board link"] * 2
+    assert all("from table-3, dropped; resynchronising with a snapshot" in p for p in shown)
+    assert "bad frame (snapshot" in shown[0] and "bad frame (welcome" in shown[1]
+    health = session.health.to_dict()
+    assert health["recoveries"] == 2 and health["problem"] is None
+    sim.place("C5", "ball")
+    assert [(e.square, e.reading) for e in take(session, 1)] == [("C5", ("ball",))]
+    assert session.stats.connects == 1 and session.alive
+    assert "bad frame (snapshot" in caplog.text  # (the next within a second: counted, not said)
 
 
 def test_an_exception_in_the_link_thread_is_survived_by_a_rebirth(

@@ -10,6 +10,7 @@ nested too deep, 400. A player's hidden cards only with that player's link.
 
 from __future__ import annotations
 
+import json
 import re
 import select
 import socket
@@ -198,6 +199,10 @@ def test_a_foreign_origin_can_neither_act_nor_read(web, table: FakeTable, origin
         r = client.post(url + path, json=body, headers={"Origin": origin})
         assert r.status_code == 403 and "other sites" in r.text, path
         r = httpx.post(at(web.url, path), json=body, headers={"Origin": origin})
+        assert r.status_code == 403, path
+        # The cross-site form: a "simple" text/plain POST, with the cookie.
+        r = client.post(url + path, content=json.dumps(body).encode(),
+                        headers={"Origin": origin, "Content-Type": "text/plain"})
         assert r.status_code == 403, path
     r = client.get(url + "api/state", headers={"Origin": origin})
     assert r.status_code == 403

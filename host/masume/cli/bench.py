@@ -1,4 +1,4 @@
-"""``masume bench link|rules|club|fuzz|readers``: print the project's figures (docs/benchmarks.md)."""
+"""``masume bench link|rules|club|fuzz|readers|faults``: print the project's figures (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     fuzz.add_argument("--seed", type=int, default=1, help="the fuzzer's random seed")
     fuzz.set_defaults(handler=_fuzz)
 
+    faults = kinds.add_parser("faults", help="club mode through server SIGKILLs, broker restarts, "
+                              "disk full, noise, unplugging, malformed frames, a client-id "
+                              "takeover: actions lost, dead workers, time to recover")
+    faults.add_argument("--tables", type=int, default=3, help="Soccer Shogi tables (and one card mat)")
+    faults.add_argument("--kills", type=int, default=3, help="times the club server is SIGKILLed")
+    faults.add_argument("--pace", type=float, default=0.7,
+                        help="seconds between two hand movements on a board")
+    faults.add_argument("--payloads", type=int, default=1_000_000,
+                        help="payloads for the codec fuzzer at the end (0: none)")
+    faults.add_argument("--seed", type=int, default=1, help="the noise's random seed")
+    faults.set_defaults(handler=_faults)
+
 
 def _link(args: argparse.Namespace) -> int:
     from masume.bench.link import largest_board, run, unread
@@ -68,6 +80,20 @@ def _club(args: argparse.Namespace) -> int:
     # process, the wasm runtime's worker threads can panic while the interpreter tears
     # down (a Rust "panic in a function that cannot unwind" after the figures): leave
     # without that teardown.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _faults(args: argparse.Namespace) -> int:
+    import os
+    import sys
+
+    from masume.bench.faults import run
+
+    code = run(tables=args.tables, kills=args.kills, pace=args.pace, payloads=args.payloads,
+               seed=args.seed)
+    # As `bench club`: the VM runtime's threads may panic in the interpreter's teardown.
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)

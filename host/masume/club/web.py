@@ -110,6 +110,12 @@ def create_app(server, *, arbiter: Arbiter | None = None,
     async def api_results(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(server.store.games))
 
+    async def api_health(request: Request) -> Response:
+        # Every worker's state and faults (masume.health): what an organiser and a
+        # fault bench read. Names and counts only, nothing of any game.
+        return JSONResponse(await run_in_threadpool(server.health_report),
+                            headers={"Cache-Control": "no-store"})
+
     async def api_arbiter(request: Request) -> Response:
         return JSONResponse({"arbiter": is_arbiter(request), "login": arbiter.enabled},
                             headers={"Cache-Control": "no-store"})
@@ -208,6 +214,7 @@ def create_app(server, *, arbiter: Arbiter | None = None,
         Route("/api/tables/{unit}/assign", arbiter_action(assign), methods=["POST"]),
         Route("/api/tables/{unit}/end", arbiter_action(end), methods=["POST"]),
         Route("/api/results", api_results),
+        Route("/api/health", api_health),
         Route("/api/stream", api_stream),
         Route("/api/arbiter", api_arbiter),
         Route("/api/login", api_login, methods=["POST"]),

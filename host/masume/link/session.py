@@ -512,8 +512,15 @@ class BoardSession:
                         self._received = seq
                         self.stats.skipped += 1
                         then = f"skipped (sent {times} times)"
+        resync = mtype in (c.SNAPSHOT, c.WELCOME)
+        if resync:
+            # What the board says its whole state is, or who it is, cannot be read:
+            # ask it again (a rebirth), shown until the snapshot is in.
+            then = "dropped; resynchronising with a snapshot"
+            with self._lock:
+                self._snapshot_wanted = True
         name = c.NAMES.get(mtype, f"type {mtype}")
-        message = self.health.fault(f"bad frame ({name} {seq}: {why})", then, recover=False)
+        message = self.health.fault(f"bad frame ({name} {seq}: {why})", then, recover=resync)
         self._complain("bad frame", message)
 
     def _complain(self, what: str, message: str) -> None:
@@ -619,6 +626,8 @@ class BoardSession:
             self._snapshot_wanted = False
         self.readings = readings
         self.stats.snapshots += 1
+        if self.health.state == "recovering" and self.connected.is_set():
+            self.health.recovered()  # resynchronised after a bad snapshot or welcome
         return False
 
     def _ask_snapshot_if_drained(self, now: float) -> None:

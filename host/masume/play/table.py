@@ -153,8 +153,13 @@ class TableSession:
                 self.readings.update(parse_readings(self.board, headers.get("Sensed", "")))
             except ValueError as exc:
                 log.warning("table %s: Sensed header: %s; taking the game's", self.name, exc)
+            # The board has stood so since the save: long enough to read, as far as
+            # anyone knows here, so the first event resent (its own time, earlier
+            # than now) first settles on it. Restored at "now", a move put down just
+            # before the host died and followed by another while it was down was
+            # never read (issue 11: killed five times, moves lost).
             self.tracker.restore(self.readings, _read_tracker(headers.get("Tracker", "")),
-                                 time.monotonic())
+                                 float("-inf"))
         self._committed = self._handled
         rewind = getattr(self.link, "rewind", None)  # links made in tests may have none
         if rewind is not None:
