@@ -167,8 +167,8 @@ def test_the_legal_zones_light_from_the_engine_highlights(table) -> None:
 
 
 def real_table(game: str, **options):
+    from masume.games import load_rules
     from masume.play.cards import cards_of
-    from masume.rules import load_rules
 
     rules = load_rules(game)
     position = rules.start(**options)

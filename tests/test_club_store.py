@@ -8,7 +8,6 @@ import socket
 import uuid
 
 import pytest
-
 from masume.club.store import ClubStore
 from masume.link import BoardEvent
 
@@ -78,7 +77,7 @@ def test_store_round_trip(store_url):
 @pytest.mark.slow
 def test_club_server_on_each_database(store_url, broker, make_sim):
     from masume.club.server import ClubServer, make_assignment
-    from masume.rules import load_rules
+    from masume.games import load_rules
     from test_club import first_action, play, set_up, wait_for
 
     sim = make_sim(mqtt=broker.url, unit="table-9")

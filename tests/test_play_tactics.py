@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import threading
 import time
 from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
 from masume.boards import load_board
+from masume.games import load_rules
 from masume.leds import RED, WHITE, highlight_led
-from masume.link import BoardSession, Led, SerialTransport
+from masume.link import BoardSession, Led, NoBoard, SerialTransport
 from masume.play.table import TableSession
 from masume.records import read_record
-from masume.rules import Game, load_rules
+from masume.rules import Game
 from masume.rules.masume_tactics import Timeout, Whistle
 from masume.storage import GameStore
 from masume.tracker import Change
@@ -263,23 +263,13 @@ def test_a_lob_button_after_the_ball_is_down_makes_it_a_lob(table: Table) -> Non
 # ---- on a table without a board behind it: readings by hand, the clock by hand --------------
 
 
-class FakeLink:
-    def __init__(self) -> None:
-        self.connected = threading.Event()
-        self.connected.set()
-        self.error = None
-        self.readings: dict = {}
-        self.sent: list[dict] = []
-
-    def set_leds(self, leds) -> None:
-        self.sent.append(dict(leds))
 
 
 def clocked(**options) -> TableSession:
     game = Game(RULES.start(**options))
     game.push_notation("G8 inside SW2")
     game.push_notation("keep")
-    table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
+    table = TableSession(RULES, BOARD, NoBoard(), game=game)
     table.tracker.observe(table.tracker.expected_readings(), 0.0)
     return table
 
@@ -289,7 +279,7 @@ def test_a_bounce_and_a_step_in_are_chosen_by_putting_the_piece_on_a_lit_square(
                                 "away=G16,C14,E14,I14,K14,G13,C13,E13,G14,I13,K13 ball=G6"))
     game.push_notation("G6 ground N")
     game.push_notation("die 5")  # two past home-9 on G8: he bounces it on, 3 squares
-    table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
+    table = TableSession(RULES, BOARD, NoBoard(), game=game)
     readings = table.tracker.expected_readings()
     table.tracker.observe(readings, 0.0)
     table._after(Change())
@@ -304,7 +294,7 @@ def test_a_bounce_and_a_step_in_are_chosen_by_putting_the_piece_on_a_lit_square(
         "home=G2,C4,E3,I3,K4,G5,A9,E6,G8,I6,K7 away=G16,C14,E14,I14,K14,G13,C13,E13,G14,I13,K13 "
         "ball=A9 kicker=6 restart=throw"))
     game.push_notation("A9 inside NE1")
-    table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
+    table = TableSession(RULES, BOARD, NoBoard(), game=game)
     readings = table.tracker.expected_readings()
     table.tracker.observe(readings, 0.0)
     assert set(table.game.position.status().highlights["options"]) == {"B8", "B9"}
@@ -349,7 +339,7 @@ def test_a_charge_won_by_the_defence_starts_its_turn_afresh() -> None:
     game = Game(RULES.from_text(START + " options=turn_seconds=20"))
     for text in ("E6 ground N", "die 5", "keep", "G6-G7", "E12 charge E11", "die 5"):
         game.push_notation(text)
-    table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
+    table = TableSession(RULES, BOARD, NoBoard(), game=game)
     table.tracker.observe(table.tracker.expected_readings(), 0.0)
     table._clock(0.0)
     table._clock(12.0)
@@ -380,7 +370,7 @@ def test_a_steal_under_the_beginner_rules_starts_the_stealers_turn_afresh() -> N
         "ball=E6 offence=home move=away options=rules=beginner,turn_seconds=20"))
     for text in ("E7 charge E6", "die 1"):
         game.push_notation(text)
-    table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
+    table = TableSession(RULES, BOARD, NoBoard(), game=game)
     table.tracker.observe(table.tracker.expected_readings(), 0.0)
     table._clock(0.0)
     table._clock(12.0)
@@ -399,7 +389,7 @@ def test_the_page_says_who_decides_when_the_other_side_receives_a_kick() -> None
     game = Game(RULES.from_text(START.replace("E12", "E9")))
     game.push_notation("E6 ground N")
     game.push_notation("die 3")  # stopped by away-4 on E9: he keeps it or lets it run
-    table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
+    table = TableSession(RULES, BOARD, NoBoard(), game=game)
     status = table.state()["status"]
     assert status["to_move"] == "home" and status["deciding"] == "away"
     assert status["message"].endswith("away-4 keeps the ball or lets it run (touch)")
@@ -413,7 +403,7 @@ def test_the_match_clock_goes_on_after_a_resume_and_the_turn_clock_starts_afresh
     game.push_notation("G8 inside SW2")
     game.push_notation("keep")
     store = GameStore.new(tmp_path, "masume-tactics", {"Options": "halves=1 turn_seconds=30"})
-    table = TableSession(RULES, BOARD, FakeLink(), game=game, store=store)  # type: ignore[arg-type]
+    table = TableSession(RULES, BOARD, NoBoard(), game=game, store=store)
     table.tracker.observe(table.tracker.expected_readings(), 0.0)
     table._clock(0.0)
     table._clock(25.0)  # saved with the record every 10 s: a power cut now keeps 25 s
@@ -424,7 +414,7 @@ def test_the_match_clock_goes_on_after_a_resume_and_the_turn_clock_starts_afresh
     assert read_record(store.folder / "record.txt").headers["Clock"] == "half 1=27.5"
 
     store, game = GameStore.resume(store.folder)
-    table = TableSession(RULES, BOARD, FakeLink(), game=game, store=store)  # type: ignore[arg-type]
+    table = TableSession(RULES, BOARD, NoBoard(), game=game, store=store)
     table.tracker.observe(table.tracker.expected_readings(), 0.0)
     table._clock(1000.0)  # the time the table was off does not count
     assert table.clock() == {"half 1": {"left": 32.5, "total": 60},

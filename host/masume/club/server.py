@@ -30,15 +30,16 @@ import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from masume.boards import Board, BoardError, load_board
+from masume.games import load_rules
 from masume.health import Health
 from masume.link import BoardSession
 from masume.link.mqtt import BrokerUrl, MqttHub, valid_unit
 from masume.play.table import TableSession
 from masume.records import parse_record, resume, write_record
-from masume.rules import Game, Rules, load_rules
+from masume.rules import Game
 from masume.storage import CannotSave, LogEntry
 from masume.subscribers import Subscribers
 
@@ -61,8 +62,8 @@ class Assignment:
     players: tuple[str, str] = ("", "")
     options: str = ""
 
-    def headers(self, rules: Rules) -> dict[str, str]:
-        sides = [str(s) for s in getattr(rules, "sides", ())] or ["Blue", "Red"]
+    def headers(self, sides: Sequence[str]) -> dict[str, str]:
+        """The record's headers: the table, each player under their side's name, the options."""
         out = {"Table": self.table}
         for side, name in zip(sides, self.players):
             if name:
@@ -351,9 +352,9 @@ class ClubServer:
                               unit, game_id, exc)
                     game = None
         if game is None:
-            headers = assignment.headers(rules)
-            game_id = self.store.new_game(unit, assignment.game, headers)
             game = Game(rules.start())
+            headers = assignment.headers(game.position.sides)
+            game_id = self.store.new_game(unit, assignment.game, headers)
         link = BoardSession(self.hub.transport(unit), expect=board.id, resolve=lambda _id: board,
                             name=unit)
         table_store = TableStore(self.store, game_id, unit, headers)
@@ -393,7 +394,8 @@ class ClubServer:
         if old is not None:
             self._stop_table(old, release=False)
         rules = load_rules(assignment.game)
-        self.store.new_game(assignment.table, assignment.game, assignment.headers(rules))
+        self.store.new_game(assignment.table, assignment.game,
+                            assignment.headers(rules.start().sides))
         with self._lock:
             self.ended.pop(assignment.table, None)
         if self.hub and self.hub.status.get(assignment.table) == "online":

@@ -1,5 +1,6 @@
 """The board link, host side: transports and the session that keeps a board connected."""
 
+from .base import Link, LinkState, NoBoard
 from .events import BoardEvent, Led, Reading
 from .session import BoardMismatch, BoardSession
 from .transport import LinkDown, SerialTransport, Transport
@@ -9,7 +10,10 @@ __all__ = [
     "BoardMismatch",
     "BoardSession",
     "Led",
+    "Link",
     "LinkDown",
+    "LinkState",
+    "NoBoard",
     "Reading",
     "SerialTransport",
     "Transport",

@@ -33,9 +33,9 @@ import stat
 import threading
 import time
 import tomllib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
 from urllib.parse import unquote, urlsplit
 
 from masume_protocol.codec import MAX_FRAME
@@ -81,7 +81,7 @@ class BrokerUrl:
     ca: str | None = None
 
     @classmethod
-    def parse(cls, url: str) -> "BrokerUrl":
+    def parse(cls, url: str) -> BrokerUrl:
         parts = urlsplit(url)
         if parts.scheme not in ("mqtt", "mqtts", "tcp", "ssl"):
             raise ValueError(f"broker URL {url!r}: use mqtt://host:port or mqtts://host:port")
@@ -100,7 +100,7 @@ class BrokerUrl:
 
     @classmethod
     def from_command_line(cls, url: str, password_file: Path | None = None,
-                          environ: Mapping[str, str] = os.environ) -> "BrokerUrl":
+                          environ: Mapping[str, str] = os.environ) -> BrokerUrl:
         """A broker URL given on a command line, its password from ``password_file``
         (:func:`read_password`) or else ``$MASUME_MQTT_PASSWORD``.
 
@@ -234,7 +234,7 @@ class MqttHub:
         #: Events that came for a board with no transport here (in flight while it
         #: was forgotten; none otherwise: only our boards' events are subscribed).
         self.stray = 0
-        self._routes: dict[str, "MqttTransport"] = {}
+        self._routes: dict[str, MqttTransport] = {}
         self._subscribed: set[str] = set()  # events topics asked for on this connection
         self._lock = threading.Lock()
         self._client = new_client(client_id)
@@ -244,7 +244,7 @@ class MqttHub:
         self._client.on_disconnect = self._guarded(self._on_disconnect)
         self._client.on_message = self._guarded(self._on_message)
 
-    def start(self, wait: float = 5.0) -> "MqttHub":
+    def start(self, wait: float = 5.0) -> MqttHub:
         try:
             self._client.connect_async(self.url.host, self.url.port, keepalive=5)
         except OSError as exc:
@@ -347,7 +347,7 @@ class MqttHub:
 
     # transports -----------------------------------------------------------
 
-    def transport(self, unit: str) -> "MqttTransport":
+    def transport(self, unit: str) -> MqttTransport:
         if not valid_unit(unit):
             raise ValueError(f"{unit!r} is not a board unit id (letters, digits, _ . -)")
         with self._lock:

@@ -34,13 +34,15 @@ import queue
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Mapping
+
+from masume_protocol import codec as c
 
 from masume.boards import Board, BoardError, load_board
 from masume.health import Health
-from masume_protocol import codec as c
 
+from .base import LinkState
 from .events import BoardEvent, Led, Reading, check_frame, decode_reading
 from .transport import LinkDown, Transport
 
@@ -122,13 +124,13 @@ class BoardSession:
         self.transport = transport
         self.expect = expect
         self.resolve = resolve
-        self.name = name or str(getattr(transport, "port", "the board"))
+        self.name = name or transport.port
         self.board: Board | None = None
         self.firmware: str | None = None
         self.readings: dict[str, Reading] = {}
         self.stats = LinkStats()
         self.health = Health("board link", self.name)
-        self.state = "idle"  # idle, connecting, connected, failed, closed
+        self.state: LinkState = "idle"
         self.error: str | None = None
         self.connected = threading.Event()
         self._events: queue.Queue[BoardEvent] = queue.Queue(queue_limit)
@@ -219,7 +221,7 @@ class BoardSession:
         known = self._known_until
         return now if known is None else min(now, known)
 
-    def start(self) -> "BoardSession":
+    def start(self) -> BoardSession:
         self._thread = threading.Thread(target=self._run, name=f"board-link:{self.name}",
                                         daemon=True)
         self._thread.start()
@@ -237,7 +239,7 @@ class BoardSession:
         except queue.Full:
             pass  # take() sees the state when the queue runs dry
 
-    def __enter__(self) -> "BoardSession":
+    def __enter__(self) -> BoardSession:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -11,9 +11,7 @@ import os
 from typing import Protocol
 
 import serial
-
 from masume_protocol.codec import Deframer
-
 
 #: What pyserial raises when the device vanishes: SerialException, OSError, and
 #: TypeError or AttributeError from its internals when the port closes under a
@@ -26,6 +24,10 @@ class LinkDown(Exception):
 
 
 class Transport(Protocol):
+    @property
+    def port(self) -> str:
+        """Where the board is (a serial device, a club unit's topics): its name in messages."""
+
     def open(self) -> None: ...
 
     def close(self) -> None: ...

@@ -58,7 +58,7 @@ from typing import Any, Callable, Hashable
 from masume.boards import Board
 from masume.health import Health
 from masume.leds import highlight_led, picture
-from masume.link import BoardEvent, BoardMismatch, BoardSession, Led, Reading
+from masume.link import BoardEvent, BoardMismatch, Led, Link, Reading
 from masume.link.events import parse_readings, readings_text
 from masume.play.cards import card_list, card_piece, cards_of, for_viewer, viewer_of
 from masume.rules import Game, Position, Rules
@@ -81,7 +81,7 @@ class TableSession:
         self,
         rules: Rules,
         board: Board,
-        link: BoardSession,
+        link: Link,
         *,
         game: Game | None = None,
         store: GameStore | None = None,
@@ -97,7 +97,7 @@ class TableSession:
         self.sim = sim
         self.port = port
         self.on_action = on_action  # (what: "played" or "took back", side, notation)
-        self.name = name or getattr(link, "name", None) or board.id  # in messages
+        self.name = name or link.name or board.id  # in messages
         self.health = Health("table", self.name)
         self.leds: dict[str, Led] = {}
         self.last_die: dict[str, int] | None = None
@@ -156,10 +156,8 @@ class TableSession:
             self.tracker.restore(self.readings, _read_tracker(headers.get("Tracker", "")),
                                  time.monotonic())
         self._committed = self._handled
-        rewind = getattr(self.link, "rewind", None)  # links made in tests may have none
-        if rewind is not None:
-            boot, seq = self._handled or (0, 0)
-            rewind(boot, seq, self.readings)
+        boot, seq = self._handled or (0, 0)
+        self.link.rewind(boot, seq, self.readings)
 
     @property
     def simulated(self) -> bool:
@@ -354,8 +352,7 @@ class TableSession:
         """Now, as far as the board's events are known: while the link takes in a
         journal resent after a cut, the time of its last event (BoardSession.clock),
         so that the board counts as still only for as long as it really was."""
-        clock = getattr(self.link, "clock", None)  # links made in tests may have none
-        return min(now, clock()) if clock is not None else now
+        return min(now, self.link.clock())
 
     def _handle(self, event: BoardEvent) -> None:
         now = time.monotonic()
@@ -644,9 +641,9 @@ class TableSession:
                 "moves": self._moves(viewer_of(position, viewer)),
                 "outcome": str(outcome) if outcome else None,
                 "link": {"connected": self.link.connected.is_set()
-                         and (health["link"] or {}).get("alive", True),
+                         and health["link"]["alive"],
                          "port": self.port, "error": self.link.error,
-                         "state": getattr(self.link, "state", None)},
+                         "state": self.link.state},
                 "health": health,
                 "last_die": self.last_die,
             }
@@ -656,11 +653,9 @@ class TableSession:
     def health_report(self) -> dict[str, Any]:
         """How the table's and its link's threads are doing (masume.health), and the
         problem to show now, if any: the page shows it, a fault bench reads it."""
-        link_health = getattr(self.link, "health", None)  # links made in tests may have none
-        link_alive = bool(getattr(self.link, "alive", True))
         table = self.health.to_dict(alive=self.alive)
-        link = link_health.to_dict(alive=link_alive) if link_health is not None else None
-        problem = table["problem"] or (link or {}).get("problem")
+        link = self.link.health.to_dict(alive=self.link.alive)
+        problem = table["problem"] or link["problem"]
         if problem is None and self._thread is not None and not self.alive \
                 and not self._stop.is_set() and self.health.state != "failed":
             problem = f"table: stopped ({self.name})"  # cannot happen; said if it ever does

@@ -1,7 +1,7 @@
 """The web view's server: a Starlette app over one table session.
 
-The table session (``masume.play.table.TableSession``, or anything with the same
-shape) gives:
+The table session (``masume.play.table.TableSession``, or anything else that is a
+:class:`masume.play.face.TableFace`) gives:
 
 - ``simulated``: True on masume's simulated board;
 - ``sides``: the game's sides (each player gets a link of their own);
@@ -77,6 +77,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
+from masume.play.face import TableFace
 from masume.web.access import Access, Denied, Link
 from masume.web.guard import BadRequest, Guard, HostNames, is_loopback, read_json
 
@@ -186,7 +187,7 @@ def qr_svg(url: str) -> str:
 
 
 def create_app(
-    table: Any,
+    table: TableFace,
     *,
     access: Access | None = None,
     hosts: HostNames | None = None,
@@ -197,7 +198,7 @@ def create_app(
 
     ``access``: the run's links (default: new ones at ``http://127.0.0.1/``);
     ``hosts``: the names it answers to (default: the loopback's)."""
-    access = access or Access(getattr(table, "sides", ()), "http://127.0.0.1/")
+    access = access or Access(table.sides, "http://127.0.0.1/")
     hosts = hosts or HostNames.for_bind("127.0.0.1")
     streams = _Streams()
 
@@ -286,7 +287,7 @@ def create_app(
             if not access.can_act(role):
                 return _error("a spectator's page only watches: the players move "
                               "with their own links", 403)
-            if sim_only and not getattr(table, "simulated", False):
+            if sim_only and not table.simulated:
                 return _error(
                     "this is a real board: the page only mirrors it; "
                     "move the pieces and press the buttons on the board itself",
@@ -325,8 +326,7 @@ def create_app(
 
     async def api_cards(request: Request) -> Response:
         access.role(request)
-        cards = getattr(table, "cards", None)
-        found = await run_in_threadpool(cards) if cards else []
+        found = await run_in_threadpool(table.cards)
         return JSONResponse({"cards": found})
 
     def press(data: dict[str, Any]) -> dict[str, Any]:
@@ -400,7 +400,7 @@ class WebView:
 
 
 def serve(
-    table: Any, host: str = "127.0.0.1", port: int = 0, *, allow_hosts: Iterable[str] = (),
+    table: TableFace, host: str = "127.0.0.1", port: int = 0, *, allow_hosts: Iterable[str] = (),
     **options: Any
 ) -> WebView:
     """Run the web view with uvicorn in a background thread.
@@ -423,7 +423,7 @@ def serve(
         sock.close()
         raise OSError(f"cannot serve the web view on {host}:{port}: {exc}") from exc
     real_port = sock.getsockname()[1]
-    access = Access(getattr(table, "sides", ()), f"http://{url_host(host)}:{real_port}/")
+    access = Access(table.sides, f"http://{url_host(host)}:{real_port}/")
     app = create_app(table, access=access, hosts=HostNames.for_bind(host, allow_hosts),
                      **options)
 
