@@ -1,6 +1,6 @@
 """The board link, host side: transports and the session that keeps a board connected."""
 
-from .base import Link, LinkState, NoBoard
+from .base import LedPicture, Link, LinkState, NoBoard
 from .events import BoardEvent, Led, Reading
 from .session import BoardMismatch, BoardSession
 from .transport import LinkDown, SerialTransport, Transport
@@ -10,6 +10,7 @@ __all__ = [
     "BoardMismatch",
     "BoardSession",
     "Led",
+    "LedPicture",
     "Link",
     "LinkDown",
     "LinkState",

@@ -20,6 +20,8 @@ from .events import BoardEvent, Led, Reading
 #: Where a link stands: before its start, shaking hands, serving a board, refused
 #: (the board is not the one expected), or closed.
 LinkState = Literal["idle", "connecting", "connected", "failed", "closed"]
+#: An LED picture: cell name (or index) -> what it shows; every other cell dark.
+LedPicture = Mapping[str, Led] | Mapping[int, Led]
 
 
 class Link(Protocol):
@@ -53,7 +55,7 @@ class Link(Protocol):
     def commit(self, boot: int, seq: int) -> None:
         """The events of ``boot`` up to ``seq`` are saved: the board may forget them."""
 
-    def set_leds(self, picture: Mapping[str | int, Led]) -> None:
+    def set_leds(self, picture: LedPicture) -> None:
         """Show ``picture`` on the board's LEDs (RuntimeError while no board is there)."""
 
 
@@ -76,7 +78,7 @@ class NoBoard:
         self.state: LinkState = "connected"
         self.health = Health("board link", name)
         self.readings: dict[str, Reading] = {}
-        self.sent: list[dict[str | int, Led]] = []
+        self.sent: list[LedPicture] = []
         self._nothing = threading.Event()
 
     @property
@@ -98,5 +100,5 @@ class NoBoard:
     def commit(self, boot: int, seq: int) -> None:
         pass
 
-    def set_leds(self, picture: Mapping[str | int, Led]) -> None:
+    def set_leds(self, picture: LedPicture) -> None:
         self.sent.append(dict(picture))

@@ -42,7 +42,7 @@ from masume_protocol import codec as c
 from masume.boards import Board, BoardError, load_board
 from masume.health import Health
 
-from .base import LinkState
+from .base import LedPicture, LinkState
 from .events import BoardEvent, Led, Reading, check_frame, decode_reading
 from .transport import LinkDown, Transport
 
@@ -312,7 +312,7 @@ class BoardSession:
             if boot == self._boot and seq > self._committed:
                 self._committed = min(seq, self._received)
 
-    def set_leds(self, picture: Mapping[str | int, Led]) -> None:
+    def set_leds(self, picture: LedPicture) -> None:
         """Show ``picture`` (cell name or index -> Led); every other cell goes dark.
 
         The picture is sent until the board acknowledges it, and again after
