@@ -10,6 +10,14 @@ Tables:
     log           every board event and tracker decision, per game (as events.jsonl)
     owners        which club server runs which board (several servers, one broker)
     servers       the club servers alive (several servers, one broker)
+    schema_version  the version of this layout the database has (one row)
+
+The layout is versioned: :data:`MIGRATIONS` lists every change since the first,
+each a version number and its statements, and opening a database brings it up to
+the last (an old database is upgraded on open, in one transaction, by one server at
+a time; a database newer than this code is refused, rather than written wrongly).
+A database from before the versions (the first layout, no ``schema_version``) is
+version 0: the first migration's ``IF NOT EXISTS`` leaves its tables as they are.
 
 A table's save is one transaction (:meth:`ClubStore.save_game`): the log lines of
 the events it took and the record with the actions they made, together. Only once
@@ -29,7 +37,10 @@ from typing import Any, Iterable, Mapping
 
 from masume.storage import CannotSave, LogEntry
 
-SQLITE_SCHEMA = """
+#: The layout's versions: (version, what it changes, its statements in SQLite's words;
+#: PostgreSQL's are made by :func:`_postgres`). Append, never edit one that shipped.
+MIGRATIONS: tuple[tuple[int, str, str], ...] = (
+    (1, "the first layout: games, log, owners, servers", """
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY AUTOINCREMENT, table_id TEXT NOT NULL, game TEXT NOT NULL,
     headers TEXT NOT NULL, record TEXT, started REAL NOT NULL, updated REAL NOT NULL,
@@ -39,11 +50,24 @@ CREATE TABLE IF NOT EXISTS log (
     kind TEXT NOT NULL, data TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS owners (unit TEXT PRIMARY KEY, server TEXT NOT NULL, expires REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS servers (server TEXT PRIMARY KEY, expires REAL NOT NULL);
-"""
+"""),
+    (2, "indexes for a game's log and a table's active game", """
+CREATE INDEX IF NOT EXISTS log_by_game ON log (game_id, id);
+CREATE INDEX IF NOT EXISTS games_by_table ON games (table_id, active);
+"""),
+)
+#: The version this code writes.
+SCHEMA_VERSION = MIGRATIONS[-1][0]
 
-POSTGRES_SCHEMA = SQLITE_SCHEMA.replace(
-    "INTEGER PRIMARY KEY AUTOINCREMENT", "BIGSERIAL PRIMARY KEY").replace(
-    "game_id INTEGER", "game_id BIGINT").replace("REAL", "DOUBLE PRECISION")
+
+class NewerDatabase(RuntimeError):
+    """A database whose layout is newer than this code knows: it is not touched."""
+
+
+def _postgres(sql: str) -> str:
+    """SQLite's statements in PostgreSQL's words."""
+    return sql.replace("INTEGER PRIMARY KEY AUTOINCREMENT", "BIGSERIAL PRIMARY KEY").replace(
+        "game_id INTEGER", "game_id BIGINT").replace("REAL", "DOUBLE PRECISION")
 
 
 class ClubStore:
@@ -62,7 +86,6 @@ class ClubStore:
             import psycopg
 
             self._db = psycopg.connect(self.url, autocommit=False)
-            schema = POSTGRES_SCHEMA
         else:
             path = self.url.removeprefix("sqlite:///").removeprefix("sqlite://")
             Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -70,11 +93,48 @@ class ClubStore:
                                        timeout=30)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")  # committed means on disk
-            schema = SQLITE_SCHEMA
         with self._lock:
-            for statement in filter(str.strip, schema.split(";")):
-                self._exec(statement)
+            try:
+                self._migrate()
+            except BaseException:
+                self._db.close()
+                raise
+
+    def _migrate(self) -> None:
+        """Bring the database's layout up to :data:`SCHEMA_VERSION` (see the module
+        docstring), in one transaction that holds other servers off meanwhile."""
+        try:
+            if self.dialect == "postgres":
+                self._exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+                self._exec("LOCK TABLE schema_version IN EXCLUSIVE MODE")
+            else:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            rows = self._exec("SELECT version FROM schema_version").fetchall()
+            version = max((int(r[0]) for r in rows), default=0)
+            if version > SCHEMA_VERSION:
+                raise NewerDatabase(
+                    f"{self.url}: the database's layout is version {version}, newer than this "
+                    f"masume's ({SCHEMA_VERSION}): upgrade masume to use it")
+            for number, _what, sql in MIGRATIONS:
+                if number <= version:
+                    continue
+                if self.dialect == "postgres":
+                    sql = _postgres(sql)
+                for statement in filter(str.strip, sql.split(";")):
+                    self._exec(statement)
+            if version != SCHEMA_VERSION or len(rows) != 1:
+                self._exec("DELETE FROM schema_version")
+                self._exec("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
             self._commit()
+        except BaseException:
+            self._rollback()
+            raise
+
+    def schema_version(self) -> int:
+        """The version of the layout the database has (:data:`SCHEMA_VERSION` once open)."""
+        rows = self._read("SELECT version FROM schema_version")
+        return int(rows[0][0]) if rows else 0
 
     # ---- plumbing -------------------------------------------------------------
 
