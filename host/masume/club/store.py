@@ -32,8 +32,9 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from masume.storage import CannotSave, LogEntry
 
@@ -48,7 +49,8 @@ CREATE TABLE IF NOT EXISTS games (
 CREATE TABLE IF NOT EXISTS log (
     id INTEGER PRIMARY KEY AUTOINCREMENT, game_id INTEGER NOT NULL, t REAL NOT NULL,
     kind TEXT NOT NULL, data TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS owners (unit TEXT PRIMARY KEY, server TEXT NOT NULL, expires REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS owners (
+    unit TEXT PRIMARY KEY, server TEXT NOT NULL, expires REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS servers (server TEXT PRIMARY KEY, expires REAL NOT NULL);
 """),
     (2, "indexes for a game's log and a table's active game", """
@@ -138,10 +140,11 @@ class ClubStore:
 
     # ---- plumbing -------------------------------------------------------------
 
-    def _exec(self, sql: str, args: tuple = ()) -> Any:
+    def _exec(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
         if self.dialect == "postgres":
             sql = sql.replace("?", "%s")
-        elif not self._db.in_transaction and not sql.lstrip().upper().startswith(("CREATE", "PRAGMA")):
+        elif (not self._db.in_transaction
+              and not sql.lstrip().upper().startswith(("CREATE", "PRAGMA"))):
             self._db.execute("BEGIN IMMEDIATE")
         return self._db.execute(sql, args)
 
@@ -156,10 +159,10 @@ class ClubStore:
     def _rollback(self) -> None:
         try:
             self._db.rollback()
-        except Exception:
+        except Exception:  # noqa: BLE001, S110 (a connection that is gone has nothing to undo)
             pass
 
-    def _write(self, *statements: tuple[str, tuple]) -> Any:
+    def _write(self, *statements: tuple[str, tuple[Any, ...]]) -> Any:
         """Run ``statements`` in one transaction; CannotSave when the database cannot
         take it now (the disk full, read-only, the server away: tried again later)."""
         with self._lock:
@@ -177,11 +180,11 @@ class ClubStore:
                     raise CannotSave(reason) from exc
                 raise
 
-    def _read(self, sql: str, args: tuple = ()) -> list[tuple]:
+    def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
             try:
                 self._reconnect_if_lost()
-                rows = self._exec(sql, args).fetchall()
+                rows: list[tuple[Any, ...]] = self._exec(sql, args).fetchall()
                 self._commit()
                 return rows
             except Exception:
@@ -207,7 +210,7 @@ class ClubStore:
             cur = self._write((sql, (table, game, json.dumps(dict(headers)), now, now)))
             return int(cur.lastrowid)
 
-    def active_game(self, table: str) -> tuple[int, str, dict, str | None] | None:
+    def active_game(self, table: str) -> tuple[int, str, dict[str, str], str | None] | None:
         rows = self._read("SELECT id, game, headers, record FROM games WHERE table_id = ? "
                           "AND active = 1 ORDER BY id DESC LIMIT 1", (table,))
         if not rows:
@@ -221,8 +224,8 @@ class ClubStore:
         self._write(*[("INSERT INTO log (game_id, t, kind, data) VALUES (?, ?, ?, ?)",
                        (game_id, t, kind, json.dumps(dict(fields), ensure_ascii=False)))
                       for t, kind, fields in log],
-                    ("UPDATE games SET record = ?, headers = ?, result = ?, updated = ? "
-                     "WHERE id = ?", (record, json.dumps(dict(headers)), result, time.time(),
+                    (("UPDATE games SET record = ?, headers = ?, result = ?, updated = ? "
+                      "WHERE id = ?"), (record, json.dumps(dict(headers)), result, time.time(),
                                       game_id)))
 
     def end_game(self, game_id: int, result: str) -> None:
@@ -272,8 +275,8 @@ class ClubStore:
         self._write(("DELETE FROM owners WHERE unit = ? AND server = ?", (unit, server)))
 
     def heartbeat(self, server: str, lease_s: float) -> None:
-        self._write(("INSERT INTO servers (server, expires) VALUES (?, ?) ON CONFLICT (server) "
-                     "DO UPDATE SET expires = excluded.expires", (server, time.time() + lease_s)))
+        self._write((("INSERT INTO servers (server, expires) VALUES (?, ?) ON CONFLICT (server) "
+                      "DO UPDATE SET expires = excluded.expires"), (server, time.time() + lease_s)))
 
     def leave(self, server: str) -> None:
         self._write(("DELETE FROM servers WHERE server = ?", (server,)),

@@ -28,7 +28,7 @@ import socket
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -43,13 +43,16 @@ from masume.web.guard import BadRequest, Guard, HostNames, read_json
 from masume.web.server import url_host
 from masume.web.sse import Streams, event_stream
 
+if TYPE_CHECKING:
+    from masume.club.server import ClubServer
+
 STATIC = Path(__file__).parent / "static"
 PUSH_INTERVAL_S = 0.2  # at most five pushes a second, whatever the boards do
 #: The longest result an arbiter may give a game.
 MAX_RESULT = 120
 
 
-def _overview(server) -> list[dict[str, Any]]:
+def _overview(server: ClubServer) -> list[dict[str, Any]]:
     out = []
     for state in server.overview():
         if state.get("running"):
@@ -57,13 +60,13 @@ def _overview(server) -> list[dict[str, Any]]:
                                            "board", "pieces", "leds", "status", "outcome",
                                            "game_id", "connected", "tracker", "health")
                      if k in state}
-            state["moves_count"] = sum(len(t["actions"]) for t in server.table_state(
-                state["table"]).get("moves", []))
+            table = server.table_state(state["table"]) or {}
+            state["moves_count"] = sum(len(t["actions"]) for t in table.get("moves", []))
         out.append(state)
     return out
 
 
-def _table(server, unit: str) -> dict[str, Any] | None:
+def _table(server: ClubServer, unit: str) -> dict[str, Any] | None:
     state = server.table_state(unit)
     if state is None or not state.get("running"):
         return state
@@ -78,7 +81,7 @@ def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status)
 
 
-def create_app(server, *, arbiter: Arbiter | None = None,
+def create_app(server: ClubServer, *, arbiter: Arbiter | None = None,
                hosts: HostNames | None = None) -> Starlette:
     """The live page of ``server``; ``arbiter``: who may change the event (default:
     nobody); ``hosts``: the names it answers to (default: the loopback's)."""
@@ -128,7 +131,8 @@ def create_app(server, *, arbiter: Arbiter | None = None,
         response.delete_cookie(arbiter.cookie, path="/")
         return response
 
-    def arbiter_action(action: Callable[[str, dict[str, Any]], None]):
+    def arbiter_action(action: Callable[[str, dict[str, Any]], None],
+                       ) -> Callable[[Request], Any]:
         async def endpoint(request: Request) -> Response:
             if not is_arbiter(request):
                 return _error("the arbiter's login is needed: spectators only watch", 403)
@@ -184,7 +188,8 @@ def create_app(server, *, arbiter: Arbiter | None = None,
     return app
 
 
-def serve(server, host: str = "127.0.0.1", port: int = 0, *, arbiter_password: str | None = None,
+def serve(server: ClubServer, host: str = "127.0.0.1", port: int = 0, *,
+          arbiter_password: str | None = None,
           allow_hosts: Iterable[str] = ()) -> tuple[str, Callable[[], None]]:
     """Run the live page with uvicorn in a thread; (url, stop). ``arbiter_password``:
     the arbiter's (None: nobody may change the event from the page); ``allow_hosts``:

@@ -11,6 +11,7 @@ import os
 from typing import Protocol
 
 import serial
+
 from masume_protocol.codec import Deframer
 
 #: What pyserial raises when the device vanishes: SerialException, OSError, and

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Protocol
 
 
@@ -19,7 +19,7 @@ class TableFace(Protocol):
     def sides(self) -> tuple[str, ...]:
         """The game's sides: each player gets a link of their own."""
 
-    def state(self, viewer: str | None = None) -> dict[str, Any]:
+    def state(self, viewer: str | None = None) -> Mapping[str, Any]:
         """The whole picture, JSON-able, as ``viewer`` (a side, or None) may see it."""
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:

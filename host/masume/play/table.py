@@ -66,7 +66,7 @@ from masume.play.cards import card_list, card_piece
 from masume.play.core import Effects, TableCore
 from masume.play.view import HealthView, TableState, table_state
 from masume.rules import Game, Position, Rules
-from masume.storage import CannotSave, GameStore, LogEntry
+from masume.storage import CannotSave, LogEntry, Store
 from masume.subscribers import Subscribers
 from masume.tracker import Tracker
 
@@ -90,7 +90,7 @@ class TableSession:
         link: Link,
         *,
         game: Game[Any] | None = None,
-        store: GameStore | None = None,
+        store: Store | None = None,
         sim: Any = None,
         port: str = "",
         on_action: Callable[[str, str, str], None] | None = None,

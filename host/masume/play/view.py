@@ -100,6 +100,8 @@ class TableState(TypedDict, total=False):
     """The whole picture (``view`` only in a game that hides cards)."""
 
     game: str
+    #: Each side's colour, as the game's legend gives it (the page colours pieces by it).
+    sides: dict[str, list[int]]
     board: BoardView
     simulated: bool
     pieces: dict[str, list[str]]
@@ -144,6 +146,7 @@ def table_state(core: TableCore, *, viewer: str | None, simulated: bool,
     choices = core.choices()
     state: TableState = {
         "game": core.rules.name,
+        "sides": {side: list(rgb) for side, rgb in position.legend.sides.items()},
         "board": board_view(core.board),
         "simulated": simulated,
         "pieces": pieces,

@@ -211,7 +211,8 @@ def create_app(
         return event_stream(viewing(request), table.subscribe, streams,
                             min_push_interval_s=min_push_interval_s, heartbeat_s=heartbeat_s)
 
-    def post_route(action: Callable[[dict[str, Any]], dict[str, Any]], *, sim_only: bool = True):
+    def post_route(action: Callable[[dict[str, Any]], dict[str, Any]], *,
+                   sim_only: bool = True) -> Callable[[Request], Any]:
         async def endpoint(request: Request) -> Response:
             role = access.role(request)
             if not access.can_act(role):
@@ -301,7 +302,8 @@ def lan_address() -> str:
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
         try:
             probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere
-            return probe.getsockname()[0]
+            address: str = probe.getsockname()[0]
+            return address
         except OSError:
             return "127.0.0.1"
 
@@ -373,7 +375,7 @@ def serve(
     def run() -> None:
         try:
             server.run(sockets=[sock])
-        except BaseException as exc:  # reported to the caller below
+        except BaseException as exc:  # noqa: BLE001 (reported to the caller below)
             failure.append(exc)
         finally:
             sock.close()
