@@ -86,8 +86,8 @@ def _type_at(schema: type[Any], steps: list[str | int]) -> Any:
     for step in steps:
         info = _unwrap(info)
         if isinstance(step, int):
-            if isinstance(info, (msgspec.inspect.ListType, msgspec.inspect.TupleType)):
-                info = getattr(info, "item_type", None)
+            if isinstance(info, msgspec.inspect.ListType):
+                info = info.item_type
             else:
                 return None
         elif isinstance(info, msgspec.inspect.StructType):
