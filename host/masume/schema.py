@@ -63,13 +63,8 @@ def explain(exc: msgspec.ValidationError, schema: type[Any], source: str = "") -
     unknown = re.match(r"Object contains unknown field `(.+)`", what)
     missing = re.match(r"Object missing required field `(.+)`", what)
     if unknown:
-        name = unknown[1]
-        known = _fields(schema, steps)
-        near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-        text = f"unknown key {name!r}" + (f" (did you mean {near[0]!r}?)" if near else
-                                          f" (known: {', '.join(known)})")
-        line = _line(source, header, name)
-    elif missing:
+        return unknown_key(unknown[1], _fields(schema, steps), source, header, table)
+    if missing:
         text = f"missing {missing[1]!r}"
         line = _line(source, header, None)
     else:
@@ -77,6 +72,21 @@ def explain(exc: msgspec.ValidationError, schema: type[Any], source: str = "") -
         if key is not None:
             text = f"{key!r}: {text}"
         line = _line(source, header, key)
+    return (f"line {line}: " if line else "") + f"{table}: {text}"
+
+
+def unknown_key(name: str, known: list[str], source: str = "",
+                header: tuple[str, int | None] | None = None,
+                table: str = "the top level") -> str:
+    r"""A key no schema knows, as one line: where it is and the nearest known key.
+
+    >>> unknown_key("titel", ["id", "game", "title"], 'id = "x"\ntitel = "X"\n')
+    "line 2: the top level: unknown key 'titel' (did you mean 'title'?)"
+    """
+    near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    text = f"unknown key {name!r}" + (f" (did you mean {near[0]!r}?)" if near else
+                                      f" (known: {', '.join(known)})")
+    line = _line(source, header, name)
     return (f"line {line}: " if line else "") + f"{table}: {text}"
 
 
