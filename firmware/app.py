@@ -63,8 +63,9 @@ class Board:
         self.roll_id = 0
         self.led_version = -1
         self.fault_version = hw.fault_version  # faults known at boot go out at the handshake
-        self.link = BoardLink(net.send if net else hw.serial_write, self.journal, hw.random_u32() or 1,
-                              FIRMWARE_VERSION, definition["id"], board_hash, self)
+        self.link = BoardLink(net.send if net else hw.serial_write, self.journal,
+                              hw.random_u32() or 1, FIRMWARE_VERSION, definition["id"],
+                              board_hash, self)
         self.link.welcome()
 
     # The link's device interface.
@@ -85,8 +86,8 @@ class Board:
         if scanner.update(now):
             for i in range(scanner.count):
                 if scanner.changed[i]:
-                    self.link.event(c.SQUARE, c.pack_square(self.sensed[i], scanner.reading(i), now),
-                                    now)
+                    self.link.event(
+                        c.SQUARE, c.pack_square(self.sensed[i], scanner.reading(i), now), now)
         self._buttons(hw.buttons(), now)
         if hw.fault_version != self.fault_version:  # a sensor failed: tell the host now
             self.fault_version = hw.fault_version

@@ -3,8 +3,8 @@
 # host process, which holds the simulated pieces, buttons, die and serial port.
 # Same methods as hw_chip.Hardware.
 
-from binascii import hexlify, unhexlify
 import time
+from binascii import hexlify, unhexlify
 
 
 class Hardware:

@@ -283,7 +283,7 @@ class ReaderScan:
         tree = self.tree
         step = 0
         slots = self.reed_slots
-        i = 0 if half < 0 else half
+        i = max(half, 0)
         stride = 1 if half < 0 else 2  # (range() with a variable step would allocate)
         while i < len(slots):
             s = slots[i]

@@ -13,7 +13,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import codec as c  # noqa: E402
+import codec as c
 
 # name, type, seq, fields as the codec's unpack() returns them (JSON-friendly)
 MESSAGES = [

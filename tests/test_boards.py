@@ -444,7 +444,7 @@ MALFORMED = {
     "unknown-top-level-key": (_board(extra="colour = 3"), r"the top level: unknown key 'colour'"),
     "unknown-grid-key": (
         _board(grid='[[grid]]\nfiles = ["a"]\nranks = ["1"]\nsenser = "card"\n'),
-        r"\[\[grid\]\] 1: unknown key 'senser'",
+        r"line 8: \[\[grid\]\] 1: unknown key 'senser' \(did you mean 'sensor'\?\)",
     ),
     "unknown-readers-key": (
         _board(extra='sensor = "card"\n[readers]\nfeilds = 2\n'),
@@ -459,7 +459,7 @@ MALFORMED = {
     ),
     "readers-reeds-not-bool": (
         _board(extra='sensor = "card"\n[readers]\nreeds = "yes"\n'),
-        r"\[readers\] reeds must be true or false",
+        r"line 6: \[readers\]: 'reeds': expected bool, got str",
     ),
     "reeds-under-cards": (
         _board(extra='sensor = "card"\n[readers]\nreeds = true\n'),
@@ -498,12 +498,13 @@ MALFORMED = {
         _board(grid='[[grid]]\nfiles = ["a"]\nranks = ["1"]\nleds = -1\n'),
         r"'leds' must be",
     ),
-    "grid-without-files": (_board(grid='[[grid]]\nranks = ["1"]\n'), r"grid block 1: 'files'"),
+    "grid-without-files": (_board(grid='[[grid]]\nranks = ["1"]\n'),
+                           r"line \d+: \[\[grid\]\] 1: missing 'files'"),
     "power-over-budget": (
         _board() + "[power]\nbudget_ma = 100\nbrightness_cap = 255\n",
         r"2 LEDs at full white with brightness_cap 255 draw 120 mA, over the budget of 100 mA",
     ),
-    "power-incomplete": (_board() + "[power]\nbudget_ma = 100\n", r"\[power\] needs whole numbers"),
+    "power-incomplete": (_board() + "[power]\nbudget_ma = 100\n", r"line \d+: \[power\]: missing 'brightness_cap'"),
     "not-toml": ("id = ", r"t.toml: "),
 }
 

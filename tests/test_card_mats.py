@@ -130,7 +130,7 @@ def test_two_quick_placements_are_read_with_a_bounded_search(table) -> None:
 
 
 def test_a_draw_is_a_choice_not_a_reading(table, tmp_path: Path) -> None:
-    from masume.play.table import _comparable
+    from masume.play.core import _comparable
 
     game, tracker, mat, cards = table
     position = game.position
@@ -167,8 +167,8 @@ def test_the_legal_zones_light_from_the_engine_highlights(table) -> None:
 
 
 def real_table(game: str, **options):
+    from masume.games import load_rules
     from masume.play.cards import cards_of
-    from masume.rules import load_rules
 
     rules = load_rules(game)
     position = rules.start(**options)

@@ -12,11 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from masume.club.server import ClubServer, load_assignments, make_assignment
 from masume.club.store import ClubStore
+from masume.games import load_rules
 from masume.link.mqtt import new_client, topic
-from masume.rules import load_rules
 
 pytestmark = pytest.mark.slow
 
@@ -172,9 +171,8 @@ def _client(url_user: str, password: str | None, port: int, received: list | Non
 
 
 def test_broker_config_keeps_each_board_to_its_own_topics(tmp_path: Path):
-    from mqtt_broker import ME, Broker, free_port
-
     from masume.cli import main
+    from mqtt_broker import ME, Broker, free_port
 
     port = free_port()
     out = tmp_path / "event"
@@ -280,10 +278,9 @@ def test_two_servers_split_the_boards_and_take_over(broker, make_sim, tmp_path: 
 def test_broker_config_with_tls(tmp_path: Path, make_sim):
     """--tls-port: a CA and a broker certificate; a board and the server connect
     over TLS with the CA, and the board's link works through it."""
-    from mqtt_broker import event_broker
-
     from masume.link import BoardSession
     from masume.link.mqtt import MqttHub
+    from mqtt_broker import event_broker
 
     conf, broker = event_broker(tmp_path, ["table-1"], ["club"])
     assert (tmp_path / "event" / "tls" / "ca.crt").exists()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from masume.bench.club import PLAN_GAP_S, plan_game
 from masume.boards import load_board
-from masume.rules import Game, load_rules
+from masume.games import load_rules
+from masume.rules import Game
 from masume.tracker import Tracker
 
 

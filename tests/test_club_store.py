@@ -8,7 +8,6 @@ import socket
 import uuid
 
 import pytest
-
 from masume.club.store import ClubStore
 from masume.link import BoardEvent
 
@@ -78,7 +77,7 @@ def test_store_round_trip(store_url):
 @pytest.mark.slow
 def test_club_server_on_each_database(store_url, broker, make_sim):
     from masume.club.server import ClubServer, make_assignment
-    from masume.rules import load_rules
+    from masume.games import load_rules
     from test_club import first_action, play, set_up, wait_for
 
     sim = make_sim(mqtt=broker.url, unit="table-9")
@@ -98,3 +97,68 @@ def test_club_server_on_each_database(store_url, broker, make_sim):
     finally:
         server.close()
         store.close()
+
+
+#: The first layout, as databases made before the layout had versions hold it.
+FIRST_LAYOUT = """
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, table_id TEXT NOT NULL, game TEXT NOT NULL,
+    headers TEXT NOT NULL, record TEXT, started REAL NOT NULL, updated REAL NOT NULL,
+    result TEXT, active INTEGER NOT NULL DEFAULT 1);
+CREATE TABLE log (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, game_id INTEGER NOT NULL, t REAL NOT NULL,
+    kind TEXT NOT NULL, data TEXT NOT NULL);
+CREATE TABLE owners (unit TEXT PRIMARY KEY, server TEXT NOT NULL, expires REAL NOT NULL);
+CREATE TABLE servers (server TEXT PRIMARY KEY, expires REAL NOT NULL);
+INSERT INTO games (table_id, game, headers, record, started, updated)
+    VALUES ('table-1', 'soccer-shogi', '{"Blue": "Ann"}', NULL, 1.0, 1.0);
+"""
+
+
+def _run_sql(url: str, sql: str) -> None:
+    from masume.club.store import _postgres
+
+    if url.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as db:
+            for statement in filter(str.strip, _postgres(sql).split(";")):
+                db.execute(statement)
+    else:
+        import sqlite3
+
+        db = sqlite3.connect(url)
+        db.executescript(sql)
+        db.commit()
+        db.close()
+
+
+def test_an_old_database_is_upgraded_on_open(store_url):
+    """A database of the first layout, from before the versions: opened, it gets the
+    versions and the later migrations, and keeps its games."""
+    from masume.club.store import SCHEMA_VERSION
+
+    _run_sql(store_url, FIRST_LAYOUT)
+    store = ClubStore(store_url)
+    try:
+        assert store.schema_version() == SCHEMA_VERSION >= 2
+        assert store.active_game("table-1") == (1, "soccer-shogi", {"Blue": "Ann"}, None)
+        gid = store.new_game("table-2", "soccer-shogi", {})
+        assert store.active_game("table-2")[0] == gid
+    finally:
+        store.close()
+    again = ClubStore(store_url)  # opened again: nothing to do, nothing lost
+    try:
+        assert again.schema_version() == SCHEMA_VERSION
+        assert again.active_game("table-1")[1] == "soccer-shogi"
+    finally:
+        again.close()
+
+
+def test_a_database_newer_than_the_code_is_refused(store_url):
+    from masume.club.store import SCHEMA_VERSION, NewerDatabase
+
+    ClubStore(store_url).close()
+    _run_sql(store_url, f"UPDATE schema_version SET version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(NewerDatabase, match=f"version {SCHEMA_VERSION + 1}, newer than"):
+        ClubStore(store_url)

@@ -8,11 +8,10 @@ import urllib.request
 
 import httpx
 import pytest
-
 from masume.club.server import ClubServer, make_assignment
 from masume.club.store import ClubStore
 from masume.club.web import serve
-from masume.rules import load_rules
+from masume.games import load_rules
 from test_club import first_action, play, set_up, wait_for
 from test_web import launch_chromium
 

@@ -9,7 +9,8 @@ tests/test_eyeshield21_cards.py and tests/test_eyeshield21_play.py."""
 from __future__ import annotations
 
 import pytest
-from masume.rules import Game, IllegalAction, NotationError, load_rules
+from masume.games import load_rules
+from masume.rules import Game, IllegalAction, NotationError
 from masume.rules.base import ANY_CARD
 from masume.rules.eyeshield21 import Call, Move, Place, Use
 from masume.rules.eyeshield21.geometry import character_cells

@@ -10,12 +10,26 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-
-from masume.rules import Game, IllegalAction, NotationError, load_rules
+from masume.games import load_rules
+from masume.rules import Game, IllegalAction, NotationError
 from masume.rules.base import ANY_CARD
-from masume.rules.magic_number_eleven import (Bench, Clear, Done, Effect, EndTurn, Link, Penalty,
-                                              Pick, Place, Press, Ready, Reveal, Shoot, Sub,
-                                              Synergy)
+from masume.rules.magic_number_eleven import (
+    Bench,
+    Clear,
+    Done,
+    Effect,
+    EndTurn,
+    Link,
+    Penalty,
+    Pick,
+    Place,
+    Press,
+    Ready,
+    Reveal,
+    Shoot,
+    Sub,
+    Synergy,
+)
 from masume.rules.magic_number_eleven.position import Position
 
 RULES = load_rules("magic-number-eleven")

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from masume.cards import SETS_DIR, CardSet, CardSetError, load_card_set
+from masume.games import load_rules
 from masume.records import read_record, replay, write_record
-from masume.rules import Game, load_rules
+from masume.rules import Game
 from test_records import expected_failure
 
 RULES = load_rules("magic-number-eleven")

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from masume.rules import Game, load_rules
+from masume.games import load_rules
+from masume.rules import Game
 from masume.rules.base import ANY_CARD
 
 RULES = load_rules("magic-number-eleven")

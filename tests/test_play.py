@@ -14,8 +14,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
-from masume.rules import load_rules
+from masume.games import load_rules
 from test_web import CHROMIUM, at, launch_chromium
 
 pytestmark = pytest.mark.slow

@@ -9,8 +9,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from masume.games import load_rules
 from masume.play.cards import cards_of
-from masume.rules import load_rules
 from masume.rules.base import ANY_CARD
 from test_play import CHROMIUM, Play, state, steps, wait_state
 from test_web import at, launch_chromium

@@ -12,21 +12,20 @@ from __future__ import annotations
 
 import json
 import subprocess
-import threading
 import time
 from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
 from masume.boards import load_board
+from masume.games import load_rules
 from masume.leds import RED, WHITE, highlight_led
-from masume.link import BoardSession, Led, SerialTransport
+from masume.link import BoardSession, Led, NoBoard, SerialTransport
 from masume.play.table import TableSession
 from masume.records import read_record
-from masume.rules import Game, load_rules
+from masume.rules import Game
 from masume.rules.masume_tactics import Timeout, Whistle
 from masume.storage import GameStore
-from masume.tracker import Change
 
 RULES = load_rules("masume-tactics")
 HIGHLIGHTS = {meaning: highlight_led(meaning, RULES.start().legend)
@@ -263,23 +262,13 @@ def test_a_lob_button_after_the_ball_is_down_makes_it_a_lob(table: Table) -> Non
 # ---- on a table without a board behind it: readings by hand, the clock by hand --------------
 
 
-class FakeLink:
-    def __init__(self) -> None:
-        self.connected = threading.Event()
-        self.connected.set()
-        self.error = None
-        self.readings: dict = {}
-        self.sent: list[dict] = []
-
-    def set_leds(self, leds) -> None:
-        self.sent.append(dict(leds))
 
 
 def clocked(**options) -> TableSession:
     game = Game(RULES.start(**options))
     game.push_notation("G8 inside SW2")
     game.push_notation("keep")
-    table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
+    table = TableSession(RULES, BOARD, NoBoard(), game=game)
     table.tracker.observe(table.tracker.expected_readings(), 0.0)
     return table
 
@@ -289,59 +278,59 @@ def test_a_bounce_and_a_step_in_are_chosen_by_putting_the_piece_on_a_lit_square(
                                 "away=G16,C14,E14,I14,K14,G13,C13,E13,G14,I13,K13 ball=G6"))
     game.push_notation("G6 ground N")
     game.push_notation("die 5")  # two past home-9 on G8: he bounces it on, 3 squares
-    table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
+    table = TableSession(RULES, BOARD, NoBoard(), game=game)
     readings = table.tracker.expected_readings()
     table.tracker.observe(readings, 0.0)
-    table._after(Change())
+    table.carry_out(table.core.redraw())
     assert table.game.position.status().highlights["options"][:3] == ("G11", "J11", "J8")
     assert table.leds["J8"] == HIGHLIGHTS["options"]
     readings["G8"], readings["J8"] = ("home-9",), ("ball",)
     table.tracker.observe(readings, 1.0)
-    table._after(table.tracker.tick(2.0))
+    table.carry_out(table.core.settle(table.tracker.tick(2.0)))
     assert table.game.notations()[-1] == "bounce E"
     # A throw-in's thrower steps back in: the three squares across the line are lit.
     game = Game(RULES.from_text(
         "home=G2,C4,E3,I3,K4,G5,A9,E6,G8,I6,K7 away=G16,C14,E14,I14,K14,G13,C13,E13,G14,I13,K13 "
         "ball=A9 kicker=6 restart=throw"))
     game.push_notation("A9 inside NE1")
-    table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
+    table = TableSession(RULES, BOARD, NoBoard(), game=game)
     readings = table.tracker.expected_readings()
     table.tracker.observe(readings, 0.0)
     assert set(table.game.position.status().highlights["options"]) == {"B8", "B9"}
     readings["A9"], readings["B9"] = (), ("home-7",)
     table.tracker.observe(readings, 1.0)
-    table._after(table.tracker.tick(2.0))
+    table.carry_out(table.core.settle(table.tracker.tick(2.0)))
     assert table.game.notations()[-1] == "in B9"
 
 
 def test_the_turn_clock_counts_down_on_the_timer_lamps_and_times_out() -> None:
     table = clocked(turn_seconds=20)
-    table._clock(100.0)
+    table.carry_out(table.core.count_time(100.0))
     assert table.clock()["turn"] == {"left": 20.0, "total": 20, "side": "home"}
     assert all(table.leds[f"timer-home-{k}"].pattern == "steady" for k in range(1, 6))
-    table._clock(109.0)  # 11 s left: 3 of 5 lamps
+    table.carry_out(table.core.count_time(109.0))  # 11 s left: 3 of 5 lamps
     assert [f"timer-home-{k}" in table.leds for k in range(1, 6)] == [True] * 3 + [False] * 2
-    table._clock(117.0)  # 3 s left: the last lamp, blinking red
+    table.carry_out(table.core.count_time(117.0))  # 3 s left: the last lamp, blinking red
     assert table.leds["timer-home-1"] == Led(RED, "blink") and "timer-home-2" not in table.leds
-    table._clock(120.5)
+    table.carry_out(table.core.count_time(120.5))
     assert table.game.actions[-1] == Timeout()
     assert table.game.position.status().to_move == "away"
-    table._clock(121.0)  # away's turn: its own 20 s
+    table.carry_out(table.core.count_time(121.0))  # away's turn: its own 20 s
     assert table.clock()["turn"]["side"] == "away" and table.clock()["turn"]["left"] > 19
     assert "time" not in [c.__str__() for c in table.choices()]  # the clock's, not a choice
 
 
 def test_the_turn_clock_waits_while_the_pieces_follow_a_roll() -> None:
     table = clocked(turn_seconds=20)
-    table._clock(0.0)
+    table.carry_out(table.core.count_time(0.0))
     readings = table.tracker.expected_readings()
     readings["E6"], readings["E7"] = ("home-8",), ("ball",)
     table.tracker.observe(readings, 1.0)
-    table._after(table.tracker.tick(2.0))
+    table.carry_out(table.core.settle(table.tracker.tick(2.0)))
     assert table.game.notations()[-1] == "E6 ground N"
-    table._die(3, 1)
+    table.carry_out(table.core.die(3, 1, 3.0))
     assert table.tracker.view.state == "follow"
-    table._clock(50.0)  # the pieces still follow: no time counted, nothing played
+    table.carry_out(table.core.count_time(50.0))  # the pieces still follow: no time counted, nothing played
     assert table.clock()["turn"]["left"] == 20.0 and table.game.notations()[-1] == "die 3"
 
 
@@ -349,26 +338,26 @@ def test_a_charge_won_by_the_defence_starts_its_turn_afresh() -> None:
     game = Game(RULES.from_text(START + " options=turn_seconds=20"))
     for text in ("E6 ground N", "die 5", "keep", "G6-G7", "E12 charge E11", "die 5"):
         game.push_notation(text)
-    table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
+    table = TableSession(RULES, BOARD, NoBoard(), game=game)
     table.tracker.observe(table.tracker.expected_readings(), 0.0)
-    table._clock(0.0)
-    table._clock(12.0)
+    table.carry_out(table.core.count_time(0.0))
+    table.carry_out(table.core.count_time(12.0))
     assert table.clock()["turn"] == {"left": 8.0, "total": 20, "side": "away"}
-    table._die(2, 7)  # the keeper's roll: the defender wins and is the offence now
+    table.carry_out(table.core.die(2, 7, 12.5))  # the keeper's roll: the defender wins and is the offence now
     table.tracker.observe(table.tracker.expected_readings(), 13.0)  # the pieces followed
-    table._after(table.tracker.tick(14.0))
-    table._clock(14.0)
+    table.carry_out(table.core.settle(table.tracker.tick(14.0)))
+    table.carry_out(table.core.count_time(14.0))
     assert table.game.position.status().message.startswith("away, offence, action 1 of 2")
     assert table.clock()["turn"]["left"] == 20.0
 
 
 def test_taking_back_an_action_of_the_turn_gives_no_time_back() -> None:
     table = clocked(turn_seconds=20)
-    table._clock(0.0)
-    table._clock(5.0)
-    table._button("takeback")  # "keep" taken back: home-8 keeps the ball or lets it run again
+    table.carry_out(table.core.count_time(0.0))
+    table.carry_out(table.core.count_time(5.0))
+    table.carry_out(table.core.button("takeback", 5.0))  # "keep" taken back: home-8 keeps the ball or lets it run again
     assert table.game.notations() == ["G8 inside SW2"] and table.tracker.view.state == "in-sync"
-    table._clock(6.0)  # the same turn of the rules: its clock goes on
+    table.carry_out(table.core.count_time(6.0))  # the same turn of the rules: its clock goes on
     assert table.clock()["turn"] == {"left": 14.0, "total": 20, "side": "home"}
 
 
@@ -380,16 +369,16 @@ def test_a_steal_under_the_beginner_rules_starts_the_stealers_turn_afresh() -> N
         "ball=E6 offence=home move=away options=rules=beginner,turn_seconds=20"))
     for text in ("E7 charge E6", "die 1"):
         game.push_notation(text)
-    table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
+    table = TableSession(RULES, BOARD, NoBoard(), game=game)
     table.tracker.observe(table.tracker.expected_readings(), 0.0)
-    table._clock(0.0)
-    table._clock(12.0)
+    table.carry_out(table.core.count_time(0.0))
+    table.carry_out(table.core.count_time(12.0))
     assert table.clock()["turn"] == {"left": 8.0, "total": 20, "side": "away"}
     turn = table.game.position.status().turn
-    table._die(1, 7)  # the keeper's roll: a tie, the defender wins the ball
+    table.carry_out(table.core.die(1, 7, 12.5))  # the keeper's roll: a tie, the defender wins the ball
     table.tracker.observe(table.tracker.expected_readings(), 13.0)  # the pieces followed
-    table._after(table.tracker.tick(14.0))
-    table._clock(14.0)
+    table.carry_out(table.core.settle(table.tracker.tick(14.0)))
+    table.carry_out(table.core.count_time(14.0))
     status = table.game.position.status()
     assert status.message == "away, offence, action 1 of 1" and status.turn == turn + 1
     assert table.clock()["turn"] == {"left": 20.0, "total": 20, "side": "away"}
@@ -399,7 +388,7 @@ def test_the_page_says_who_decides_when_the_other_side_receives_a_kick() -> None
     game = Game(RULES.from_text(START.replace("E12", "E9")))
     game.push_notation("E6 ground N")
     game.push_notation("die 3")  # stopped by away-4 on E9: he keeps it or lets it run
-    table = TableSession(RULES, BOARD, FakeLink(), game=game)  # type: ignore[arg-type]
+    table = TableSession(RULES, BOARD, NoBoard(), game=game)
     status = table.state()["status"]
     assert status["to_move"] == "home" and status["deciding"] == "away"
     assert status["message"].endswith("away-4 keeps the ball or lets it run (touch)")
@@ -413,33 +402,33 @@ def test_the_match_clock_goes_on_after_a_resume_and_the_turn_clock_starts_afresh
     game.push_notation("G8 inside SW2")
     game.push_notation("keep")
     store = GameStore.new(tmp_path, "masume-tactics", {"Options": "halves=1 turn_seconds=30"})
-    table = TableSession(RULES, BOARD, FakeLink(), game=game, store=store)  # type: ignore[arg-type]
+    table = TableSession(RULES, BOARD, NoBoard(), game=game, store=store)
     table.tracker.observe(table.tracker.expected_readings(), 0.0)
-    table._clock(0.0)
-    table._clock(25.0)  # saved with the record every 10 s: a power cut now keeps 25 s
+    table.carry_out(table.core.count_time(0.0))
+    table.carry_out(table.core.count_time(25.0))  # saved with the record every 10 s: a power cut now keeps 25 s
     table._checkpoint()  # (the table's thread saves after every tick)
     assert read_record(store.folder / "record.txt").headers["Clock"] == "half 1=25.0"
-    table._clock(27.5)
+    table.carry_out(table.core.count_time(27.5))
     table.close()  # closing saves the clock as it stands
     assert read_record(store.folder / "record.txt").headers["Clock"] == "half 1=27.5"
 
     store, game = GameStore.resume(store.folder)
-    table = TableSession(RULES, BOARD, FakeLink(), game=game, store=store)  # type: ignore[arg-type]
+    table = TableSession(RULES, BOARD, NoBoard(), game=game, store=store)
     table.tracker.observe(table.tracker.expected_readings(), 0.0)
-    table._clock(1000.0)  # the time the table was off does not count
+    table.carry_out(table.core.count_time(1000.0))  # the time the table was off does not count
     assert table.clock() == {"half 1": {"left": 32.5, "total": 60},
                              "turn": {"left": 30.0, "total": 30, "side": "home"}}
-    table._clock(1010.0)
+    table.carry_out(table.core.count_time(1010.0))
     assert table.clock()["half 1"]["left"] == 22.5
     table.close()
 
 
 def test_the_match_clock_whistles_half_time_when_play_allows() -> None:
     table = clocked(halves=1)
-    table._clock(0.0)
-    table._clock(30.0)
+    table.carry_out(table.core.count_time(0.0))
+    table.carry_out(table.core.count_time(30.0))
     assert table.clock()["half 1"]["left"] == 30.0
-    table._clock(61.0)
+    table.carry_out(table.core.count_time(61.0))
     assert table.game.actions[-1] == Whistle()
     assert table.game.position.status().message == "half time: away to kick off"
     assert table.clock() == {}  # no clock between the halves
@@ -448,14 +437,14 @@ def test_the_match_clock_whistles_half_time_when_play_allows() -> None:
 def test_confirm_with_several_choices_says_to_use_the_web_view() -> None:
     table = clocked()
     before = list(table.game.actions)
-    table._button("confirm")  # open play: nothing to confirm
+    table.carry_out(table.core.button("confirm", 1.0))  # open play: nothing to confirm
     assert table.game.actions == before and table.notice == "nothing to confirm"
-    table._button("inside")
+    table.carry_out(table.core.button("inside", 1.0))
     assert table.calling and "E8" in table.calling[1] and "E7" in table.calling[1]
-    table._button("lob")
+    table.carry_out(table.core.button("lob", 1.0))
     assert table.calling[0] == "lob" and "E7" in table.calling[1]
-    table._button("ground")
-    table._button("nonsense")  # a word no action says: a message, the game goes on
+    table.carry_out(table.core.button("ground", 1.0))
+    table.carry_out(table.core.button("nonsense", 1.0))  # a word no action says: a message, the game goes on
     assert table.notice.startswith("nonsense: not now") and table.calling is None
 
 

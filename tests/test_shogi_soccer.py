@@ -15,7 +15,8 @@ from typing import Iterable
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from masume.rules import Game, IllegalAction, NotationError, load_rules
+from masume.games import load_rules
+from masume.rules import Game, IllegalAction, NotationError
 from masume.rules.shogi_soccer import (
     GOAL_CELLS,
     PIECE_NAMES,

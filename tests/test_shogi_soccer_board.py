@@ -8,14 +8,13 @@ follows each piece from the set-up on. These tests move pieces by hand on readin
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from masume.boards import load_board
+from masume.games import load_rules
 from masume.leds import AMBER, GREEN, RED, WHITE, highlight_led, picture
-from masume.link import Led
+from masume.link import Led, NoBoard
 from masume.play.table import TableSession
-from masume.rules import Game, Position, load_rules
+from masume.rules import Game, Position
 from masume.rules.shogi_soccer import Declare, Move, Pass, Place
 from masume.tracker import Tracker
 from test_tracker import Hands
@@ -239,23 +238,11 @@ def test_a_goal_lights_the_goal_mouth() -> None:
 # ---- choices: what the board cannot see -------------------------------------------
 
 
-class FakeLink:
-    """The link a TableSession needs, with no board behind it."""
-
-    def __init__(self) -> None:
-        self.connected = threading.Event()
-        self.connected.set()
-        self.error = None
-        self.readings: dict = {}
-        self.sent: list[dict] = []
-
-    def set_leds(self, leds) -> None:
-        self.sent.append(dict(leds))
 
 
 def table_at(position: Position) -> tuple[TableSession, list[tuple[str, str, str]]]:
     reported: list[tuple[str, str, str]] = []
-    table = TableSession(RULES, BOARD, FakeLink(), game=Game(position),  # type: ignore[arg-type]
+    table = TableSession(RULES, BOARD, NoBoard(), game=Game(position),
                          on_action=lambda *a: reported.append(a))
     table.tracker.observe(table.tracker.expected_readings(), 0.0)
     return table, reported

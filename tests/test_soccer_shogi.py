@@ -10,9 +10,9 @@ from typing import Iterator
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
+from masume.games import load_rules
 from masume.records import read_record, replay
-from masume.rules import Game, IllegalAction, NotationError, load_rules
+from masume.rules import Game, IllegalAction, NotationError
 from masume.rules.soccer_shogi import (
     RULES,
     Jump,

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-
 from masume.boards import load_board
+from masume.games import load_rules
 from masume.leds import GREEN, ORANGE, RED, WHITE, picture
 from masume.link import Led
-from masume.rules import Game, load_rules
+from masume.rules import Game
 from masume.tracker import Tracker
 
 RULES = load_rules("soccer-shogi")

@@ -96,6 +96,9 @@ class FakeTable:
                 "choices": [{"text": text} for text in self.choices],
             }
 
+    def cards(self) -> list[dict[str, str]]:
+        return []  # soccer-shogi plays no cards
+
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         with self._lock:
             self._subscribers.append(callback)

@@ -7,4 +7,6 @@ Packages, lowest layer first (see docs/architecture.md):
 simulated board; ``masume.cli`` and ``masume.web`` the faces.
 """
 
+#: The package's version, its one source (pyproject.toml reads it; CHANGELOG.md says
+#: what each changed).
 __version__ = "0.1.0"

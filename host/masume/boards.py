@@ -1,6 +1,9 @@
 """Board definitions: hardware/boards/*.toml read into one explicit table.
 
-A definition is data (format in hardware/README.md). This module expands its
+A definition is data (format in hardware/README.md), checked by its schema
+(:class:`BoardFile`: unknown keys and wrong types are refused with the file, the
+line and the nearest known key; hardware/schema/board.schema.json for editors). This
+module then expands its
 compact grid blocks into cells, numbers the cells (the protocol's addresses),
 assigns LED chain positions and sensor addresses (a (row, column) in the presence
 matrix, or a (bank, channel) reader chip-select address for identity and card
@@ -21,10 +24,15 @@ from __future__ import annotations
 import binascii
 import json
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
+
+import msgspec
+
+from masume.schema import explain
 
 SENSOR_KINDS = ("presence", "identity", "card", "none")
 #: Sensor kinds read by a reader (RFID/NFC) behind the reader chip-select tree.
@@ -38,17 +46,6 @@ READERS_PER_BANK = 16
 #: identity cell (on the reader sense line) tells which cell changed.
 READER_SETUP_DEFAULTS = {"fields": 1, "reeds": False}
 MAX_FIELDS = 16
-#: What a definition may say; anything else is refused, so a misspelt key is an
-#: error rather than a silently ignored setting (the way ESPHome's schema works).
-KNOWN_KEYS = {
-    "top": {"id", "title", "games", "controller", "square_mm", "sensor", "leds", "die",
-            "pieces", "power", "readers", "zones", "grid", "cell", "button"},
-    "grid": {"files", "ranks", "name", "x", "y", "zone", "sensor", "leds", "segment"},
-    "cell": {"name", "x", "y", "zone", "sensor", "leds", "led", "segment"},
-    "button": {"name"},
-    "power": {"budget_ma", "brightness_cap"},
-    "readers": set(READER_SETUP_DEFAULTS),
-}
 #: Worst-case current of one WS2812B at full white (3 x 20 mA), for the power check,
 #: of which about 1 mA is drawn even when the LED is dark.
 LED_FULL_WHITE_MA = 60
@@ -57,6 +54,86 @@ LED_DARK_MA = 1
 
 class BoardError(ValueError):
     """A board definition that cannot be used, with the file and the reason."""
+
+
+# ---- the schema of a definition (hardware/README.md): what it may say -------------------
+# Anything else is refused, so a misspelt key is an error rather than a silently
+# ignored setting (renaming ``sensor`` to ``sensors`` once turned 46 identity cells
+# into presence cells). The values' meaning is checked below (_expand).
+
+
+class GridBlock(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """``[[grid]]``: a block of cells, one per file and rank."""
+
+    files: list[str | int]
+    ranks: list[str | int]
+    #: The cells' names, from ``{file}`` and ``{rank}``.
+    name: str = "{file}{rank}"
+    x: float = 0
+    y: float = 0
+    zone: str = "pitch"
+    #: One of SENSOR_KINDS; the definition's ``sensor`` by default.
+    sensor: str | None = None
+    leds: int = 1
+    segment: str = ""
+
+
+class CellEntry(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """``[[cell]]``: one cell (a goal square, a card zone, a status light)."""
+
+    name: str
+    x: float
+    y: float
+    zone: str = "other"
+    sensor: str | None = None
+    leds: int = 1
+    #: Its first position on an ``explicit`` LED chain.
+    led: int | None = None
+    segment: str = ""
+
+
+class ButtonEntry(msgspec.Struct, forbid_unknown_fields=True):
+    """``[[button]]``: a button, on the controller's next button pin."""
+
+    name: str
+
+
+class PowerTable(msgspec.Struct, forbid_unknown_fields=True):
+    """``[power]``: the LEDs' current budget and the firmware's brightness cap (1-255)."""
+
+    budget_ma: int
+    brightness_cap: int
+
+
+class ReadersTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """``[readers]``: RF fields on at once (1-16), and reeds under identity cells."""
+
+    fields: int = 1  # as READER_SETUP_DEFAULTS
+    reeds: bool = False
+
+
+class BoardFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """A board definition file (hardware/boards/*.toml), as written."""
+
+    id: str
+    title: str
+    controller: str
+    games: list[str] = []
+    square_mm: float = 30
+    #: The cells' sensor kind unless they say otherwise (one of SENSOR_KINDS).
+    sensor: str = "presence"
+    #: How the LED chain runs (one of LED_CHAINS).
+    leds: str = "serpentine"
+    die: bool = False
+    #: Piece name -> the code (1-255) its identity tag holds.
+    pieces: dict[str, int] = {}
+    power: PowerTable | None = None
+    readers: ReadersTable | None = None
+    #: Zone name -> the cells in it, whatever their block says.
+    zones: dict[str, list[str]] = {}
+    grid: list[GridBlock] = []
+    cell: list[CellEntry] = []
+    button: list[ButtonEntry] = []
 
 
 @dataclass(frozen=True)
@@ -215,6 +292,11 @@ class Board:
         return binascii.crc32(self.firmware_json()) & 0xFFFFFFFF
 
 
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of board definition files (:class:`BoardFile`)."""
+    return msgspec.json.schema(BoardFile)
+
+
 def boards_dir() -> Path:
     return Path(str(resources.files("masume_hardware"))) / "boards"
 
@@ -236,9 +318,14 @@ def load_board(key: str | Path) -> Board:
             known = ", ".join(board_ids())
             raise BoardError(f"unknown board {str(key)!r}; known boards: {known}")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        source = path.read_text(encoding="utf-8")
+        data = tomllib.loads(source)
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise BoardError(f"{path}: {exc}") from exc
+    try:
+        msgspec.convert(data, BoardFile)
+    except msgspec.ValidationError as exc:
+        raise BoardError(f"{path.name}: {explain(exc, BoardFile, source)}") from None
     try:
         return _expand(data, path)
     except BoardError as exc:
@@ -305,26 +392,8 @@ def _names(value: Any, what: str) -> list[str]:
     return [str(v) for v in value]
 
 
-def _check_keys(table: Any, kind: str, where: str) -> None:
-    if not isinstance(table, dict):
-        raise BoardError(f"{where} must be a table")
-    unknown = sorted(set(table) - KNOWN_KEYS[kind])
-    if unknown:
-        known = ", ".join(sorted(KNOWN_KEYS[kind]))
-        raise BoardError(f"{where}: unknown key {unknown[0]!r} (known: {known})")
-
-
 def _expand(data: dict[str, Any], path: Path) -> Board:
-    _check_keys(data, "top", "the top level")
-    for kind in ("grid", "cell", "button"):
-        for n, table in enumerate(data.get(kind, []), 1):
-            _check_keys(table, kind, f"[[{kind}]] {n}")
-    for kind in ("power", "readers"):
-        if kind in data:
-            _check_keys(data[kind], kind, f"[{kind}]")
-    for key in ("id", "title", "controller"):
-        if key not in data:
-            raise BoardError(f"missing {key!r}")
+    """The definition ``data`` (valid by its schema, :class:`BoardFile`) expanded."""
     controller = _load_controller(data["controller"])
     pins = dict(controller["pins"])
     default_sensor = data.get("sensor", "presence")

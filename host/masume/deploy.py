@@ -22,6 +22,7 @@ import subprocess
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from masume.boards import Board
 
@@ -55,8 +56,10 @@ class Plan:
         return out
 
 
-def package() -> dict:
-    return json.loads((_firmware_dir() / "package.json").read_text(encoding="utf-8"))
+def package() -> dict[str, Any]:
+    found: dict[str, Any] = json.loads(
+        (_firmware_dir() / "package.json").read_text(encoding="utf-8"))
+    return found
 
 
 def _firmware_dir() -> Path:

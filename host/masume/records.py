@@ -43,9 +43,10 @@ Usage::
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .games import load_rules
 from .rules import Game, IllegalAction, NotationError, Position, Rules
@@ -113,7 +114,8 @@ def parse_record(text: str) -> Record:
         if line.startswith("["):
             match = _HEADER.match(line)
             if not match:
-                raise RecordError(f'malformed header {line!r} (write [Key "Value"])', file_line=number)
+                raise RecordError(f'malformed header {line!r} (write [Key "Value"])',
+                                  file_line=number)
             if turns:
                 raise RecordError("headers come before the first turn line", file_line=number)
             key, value = match.group(1), re.sub(r"\\(.)", r"\1", match.group(2))
@@ -173,7 +175,7 @@ def rules_for(record: Record, game: str | None = None) -> Rules:
         raise RecordError(str(exc)) from None
 
 
-def start_position(record: Record, rules: Rules) -> Position:
+def start_position(record: Record, rules: Rules) -> Position[Any]:
     """The position the record starts from (Position, First and Options headers)."""
     headers = record.headers
     try:
@@ -190,7 +192,7 @@ def start_position(record: Record, rules: Rules) -> Position:
         raise RecordError(f"cannot set up the start: {exc}") from None
 
 
-def replay(record: Record, rules: Rules | None = None) -> Game:
+def replay(record: Record, rules: Rules | None = None) -> Game[Any]:
     """Play the record through; RecordError at the first illegal or misplaced action.
 
     Checks that every action is legal and that every line is exactly one side's
@@ -236,7 +238,7 @@ def replay(record: Record, rules: Rules | None = None) -> Game:
     return game
 
 
-def resume(record: Record, game: str | None = None) -> Game:
+def resume(record: Record, game: str | None = None) -> Game[Any]:
     """The game as far as a saved record goes, to play on: unlike :func:`replay`,
     the last line may hold half a turn (the record was saved as it was played).
     RecordError at the first action that is not legal."""
@@ -252,7 +254,7 @@ def resume(record: Record, game: str | None = None) -> Game:
     return out
 
 
-def final_position(record: Record, rules: Rules | None = None) -> Position:
+def final_position(record: Record, rules: Rules | None = None) -> Position[Any]:
     """The position at the end of the record, resignation included."""
     rules = rules or rules_for(record)
     position = replay(record, rules).position
@@ -265,7 +267,7 @@ def final_position(record: Record, rules: Rules | None = None) -> Position:
     return position
 
 
-def check_record(record: Record, rules: Rules | None = None) -> Position:
+def check_record(record: Record, rules: Rules | None = None) -> Position[Any]:
     """Replay and return the final position; RecordError for the first problem."""
     return final_position(record, rules)
 
@@ -279,7 +281,7 @@ def _without_prefix(exc: Exception, text: str) -> str:
     return message
 
 
-def write_record(game: Game, headers: Mapping[str, str] | None = None) -> str:
+def write_record(game: Game[Any], headers: Mapping[str, str] | None = None) -> str:
     """The game as record text: headers, then one line per side's turn.
 
     A ``Game`` header is added from the position, and a ``Position`` header when

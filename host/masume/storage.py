@@ -29,8 +29,9 @@ import errno
 import json
 import os
 import time
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Protocol
 
 from masume.records import read_record, resume, write_record
 from masume.rules import Game
@@ -57,7 +58,7 @@ class CannotSave(Exception):
         super().__init__(f"cannot save: {reason}")
 
     @classmethod
-    def from_os_error(cls, exc: OSError) -> "CannotSave":
+    def from_os_error(cls, exc: OSError) -> CannotSave:
         return cls(_REASONS.get(exc.errno or 0) or exc.strerror or str(exc))
 
 
@@ -71,6 +72,20 @@ def log_line(entry: LogEntry) -> str:
     return json.dumps({"t": round(t, 3), "kind": kind, **fields}, ensure_ascii=False) + "\n"
 
 
+class Store(Protocol):
+    """Where a table saves its game: a folder (:class:`GameStore`) or the club's
+    database (masume.club.server.TableStore)."""
+
+    #: The record's headers, as the table last wrote them.
+    headers: dict[str, str]
+
+    def save(self, game: Game[Any], log: Iterable[LogEntry] = ()) -> None:
+        """The game and the event log lines since the last save, durably; CannotSave
+        when it cannot be made now."""
+
+    def close(self) -> None: ...
+
+
 class GameStore:
     def __init__(self, folder: Path, headers: Mapping[str, str] | None = None) -> None:
         self.folder = folder
@@ -78,7 +93,7 @@ class GameStore:
         folder.mkdir(parents=True, exist_ok=True)
 
     @classmethod
-    def new(cls, games_dir: Path, game: str, headers: Mapping[str, str] | None = None) -> "GameStore":
+    def new(cls, games_dir: Path, game: str, headers: Mapping[str, str] | None = None) -> GameStore:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         folder = games_dir / f"{stamp}-{game}"
         n = 1
@@ -94,14 +109,14 @@ class GameStore:
         return folders[-1] if folders else None
 
     @classmethod
-    def resume(cls, folder: Path) -> tuple["GameStore", Game]:
+    def resume(cls, folder: Path) -> tuple[GameStore, Game[Any]]:
         """The store and the game as far as its record goes (the last line may hold
         half a turn: the game was cut off in the middle of it)."""
         record = read_record(folder / "record.txt")
         headers = {k: v for k, v in record.headers.items() if k not in ("Game", "Position")}
         return cls(folder, headers), resume(record)
 
-    def save(self, game: Game, log: Iterable[LogEntry] = ()) -> None:
+    def save(self, game: Game[Any], log: Iterable[LogEntry] = ()) -> None:
         """Append ``log`` to events.jsonl, then write the record whole, atomically;
         durable when it returns. CannotSave, and the files as they were, if not
         (the log lines are written again with the next save)."""

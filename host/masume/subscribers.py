@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 
 class Subscribers:
@@ -43,7 +43,7 @@ class Subscribers:
         for callback in callbacks:
             try:
                 callback(*args)
-            except Exception:
+            except Exception:  # noqa: BLE001 (logged: one subscriber's bug stops no other)
                 self._log.exception("subscriber failed")
 
     def __len__(self) -> int:

@@ -46,9 +46,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from masume.tracker import SETTLE_S
 from masume_protocol import codec as c
@@ -74,7 +75,8 @@ class Planned:
     notation: str
 
 
-def movements(before_layout: dict, after_layout: dict) -> list[Step]:
+def movements(before_layout: Mapping[str, Sequence[str]],
+              after_layout: Mapping[str, Sequence[str]]) -> list[Step]:
     """Lift what leaves each square (top first), then place what arrives."""
     lifts: list[Step] = []
     places: list[Step] = []
@@ -188,7 +190,7 @@ class Hand:
         self.misses = 0
         self._lock = threading.Lock()
         self._waiting = False
-        self._picture: tuple[dict, dict] = ({}, {})
+        self._picture: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
 
     @property
     def mid_action(self) -> bool:
@@ -199,7 +201,7 @@ class Hand:
             if self._waiting and self.event_at is None:
                 self.event_at = time.perf_counter()
 
-    def on_leds(self, colours: dict, patterns: dict) -> None:
+    def on_leds(self, colours: dict[str, Any], patterns: dict[str, Any]) -> None:
         # The simulator calls this on every pass while anything blinks or pulses:
         # only a new picture is an answer.
         if colours == self._picture[0] and patterns == self._picture[1]:
@@ -253,7 +255,7 @@ def _recorded(store: Any, unit: str) -> list[str]:
         return []
     try:
         return resume_game(text, GAME).notations()
-    except Exception:
+    except Exception:  # noqa: BLE001 (whatever is wrong with it, the bench says so)
         return ["<unreadable record>"]
 
 
@@ -303,9 +305,10 @@ def run_once(n: int, seconds: float, pace: float, cut: float = 0.0,
     keep = True  # the folder (database, server log) stays for a look unless all went well
     try:
         for i, unit in enumerate(units):
-            holder: dict = {}
+            holder: dict[str, Hand] = {}
             sim = SimulatedBoard(GAME, mqtt=broker.url, unit=unit, seed=i,
-                                 on_leds=lambda *a, h=holder: h["hand"].on_leds(*a) if "hand" in h else None)
+                                 on_leds=lambda *a, h=holder: (h["hand"].on_leds(*a)
+                                                               if "hand" in h else None))
             for sq, pieces in rules.start().layout().items():
                 for p in pieces:
                     sim.place(sq, p)
@@ -319,13 +322,14 @@ def run_once(n: int, seconds: float, pace: float, cut: float = 0.0,
                     except (c.FrameError, ValueError):
                         pass
 
+            assert sim.net is not None  # a board on MQTT
             sim.net.on_publish = published
             sims.append(sim)
             hands.append(hand)
         server = subprocess.Popen(
             [sys.executable, "-m", "masume.cli", "club", "serve", "--broker", broker.url,
              "--tables", str(work / "tables.toml"), "--db", str(work / "club.db"), "--no-web"],
-            stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"))
+            stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"))  # noqa: SIM115 (the server's)
         store = ClubStore(work / "club.db")
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not all(s.led_colours for s in sims):
@@ -341,7 +345,8 @@ def run_once(n: int, seconds: float, pace: float, cut: float = 0.0,
                 victim.measure = False  # its journal's burst at the end is no answer to a hand
                 sims[0].unplug()
                 timers.append(threading.Timer(cut, sims[0].replug))
-                timers.append(threading.Timer(cut + 10, lambda h=victim: setattr(h, "measure", True)))
+                timers.append(threading.Timer(cut + 10,
+                                              lambda h=victim: setattr(h, "measure", True)))
                 for timer in timers:
                     timer.start()
                 end = max(end, time.monotonic() + cut + 15)
@@ -365,8 +370,10 @@ def run_once(n: int, seconds: float, pace: float, cut: float = 0.0,
             time.sleep(0.5)
         for unit in mismatched:
             got, made = _recorded(store, unit), hands[units.index(unit)].notations
-            k = next((i for i, (a, b) in enumerate(zip(got, made)) if a != b), min(len(got), len(made)))
-            log(f"  {unit}: from action {k + 1} the hand made {made[k:k + 3]}, the record holds {got[k:k + 3]}")
+            k = next((i for i, (a, b) in enumerate(zip(got, made)) if a != b),
+                     min(len(got), len(made)))
+            log(f"  {unit}: from action {k + 1} the hand made {made[k:k + 3]}, "
+                f"the record holds {got[k:k + 3]}")
         store.close()
         if mismatched:
             log(f"  kept for a look: {work} (club.db, server.log)")
@@ -378,7 +385,8 @@ def run_once(n: int, seconds: float, pace: float, cut: float = 0.0,
         s50, s99 = _quantiles(settled)
         return {"boards": n, "samples": len(direct), "p50": p50, "p99": p99,
                 "settled": len(settled), "settled_p50": s50, "settled_p99": s99,
-                "cpu_per_board": cpu / busy / n * 100, "actions": sum(len(h.notations) for h in hands),
+                "cpu_per_board": cpu / busy / n * 100,
+                "actions": sum(len(h.notations) for h in hands),
                 "confirms": sum(1 for h in hands for p in h.plan[:len(h.notations)]
                                 for s in p.steps if s[0] == "press"),
                 "mismatched": mismatched, "misses": sum(h.misses for h in hands)}
@@ -414,7 +422,8 @@ def run(boards: int, seconds: float, pace: float, cut: float = 0.0) -> int:
         r = run_once(n, seconds, pace, cut if n == sizes[-1] else 0.0, plans=plans[:n])
         print(f"boards {r['boards']:3d}: event -> LED p50 {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms "
               f"(n={r['samples']}; {_settled(r)}; "
-              f"{r['misses']} unanswered); server CPU {r['cpu_per_board']:.2f} % of a core per board; "
+              f"{r['misses']} unanswered); "
+              f"server CPU {r['cpu_per_board']:.2f} % of a core per board; "
               f"{r['actions']} actions ({r['confirms']} confirm presses), records "
               f"{'all exact' if not r['mismatched'] else 'DIFFER: ' + ', '.join(r['mismatched'])}",
               flush=True)
@@ -428,7 +437,7 @@ def run(boards: int, seconds: float, pace: float, cut: float = 0.0) -> int:
     return 0 if ok else 1
 
 
-def _settled(r: dict) -> str:
+def _settled(r: dict[str, Any]) -> str:
     """The answers that came only after the tracker's settle wait (none, mostly)."""
     if not r["settled"]:
         return "none answered after the settle"

@@ -23,6 +23,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from masume.boards import Board
 
 #: Input layout: byte 0 picks the message type, byte 1 the board, the rest is the payload.
 UNKNOWN_TYPE = 0x7F
@@ -35,7 +39,7 @@ def _types() -> list[int]:
     return sorted(c.NAMES) + [UNKNOWN_TYPE]
 
 
-def _boards() -> list:
+def _boards() -> list[Board]:
     from importlib import resources
 
     from masume.boards import load_board
@@ -44,7 +48,7 @@ def _boards() -> list:
     return [load_board(path.stem) for path in sorted(folder.glob("*.toml"))]
 
 
-def seeds(types: list[int], boards: list) -> list[bytes]:
+def seeds(types: list[int], boards: list[Board]) -> list[bytes]:
     """A valid payload of every message type for every board: where the fuzzer starts."""
     from masume_protocol import codec as c
 
@@ -74,7 +78,7 @@ def seeds(types: list[int], boards: list) -> list[bytes]:
 class Target:
     """One fuzz input through the host's frame handling; counts what it raised."""
 
-    def __init__(self, types: list[int], boards: list) -> None:
+    def __init__(self, types: list[int], boards: list[Board]) -> None:
         from masume.link.events import check_frame, decode_reading
         from masume_protocol import codec as c
 
@@ -95,7 +99,7 @@ class Target:
             self.accepted += 1
         except self.c.FrameError:
             self.frame_errors += 1
-        except Exception as exc:  # the contract broken: count it, keep fuzzing
+        except Exception as exc:  # noqa: BLE001 (the contract broken: count it, keep fuzzing)
             kind = f"{type(exc).__name__} ({exc})"[:120]
             count, example = self.other.get(kind, (0, data.hex()))
             self.other[kind] = (count + 1, example)
@@ -104,7 +108,7 @@ class Target:
             self.c.decode_frame(data)
         except self.c.FrameError:
             pass
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 (counted, as above)
             kind = f"decode_frame: {type(exc).__name__} ({exc})"[:120]
             count, example = self.other.get(kind, (0, data.hex()))
             self.other[kind] = (count + 1, example)
@@ -139,8 +143,8 @@ def run(payloads: int, seed: int = 1) -> int:
         print("error: atheris is not installed: pip install -e '.[fuzz]' (or pip install atheris)",
               file=sys.stderr)
         return 2
-    import masume.link.events as events
-    import masume_protocol.codec as codec
+    from masume.link import events
+    from masume_protocol import codec
 
     # Coverage of the code under test only: every function of the codec and of the
     # host's checks, instrumented in place (whatever imported them first).

@@ -86,7 +86,7 @@ def round_trip(board: Board, samples: int = 200) -> list[float]:
     shown: dict[str, tuple[int, int, int]] = {}
     changed = threading.Condition()
 
-    def on_leds(colours, patterns):
+    def on_leds(colours: dict[str, tuple[int, int, int]], patterns: dict[str, int]) -> None:
         with changed:
             shown.clear()
             shown.update(colours)
@@ -95,26 +95,29 @@ def round_trip(board: Board, samples: int = 200) -> list[float]:
     squares = [c.name for c in board.sensed if c.sensor != "card"]
     rng = random.Random(1)
     out = []
-    with SimulatedBoard(board, seed=1, on_leds=on_leds) as sim:
-        with BoardSession(SerialTransport(sim.port), resolve=lambda _id: board) as session:
-            session.wait_connected(30)
-            for _ in session.events(timeout=0.5):  # the snapshot after connecting
-                pass
-            for k in range(samples):
-                square = rng.choice(squares)
-                colour = (k % 250 + 1, 0, 255)
-                started = time.perf_counter()
-                if sim.table.stacks[square]:
-                    sim.lift(square)
-                else:
-                    sim.place(square, rng.choice(_pieces(board)))
-                for event in session.events(timeout=5):
-                    if event.type == "square" and event.square == square:
-                        session.set_leds({square: Led(colour)})
-                        break
-                with changed:
-                    changed.wait_for(lambda: shown.get(square) == colour, timeout=5)
-                out.append(time.perf_counter() - started)
+    with SimulatedBoard(board, seed=1, on_leds=on_leds) as sim, \
+            BoardSession(SerialTransport(sim.port), resolve=lambda _id: board) as session:
+        session.wait_connected(30)
+        for _ in session.events(timeout=0.5):  # the snapshot after connecting
+            pass
+        for k in range(samples):
+            square = rng.choice(squares)
+            colour = (k % 250 + 1, 0, 255)
+            started = time.perf_counter()
+            if sim.table.stacks[square]:
+                sim.lift(square)
+            else:
+                sim.place(square, rng.choice(_pieces(board)))
+            for event in session.events(timeout=5):
+                if event.type == "square" and event.square == square:
+                    session.set_leds({square: Led(colour)})
+                    break
+            def shown_now(sq: str = square, rgb: tuple[int, int, int] = colour) -> bool:
+                return shown.get(sq) == rgb
+
+            with changed:
+                changed.wait_for(shown_now, timeout=5)
+            out.append(time.perf_counter() - started)
     return out
 
 
@@ -126,33 +129,33 @@ def throughput(board: Board, events: int) -> tuple[float, int, bool]:
     squares = [c.name for c in board.sensed if c.sensor != "card"]
     rng = random.Random(2)
     seqs: list[int] = []
-    with SimulatedBoard(board, seed=2) as sim:
-        with BoardSession(SerialTransport(sim.port), resolve=lambda _id: board) as session:
-            session.wait_connected(30)
-            for _ in session.events(timeout=0.5):
-                pass
-            stop = threading.Event()
+    with SimulatedBoard(board, seed=2) as sim, \
+            BoardSession(SerialTransport(sim.port), resolve=lambda _id: board) as session:
+        session.wait_connected(30)
+        for _ in session.events(timeout=0.5):
+            pass
+        stop = threading.Event()
 
-            def shake() -> None:
-                while not stop.is_set():
-                    for square in squares:
-                        if sim.table.stacks[square]:
-                            sim.lift(square)
-                        else:
-                            sim.place(square, rng.choice(_pieces(board)))
-                    time.sleep((DEBOUNCE_MS + 15) / 1000)
+        def shake() -> None:
+            while not stop.is_set():
+                for square in squares:
+                    if sim.table.stacks[square]:
+                        sim.lift(square)
+                    else:
+                        sim.place(square, rng.choice(_pieces(board)))
+                time.sleep((DEBOUNCE_MS + 15) / 1000)
 
-            shaker = threading.Thread(target=shake, daemon=True)
-            started = time.perf_counter()
-            shaker.start()
-            for event in session.events(timeout=10):
-                if event.type == "square":
-                    seqs.append(event.seq)
-                if len(seqs) >= events:
-                    break
-            elapsed = time.perf_counter() - started
-            stop.set()
-            shaker.join()
+        shaker = threading.Thread(target=shake, daemon=True)
+        started = time.perf_counter()
+        shaker.start()
+        for event in session.events(timeout=10):
+            if event.type == "square":
+                seqs.append(event.seq)
+            if len(seqs) >= events:
+                break
+        elapsed = time.perf_counter() - started
+        stop.set()
+        shaker.join()
     in_order = seqs == list(range(seqs[0], seqs[0] + len(seqs))) if seqs else False
     return len(seqs) / elapsed, len(seqs), in_order
 
@@ -205,7 +208,8 @@ def unread(board: Board, events: int) -> int:
     try:
         assert sim.stdin is not None and sim.stdout is not None
         sim.stdout.readline()  # port: PATH
-        drain = threading.Thread(target=lambda: [None for _ in sim.stdout], daemon=True)
+        out = sim.stdout
+        drain = threading.Thread(target=lambda: [None for _ in out], daemon=True)
         drain.start()
         session = BoardSession(SerialTransport(str(link)), resolve=lambda _id: board).start()
         if not session.wait_connected(30):

@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import random
 import statistics
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from masume.boards import Board, load_board
 from masume.firmware_host import use_firmware

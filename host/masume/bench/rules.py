@@ -29,7 +29,8 @@ import platform
 import random
 import sys
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from masume.games import load_rules
 from masume.rules import Position, Rules
@@ -67,12 +68,13 @@ def run(game: str, seconds: float) -> int:
           f"{reading['max_ms']:.1f} ms ({reading['max_width']} legal actions); "
           f"{reading['read']} of {reading['cases']} read as the position played")
     lifted = _lift_time(rules, samples, rng, seconds)
-    print(f"lifted pieces: {game} a settle with a piece in the air decided in {lifted['mean_ms']:.1f} ms "
-          f"each, the slowest in {lifted['max_ms']:.1f} ms; {lifted['unread']} of {lifted['cases']} "
-          f"read no action")
+    print(f"lifted pieces: {game} a settle with a piece in the air decided in "
+          f"{lifted['mean_ms']:.1f} ms each, the slowest in {lifted['max_ms']:.1f} ms; "
+          f"{lifted['unread']} of {lifted['cases']} read no action")
     if chess is None:
         print(f"legal actions: {game} {gen_rate:.1f} positions/s ({gen_width:.1f} actions each)")
-        print(f"random playouts: {game} {play_rate:.2f} playouts/s ({play_length:.0f} actions each)")
+        print(f"random playouts: {game} {play_rate:.2f} playouts/s "
+              f"({play_length:.0f} actions each)")
         return 0
 
     boards = _sample_boards(chess, SAMPLE_SIZE, rng)
@@ -85,7 +87,8 @@ def run(game: str, seconds: float) -> int:
     )
     print(
         f"random playouts: {game} {play_rate:.3f} playouts/s ({play_length:.0f} actions each, "
-        f"cap {MOVE_CAP}); python-chess {chess_play_rate:.3f} playouts/s ({chess_length:.0f} plies each); "
+        f"cap {MOVE_CAP}); python-chess {chess_play_rate:.3f} playouts/s "
+        f"({chess_length:.0f} plies each); "
         f"ratio {play_rate / chess_play_rate:.4f}"
     )
     return 0
@@ -132,7 +135,7 @@ def _generation_rate(rules: Rules, texts: Sequence[str], seconds: float) -> tupl
 
 
 def _engine_playout(rules: Rules, rng: random.Random) -> int:
-    position: Position = rules.start()
+    position: Position[Any] = rules.start()
     played = 0
     while played < MOVE_CAP and position.outcome() is None:
         actions = list(position.legal_actions())
@@ -293,4 +296,5 @@ def _chess_playout(chess: Any, rng: random.Random) -> int:
     board = chess.Board()
     while board.ply() < MOVE_CAP and board.outcome() is None:
         board.push(rng.choice(list(board.legal_moves)))
-    return board.ply()
+    plies: int = board.ply()
+    return plies

@@ -45,11 +45,42 @@ from __future__ import annotations
 import tomllib
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
+
+import msgspec
 
 from masume.rules.card_set import Card, CardSet, CardSetError, Copy, normalise_tag
 
 #: Where the shipped card sets live (``NAME`` -> ``sets/NAME.toml``).
 SETS_DIR = Path(__file__).with_name("sets")
+
+
+class CardEntry(msgspec.Struct, omit_defaults=True):
+    """``[[card]]``: one card. Besides these, the game's own fields (its rules check
+    them: ``check_cards``), so this table is open to more keys."""
+
+    id: str
+    name: str
+    kind: str
+    copies: int = 1
+    #: NFC tag ids, one per physical copy (``masume cards enroll`` writes them).
+    tags: list[str] = []
+
+
+class CardSetFile(msgspec.Struct, omit_defaults=True):
+    """A card set file, as written (the JSON Schema editors read: ``masume schema``).
+    Other top-level tables are the game's (Eyeshield 21's ``[[deck]]``)."""
+
+    id: str
+    game: str
+    card: list[CardEntry]
+    title: str = ""
+    notice: str = ""
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of card set files."""
+    return msgspec.json.schema(CardSetFile)
 
 
 def find_card_set(name: str | Path) -> Path:
@@ -96,5 +127,6 @@ def shipped_sets() -> list[str]:
     return sorted(p.stem for p in SETS_DIR.glob("*.toml"))
 
 
-__all__ = ["Card", "CardSet", "CardSetError", "Copy", "find_card_set", "load_card_set",
+__all__ = ["Card", "CardEntry", "CardSet", "CardSetError", "CardSetFile", "Copy",
+           "find_card_set", "json_schema", "load_card_set",
            "normalise_tag", "shipped_sets"]

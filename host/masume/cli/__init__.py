@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 #: Subcommand modules, in the order ``masume --help`` lists them.
-COMMANDS = ("play", "sim", "board", "record", "cards", "bench", "club")
+COMMANDS = ("play", "sim", "board", "record", "cards", "bench", "club", "schema")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,11 +1,12 @@
-"""``masume bench link|rules|club|fuzz|readers|faults``: print the project's figures (docs/benchmarks.md)."""
+"""``masume bench link|rules|club|fuzz|readers|faults``: print the project's figures
+(docs/benchmarks.md)."""
 
 from __future__ import annotations
 
 import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("bench", help="measure speed (see docs/benchmarks.md)")
     kinds = parser.add_subparsers(dest="bench", metavar="WHAT", required=True)
 
@@ -22,15 +23,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     rules.set_defaults(handler=_rules)
 
     readers = kinds.add_parser("readers", help="reader scan in board time: jobs, rounds, latency")
-    readers.add_argument("--board", default=None, help="a board with readers (default: masume-tactics)")
+    readers.add_argument("--board", default=None,
+                         help="a board with readers (default: masume-tactics)")
     readers.add_argument("--seconds", type=float, default=3.0, help="board time of steady scanning")
     readers.add_argument("--trials", type=int, default=40, help="hand movements per latency figure")
     readers.set_defaults(handler=_readers)
 
-    club = kinds.add_parser("club", help="club mode: event-to-LED latency and server CPU for N boards")
-    club.add_argument("--boards", type=int, default=8, help="the most boards to try (1, 2, 4, ... N)")
+    club = kinds.add_parser("club",
+                            help="club mode: event-to-LED latency and server CPU for N boards")
+    club.add_argument("--boards", type=int, default=8,
+                      help="the most boards to try (1, 2, 4, ... N)")
     club.add_argument("--seconds", type=float, default=30.0, help="measured play per size")
-    club.add_argument("--pace", type=float, default=0.7, help="seconds between two hand movements on a board")
+    club.add_argument("--pace", type=float, default=0.7,
+                      help="seconds between two hand movements on a board")
     club.add_argument("--cut", type=float, default=0.0, metavar="S",
                       help="cut one board's Wi-Fi for S seconds in the largest run (e.g. 60)")
     club.set_defaults(handler=_club)

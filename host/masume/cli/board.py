@@ -7,9 +7,13 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from masume.link import BoardEvent
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("board", help="list boards, watch a board's events, deploy firmware")
     what = parser.add_subparsers(dest="board_command", metavar="WHAT", required=True)
 
@@ -58,6 +62,7 @@ def _monitor(args: argparse.Namespace) -> int:
         try:
             session.wait_connected()
             board = session.board
+            assert board is not None  # connected: the board said who it is
             print(f"monitor: connected to {board.id} (firmware {session.firmware}, "
                   f"definition {board.hash:08x}) on {args.port}", file=sys.stderr, flush=True)
             for event in session.events():
@@ -76,7 +81,7 @@ def _monitor(args: argparse.Namespace) -> int:
     return 0
 
 
-def _describe(event) -> str:
+def _describe(event: BoardEvent) -> str:
     if event.type == "square":
         return f"#{event.seq} {event.square}: {event.reading}"
     if event.type == "die":
@@ -97,12 +102,14 @@ def _deploy(args: argparse.Namespace) -> int:
         return 2
     form = "source" if args.no_mpy else f".mpy {MPY_VERSION}, MicroPython 1.23 or later"
     print(f"board {board.id}: definition hash {board.hash:08x}, {len(plan.files)} files from "
-          f"{staging} ({form}: {plan.staged_bytes // 1024} KB; source {plan.source_bytes // 1024} KB)")
+          f"{staging} ({form}: {plan.staged_bytes // 1024} KB; "
+          f"source {plan.source_bytes // 1024} KB)")
     for cmd, may_fail in commands(plan, args.port, deps=not args.no_deps):
         print("mpremote " + " ".join(cmd))
         if args.dry_run:
             continue
-        result = subprocess.run([sys.executable, "-m", "mpremote", *cmd], capture_output=True, text=True)
+        result = subprocess.run([sys.executable, "-m", "mpremote", *cmd], capture_output=True,
+                                text=True, check=False)
         if result.returncode != 0 and not may_fail:  # mkdir of a folder there, rm of none
             print(f"error: mpremote {' '.join(cmd)}: {result.stderr.strip()}", file=sys.stderr)
             return 1

@@ -22,13 +22,15 @@ import queue
 import sys
 import threading
 import tomllib
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("cards", help="card sets of the card games: list, check, show, enroll",
-                            description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                            description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     cmds = parser.add_subparsers(dest="cards_command", metavar="COMMAND", required=True)
     p = cmds.add_parser("list", help="the card sets that ship with masume")
     p.set_defaults(handler=run_list)
@@ -39,9 +41,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("set", metavar="FILE|NAME")
     p.set_defaults(handler=run_show)
     p = cmds.add_parser("enroll", help="give each physical card its tag, read on the mat")
-    p.add_argument("--set", required=True, metavar="FILE", help="the card set file to write the tags into")
-    p.add_argument("--port", help="the mat's serial port (default: find one, else the simulated mat)")
-    p.add_argument("--simulate", action="store_true", help="use the simulated mat even if one is attached")
+    p.add_argument("--set", required=True, metavar="FILE",
+                   help="the card set file to write the tags into")
+    p.add_argument("--port",
+                   help="the mat's serial port (default: find one, else the simulated mat)")
+    p.add_argument("--simulate", action="store_true",
+                   help="use the simulated mat even if one is attached")
     p.add_argument("--board", help="board definition id (default: the set's game's mat)")
     p.set_defaults(handler=run_enroll)
 
@@ -90,7 +95,7 @@ def problems_of(name: str) -> tuple[Any, list[str]]:
     if isinstance(rules, CardRules):
         try:
             problems += [f"{path}: {p}" for p in rules.check_cards(cards)]
-        except Exception as exc:  # a set odd enough to trip the game's checks
+        except Exception as exc:  # noqa: BLE001 (a set odd enough to trip the game's checks)
             problems.append(f"{path}: the {cards.game} checks failed on this set: "
                             f"{type(exc).__name__}: {exc}")
     return cards, problems
@@ -111,7 +116,7 @@ def _read_on_a_mat(game: str) -> bool:
 def _split(message: str, path: Path) -> list[str]:
     """A CardSetError's problems, one a line, each with the file."""
     prefix = f"{path}: "
-    body = message[len(prefix):] if message.startswith(prefix) else message
+    body = message.removeprefix(prefix)
     return [prefix + p for p in body.split("; ") if p]
 
 
@@ -216,12 +221,12 @@ def match_cards(cards: Any, text: str) -> list[Any]:
 class _Input:
     """Lines of standard input, read by a thread so the mat can be watched meanwhile."""
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream: Iterable[str]) -> None:
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.ended = False
         threading.Thread(target=self._read, args=(stream,), daemon=True).start()
 
-    def _read(self, stream) -> None:
+    def _read(self, stream: Iterable[str]) -> None:
         for line in stream:
             self.lines.put(line.rstrip("\n"))
         self.lines.put(None)
@@ -242,8 +247,8 @@ class _Input:
 def run_enroll(args: argparse.Namespace) -> int:
     from masume.boards import BoardError, load_board
     from masume.cards import CardSetError, load_card_set
-    from masume.link import BoardMismatch, BoardSession, SerialTransport
     from masume.games import load_rules
+    from masume.link import BoardMismatch, BoardSession, SerialTransport
 
     path = Path(args.set)
     try:

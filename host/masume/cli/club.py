@@ -29,9 +29,10 @@ from pathlib import Path
 from masume.cli import add_password_file
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("club", help="club mode: every table of an event over MQTT",
-                            description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                            description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     cmds = parser.add_subparsers(dest="club_command", metavar="SUBCOMMAND", required=True)
 
     serve = cmds.add_parser("serve", help="run the game of every table")
@@ -40,12 +41,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "no password in it")
     add_password_file(serve)
     serve.add_argument("--tables", required=True, type=Path, help="the tables file (TOML)")
-    serve.add_argument("--db", default="club.db", help="SQLite file, or postgresql://... (default: club.db)")
-    serve.add_argument("--server-id", default="club", help="this server's name (several servers: each its own)")
+    serve.add_argument("--db", default="club.db",
+                       help="SQLite file, or postgresql://... (default: club.db)")
+    serve.add_argument("--server-id", default="club",
+                       help="this server's name (several servers: each its own)")
     serve.add_argument("--shared", action="store_true",
                        help="several servers share the broker and the database: split the boards")
     serve.add_argument("--http-host", default="127.0.0.1")
-    serve.add_argument("--http-port", type=int, default=8022, help="live page port (0: any free one)")
+    serve.add_argument("--http-port", type=int, default=8022,
+                       help="live page port (0: any free one)")
     serve.add_argument("--no-web", action="store_true")
     serve.add_argument("--http-allow-host", action="append", default=[], metavar="NAME",
                        help="another name the live page is reached by (repeatable)")
@@ -64,7 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     conf.add_argument("--bind", default="0.0.0.0")
     conf.add_argument("--tls-port", type=int, help="listen with TLS on this port, and not in "
                       "plain (makes a CA and the broker's certificate)")
-    conf.add_argument("--tls-host", default="localhost", help="the broker's name in its certificate")
+    conf.add_argument("--tls-host", default="localhost",
+                      help="the broker's name in its certificate")
     conf.add_argument("--also-plain", action="store_true",
                       help="with --tls-port, keep a plain listener on --port too "
                       "(a closed network only)")
@@ -107,6 +112,7 @@ def run_serve(args: argparse.Namespace) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     server.start()
+    assert server.hub is not None  # started
     print(f"club server {args.server_id}: {len(assignments)} tables, broker "
           f"{server.hub.url.host}:{server.hub.url.port}, db {args.db}", flush=True)
     stop_web = None
@@ -157,7 +163,7 @@ def run_broker_config(args: argparse.Namespace) -> int:
     if conf.tls_port is None:
         print("note: no TLS: passwords and moves cross the network in clear "
               "(--tls-port 8883 on a network you do not own)")
-    closed = closed_to(conf.folder, conf.user)
+    closed = closed_to(conf.folder, conf.user) if conf.user else None
     if closed is not None:
         print(f"warning: Mosquitto, as {conf.user}, cannot enter {closed}, so cannot read "
               f"its files: write them elsewhere (e.g. /srv/event), or name another --user")

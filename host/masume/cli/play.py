@@ -16,32 +16,45 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from masume.link import Reading
+    from masume.rules import AnyPosition
+    from masume.sim.board import SimulatedBoard
 
 #: USB vendor ids of the reference controllers: Raspberry Pi (Pico W), Espressif (ESP32-S3).
 BOARD_USB_VENDORS = {0x2E8A: "Raspberry Pi Pico", 0x303A: "ESP32-S3"}
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("play", help="play a game on a board (or the simulated board)",
-                            description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                            description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game", help="soccer-shogi, shogi-soccer, ...")
     parser.add_argument("--port", help="the board's serial port (default: find one, else simulate)")
-    parser.add_argument("--simulate", action="store_true", help="use the simulated board even if one is attached")
+    parser.add_argument("--simulate", action="store_true",
+                        help="use the simulated board even if one is attached")
     parser.add_argument("--board", help="board definition id (default: the game's table)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="a rule option, e.g. goals_to_win=3 (repeatable)")
     parser.add_argument("--resume", metavar="FOLDER|last", help="go on with a saved game")
     parser.add_argument("--games-dir", type=Path, help="where games are saved "
                         "(default: ~/.local/share/masume/games)")
-    parser.add_argument("--http-host", default="127.0.0.1", help="web view address (0.0.0.0: the whole network)")
-    parser.add_argument("--http-port", type=int, default=8021, help="web view port (0: any free one)")
+    parser.add_argument("--http-host", default="127.0.0.1",
+                        help="web view address (0.0.0.0: the whole network)")
+    parser.add_argument("--http-port", type=int, default=8021,
+                        help="web view port (0: any free one)")
     parser.add_argument("--http-allow-host", action="append", default=[], metavar="NAME",
                         help="another name the web view is reached by (its own names and "
                              "addresses always work; repeatable)")
     parser.add_argument("--no-web", action="store_true", help="no web view")
-    parser.add_argument("--blue", "--first-player", dest="first_player", help="name of the first player")
-    parser.add_argument("--red", "--second-player", dest="second_player", help="name of the second player")
+    parser.add_argument("--blue", "--first-player", dest="first_player",
+                        help="name of the first player")
+    parser.add_argument("--red", "--second-player", dest="second_player",
+                        help="name of the second player")
     parser.set_defaults(handler=run)
 
 
@@ -59,10 +72,10 @@ def run(args: argparse.Namespace) -> int:
     import logging
 
     from masume.boards import BoardError, load_board
+    from masume.games import load_rules
     from masume.link import BoardSession, SerialTransport
     from masume.play.table import TableSession
     from masume.records import RecordError, parse_options
-    from masume.games import load_rules
     from masume.storage import GameStore, default_games_dir
 
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s", stream=sys.stderr)
@@ -78,14 +91,16 @@ def run(args: argparse.Namespace) -> int:
     games_dir = args.games_dir or default_games_dir()
     try:
         if args.resume:
-            folder = GameStore.latest(games_dir, args.game) if args.resume == "last" else Path(args.resume)
+            folder = (GameStore.latest(games_dir, args.game) if args.resume == "last"
+                      else Path(args.resume))
             if folder is None:
                 print(f"error: no saved {args.game} game in {games_dir}", file=sys.stderr)
                 return 2
             store, game = GameStore.resume(folder)
             print(f"resuming {folder} after {len(game.actions)} actions", flush=True)
         else:
-            headers = {k: v for k, v in (("Blue", args.first_player), ("Red", args.second_player)) if v}
+            players = (("Blue", args.first_player), ("Red", args.second_player))
+            headers = {k: v for k, v in players if v}
             if options:
                 headers["Options"] = " ".join(args.option)
             store = GameStore.new(games_dir, args.game, headers)
@@ -102,7 +117,11 @@ def run(args: argparse.Namespace) -> int:
     if port is None:
         from masume.sim.board import SimulatedBoard
 
-        sim = SimulatedBoard(board, on_leds=lambda *_: table and table.sim_changed(),
+        def leds_changed(*_: object) -> None:
+            if table is not None:
+                table.sim_changed()
+
+        sim = SimulatedBoard(board, on_leds=leds_changed,
                              on_log=lambda m: print(f"sim: {m}", file=sys.stderr))
         port = sim.port
     link = BoardSession(SerialTransport(port), expect=board.id, resolve=lambda _id: board)
@@ -157,7 +176,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _set_up(sim, position, readings=None) -> None:
+def _set_up(sim: SimulatedBoard, position: AnyPosition,
+            readings: Mapping[str, Reading] | None = None) -> None:
     """Stand the simulated board's pieces as the game begins (a person would); a
     pile of cards whose top card is unknown gets a spare card of the set. On a
     resume, where the saved readings name the pieces (identity sensors), they stand
@@ -167,8 +187,8 @@ def _set_up(sim, position, readings=None) -> None:
 
     layout = dict(position.layout())
     for square, reading in (readings or {}).items():
-        if sim.board.cell(square).sensor == "identity":
-            layout[square] = tuple(reading)
+        if sim.board.cell(square).sensor == "identity" and isinstance(reading, tuple):
+            layout[square] = reading
     for square, piece in set_up(layout, position):
         sim.place(square, piece)
 
@@ -177,7 +197,7 @@ def _stop_on_sigterm() -> None:
     """SIGTERM ends the game as Ctrl-C does: the web view and the board close cleanly."""
     import signal
 
-    def stop(signum, frame):
+    def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from masume.records import Record
     from masume.rules import Position
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("record", help="check or show a game record file")
     kinds = parser.add_subparsers(dest="record", metavar="WHAT", required=True)
 
     check = kinds.add_parser(
         "check",
-        help="replay a record; exit 0 if every action is legal, else print 'line N: ACTION: reason'",
+        help="replay a record; exit 0 if every action is legal, "
+             "else print 'line N: ACTION: reason'",
     )
     check.add_argument("--game", default=None, help='game rules (default: the [Game "..."] header)')
     check.add_argument("file", metavar="FILE")
@@ -30,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     show.set_defaults(handler=_show)
 
 
-def _final(args: argparse.Namespace) -> "tuple[Record, Position] | int":
+def _final(args: argparse.Namespace) -> tuple[Record, Position[Any]] | int:
     """The record and its final position, or the exit code after printing why not."""
     from masume.records import RecordError, final_position, read_record, rules_for
 

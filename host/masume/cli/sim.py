@@ -23,13 +23,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from masume.cli import add_password_file
 
+if TYPE_CHECKING:
+    from masume.sim.board import SimulatedBoard
 
-def register(sub: argparse._SubParsersAction) -> None:
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("sim", help="run a simulated board on a pseudo-terminal",
-                            description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                            description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--board", required=True, help="board definition id (masume board list)")
     parser.add_argument("--link", help="path of the port symlink (default: a fresh one in /tmp)")
     parser.add_argument("--seed", type=int, help="seed for the die and noise")
@@ -37,7 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(club mode): mqtt://USER@HOST:PORT or mqtts://USER@HOST:PORT?ca=CA.crt, "
                         "no password in it")
     add_password_file(parser)
-    parser.add_argument("--id", dest="unit", help="the board's unit id on MQTT (default: the board id)")
+    parser.add_argument("--id", dest="unit",
+                        help="the board's unit id on MQTT (default: the board id)")
     parser.add_argument("--setup", help="stand this game's starting pieces on the board first")
     parser.set_defaults(handler=run)
 
@@ -55,8 +61,8 @@ def run(args: argparse.Namespace) -> int:
                              unit=args.unit,
                              on_log=lambda m: print(f"sim: {m}", file=sys.stderr, flush=True))
         if args.setup:
-            from masume.play.cards import set_up
             from masume.games import load_rules
+            from masume.play.cards import set_up
 
             start = load_rules(args.setup).start()
             for square, piece in set_up(start.layout(), start):  # piles get a spare card
@@ -76,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def execute(sim, words: list[str]) -> str:
+def execute(sim: SimulatedBoard, words: list[str]) -> str:
     """Carry out one command; the answer line."""
     from masume.sim.table import TableError
     from masume_protocol.codec import PATTERNS

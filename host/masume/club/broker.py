@@ -106,7 +106,7 @@ def write_broker_config(folder: Path, boards: list[str], servers: list[str], *,
             raise ValueError(f"{name!r} is not a valid id (letters, digits, _ . -)")
     clash = set(boards) & set(servers)
     if clash:
-        raise ValueError(f"a board and a server share the name {sorted(clash)[0]!r}")
+        raise ValueError(f"a board and a server share the name {min(clash)!r}")
     if also_plain and tls_port is None:
         raise ValueError("also_plain keeps a plain listener next to TLS: give a TLS port too")
     account = broker_account(user)
@@ -127,8 +127,8 @@ def write_broker_config(folder: Path, boards: list[str], servers: list[str], *,
     for s in servers:
         acl += [f"user {s}", "topic readwrite masume/#", ""]
     for b in boards:
-        acl += [f"user {b}", f"topic write {topic(b, 'events')}", f"topic write {topic(b, 'status')}",
-                f"topic read {topic(b, 'commands')}", ""]
+        acl += [f"user {b}", f"topic write {topic(b, 'events')}",
+                f"topic write {topic(b, 'status')}", f"topic read {topic(b, 'commands')}", ""]
     _write_private(folder / "acl", "\n".join(acl), account)
 
     data = folder / "data"

@@ -20,7 +20,8 @@ MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 class Broker:
@@ -39,18 +40,19 @@ class Broker:
             # test's temp files: stay the test's user.
             config = "user root\n" + config
         self.config_path.write_text(config)
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
         self.log = folder / "mosquitto.log"
 
     @property
     def url(self) -> str:
         return f"mqtt://127.0.0.1:{self.port}"
 
-    def start(self) -> "Broker":
+    def start(self) -> Broker:
         if not os.path.exists(MOSQUITTO):
             raise RuntimeError("mosquitto is not installed (scripts/setup installs it)")
         self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.config_path)],
-                                     stdout=open(self.log, "ab"), stderr=subprocess.STDOUT)
+                                     stdout=open(self.log, "ab"),  # noqa: SIM115 (the broker's)
+                                     stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

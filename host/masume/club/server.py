@@ -28,17 +28,19 @@ import queue
 import threading
 import time
 import tomllib
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from masume.boards import Board, BoardError, load_board
+from masume.games import load_rules
 from masume.health import Health
 from masume.link import BoardSession
 from masume.link.mqtt import BrokerUrl, MqttHub, valid_unit
 from masume.play.table import TableSession
 from masume.records import parse_record, resume, write_record
-from masume.rules import Game, Rules, load_rules
+from masume.rules import Game
 from masume.storage import CannotSave, LogEntry
 from masume.subscribers import Subscribers
 
@@ -61,8 +63,8 @@ class Assignment:
     players: tuple[str, str] = ("", "")
     options: str = ""
 
-    def headers(self, rules: Rules) -> dict[str, str]:
-        sides = [str(s) for s in getattr(rules, "sides", ())] or ["Blue", "Red"]
+    def headers(self, sides: Sequence[str]) -> dict[str, str]:
+        """The record's headers: the table, each player under their side's name, the options."""
         out = {"Table": self.table}
         for side, name in zip(sides, self.players):
             if name:
@@ -110,7 +112,7 @@ def make_assignment(unit: str, spec: Mapping[str, Any], where: str = "") -> Assi
             or not all(isinstance(p, str) for p in players)):
         raise AssignmentError(f"{where}table {unit!r}: players = [\"first\", \"second\"]")
     players = tuple(list(players) + ["", ""])[:2]
-    return Assignment(unit, spec["game"], spec.get("board"), players,  # type: ignore[arg-type]
+    return Assignment(unit, spec["game"], spec.get("board"), players,
                       str(spec.get("options", "")))
 
 
@@ -118,14 +120,15 @@ class TableStore:
     """What TableSession saves (the game with its headers, and the log lines of the
     events that made it), into the club's store: one transaction a save."""
 
-    def __init__(self, store: ClubStore, game_id: int, unit: str, headers: Mapping[str, str]):
+    def __init__(self, store: ClubStore, game_id: int, unit: str,
+                 headers: Mapping[str, str]) -> None:
         self.store = store
         self.game_id = game_id
         self.unit = unit
         self.headers = dict(headers)
         self.folder = f"game {game_id}"
 
-    def save(self, game: Game, log: Iterable[LogEntry] = ()) -> None:
+    def save(self, game: Game[Any], log: Iterable[LogEntry] = ()) -> None:
         outcome = game.position.outcome()
         result = str(outcome) if outcome else (
             f"{self.headers['Resigned']} resigned" if self.headers.get("Resigned") else None)
@@ -136,7 +139,7 @@ class TableStore:
         pass
 
 
-def resume_game(record_text: str, game_name: str) -> Game:
+def resume_game(record_text: str, game_name: str) -> Game[Any]:
     return resume(parse_record(record_text), game_name)
 
 
@@ -191,7 +194,7 @@ class ClubServer:
 
     # ---- running ----------------------------------------------------------------
 
-    def start(self, wait: float = 5.0) -> "ClubServer":
+    def start(self, wait: float = 5.0) -> ClubServer:
         if self.shared:
             self.store.heartbeat(self.server_id, LEASE_S)
         self.hub = MqttHub(self.broker, f"masume-club-{self.server_id}", on_status=self._on_status)
@@ -346,14 +349,14 @@ class ClubServer:
             if record:
                 try:
                     game = resume_game(record, assignment.game)
-                except Exception as exc:  # a damaged record must not stop the event
+                except Exception as exc:  # noqa: BLE001 (a damaged record must not stop the event)
                     log.error("table %s: cannot resume game %d (%s); starting afresh",
                               unit, game_id, exc)
                     game = None
         if game is None:
-            headers = assignment.headers(rules)
-            game_id = self.store.new_game(unit, assignment.game, headers)
             game = Game(rules.start())
+            headers = assignment.headers(game.position.sides)
+            game_id = self.store.new_game(unit, assignment.game, headers)
         link = BoardSession(self.hub.transport(unit), expect=board.id, resolve=lambda _id: board,
                             name=unit)
         table_store = TableStore(self.store, game_id, unit, headers)
@@ -393,7 +396,8 @@ class ClubServer:
         if old is not None:
             self._stop_table(old, release=False)
         rules = load_rules(assignment.game)
-        self.store.new_game(assignment.table, assignment.game, assignment.headers(rules))
+        self.store.new_game(assignment.table, assignment.game,
+                            assignment.headers(rules.start().sides))
         with self._lock:
             self.ended.pop(assignment.table, None)
         if self.hub and self.hub.status.get(assignment.table) == "online":
@@ -436,12 +440,12 @@ class ClubServer:
         if table is None:
             if assignment is None:
                 return None
-            state = {"table": unit, "game": assignment.game,
+            state: dict[str, Any] = {"table": unit, "game": assignment.game,
                      "players": list(assignment.players), "online": online, "running": False}
             if unit in self.ended:
                 state["result"] = self.ended[unit]
             return state
-        state = table.session.state()
+        state = dict(table.session.state())
         state.update(table=unit, players=list(assignment.players) if assignment else [],
                      online=online, running=True, game_id=table.game_id,
                      connected=table.link.connected.is_set() and table.link.alive)

@@ -10,6 +10,14 @@ Tables:
     log           every board event and tracker decision, per game (as events.jsonl)
     owners        which club server runs which board (several servers, one broker)
     servers       the club servers alive (several servers, one broker)
+    schema_version  the version of this layout the database has (one row)
+
+The layout is versioned: :data:`MIGRATIONS` lists every change since the first,
+each a version number and its statements, and opening a database brings it up to
+the last (an old database is upgraded on open, in one transaction, by one server at
+a time; a database newer than this code is refused, rather than written wrongly).
+A database from before the versions (the first layout, no ``schema_version``) is
+version 0: the first migration's ``IF NOT EXISTS`` leaves its tables as they are.
 
 A table's save is one transaction (:meth:`ClubStore.save_game`): the log lines of
 the events it took and the record with the actions they made, together. Only once
@@ -24,12 +32,16 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from masume.storage import CannotSave, LogEntry
 
-SQLITE_SCHEMA = """
+#: The layout's versions: (version, what it changes, its statements in SQLite's words;
+#: PostgreSQL's are made by :func:`_postgres`). Append, never edit one that shipped.
+MIGRATIONS: tuple[tuple[int, str, str], ...] = (
+    (1, "the first layout: games, log, owners, servers", """
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY AUTOINCREMENT, table_id TEXT NOT NULL, game TEXT NOT NULL,
     headers TEXT NOT NULL, record TEXT, started REAL NOT NULL, updated REAL NOT NULL,
@@ -37,13 +49,27 @@ CREATE TABLE IF NOT EXISTS games (
 CREATE TABLE IF NOT EXISTS log (
     id INTEGER PRIMARY KEY AUTOINCREMENT, game_id INTEGER NOT NULL, t REAL NOT NULL,
     kind TEXT NOT NULL, data TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS owners (unit TEXT PRIMARY KEY, server TEXT NOT NULL, expires REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS owners (
+    unit TEXT PRIMARY KEY, server TEXT NOT NULL, expires REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS servers (server TEXT PRIMARY KEY, expires REAL NOT NULL);
-"""
+"""),
+    (2, "indexes for a game's log and a table's active game", """
+CREATE INDEX IF NOT EXISTS log_by_game ON log (game_id, id);
+CREATE INDEX IF NOT EXISTS games_by_table ON games (table_id, active);
+"""),
+)
+#: The version this code writes.
+SCHEMA_VERSION = MIGRATIONS[-1][0]
 
-POSTGRES_SCHEMA = SQLITE_SCHEMA.replace(
-    "INTEGER PRIMARY KEY AUTOINCREMENT", "BIGSERIAL PRIMARY KEY").replace(
-    "game_id INTEGER", "game_id BIGINT").replace("REAL", "DOUBLE PRECISION")
+
+class NewerDatabase(RuntimeError):
+    """A database whose layout is newer than this code knows: it is not touched."""
+
+
+def _postgres(sql: str) -> str:
+    """SQLite's statements in PostgreSQL's words."""
+    return sql.replace("INTEGER PRIMARY KEY AUTOINCREMENT", "BIGSERIAL PRIMARY KEY").replace(
+        "game_id INTEGER", "game_id BIGINT").replace("REAL", "DOUBLE PRECISION")
 
 
 class ClubStore:
@@ -62,7 +88,6 @@ class ClubStore:
             import psycopg
 
             self._db = psycopg.connect(self.url, autocommit=False)
-            schema = POSTGRES_SCHEMA
         else:
             path = self.url.removeprefix("sqlite:///").removeprefix("sqlite://")
             Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -70,18 +95,56 @@ class ClubStore:
                                        timeout=30)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")  # committed means on disk
-            schema = SQLITE_SCHEMA
         with self._lock:
-            for statement in filter(str.strip, schema.split(";")):
-                self._exec(statement)
+            try:
+                self._migrate()
+            except BaseException:
+                self._db.close()
+                raise
+
+    def _migrate(self) -> None:
+        """Bring the database's layout up to :data:`SCHEMA_VERSION` (see the module
+        docstring), in one transaction that holds other servers off meanwhile."""
+        try:
+            if self.dialect == "postgres":
+                self._exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+                self._exec("LOCK TABLE schema_version IN EXCLUSIVE MODE")
+            else:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            rows = self._exec("SELECT version FROM schema_version").fetchall()
+            version = max((int(r[0]) for r in rows), default=0)
+            if version > SCHEMA_VERSION:
+                raise NewerDatabase(
+                    f"{self.url}: the database's layout is version {version}, newer than this "
+                    f"masume's ({SCHEMA_VERSION}): upgrade masume to use it")
+            for number, _what, sql in MIGRATIONS:
+                if number <= version:
+                    continue
+                if self.dialect == "postgres":
+                    sql = _postgres(sql)
+                for statement in filter(str.strip, sql.split(";")):
+                    self._exec(statement)
+            if version != SCHEMA_VERSION or len(rows) != 1:
+                self._exec("DELETE FROM schema_version")
+                self._exec("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
             self._commit()
+        except BaseException:
+            self._rollback()
+            raise
+
+    def schema_version(self) -> int:
+        """The version of the layout the database has (:data:`SCHEMA_VERSION` once open)."""
+        rows = self._read("SELECT version FROM schema_version")
+        return int(rows[0][0]) if rows else 0
 
     # ---- plumbing -------------------------------------------------------------
 
-    def _exec(self, sql: str, args: tuple = ()) -> Any:
+    def _exec(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
         if self.dialect == "postgres":
             sql = sql.replace("?", "%s")
-        elif not self._db.in_transaction and not sql.lstrip().upper().startswith(("CREATE", "PRAGMA")):
+        elif (not self._db.in_transaction
+              and not sql.lstrip().upper().startswith(("CREATE", "PRAGMA"))):
             self._db.execute("BEGIN IMMEDIATE")
         return self._db.execute(sql, args)
 
@@ -96,10 +159,10 @@ class ClubStore:
     def _rollback(self) -> None:
         try:
             self._db.rollback()
-        except Exception:
+        except Exception:  # noqa: BLE001, S110 (a connection that is gone has nothing to undo)
             pass
 
-    def _write(self, *statements: tuple[str, tuple]) -> Any:
+    def _write(self, *statements: tuple[str, tuple[Any, ...]]) -> Any:
         """Run ``statements`` in one transaction; CannotSave when the database cannot
         take it now (the disk full, read-only, the server away: tried again later)."""
         with self._lock:
@@ -117,11 +180,11 @@ class ClubStore:
                     raise CannotSave(reason) from exc
                 raise
 
-    def _read(self, sql: str, args: tuple = ()) -> list[tuple]:
+    def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
             try:
                 self._reconnect_if_lost()
-                rows = self._exec(sql, args).fetchall()
+                rows: list[tuple[Any, ...]] = self._exec(sql, args).fetchall()
                 self._commit()
                 return rows
             except Exception:
@@ -147,7 +210,7 @@ class ClubStore:
             cur = self._write((sql, (table, game, json.dumps(dict(headers)), now, now)))
             return int(cur.lastrowid)
 
-    def active_game(self, table: str) -> tuple[int, str, dict, str | None] | None:
+    def active_game(self, table: str) -> tuple[int, str, dict[str, str], str | None] | None:
         rows = self._read("SELECT id, game, headers, record FROM games WHERE table_id = ? "
                           "AND active = 1 ORDER BY id DESC LIMIT 1", (table,))
         if not rows:
@@ -161,8 +224,8 @@ class ClubStore:
         self._write(*[("INSERT INTO log (game_id, t, kind, data) VALUES (?, ?, ?, ?)",
                        (game_id, t, kind, json.dumps(dict(fields), ensure_ascii=False)))
                       for t, kind, fields in log],
-                    ("UPDATE games SET record = ?, headers = ?, result = ?, updated = ? "
-                     "WHERE id = ?", (record, json.dumps(dict(headers)), result, time.time(),
+                    (("UPDATE games SET record = ?, headers = ?, result = ?, updated = ? "
+                      "WHERE id = ?"), (record, json.dumps(dict(headers)), result, time.time(),
                                       game_id)))
 
     def end_game(self, game_id: int, result: str) -> None:
@@ -212,8 +275,8 @@ class ClubStore:
         self._write(("DELETE FROM owners WHERE unit = ? AND server = ?", (unit, server)))
 
     def heartbeat(self, server: str, lease_s: float) -> None:
-        self._write(("INSERT INTO servers (server, expires) VALUES (?, ?) ON CONFLICT (server) "
-                     "DO UPDATE SET expires = excluded.expires", (server, time.time() + lease_s)))
+        self._write((("INSERT INTO servers (server, expires) VALUES (?, ?) ON CONFLICT (server) "
+                      "DO UPDATE SET expires = excluded.expires"), (server, time.time() + lease_s)))
 
     def leave(self, server: str) -> None:
         self._write(("DELETE FROM servers WHERE server = ?", (server,)),

@@ -24,32 +24,35 @@ no face-down card's tag or name. Arbiter actions need the arbiter's login
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from masume.club.arbiter import Arbiter
 from masume.play.cards import public_pieces
 from masume.web.guard import BadRequest, Guard, HostNames, read_json
 from masume.web.server import url_host
+from masume.web.sse import Streams, event_stream
+
+if TYPE_CHECKING:
+    from masume.club.server import ClubServer
 
 STATIC = Path(__file__).parent / "static"
 PUSH_INTERVAL_S = 0.2  # at most five pushes a second, whatever the boards do
-HEARTBEAT_S = 15.0
 #: The longest result an arbiter may give a game.
 MAX_RESULT = 120
 
 
-def _overview(server) -> list[dict[str, Any]]:
+def _overview(server: ClubServer) -> list[dict[str, Any]]:
     out = []
     for state in server.overview():
         if state.get("running"):
@@ -57,13 +60,13 @@ def _overview(server) -> list[dict[str, Any]]:
                                            "board", "pieces", "leds", "status", "outcome",
                                            "game_id", "connected", "tracker", "health")
                      if k in state}
-            state["moves_count"] = sum(len(t["actions"]) for t in server.table_state(
-                state["table"]).get("moves", []))
+            table = server.table_state(state["table"]) or {}
+            state["moves_count"] = sum(len(t["actions"]) for t in table.get("moves", []))
         out.append(state)
     return out
 
 
-def _table(server, unit: str) -> dict[str, Any] | None:
+def _table(server: ClubServer, unit: str) -> dict[str, Any] | None:
     state = server.table_state(unit)
     if state is None or not state.get("running"):
         return state
@@ -78,19 +81,12 @@ def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status)
 
 
-def create_app(server, *, arbiter: Arbiter | None = None,
+def create_app(server: ClubServer, *, arbiter: Arbiter | None = None,
                hosts: HostNames | None = None) -> Starlette:
     """The live page of ``server``; ``arbiter``: who may change the event (default:
     nobody); ``hosts``: the names it answers to (default: the loopback's)."""
     arbiter = arbiter or Arbiter(None)
-    wakers: set[Callable[[], None]] = set()
-    closing = threading.Event()
-
-    def changed(unit: str) -> None:
-        for wake in list(wakers):
-            wake()
-
-    server.subscribe(changed)
+    streams = Streams()
 
     def is_arbiter(request: Request) -> bool:
         return arbiter.is_arbiter(request.cookies.get(arbiter.cookie))
@@ -141,7 +137,8 @@ def create_app(server, *, arbiter: Arbiter | None = None,
         response.delete_cookie(arbiter.cookie, path="/")
         return response
 
-    def arbiter_action(action: Callable[[str, dict[str, Any]], None]):
+    def arbiter_action(action: Callable[[str, dict[str, Any]], None],
+                       ) -> Callable[[Request], Any]:
         async def endpoint(request: Request) -> Response:
             if not is_arbiter(request):
                 return _error("the arbiter's login is needed: spectators only watch", 403)
@@ -174,37 +171,11 @@ def create_app(server, *, arbiter: Arbiter | None = None,
         server.end(unit, result.strip())
 
     async def api_stream(request: Request) -> Response:
-        loop = asyncio.get_running_loop()
-        event = asyncio.Event()
+        def subscribe(wake: Callable[[], None]) -> Callable[[], None]:
+            return server.subscribe(lambda unit: wake())
 
-        def wake() -> None:
-            try:
-                loop.call_soon_threadsafe(event.set)
-            except RuntimeError:
-                pass
-
-        wakers.add(wake)
-
-        async def events() -> AsyncIterator[str]:
-            try:
-                yield "retry: 1000\n\n"
-                last = None
-                while not closing.is_set():
-                    event.clear()
-                    body = json.dumps(await run_in_threadpool(_overview, server))
-                    if body != last:
-                        yield f"data: {body}\n\n"
-                        last = body
-                    try:
-                        await asyncio.wait_for(event.wait(), HEARTBEAT_S)
-                    except TimeoutError:
-                        yield ": heartbeat\n\n"
-                    await asyncio.sleep(PUSH_INTERVAL_S)
-            finally:
-                wakers.discard(wake)
-
-        return StreamingResponse(events(), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-store"})
+        return event_stream(lambda: _overview(server), subscribe, streams,
+                            min_push_interval_s=PUSH_INTERVAL_S)
 
     app = Starlette(routes=[
         Route("/", page),
@@ -220,11 +191,12 @@ def create_app(server, *, arbiter: Arbiter | None = None,
         Route("/api/login", api_login, methods=["POST"]),
         Route("/api/logout", api_logout, methods=["POST"]),
     ], middleware=[Middleware(Guard, hosts=hosts or HostNames.for_bind("127.0.0.1"))])
-    app.state.closing = closing
+    app.state.streams = streams
     return app
 
 
-def serve(server, host: str = "127.0.0.1", port: int = 0, *, arbiter_password: str | None = None,
+def serve(server: ClubServer, host: str = "127.0.0.1", port: int = 0, *,
+          arbiter_password: str | None = None,
           allow_hosts: Iterable[str] = ()) -> tuple[str, Callable[[], None]]:
     """Run the live page with uvicorn in a thread; (url, stop). ``arbiter_password``:
     the arbiter's (None: nobody may change the event from the page); ``allow_hosts``:
@@ -247,7 +219,7 @@ def serve(server, host: str = "127.0.0.1", port: int = 0, *, arbiter_password: s
         thread.join(0.01)
 
     def stop() -> None:
-        app.state.closing.set()
+        app.state.streams.close_all()
         web.should_exit = True
         thread.join(5)
         sock.close()

@@ -1,5 +1,6 @@
 """The board link, host side: transports and the session that keeps a board connected."""
 
+from .base import LedPicture, Link, LinkState, NoBoard
 from .events import BoardEvent, Led, Reading
 from .session import BoardMismatch, BoardSession
 from .transport import LinkDown, SerialTransport, Transport
@@ -9,7 +10,11 @@ __all__ = [
     "BoardMismatch",
     "BoardSession",
     "Led",
+    "LedPicture",
+    "Link",
     "LinkDown",
+    "LinkState",
+    "NoBoard",
     "Reading",
     "SerialTransport",
     "Transport",

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Union
+from typing import Any
 
 from masume.boards import Board, Cell
 from masume_protocol import codec as c
 
 #: A cell's reading: presence -> bool; identity -> piece names bottom to top;
 #: card -> the tag's UID in hex, or None when the zone is empty.
-Reading = Union[bool, tuple[str, ...], str, None]
+Reading = bool | tuple[str, ...] | str | None
 
 
 def check_frame(board: Board, mtype: int, fields: Any) -> None:

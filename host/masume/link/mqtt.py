@@ -33,14 +33,20 @@ import stat
 import threading
 import time
 import tomllib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from masume_protocol.codec import MAX_FRAME
 
 from .transport import LinkDown
+
+if TYPE_CHECKING:
+    from paho.mqtt.client import Client, ConnectFlags, DisconnectFlags, MQTTMessage
+    from paho.mqtt.properties import Properties
+    from paho.mqtt.reasoncodes import ReasonCode
 
 log = logging.getLogger("masume.link.mqtt")
 
@@ -81,7 +87,7 @@ class BrokerUrl:
     ca: str | None = None
 
     @classmethod
-    def parse(cls, url: str) -> "BrokerUrl":
+    def parse(cls, url: str) -> BrokerUrl:
         parts = urlsplit(url)
         if parts.scheme not in ("mqtt", "mqtts", "tcp", "ssl"):
             raise ValueError(f"broker URL {url!r}: use mqtt://host:port or mqtts://host:port")
@@ -100,7 +106,7 @@ class BrokerUrl:
 
     @classmethod
     def from_command_line(cls, url: str, password_file: Path | None = None,
-                          environ: Mapping[str, str] = os.environ) -> "BrokerUrl":
+                          environ: Mapping[str, str] = os.environ) -> BrokerUrl:
         """A broker URL given on a command line, its password from ``password_file``
         (:func:`read_password`) or else ``$MASUME_MQTT_PASSWORD``.
 
@@ -118,6 +124,7 @@ class BrokerUrl:
                 raise ValueError(f"--password-file: the broker URL names no user "
                                  f"({parsed.public('USER')})")
             return parsed  # an anonymous broker (a rehearsal on one machine)
+        password: str | None
         if password_file is not None:
             password = read_password(password_file, parsed.username)
         else:
@@ -134,7 +141,7 @@ class BrokerUrl:
         query = f"?ca={self.ca}" if self.ca else ""
         return f"{scheme}://{user + '@' if user else ''}{self.host}:{self.port}{query}"
 
-    def configure(self, client) -> None:
+    def configure(self, client: Client) -> None:
         """Credentials and TLS on a paho client."""
         if self.username is not None:
             client.username_pw_set(self.username, self.password)
@@ -179,23 +186,24 @@ def parse_credentials(text: str) -> dict[str, str] | None:
             for user, password in part.items() if isinstance(password, str)}
 
 
-def count_drop(count: int, message: str, *args) -> None:
+def count_drop(count: int, message: str, *args: object) -> None:
     """Log a drop whose running ``count`` is 1, 10, 100, ...: every kind of drop is in
     the log, and a flood of them does not fill it."""
     if str(count).rstrip("0") == "1":
         log.warning(message + " (%d so far)", *args, count)
 
 
-def new_client(client_id: str, *, clean: bool = True):
+def new_client(client_id: str, *, clean: bool = True) -> Client:
     import paho.mqtt.client as paho
+    from paho.mqtt.enums import CallbackAPIVersion
 
-    client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id,
+    client = paho.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
                          protocol=paho.MQTTv311, clean_session=clean)
     client.on_socket_open = _no_delay
     return client
 
 
-def _no_delay(client, userdata, sock) -> None:
+def _no_delay(client: Client, userdata: object, sock: Any) -> None:
     """Nagle's algorithm off: a small message (an LED frame, an ACK) written while
     the last one is unacknowledged would otherwise wait for the peer's delayed ACK,
     40 ms on Linux (docs/benchmarks.md, club mode)."""
@@ -234,17 +242,17 @@ class MqttHub:
         #: Events that came for a board with no transport here (in flight while it
         #: was forgotten; none otherwise: only our boards' events are subscribed).
         self.stray = 0
-        self._routes: dict[str, "MqttTransport"] = {}
+        self._routes: dict[str, MqttTransport] = {}
         self._subscribed: set[str] = set()  # events topics asked for on this connection
         self._lock = threading.Lock()
         self._client = new_client(client_id)
         self.url.configure(self._client)
-        self._client.reconnect_delay_set(0.1, 2)
+        self._client.reconnect_delay_set(0.1, 2)  # type: ignore[arg-type]  # seconds, a float
         self._client.on_connect = self._guarded(self._on_connect)
         self._client.on_disconnect = self._guarded(self._on_disconnect)
         self._client.on_message = self._guarded(self._on_message)
 
-    def start(self, wait: float = 5.0) -> "MqttHub":
+    def start(self, wait: float = 5.0) -> MqttHub:
         try:
             self._client.connect_async(self.url.host, self.url.port, keepalive=5)
         except OSError as exc:
@@ -260,20 +268,20 @@ class MqttHub:
             self._client.loop_stop()
         self.connected.clear()
 
-    def health_report(self) -> dict:
+    def health_report(self) -> dict[str, Any]:
         """The broker connection and paho's thread (which runs every board's traffic)."""
         thread = self._paho_thread
         return {"connected": self.connected.is_set(),
                 "alive": thread is not None and thread.is_alive(), "faults": self.faults,
                 "malformed": self.malformed, "stray": self.stray, "dropped": self.dropped,
-                "dropped": sum(t.dropped for t in list(self._routes.values()))}
+                "frames_dropped": sum(t.dropped for t in list(self._routes.values()))}
 
     # paho's thread ----------------------------------------------------------
 
-    def _guarded(self, callback: Callable) -> Callable:
+    def _guarded(self, callback: Callable[..., None]) -> Callable[..., None]:
         """A callback for paho's thread: an exception would end that thread, and every
         board's traffic with it. Logged and counted instead; the hub goes on."""
-        def run(*args) -> None:
+        def run(*args: Any) -> None:
             self._paho_thread = threading.current_thread()
             try:
                 callback(*args)
@@ -283,7 +291,8 @@ class MqttHub:
                           type(exc).__name__, callback.__name__, exc_info=exc)
         return run
 
-    def _on_connect(self, client, userdata, flags, reason, properties=None) -> None:
+    def _on_connect(self, client: Client, userdata: object, flags: ConnectFlags,
+                    reason: ReasonCode, properties: Properties | None = None) -> None:
         if reason.is_failure:
             self.refused = str(reason)
             log.error("broker refused %s: %s", self.client_id, reason)
@@ -299,11 +308,12 @@ class MqttHub:
         self.connected.set()
         log.info("connected to the broker as %s", self.client_id)
 
-    def _on_disconnect(self, client, userdata, flags, reason, properties=None) -> None:
+    def _on_disconnect(self, client: Client, userdata: object, flags: DisconnectFlags,
+                       reason: ReasonCode, properties: Properties | None = None) -> None:
         self.connected.clear()
         log.info("broker connection lost (%s)", reason)
 
-    def _on_message(self, client, userdata, message) -> None:
+    def _on_message(self, client: Client, userdata: object, message: MQTTMessage) -> None:
         try:
             prefix, unit, kind = message.topic.split("/")
         except ValueError:  # not three levels, or not UTF-8
@@ -347,7 +357,7 @@ class MqttHub:
 
     # transports -----------------------------------------------------------
 
-    def transport(self, unit: str) -> "MqttTransport":
+    def transport(self, unit: str) -> MqttTransport:
         if not valid_unit(unit):
             raise ValueError(f"{unit!r} is not a board unit id (letters, digits, _ . -)")
         with self._lock:

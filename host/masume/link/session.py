@@ -34,13 +34,15 @@ import queue
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Mapping
+from typing import Any, Self
 
 from masume.boards import Board, BoardError, load_board
 from masume.health import Health
 from masume_protocol import codec as c
 
+from .base import LedPicture, LinkState
 from .events import BoardEvent, Led, Reading, check_frame, decode_reading
 from .transport import LinkDown, Transport
 
@@ -122,13 +124,13 @@ class BoardSession:
         self.transport = transport
         self.expect = expect
         self.resolve = resolve
-        self.name = name or str(getattr(transport, "port", "the board"))
+        self.name = name or transport.port
         self.board: Board | None = None
         self.firmware: str | None = None
         self.readings: dict[str, Reading] = {}
         self.stats = LinkStats()
         self.health = Health("board link", self.name)
-        self.state = "idle"  # idle, connecting, connected, failed, closed
+        self.state: LinkState = "idle"
         self.error: str | None = None
         self.connected = threading.Event()
         self._events: queue.Queue[BoardEvent] = queue.Queue(queue_limit)
@@ -156,7 +158,7 @@ class BoardSession:
         self._leds: dict[int, Led] | None = None  # the picture to restore on reconnect
         self._snapshot_wanted = False
         self._snapshot_asked = 0.0  # when a snapshot was last asked for
-        self._early: list[tuple[int, int, object]] = []  # frames read with the welcome
+        self._early: list[tuple[int, int, Any]] = []  # frames read with the welcome
         # The board's clock (protocol 2), mapped onto time.monotonic().
         self.board_version = 0  # the protocol version the board speaks
         self._offset: float | None = None  # host seconds minus board seconds, fastest frame
@@ -219,7 +221,7 @@ class BoardSession:
         known = self._known_until
         return now if known is None else min(now, known)
 
-    def start(self) -> "BoardSession":
+    def start(self) -> Self:
         self._thread = threading.Thread(target=self._run, name=f"board-link:{self.name}",
                                         daemon=True)
         self._thread.start()
@@ -237,7 +239,7 @@ class BoardSession:
         except queue.Full:
             pass  # take() sees the state when the queue runs dry
 
-    def __enter__(self) -> "BoardSession":
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -310,7 +312,7 @@ class BoardSession:
             if boot == self._boot and seq > self._committed:
                 self._committed = min(seq, self._received)
 
-    def set_leds(self, picture: Mapping[str | int, Led]) -> None:
+    def set_leds(self, picture: LedPicture) -> None:
         """Show ``picture`` (cell name or index -> Led); every other cell goes dark.
 
         The picture is sent until the board acknowledges it, and again after
@@ -399,7 +401,7 @@ class BoardSession:
                     return
         raise LinkDown("no answer to hello")
 
-    def _welcome(self, fields: tuple) -> None:
+    def _welcome(self, fields: tuple[Any, ...]) -> None:
         version, boot, next_seq, first_seq, board_hash, firmware, board_id = fields
         if not c.OLDEST_VERSION <= version <= c.PROTOCOL_VERSION:
             raise BoardMismatch(
@@ -477,7 +479,7 @@ class BoardSession:
                 self._send(c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(0, 0, 0, 0)))
             self._flush_commands(now)
 
-    def _receive(self, timeout: float) -> list[tuple[int, int, object]]:
+    def _receive(self, timeout: float) -> list[tuple[int, int, Any]]:
         out = []
         for raw in self.transport.receive(timeout):
             try:
@@ -534,7 +536,7 @@ class BoardSession:
         else:
             self._complaints[what] = (said, since + 1)
 
-    def _handle(self, mtype: int, seq: int, fields: object) -> bool:
+    def _handle(self, mtype: int, seq: int, fields: Any) -> bool:
         """Handle one frame from the board; True if an ack should go back."""
         board = self.board
         assert board is not None
@@ -548,13 +550,13 @@ class BoardSession:
             self._put(self._event(board, mtype, seq, fields))
             return False  # acknowledged once the consumer commits it
         if mtype == c.SNAPSHOT:
-            return self._snapshot(board, seq, fields)  # type: ignore[arg-type]
+            return self._snapshot(board, seq, fields)
         if mtype == c.ACK:
             with self._lock:
                 self._pending = [p for p in self._pending if p[0] > seq]
             return False
         if mtype == c.HEARTBEAT:
-            next_seq, first_seq, uptime, boot = fields  # type: ignore[misc]
+            next_seq, first_seq, uptime, boot = fields
             self.stats.board_journal = (first_seq, next_seq)
             if boot != self._boot:
                 # The board restarted and its WELCOME was lost (noise): shake hands.
@@ -568,13 +570,13 @@ class BoardSession:
             self._ask_snapshot_if_drained(time.monotonic())
             return False
         if mtype == c.WELCOME:
-            if fields[1] == self._boot:  # type: ignore[index]
+            if fields[1] == self._boot:
                 return False  # a second answer to a HELLO sent twice
             # Unasked, from a new boot: the board restarted while the cable stayed
             # in. Shake hands again so that it takes our commands (and we resync).
             raise LinkDown("the board restarted")
         if mtype == c.ERROR:
-            code, text = fields  # type: ignore[misc]
+            code, text = fields
             self.stats.board_errors.append(text)
             if code == c.E_SENSOR:
                 log.warning("%s: board reports a faulty sensor: %s", self.name, text)
@@ -597,8 +599,8 @@ class BoardSession:
                                "(not acknowledged)")
                 return
             self._received = event.seq
-            if event.type == "square":
-                self.readings[event.square] = event.reading  # type: ignore[index]
+            if event.type == "square" and event.square is not None:
+                self.readings[event.square] = event.reading
 
     def _snapshot(self, board: Board, seq: int, fields: list[tuple[int, bytes]]) -> bool:
         """Take a snapshot that is exactly where the stream stands: one that covers
@@ -678,8 +680,8 @@ class BoardSession:
             except queue.Empty:
                 return
 
-    def _event(self, board: Board, mtype: int, seq: int, fields: object) -> BoardEvent:
-        *values, ms = fields  # type: ignore[misc]
+    def _event(self, board: Board, mtype: int, seq: int, fields: Any) -> BoardEvent:
+        *values, ms = fields
         at = None
         if ms is not None:
             at = self._board_time(ms)

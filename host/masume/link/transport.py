@@ -14,7 +14,6 @@ import serial
 
 from masume_protocol.codec import Deframer
 
-
 #: What pyserial raises when the device vanishes: SerialException, OSError, and
 #: TypeError or AttributeError from its internals when the port closes under a
 #: read or write in another thread.
@@ -26,6 +25,10 @@ class LinkDown(Exception):
 
 
 class Transport(Protocol):
+    @property
+    def port(self) -> str:
+        """Where the board is (a serial device, a club unit's topics): its name in messages."""
+
     def open(self) -> None: ...
 
     def close(self) -> None: ...

@@ -41,7 +41,7 @@ def viewer_of(position: AnyPosition, viewer: str | None) -> str | None:
     return viewer if viewer in position.sides else None
 
 
-def for_viewer(state: dict[str, Any], *, position: Any, board: Any,
+def for_viewer(state: dict[str, Any], *, position: AnyPosition, board: Any,
                viewer: str | None, choices: Iterable[Hashable]) -> dict[str, Any]:
     """The table's whole ``state`` as ``viewer`` may see it (unchanged for games
     that hide nothing)."""
@@ -87,7 +87,7 @@ def public_pieces(pieces: Mapping[str, Iterable[str]], *, position: Any,
 def _readable(position: Any, text: str, choices: Iterable[Hashable], viewer: str | None) -> bool:
     for action in choices:
         if position.notation(action) == text:
-            return position.notation_for(action, viewer) == text
+            return bool(position.notation_for(action, viewer) == text)
     return False
 
 
@@ -141,7 +141,8 @@ def set_up(layout: Mapping[str, tuple[str, ...]], position: Any) -> Iterator[tup
     card (``tag:*``) gets a card of the set that lies nowhere else."""
     cards = cards_of(position)
     used = {p for stack in layout.values() for p in stack}
-    spare = [c.piece for c in cards.copies() if c.tag and c.piece not in used][::-1] if cards else []
+    spare = ([c.piece for c in cards.copies() if c.tag and c.piece not in used][::-1]
+             if cards else [])
     for cell, pieces in layout.items():
         for piece in pieces:
             if piece == ANY_CARD:

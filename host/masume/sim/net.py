@@ -14,8 +14,15 @@ import collections
 import socket
 import threading
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from masume.link.mqtt import BrokerUrl, new_client
+
+if TYPE_CHECKING:
+    from paho.mqtt.client import Client, ConnectFlags, DisconnectFlags, MQTTMessage
+    from paho.mqtt.properties import Properties
+    from paho.mqtt.reasoncodes import ReasonCode
 
 CONNECT_TIMEOUT_S = 2.0
 INBOX_LIMIT = 256
@@ -27,9 +34,10 @@ class BoardNetwork:
         self.unit = unit
         self.client_id = f"masume-board-{unit}"
         self.connects = 0
-        self.on_publish = None  # (topic, hex) -> None, before each publish (benchmarks)
+        #: (topic, hex) -> None, before each publish (benchmarks).
+        self.on_publish: Callable[[str, str], None] | None = None
         self._cut = False
-        self._client = None
+        self._client: Client | None = None
         self._connected = threading.Event()
         self._inbox: collections.deque[str] = collections.deque(maxlen=INBOX_LIMIT)
         self._lock = threading.Lock()
@@ -108,7 +116,7 @@ class BoardNetwork:
             sock = client.socket()
             if sock is not None:
                 try:
-                    sock.shutdown(socket.SHUT_RDWR)
+                    sock.shutdown(socket.SHUT_RDWR)  # type: ignore[attr-defined]  # a socket
                 except OSError:
                     pass
         self._drop_client()
@@ -126,7 +134,7 @@ class BoardNetwork:
                     client.publish(self._will[0], self._will[1].encode(), qos=1,
                                    retain=True).wait_for_publish(1.0)
                 client.disconnect()
-            except Exception:
+            except Exception:  # noqa: BLE001, S110 (powering off: a broker away is fine)
                 pass
         self._drop_client()
 
@@ -137,19 +145,19 @@ class BoardNetwork:
             client, self._client = self._client, None
         self._connected.clear()
         if client is not None:
-            client._masume_stop = True  # ends its loop thread
+            client._masume_stop = True  # type: ignore[attr-defined]  # ends its loop thread
             try:
                 sock = client.socket()
                 if sock is not None:
                     sock.close()
-            except Exception:
+            except Exception:  # noqa: BLE001, S110 (already closed)
                 pass
 
-    def _loop(self, client) -> None:
+    def _loop(self, client: Client) -> None:
         while not getattr(client, "_masume_stop", False):
             try:
-                rc = client.loop(0.05)
-            except Exception:
+                rc: int = client.loop(0.05)
+            except Exception:  # noqa: BLE001 (a dropped connection: handled as one)
                 rc = 1
             if rc != 0:
                 self._connected.clear()
@@ -158,12 +166,14 @@ class BoardNetwork:
                 if client.socket() is None:
                     return
 
-    def _on_connect(self, client, userdata, flags, reason, properties=None) -> None:
+    def _on_connect(self, client: Client, userdata: object, flags: ConnectFlags,
+                    reason: ReasonCode, properties: Properties | None = None) -> None:
         if not reason.is_failure:
             self._connected.set()
 
-    def _on_disconnect(self, client, userdata, flags, reason, properties=None) -> None:
+    def _on_disconnect(self, client: Client, userdata: object, flags: DisconnectFlags,
+                       reason: ReasonCode, properties: Properties | None = None) -> None:
         self._connected.clear()
 
-    def _on_message(self, client, userdata, message) -> None:
+    def _on_message(self, client: Client, userdata: object, message: MQTTMessage) -> None:
         self._inbox.append(f"{message.topic} {bytes(message.payload).hex()}")

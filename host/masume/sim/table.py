@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 import time
 
-from masume.boards import Board
+from masume.boards import Board, Cell
 from masume_protocol.codec import READING_MAX
 
 SLOT = 1 + READING_MAX  # bytes per sensor in the firmware's sample buffer (firmware/scanner.py)
@@ -34,7 +34,7 @@ class Table:
         self._version = 0
         self._presses: list[tuple[int, float]] = []  # (button index, release time)
 
-    def _cell(self, square: str):
+    def _cell(self, square: str) -> Cell:
         if not self.board.has_cell(square):
             raise TableError(f"no square {square!r} on board {self.board.id!r}")
         cell = self.board.cell(square)

@@ -21,8 +21,8 @@ from __future__ import annotations
 import hmac
 import re
 import secrets
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 from urllib.parse import urlsplit
 
 from starlette.requests import Request

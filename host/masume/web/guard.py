@@ -25,7 +25,8 @@ from __future__ import annotations
 import ipaddress
 import json
 import socket
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers
@@ -90,7 +91,7 @@ class HostNames:
         self.any_ip = any_ip
 
     @classmethod
-    def for_bind(cls, bind: str, extra: Iterable[str] = ()) -> "HostNames":
+    def for_bind(cls, bind: str, extra: Iterable[str] = ()) -> HostNames:
         names = set(LOOPBACK_NAMES) | {n.lower() for n in extra}
         if is_loopback(bind):
             return cls(names, any_ip=False)

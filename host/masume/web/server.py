@@ -1,7 +1,7 @@
 """The web view's server: a Starlette app over one table session.
 
-The table session (``masume.play.table.TableSession``, or anything with the same
-shape) gives:
+The table session (``masume.play.table.TableSession``, or anything else that is a
+:class:`masume.play.face.TableFace`) gives:
 
 - ``simulated``: True on masume's simulated board;
 - ``sides``: the game's sides (each player gets a link of their own);
@@ -55,42 +55,41 @@ links and a stop function.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import html
-import json
 import logging
 import socket
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import (FileResponse, HTMLResponse, JSONResponse, Response,
-                                 StreamingResponse)
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    Response,
+)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
+from masume.play.face import TableFace
 from masume.web.access import Access, Denied, Link
 from masume.web.guard import BadRequest, Guard, HostNames, is_loopback, read_json
+from masume.web.sse import HEARTBEAT_S, Streams, event_stream, to_json
 
 log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).with_name("static")
 #: Shortest time between two pushes on one stream: at most 20 pushes a second.
 MIN_PUSH_INTERVAL_S = 0.05
-#: A comment line on an idle stream this often, so proxies and browsers keep it open.
-HEARTBEAT_S = 15.0
-
-
-def _to_json(state: Any) -> str:
-    return json.dumps(state, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 class _GatedStatic(StaticFiles):
@@ -111,34 +110,6 @@ class _GatedStatic(StaticFiles):
         response = super().file_response(*args, **kwargs)
         response.headers["Cache-Control"] = "no-cache"
         return response
-
-
-class _Streams:
-    """The open event streams of one app, so they can all be ended at shutdown."""
-
-    def __init__(self) -> None:
-        self.closing = threading.Event()
-        self._wakers: set[Callable[[], None]] = set()
-        self._lock = threading.Lock()
-
-    def add(self, waker: Callable[[], None]) -> None:
-        with self._lock:
-            self._wakers.add(waker)
-
-    def discard(self, waker: Callable[[], None]) -> None:
-        with self._lock:
-            self._wakers.discard(waker)
-
-    def close_all(self) -> None:
-        self.closing.set()
-        with self._lock:
-            wakers = list(self._wakers)
-        for wake in wakers:
-            wake()
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._wakers)
 
 
 def _text(data: dict[str, Any], key: str) -> str:
@@ -186,7 +157,7 @@ def qr_svg(url: str) -> str:
 
 
 def create_app(
-    table: Any,
+    table: TableFace,
     *,
     access: Access | None = None,
     hosts: HostNames | None = None,
@@ -197,9 +168,9 @@ def create_app(
 
     ``access``: the run's links (default: new ones at ``http://127.0.0.1/``);
     ``hosts``: the names it answers to (default: the loopback's)."""
-    access = access or Access(getattr(table, "sides", ()), "http://127.0.0.1/")
+    access = access or Access(table.sides, "http://127.0.0.1/")
     hosts = hosts or HostNames.for_bind("127.0.0.1")
-    streams = _Streams()
+    streams = Streams()
 
     def viewing(request: Request) -> Callable[[], Any]:
         """What a request may see: ``state(viewer)`` for its role's viewer."""
@@ -233,60 +204,21 @@ def create_app(
     async def api_state(request: Request) -> Response:
         state = await run_in_threadpool(viewing(request))
         return Response(
-            _to_json(state), media_type="application/json", headers={"Cache-Control": "no-store"}
+            to_json(state), media_type="application/json", headers={"Cache-Control": "no-store"}
         )
 
     async def api_stream(request: Request) -> Response:
-        state = viewing(request)
-        loop = asyncio.get_running_loop()
-        changed = asyncio.Event()
+        return event_stream(viewing(request), table.subscribe, streams,
+                            min_push_interval_s=min_push_interval_s, heartbeat_s=heartbeat_s)
 
-        def wake() -> None:
-            try:
-                loop.call_soon_threadsafe(changed.set)
-            except RuntimeError:  # the loop is gone: the server has stopped
-                pass
-
-        streams.add(wake)
-        unsubscribe = table.subscribe(wake)
-
-        async def events() -> AsyncIterator[str]:
-            try:
-                yield "retry: 1000\n\n"
-                last = None
-                while not streams.closing.is_set():
-                    changed.clear()
-                    body = _to_json(await run_in_threadpool(state))
-                    if body != last:
-                        yield f"data: {body}\n\n"
-                        last = body
-                    pushed = loop.time()
-                    try:
-                        await asyncio.wait_for(changed.wait(), heartbeat_s)
-                    except TimeoutError:
-                        yield ": heartbeat\n\n"
-                        continue
-                    # Coalesce a burst of changes into one push.
-                    wait = min_push_interval_s - (loop.time() - pushed)
-                    if wait > 0:
-                        await asyncio.sleep(wait)
-            finally:
-                streams.discard(wake)
-                unsubscribe()
-
-        return StreamingResponse(
-            events(),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-        )
-
-    def post_route(action: Callable[[dict[str, Any]], dict[str, Any]], *, sim_only: bool = True):
+    def post_route(action: Callable[[dict[str, Any]], dict[str, Any]], *,
+                   sim_only: bool = True) -> Callable[[Request], Any]:
         async def endpoint(request: Request) -> Response:
             role = access.role(request)
             if not access.can_act(role):
                 return _error("a spectator's page only watches: the players move "
                               "with their own links", 403)
-            if sim_only and not getattr(table, "simulated", False):
+            if sim_only and not table.simulated:
                 return _error(
                     "this is a real board: the page only mirrors it; "
                     "move the pieces and press the buttons on the board itself",
@@ -325,8 +257,7 @@ def create_app(
 
     async def api_cards(request: Request) -> Response:
         access.role(request)
-        cards = getattr(table, "cards", None)
-        found = await run_in_threadpool(cards) if cards else []
+        found = await run_in_threadpool(table.cards)
         return JSONResponse({"cards": found})
 
     def press(data: dict[str, Any]) -> dict[str, Any]:
@@ -371,7 +302,8 @@ def lan_address() -> str:
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
         try:
             probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere
-            return probe.getsockname()[0]
+            address: str = probe.getsockname()[0]
+            return address
         except OSError:
             return "127.0.0.1"
 
@@ -400,7 +332,7 @@ class WebView:
 
 
 def serve(
-    table: Any, host: str = "127.0.0.1", port: int = 0, *, allow_hosts: Iterable[str] = (),
+    table: TableFace, host: str = "127.0.0.1", port: int = 0, *, allow_hosts: Iterable[str] = (),
     **options: Any
 ) -> WebView:
     """Run the web view with uvicorn in a background thread.
@@ -423,7 +355,7 @@ def serve(
         sock.close()
         raise OSError(f"cannot serve the web view on {host}:{port}: {exc}") from exc
     real_port = sock.getsockname()[1]
-    access = Access(getattr(table, "sides", ()), f"http://{url_host(host)}:{real_port}/")
+    access = Access(table.sides, f"http://{url_host(host)}:{real_port}/")
     app = create_app(table, access=access, hosts=HostNames.for_bind(host, allow_hosts),
                      **options)
 
@@ -443,7 +375,7 @@ def serve(
     def run() -> None:
         try:
             server.run(sockets=[sock])
-        except BaseException as exc:  # reported to the caller below
+        except BaseException as exc:  # noqa: BLE001 (reported to the caller below)
             failure.append(exc)
         finally:
             sock.close()

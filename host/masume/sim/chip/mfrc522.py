@@ -111,14 +111,14 @@ class Ntag213:
             memory[4:8] = uid[3:7]
             memory[8] = uid[3] ^ uid[4] ^ uid[5] ^ uid[6]
         else:
-            memory[0:len(uid) if len(uid) < 8 else 8] = uid[:8]
+            memory[0:min(8, len(uid))] = uid[:8]
         memory[12:16] = b"\xe1\x10\x12\x00"  # CC: NDEF, 144 bytes, read/write
         if code is not None:
             memory[16] = code
         self.memory = memory
 
     def __repr__(self):
-        return "Ntag213(%s)" % ":".join("%02x" % b for b in self.uid)
+        return "Ntag213({})".format(":".join(f"{b:02x}" for b in self.uid))
 
 
 def _levels(uid):
@@ -436,8 +436,8 @@ class Mfrc522:
             if self.fifo.level >= 25:
                 self.mem[:] = self.fifo.take(25)
             else:
-                for value in self.mem:
-                    self.fifo.push(value)
+                for byte in self.mem:
+                    self.fifo.push(byte)
             regs[COM_IRQ] |= IDLE_IRQ
             regs[COMMAND] = (regs[COMMAND] & 0xF0) | IDLE
             return
@@ -622,7 +622,6 @@ class Mfrc522:
         # they came from, without an answer.
         if st.state == READY or st.state == ACTIVE:
             st.state = HALT if st.from_halt else IDLE_STATE
-        return None
 
     def _receive(self, answer):
         """The answer arrives in the FIFO, from bit RxAlign of its first byte (DS 9.3.1.14)."""

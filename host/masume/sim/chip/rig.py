@@ -183,7 +183,7 @@ def definition(kinds, reeds=False, fields=1, columns=8):
             if kind != "presence":
                 address += [2 * (i % columns), 2 * (i // columns)]
             k += 1
-        cells.append(["c%d" % i, kind, [i], address])
+        cells.append([f"c{i}", kind, [i], address])
     return {"pins": PINS, "cells": cells, "readers": {"fields": fields, "reeds": reeds},
             "led_count": len(kinds), "buttons": [], "id": "t"}
 

@@ -14,8 +14,9 @@
 
   // ---------------------------------------------------------------- colours
   // A piece's side is the word before its first "-" ("blue-rest" -> "blue",
-  // "sente-king" -> "sente", "home-10" -> "home"). Colour words are used as they
-  // are; any other word gets a colour of its own from a hash of it.
+  // "sente-king" -> "sente", "home-10" -> "home"). A side of the game has the colour
+  // its legend gives it (state.sides); other words: colour words as they are, any
+  // other word a colour of its own from a hash of it.
   const COLOUR_WORDS = {
     blue: "#2563eb", red: "#dc2626", green: "#15803d", yellow: "#ca8a04",
     orange: "#ea580c", purple: "#7c3aed", pink: "#db2777", black: "#1f2937",
@@ -39,6 +40,8 @@
 
   function sideColour(side) {
     side = String(side).toLowerCase();
+    const legend = state && state.sides && state.sides[side];
+    if (legend) return `rgb(${legend.join(", ")})`;
     if (COLOUR_WORDS[side]) return COLOUR_WORDS[side];
     const h = hash(side);
     return `hsl(${h % 360}, ${55 + (h >> 9) % 20}%, ${38 + (h >> 17) % 10}%)`;

@@ -1,0 +1,565 @@
+"""One table's game, pure: an input in (a board event, a tick of the clock, a choice),
+what changed and what to do about it out (:class:`Effects`).
+
+:class:`TableCore` holds the game, the tracker and everything a table knows of its
+game (the clocks, the die's rolls, a resignation, a word button called), and makes
+no I/O and starts no thread: time comes in with each input, and what must reach the
+world (the event log's lines, the actions to say, the board's LED picture, that there
+is something to save) goes out in the :class:`Effects` each input returns. The
+runner (:class:`masume.play.table.TableSession`) feeds it from the board link and
+carries its effects out; the view model (:mod:`masume.play.view`) reads it for the
+pages. See masume.play.table for what a table does.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from masume.boards import Board
+from masume.leds import picture
+from masume.link import BoardEvent, Led, Reading
+from masume.link.events import parse_readings, readings_text
+from masume.play.cards import cards_of
+from masume.rules import Game, Position, Rules
+from masume.rules.base import AnyPosition, HidesInformation, IllegalAction, NotationError, Roll
+from masume.tracker import Change, Tracker, TrackerMemory
+
+log = logging.getLogger("masume.play")
+
+#: The record headers the table writes (the rest are the game's and the players').
+TABLE_HEADERS = ("Resigned", "Rolls", "Clock", "Link", "Sensed", "Tracker")
+
+
+@dataclass
+class Effects:
+    """What one input to the table caused, for the runner to carry out."""
+
+    #: Lines for the game's event log: (kind, fields), written with the next save.
+    notes: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    #: Actions to say: (what: "played" or "took back", side, notation as anyone reads it).
+    reports: list[tuple[str, str, str]] = field(default_factory=list)
+    #: A new LED picture for the board, when it differs from the last.
+    leds: dict[str, Led] | None = None
+    #: The table's state may have changed: tell the pages.
+    changed: bool = False
+    #: Something changed that the next save must keep.
+    dirty: bool = False
+
+
+class TableCore:
+    """The game at one table (see the module docstring). ``headers``: the saved
+    record's headers, from which the table takes up where it stood."""
+
+    def __init__(self, rules: Rules, board: Board, game: Game[Any],
+                 headers: dict[str, str] | None = None, *, name: str = "") -> None:
+        self.rules = rules
+        self.board = board
+        self.name = name or board.id
+        self.leds: dict[str, Led] = {}
+        self.last_die: dict[str, int] | None = None
+        self._shown_second: tuple[int, ...] = ()
+        self._out = Effects()
+        self.restore(game, dict(headers or {}))
+
+    def restore(self, game: Game[Any], headers: dict[str, str]) -> None:
+        """Take up a saved state: the game, and what its headers say of the
+        table, the board and the link (see masume.play.table)."""
+        self.game = game
+        self._out = Effects()  # what an input that faulted half-way caused is dropped
+        self.tracker = Tracker(game, self.board, cards=cards_of(game.position))
+        self.resigned: str | None = headers.get("Resigned") or None
+        self.notice = ""  # the latest message worth showing (a refused die roll, ...)
+        self._choices_for: tuple[Position[Any], list[Hashable]] | None = None
+        #: A word button pressed before the pieces moved: (word, squares to put them on).
+        self.calling: tuple[str, tuple[str, ...]] | None = None
+        #: Which roll of the board's die made which action (action index -> roll id),
+        #: kept in the record's Rolls header.
+        self.rolls: dict[int, int] = _read_rolls(headers.get("Rolls", ""))
+        # The clocks: seconds run per timer name (a match clock's as saved with the
+        # game: it goes on after a resume; a turn clock starts afresh), and the turn the
+        # "turn" timer counts.
+        self._elapsed: dict[str, float] = _read_clock(headers.get("Clock", ""))
+        self._clock_at: float | None = None
+        self._turn: tuple[Any, ...] | None = None
+        #: The board's readings as of the last event handled (None before the first
+        #: snapshot), and that event: (boot, seq).
+        self.readings: dict[str, Reading] | None = None
+        self.handled: tuple[int, int] | None = _read_link(headers.get("Link", ""))
+        if self.handled is not None:
+            self.readings = self.tracker.expected_readings()
+            try:
+                self.readings.update(parse_readings(self.board, headers.get("Sensed", "")))
+            except ValueError as exc:
+                log.warning("table %s: Sensed header: %s; taking the game's", self.name, exc)
+            # The board has stood so since the save: long enough to read, as far as
+            # anyone knows here, so the first event resent (its own time, earlier
+            # than now) first settles on it. Restored at "now", a move put down just
+            # before the host died and followed by another while it was down was
+            # never read (issue 11: killed five times, moves lost).
+            self.tracker.restore(self.readings, _read_tracker(headers.get("Tracker", "")),
+                                 float("-inf"))
+        self.leds = {}
+
+    # ---- inputs: each returns what it caused --------------------------------------
+
+    def handle(self, event: BoardEvent, now: float) -> Effects:
+        """One event from the board, taken at ``now`` (monotonic seconds)."""
+        if event.at is not None:
+            # When the board saw it (protocol 2). For an event from the journal,
+            # long before it arrived: first decide what the board showed before it,
+            # as a tick would have then, had the link not been cut.
+            now = min(now, event.at)
+            change = self.tracker.tick(now)
+            if change:
+                self._after(change)
+        self._note("board", **event.to_dict())
+        if event.type == "snapshot":
+            self.readings = dict(event.readings)
+            self.tracker.observe(event.readings, now)
+            self._after(Change())
+        elif event.type == "square":
+            if event.square is not None:
+                if self.readings is not None:
+                    self.readings[event.square] = event.reading
+                self.tracker.observe_square(event.square, event.reading, now)
+            self._after(Change())
+        elif event.type == "button":
+            self._button(event.button, now)
+        elif event.type == "die" and event.value is not None and event.roll_id is not None:
+            self.last_die = {"value": event.value, "roll_id": event.roll_id}
+            self._die(event.value, event.roll_id, now)
+        self.handled = (event.boot, event.seq)
+        return self._flush(dirty=True)
+
+    def skip(self, event: BoardEvent) -> Effects:
+        """An event the table gives up on (it faulted too often): noted, and done with."""
+        self._note("skipped", **event.to_dict())
+        self.handled = (event.boot, event.seq)
+        return self._flush(dirty=True)
+
+    def button(self, button: str, now: float) -> Effects:
+        """A board button pressed (as a board event of that button would say)."""
+        self._button(button, now)
+        return self._flush()
+
+    def die(self, value: int, roll_id: int, now: float) -> Effects:
+        """The board's die rolled ``value`` (its roll ``roll_id``)."""
+        self.last_die = {"value": value, "roll_id": roll_id}
+        self._die(value, roll_id, now)
+        return self._flush()
+
+    def tick(self, now: float, board_now: float | None = None) -> Effects:
+        """Time passes: the tracker decides on a board still since ``board_now`` (the
+        link's clock, by default ``now``), then the rules' timers count to ``now``."""
+        self._after(self.tracker.tick(now if board_now is None else board_now))
+        self._clock(now)
+        return self._flush()
+
+    def count_time(self, now: float) -> Effects:
+        """Only the rules' timers count to ``now`` (the tracker is not asked)."""
+        self._clock(now)
+        return self._flush()
+
+    def settle(self, change: Change) -> Effects:
+        """What the tracker changed (its own ``tick``, ``observe``...): recorded, lit."""
+        self._after(change)
+        return self._flush()
+
+    def redraw(self) -> Effects:
+        """The LED picture and the pages, afresh (after a reload)."""
+        self.leds = {}
+        self._after(Change())
+        return self._flush()
+
+    def act(self, text: str) -> tuple[Hashable, Effects]:
+        """Make one of the :meth:`choices`, written in the game's notation; ValueError,
+        saying why, for text that is not a choice now."""
+        position = self.game.position
+        if self.tracker.view.state != "in-sync":
+            raise ValueError("the board does not match the game yet: "
+                             "put the pieces right before choosing")
+        try:
+            action = position.parse_action(text.strip())
+        except (NotationError, IllegalAction) as exc:
+            raise ValueError(f"{text.strip()!r}: {exc}") from None
+        if action not in self.choices():
+            # A legal action that moves pieces is made with the pieces.
+            raise ValueError(f"{position.notation(action)!r} is made by moving the pieces "
+                             "on the board, not chosen here")
+        self._make(action)
+        return action, self._flush()
+
+    def pause_clock(self) -> None:
+        """The time until the next tick does not count (play stood still: a save failed)."""
+        self._clock_at = None
+
+    # ---- what the table knows ----------------------------------------------------
+
+    def headers(self, headers: dict[str, str]) -> dict[str, str]:
+        """``headers`` with the table's own (:data:`TABLE_HEADERS`) as the table stands:
+        the resignation, the rolls, the match clock (``Clock``: the seconds run of each
+        timer that is not a turn's, ``half 1=734.2``), and where the board stood
+        (``Link``, ``Sensed``, ``Tracker``)."""
+        out = {k: v for k, v in headers.items() if k not in TABLE_HEADERS}
+        if self.resigned:
+            out["Resigned"] = self.resigned
+        if self.rolls:
+            out["Rolls"] = _write_rolls(self.rolls)
+        position = self.game.position
+        match = {name: self._elapsed.get(name, 0.0)
+                 for name, timer in position.status().timers.items() if not timer.per_turn}
+        if match:
+            out["Clock"] = _write_clock(match)
+        if self.handled is not None and self.readings is not None:
+            out["Link"] = "boot={} seq={}".format(*self.handled)
+            expected = self.tracker.expected_readings()
+            differing = {k: v for k, v in self.readings.items() if expected.get(k) != v}
+            if differing:
+                out["Sensed"] = readings_text(self.board, differing)
+            memory = self.tracker.memory()
+            # Whether it decided on the board as it stands matters only where the
+            # board differs from the game (reading a board in sync again changes nothing).
+            memory["settled"] = memory["settled"] and bool(differing)
+            tracker = _write_tracker(memory)
+            if tracker:
+                out["Tracker"] = tracker
+        return out
+
+    def shown_position(self) -> AnyPosition:
+        """The game's position, resigned if a side resigned."""
+        if self.resigned:
+            return self.rules.resign(self.game.position, self.resigned)
+        return self.game.position
+
+    def choices(self) -> list[Hashable]:
+        """The legal actions now that leave every piece where it stands (so the board
+        cannot show them), in the engine's order; none while the rules wait for a
+        chance event, after the game, or while a resignation stands."""
+        position = self.game.position
+        if self._choices_for is not None and self._choices_for[0] is position:
+            return list(self._choices_for[1])
+        found: list[Hashable] = []
+        if not self.resigned:
+            # The table clock's own actions (a timeout, a whistle) are not the players'.
+            layout = _comparable(position.layout())
+            found = [a for a in self._sensed_actions(position)
+                     if _comparable(position.apply(a).layout()) == layout]
+        self._choices_for = (position, found)
+        return list(found)
+
+    def clock(self) -> dict[str, dict[str, Any]]:
+        """The rules' timers now: name -> {"left", "total"} seconds (and "side" for the turn)."""
+        out: dict[str, dict[str, Any]] = {}
+        position = self.game.position
+        if self.resigned or position.outcome() is not None:
+            return out
+        status = position.status()
+        for name, timer in status.timers.items():
+            left = max(0.0, timer.seconds - self._elapsed.get(name, 0.0))
+            entry: dict[str, Any] = {"left": round(left, 1), "total": timer.seconds}
+            if timer.per_turn:
+                entry["side"] = status.to_move
+            out[name] = entry
+        return out
+
+    # ---- how -------------------------------------------------------------------------
+
+    def _flush(self, dirty: bool = False) -> Effects:
+        out, self._out = self._out, Effects()
+        out.dirty = out.dirty or dirty
+        return out
+
+    def _note(self, kind: str, **fields: Any) -> None:
+        self._out.notes.append((kind, fields))
+
+    def _clock(self, now: float) -> None:
+        """Count the rules' timers; play a timer's action when it runs out.
+
+        A turn's time counts while the board shows the game (not while the pieces
+        follow a die roll); a match clock counts all the time. A timer's action is
+        played once it is legal and the board shows the game.
+        """
+        position = self.game.position
+        status = position.status()
+        since = 0.0 if self._clock_at is None else now - self._clock_at
+        self._clock_at = now
+        if self.resigned or position.outcome() is not None or not status.timers:
+            return
+        # A new turn: another side to move or another turn number (Status.turn: a steal
+        # under the beginner rules is the same side's new turn). Rules that do not number
+        # their turns: another number of actions, or the actions counted from 1 again.
+        if status.turn:
+            turn: tuple[Any, ...] = (status.to_move, status.turn)
+            fresh = turn != self._turn
+        else:
+            turn = (status.to_move, status.actions_per_turn, status.action_number,
+                    len(self.game.actions))
+            fresh = (self._turn is None or len(self._turn) != 4 or turn[:2] != self._turn[:2]
+                     or turn[2] < self._turn[2] or turn[3] < self._turn[3])
+        self._turn = turn
+        board_ok = self.tracker.view.state in ("in-sync", "lifted", "moving", "ambiguous")
+        for name, timer in status.timers.items():
+            if timer.per_turn and fresh:
+                self._elapsed[name] = 0.0  # the new turn's time counts from now
+                continue
+            if timer.per_turn and not board_ok:
+                continue
+            before = self._elapsed.get(name, 0.0)
+            self._elapsed[name] = before + since
+            if not timer.per_turn and int(before / 10) != int(self._elapsed[name] / 10):
+                self._out.dirty = True  # the match clock, saved every 10 s: a power cut loses less
+            if (self._elapsed[name] >= timer.seconds and self.tracker.view.state == "in-sync"
+                    and position.is_legal(timer.action)):
+                self._note("clock", timer=name, action=position.notation(timer.action))
+                self._after(self.tracker.push(timer.action))
+                return
+        shown = tuple(int(e["left"]) for e in self.clock().values())
+        if shown != self._shown_second:
+            self._shown_second = shown
+            self._after(Change())  # the timer lamps and the page's countdown
+
+    def _button(self, button: str | None, now: float) -> None:
+        if button == "takeback":
+            if self.resigned:
+                self.resigned = None
+                self._out.dirty = True
+                self._after(Change())
+            else:
+                self._after(self.tracker.takeback())
+        elif button == "confirm":
+            change = self.tracker.confirm()
+            if not change and self.tracker.view.state == "in-sync":
+                # Nothing to step through: confirm makes the one choice there is.
+                choices = self.choices()
+                if len(choices) == 1:
+                    self._make(choices[0])
+                    return
+                self.notice = ("nothing to confirm" if not choices else
+                               f"{len(choices)} choices: choose one on the web view")
+                self._after(Change())
+                return
+            self._after(change)
+        elif button == "resign" and self.game.position.outcome() is None and not self.resigned:
+            self.resigned = self.game.position.status().to_move
+            self._out.dirty = True
+            self._after(Change())
+        elif button:
+            self._word_button(button, now)
+
+    def _word_button(self, word: str, now: float) -> None:
+        """A button named like a word of the notation ("ground"): which action the
+        players mean, before or after they move the pieces (see masume.play.table)."""
+        self._after(self.tracker.tick(now, force=True))
+        change = self.tracker.select(word)
+        if change or _says(self._last_action(), word):
+            self._after(change)  # switched to it, or the reading says it already
+            return
+        position = self.game.position
+        actions = [a for a in self._sensed_actions(position) if _says(a, word)]
+        if not actions:
+            self.notice = f"{word}: not now ({position.status().message})"
+            self.calling = None
+            self._after(Change())
+            return
+        squares: set[str] = set()
+        before = self.tracker.signature(position)
+        for action in actions:
+            after = self.tracker.signature(position.apply(action))
+            squares |= {sq for sq in after if _has_more(after[sq], before[sq])}
+        self.tracker.prefer = word
+        self.calling = (word, tuple(sorted(squares)))
+        self.notice = f"{word}: put the pieces down on a lit square"
+        self._after(Change())
+
+    def _sensed_actions(self, position: Position[Any]) -> list[Hashable]:
+        """The legal actions now, but for the table clock's own (a timeout, a whistle).
+
+        A chance event the board's die gives is the die's; any other (a card turned
+        up from a shuffled pile) a person enters, as a choice."""
+        awaiting = position.status().awaiting
+        if position.outcome() is not None or awaiting == "die":
+            return []
+        timed = {timer.action for timer in position.status().timers.values()}
+        return [a for a in position.legal_actions() if a not in timed]
+
+    def _last_action(self) -> Hashable | None:
+        return self.game.actions[-1] if self.game.actions else None
+
+    def _die(self, value: int, roll_id: int, now: float) -> None:
+        # The roll button says the hand is done: read the board first (a kick called
+        # by putting the ball down a moment ago is read before its roll).
+        self._after(self.tracker.tick(now, force=True))
+        position = self.game.position
+        refused = ""
+        if self.resigned or position.outcome() is not None:
+            refused = "the game is over"
+        elif self.tracker.view.state not in ("in-sync", "ambiguous"):
+            refused = "the board does not match the game yet: put the pieces right, then roll"
+        elif position.status().awaiting != "die":
+            refused = "the game is not waiting for a roll"
+        action = next((a for a in position.legal_actions()
+                       if isinstance(a, Roll) and a.die == value), None) if not refused else None
+        if not refused and action is None:
+            refused = "not an outcome the rules expect"
+        self._note("roll", roll_id=roll_id, value=value,
+                   action=position.notation(action) if action is not None else None,
+                   refused=refused or None)
+        if action is None:
+            self.notice = f"die roll {value} (roll {roll_id}) ignored: {refused}"
+            self._after(Change())
+            return
+        self.rolls[len(self.game.actions)] = roll_id
+        self._after(self.tracker.push(action))
+
+    def _make(self, action: Hashable) -> None:
+        """Play a choice (the web view's, or confirm's)."""
+        self._note("act", action=self.game.position.notation(action))
+        self._after(self.tracker.push(action))
+
+    def _after(self, change: Change) -> None:
+        """Record what changed, redraw the LEDs, tell the pages."""
+        if change:
+            self.notice = ""
+            self.calling = None
+            self.tracker.prefer = ""
+            n = len(self.game.actions)
+            self.rolls = {i: r for i, r in self.rolls.items() if i < n
+                          and isinstance(self.game.actions[i], Roll)}
+            self._note("tracker", popped=[str(a) for a in change.popped],
+                       pushed=[str(a) for a in change.pushed])
+            self._out.dirty = True
+            self._report(change)
+        clock = self.clock().get("turn")
+        leds = picture(self.board, self.shown_position(), self.tracker.view,
+                       last_squares=self._last_squares(), last_side=self._last_side(),
+                       timer=(clock["side"], clock["left"], clock["total"]) if clock else None,
+                       die=self.last_die["value"] if self.last_die else None,
+                       calling=self.calling[1] if self.calling else ())
+        if leds != self.leds:
+            self.leds = leds
+            self._out.leds = leds
+        self._out.changed = True
+
+    def _report(self, change: Change) -> None:
+        positions = self.game.positions()
+        for action in change.popped:
+            self._out.reports.append(
+                ("took back", "", _public(self.game.position, action, taken_back=True)))
+        pushed_from = len(positions) - 1 - len(change.pushed)
+        for k, action in enumerate(change.pushed):
+            before = positions[pushed_from + k]
+            self._out.reports.append(("played", before.status().to_move, _public(before, action)))
+
+    def _last_squares(self) -> tuple[str, ...]:
+        positions = self.game.positions()
+        if len(positions) < 2:
+            return ()
+        return tuple(sorted(self.tracker.touched(positions[-2], positions[-1])))
+
+    def _last_side(self) -> str | None:
+        positions = self.game.positions()
+        return positions[-2].status().to_move if len(positions) > 1 else None
+
+
+def written(position: AnyPosition, action: Hashable, viewer: str | None) -> str:
+    """The action as ``viewer`` (a side, or None: anyone) may read it: a game that
+    hides cards (``notation_for``) names a face-down card to its owner only."""
+    if isinstance(position, HidesInformation):
+        return position.notation_for(action, viewer)
+    return position.notation(action)
+
+
+def _public(position: AnyPosition, action: Hashable, *, taken_back: bool = False) -> str:
+    """The action as anyone at the table may read it (the terminal is shared). A
+    taken-back action is written from the position it was taken back to."""
+    if taken_back and not isinstance(position, HidesInformation):
+        return str(action)
+    try:
+        return written(position, action, None)
+    except (IllegalAction, NotationError, ValueError, KeyError):
+        return "an action"  # taken back from a position it no longer fits
+
+
+def _comparable(layout: Any) -> dict[str, tuple[str, ...]]:
+    return {square: tuple(pieces) for square, pieces in layout.items() if pieces}
+
+
+def _says(action: Hashable | None, word: str) -> bool:
+    """Does an action's notation hold ``word`` as a word?"""
+    return action is not None and word in str(action).split()
+
+
+def _has_more(a: object, b: object) -> bool:
+    """Does sensor signature ``a`` show more pieces than ``b``?"""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return bool(a) and not b
+    pieces_a, pieces_b = list(cast(Iterable[str], a)), list(cast(Iterable[str], b))
+    return any(pieces_a.count(p) > pieces_b.count(p) for p in pieces_a)
+
+
+def _read_rolls(text: str) -> dict[int, int]:
+    """The Rolls header, ``action=roll`` pairs (action numbers from 1): {index: roll id}."""
+    out: dict[int, int] = {}
+    for item in text.split():
+        action, _, roll = item.partition("=")
+        if action.isdigit() and roll.isdigit():
+            out[int(action) - 1] = int(roll)
+    return out
+
+
+def _write_rolls(rolls: dict[int, int]) -> str:
+    return " ".join(f"{i + 1}={r}" for i, r in sorted(rolls.items()))
+
+
+def _read_clock(text: str) -> dict[str, float]:
+    """The Clock header, ``name=seconds`` items separated by ``;``: {timer name: seconds}."""
+    out: dict[str, float] = {}
+    for item in text.split(";"):
+        name, _, seconds = item.strip().rpartition("=")
+        if not name:
+            continue
+        try:
+            out[name] = float(seconds)
+        except ValueError:
+            continue
+    return out
+
+
+def _write_clock(elapsed: dict[str, float]) -> str:
+    return "; ".join(f"{name}={seconds:.1f}" for name, seconds in sorted(elapsed.items()))
+
+
+def _read_link(text: str) -> tuple[int, int] | None:
+    """The Link header, ``boot=B seq=N``: the board's boot and the last event of it
+    the save covers; None when absent or unreadable (the link starts afresh)."""
+    fields = dict(item.partition("=")[::2] for item in text.split())
+    try:
+        return int(fields["boot"]), int(fields["seq"])
+    except (KeyError, ValueError):
+        return None
+
+
+def _write_tracker(memory: TrackerMemory) -> str:
+    """The Tracker header, e.g. ``settled pushed=3,5 follow=4`` (Tracker.memory)."""
+    out = ["settled"] if memory["settled"] else []
+    if memory["pushed"]:
+        out.append("pushed=" + ",".join(str(i) for i in memory["pushed"]))
+    if memory["follow"] is not None:
+        out.append(f"follow={memory['follow']}")
+    return " ".join(out)
+
+
+def _read_tracker(text: str) -> TrackerMemory:
+    memory: TrackerMemory = {"settled": False, "pushed": [], "follow": None}
+    for item in text.split():
+        key, _, value = item.partition("=")
+        if key == "settled":
+            memory["settled"] = True
+        elif key == "pushed":
+            memory["pushed"] = [int(i) for i in value.split(",") if i.isdigit()]
+        elif key == "follow" and value.isdigit():
+            memory["follow"] = int(value)
+    return memory

@@ -1,0 +1,44 @@
+"""What the pages ask of a table: :class:`TableFace`, which
+:class:`masume.play.table.TableSession` implements (and a test's table in memory may).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, Protocol
+
+
+class TableFace(Protocol):
+    """One table as the web view sees it (see masume.web.server)."""
+
+    @property
+    def simulated(self) -> bool:
+        """True on masume's simulated board (the page's hands move its pieces)."""
+
+    @property
+    def sides(self) -> tuple[str, ...]:
+        """The game's sides: each player gets a link of their own."""
+
+    def state(self, viewer: str | None = None) -> Mapping[str, Any]:
+        """The whole picture, JSON-able, as ``viewer`` (a side, or None) may see it."""
+
+    def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback()`` (from any thread) whenever :meth:`state` may have
+        changed; returns the function that stops it."""
+
+    def act(self, text: str) -> Hashable:
+        """Make one of the choices ``state()["choices"]`` lists; ValueError says why not."""
+
+    def cards(self) -> list[dict[str, str]]:
+        """Every card of the game's set (id, name, kind), for the card picker; [] for none."""
+
+    # The simulated board's hands: ValueError, saying why, on misuse or a real board.
+    def sim_lift(self, square: str) -> str: ...
+
+    def sim_place(self, square: str, piece: str) -> None: ...
+
+    def sim_place_card(self, square: str, copy_id: str) -> None: ...
+
+    def sim_press(self, button: str) -> None: ...
+
+    def sim_roll(self, value: int | None = None) -> None: ...
