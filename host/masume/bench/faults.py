@@ -49,10 +49,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from masume.bench.club import GAME, Hand, _recorded, plan_games
+from masume.bench.club import GAME, Hand, Planned, _recorded, plan_games
 from masume_protocol import codec as c
 
 #: Goals (issue 11).
@@ -75,10 +76,10 @@ class Disk:
         self.filler = path / "filler"
 
     @classmethod
-    def mount(cls, path: Path, size: str = "16m") -> "Disk | None":
+    def mount(cls, path: Path, size: str = "16m") -> Disk | None:
         path.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, check=False)
         return cls(path) if done.returncode == 0 else None
 
     def fill(self) -> None:
@@ -97,8 +98,9 @@ class Disk:
         self.filler.unlink(missing_ok=True)
 
     def unmount(self) -> None:
-        if subprocess.run(["umount", str(self.path)], capture_output=True).returncode != 0:
-            subprocess.run(["umount", "-l", str(self.path)], capture_output=True)
+        if subprocess.run(["umount", str(self.path)], capture_output=True,
+                          check=False).returncode != 0:
+            subprocess.run(["umount", "-l", str(self.path)], capture_output=True, check=False)
 
 
 class Event:
@@ -111,7 +113,7 @@ class Event:
         self.units = [f"table-{i + 1}" for i in range(tables)]
         self.card_unit = "cards-1"
         self.spare = "spare-1"  # a board with credentials and no table: the thief's
-        self.server: subprocess.Popen | None = None
+        self.server: subprocess.Popen[bytes] | None = None
         self.broker: Any = None
         self.conf: Any = None
         self.sims: list[Any] = []
@@ -120,11 +122,11 @@ class Event:
         self.disk: Disk | None = None
         self.store: Any = None
         self.http_port = 0
-        self.started = 0
+        self.started = 0.0
 
     # ---- setting up -------------------------------------------------------
 
-    def start(self, plans: list) -> None:
+    def start(self, plans: list[list[Planned]]) -> None:
         from masume.club.broker import write_broker_config
         from masume.club.mosquitto import Broker, free_port
         from masume.club.store import ClubStore
@@ -155,7 +157,7 @@ class Event:
         self.store = ClubStore(self.db)
         self._start_boards(plans)
 
-    def _start_boards(self, plans: list) -> None:
+    def _start_boards(self, plans: list[list[Planned]]) -> None:
         from masume.games import load_rules
         from masume.play.cards import cards_of, set_up
         from masume.sim.board import SimulatedBoard
@@ -173,14 +175,18 @@ class Event:
                                        unit=self.card_unit, seed=len(self.units))
         for cell, piece in set_up(position.layout(), position):
             self.card_sim.place(cell, piece)
-        self.card_piece = cards_of(position).copy(SECRET).piece
+        card_set = cards_of(position)
+        assert card_set is not None  # CARD_GAME is played on a mat
+        self.card_piece = card_set.copy(SECRET).piece
         self.secrets = self._secrets(position)
 
     @staticmethod
     def _secrets(position: Any) -> tuple[str, ...]:
         from masume.play.cards import cards_of
 
-        copy = cards_of(position).copy(SECRET)
+        card_set = cards_of(position)
+        assert card_set is not None  # CARD_GAME is played on a mat
+        copy = card_set.copy(SECRET)
         return tuple(s for s in (copy.tag, copy.id, copy.card.name) if s)
 
     def start_server(self) -> None:
@@ -206,8 +212,8 @@ class Event:
     def api(self, path: str) -> Any:
         try:
             answer = self.get(path)
-        except Exception:
-            return None  # the server is (re)starting
+        except Exception:  # noqa: BLE001 - whatever fails, the server is (re)starting
+            return None
         return answer.json() if answer.status_code == 200 else None
 
     def lost(self) -> dict[str, tuple[int, int]]:
@@ -232,8 +238,8 @@ class Event:
             try:
                 if done():
                     return time.monotonic() - t0
-            except Exception:
-                pass  # a database being written, a server starting: ask again
+            except Exception:  # noqa: BLE001, S110 - a database being written, a server starting: ask again
+                pass
             time.sleep(0.2)
         return None
 
@@ -292,7 +298,7 @@ class Event:
                 thief.disconnect()
                 thief.loop_stop()
         self.play(2)  # and table-1 plays on
-        return victim.connects == before and victim.online
+        return bool(victim.connects == before and victim.online)
 
     # ---- closing ------------------------------------------------------------
 
@@ -307,7 +313,7 @@ class Event:
         for sim in self.sims + ([self.card_sim] if self.card_sim else []):
             try:
                 sim.close()
-            except Exception as exc:  # closing the rest matters more
+            except Exception as exc:  # noqa: BLE001 - closing the rest matters more
                 self.log(f"closing a simulated board: {type(exc).__name__}: {exc}")
         if self.store is not None:
             self.store.close()
@@ -393,6 +399,7 @@ def run(tables: int = 3, kills: int = 3, pace: float = 0.7, payloads: int = 1_00
     keep = True
     try:
         event.start(plans)
+        assert event.server is not None  # start() started it
         log(f"faults: {tables} {GAME} tables and one {CARD_GAME} mat on simulated boards; "
             f"`masume club serve` pid {event.server.pid}; Mosquitto (TLS only) on "
             f"127.0.0.1:{event.conf.tls_port}; database on "

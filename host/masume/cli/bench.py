@@ -49,7 +49,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     faults = kinds.add_parser("faults", help="club mode through server SIGKILLs, broker restarts, "
                               "disk full, noise, unplugging, malformed frames, a client-id "
                               "takeover: actions lost, dead workers, time to recover")
-    faults.add_argument("--tables", type=int, default=3, help="Soccer Shogi tables (and one card mat)")
+    faults.add_argument("--tables", type=int, default=3,
+                        help="Soccer Shogi tables (and one card mat)")
     faults.add_argument("--kills", type=int, default=3, help="times the club server is SIGKILLed")
     faults.add_argument("--pace", type=float, default=0.7,
                         help="seconds between two hand movements on a board")
