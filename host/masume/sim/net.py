@@ -14,6 +14,7 @@ import collections
 import socket
 import threading
 import time
+from typing import Callable
 
 from masume.link.mqtt import BrokerUrl, new_client
 
@@ -28,6 +29,8 @@ class BoardNetwork:
         self.client_id = f"masume-board-{unit}"
         self.connects = 0
         self.on_publish = None  # (topic, hex) -> None, before each publish (benchmarks)
+        #: Called when a message comes or the connection drops: the board wakes up for it.
+        self.on_input: Callable[[], None] = lambda: None
         self._cut = False
         self._client = None
         self._connected = threading.Event()
@@ -93,6 +96,10 @@ class BoardNetwork:
             return self._inbox.popleft()
         except IndexError:
             return ""
+
+    def has_input(self) -> bool:
+        """A message waits for the firmware's next read."""
+        return bool(self._inbox)
 
     # ---- the tests' and the operator's hands -----------------------------
 
@@ -164,6 +171,8 @@ class BoardNetwork:
 
     def _on_disconnect(self, client, userdata, flags, reason, properties=None) -> None:
         self._connected.clear()
+        self.on_input()
 
     def _on_message(self, client, userdata, message) -> None:
         self._inbox.append(f"{message.topic} {bytes(message.payload).hex()}")
+        self.on_input()
