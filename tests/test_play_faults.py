@@ -24,7 +24,7 @@ from masume.rules import load_rules
 from masume.storage import GameStore
 from test_club import Hands, first_action, play, set_up
 from test_play import Play, wait_state
-from test_link import wait_for
+from waiting import until
 
 pytestmark = pytest.mark.slow
 
@@ -151,13 +151,14 @@ def test_an_exception_in_the_table_thread_reloads_the_last_save(
     link.start()
     table.start()
     try:
-        wait_for(lambda: table.state()["link"]["connected"]
-                 and table.tracker.view.state == "in-sync", 20)
+        until(lambda: table.state()["link"]["connected"]
+              and table.tracker.view.state == "in-sync", "the table in sync")
         position = rules.start()
         action = first_action(position)
         play(sim, position, action)
-        wait_for(lambda: table.game.notations() == [position.notation(action)]
-                 and table.health.state == "running" and table.health.recoveries == 1, 20)
+        until(lambda: table.game.notations() == [position.notation(action)]
+              and table.health.state == "running" and table.health.recoveries == 1,
+              "the move read again after the fault")
         assert told == [position.notation(action)] * 2  # read, fault, reloaded, read again
         health = table.health_report()
         assert health["table"]["alive"] and health["table"]["faults"] == 1

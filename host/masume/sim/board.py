@@ -142,6 +142,7 @@ class SimulatedBoard:
             self.net.on_input = self._wake
         self._time_lock = threading.Lock()  # the choice of the next pass's board time
         self._fences: list[int] = []  # board times the board must not reach yet (script)
+        self._finished = -1  # board time of the latest pass the firmware has finished
         self.rng = random.Random(seed)
         self.link = Path(link) if link else default_link_path(self.board.id)
         self.on_leds = on_leds
@@ -313,6 +314,11 @@ class SimulatedBoard:
                 self._fences.remove(start)
             self._wake()
 
+    def caught_up(self) -> bool:
+        """The board has run every pass the table's timeline asked for: each change
+        so far and its debounce. What it reports of them, it has (in its journal)."""
+        return self.table.next_instant(self._finished) is None
+
     def now_ms(self) -> int:
         """The board time the clock says it is (the board's passes may lag behind)."""
         return self.clock.wall_ms()
@@ -367,6 +373,7 @@ class SimulatedBoard:
         self.polls += 1
         self.collections = collections
         self.lost_passes = lost
+        self._finished = self.clock.passed  # the pass before this call is done
         at = self._next_pass()
         return -1 if at is None else at % TICKS_PERIOD
 
