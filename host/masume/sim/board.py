@@ -140,7 +140,6 @@ class SimulatedBoard:
         self.table.on_change = self._wake
         if self.net is not None:
             self.net.on_input = self._wake
-        self._time_lock = threading.Lock()  # the choice of the next pass's board time
         self._fences: list[int] = []  # board times the board must not reach yet (script)
         self._finished = -1  # board time of the latest pass the firmware has finished
         self.rng = random.Random(seed)
@@ -304,13 +303,13 @@ class SimulatedBoard:
         ...     sim.place("C5", "ball", at=t)
         ...     sim.lift("C5", at=t + 120)   # both are reported
         """
-        with self._time_lock:
+        with self.clock.lock:
             start = max(self.clock.wall_ms(), self.clock.passed + 1)
             self._fences.append(start)
         try:
             yield start
         finally:
-            with self._time_lock:
+            with self.clock.lock:
                 self._fences.remove(start)
             self._wake()
 
@@ -359,7 +358,7 @@ class SimulatedBoard:
 
     def _hw_boot(self) -> int:
         """The board time of power-up (the firmware reads its sensors then)."""
-        with self._time_lock:
+        with self.clock.lock:
             self.clock.passed = max(self.clock.wall_ms(), self.clock.passed + 1)
             return self.clock.passed % TICKS_PERIOD
 
@@ -391,7 +390,7 @@ class SimulatedBoard:
         clock = self.clock
         input_waiting = False
         while not self._stopping():
-            with self._time_lock:
+            with self.clock.lock:
                 passed = clock.passed
                 now = clock.wall_ms()
                 if input_waiting:

@@ -48,6 +48,9 @@ class BoardClock:
     def __init__(self) -> None:
         self._epoch = time.monotonic()
         self.passed = -1  # board time of the board's latest scan pass
+        #: Held to stamp a change and to choose a pass's board time: a change is
+        #: either stamped after the pass's time or seen at its own instant.
+        self.lock = threading.RLock()
 
     def wall_ms(self) -> int:
         """The board time the host's clock says it is."""
@@ -69,7 +72,7 @@ class Table:
         #: holds, ms): the board passes then too (masume.sim.board sets them).
         self.settle_ms: tuple[int, ...] = ()
         self._sensor = {c.name: k for k, c in enumerate(board.sensed)}
-        self._lock = threading.Lock()
+        self._lock = self.clock.lock
         self._last_stamp = 0
         # The sensors as the board last sampled them, and what comes after.
         self._seen = bytearray(SLOT * len(board.sensed))
