@@ -9,7 +9,7 @@ awaited; it is no deadline any run is meant to approach.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 HANG_S = 600.0
 

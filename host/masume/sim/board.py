@@ -38,7 +38,7 @@ import tty
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from masume.boards import Board, load_board
 

@@ -25,10 +25,11 @@ import heapq
 import threading
 import time
 from collections import deque
-from typing import Callable
+from collections.abc import Callable
 
-from masume.boards import Board
 from masume_protocol.codec import READING_MAX
+
+from masume.boards import Board, Cell
 
 SLOT = 1 + READING_MAX  # bytes per sensor in the firmware's sample buffer (firmware/scanner.py)
 BUTTON_PRESS_S = 0.12  # how long a simulated press holds the button down
@@ -81,7 +82,7 @@ class Table:
         self._presses: list[tuple[int, int, int]] = []  # (button index, down ms, up ms)
         self._instants: list[int] = []  # heap: board times at which the board must pass
 
-    def _cell(self, square: str):
+    def _cell(self, square: str) -> Cell:
         if not self.board.has_cell(square):
             raise TableError(f"no square {square!r} on board {self.board.id!r}")
         cell = self.board.cell(square)
