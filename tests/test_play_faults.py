@@ -34,7 +34,7 @@ def start(sim, games: Path, *more: str) -> tuple[Play, str]:
     host = Play("soccer-shogi", "--port", sim.port, "--games-dir", str(games), "--http-port",
                 "0", *more, stdin=subprocess.DEVNULL)
     url = host.until("web view: ").split(": ", 1)[1]
-    wait_state(url, lambda s: s["link"]["connected"] and s["tracker"]["state"] == "in-sync", 30)
+    wait_state(url, lambda s: s["link"]["connected"] and s["tracker"]["state"] == "in-sync")
     return host, url
 
 
@@ -69,16 +69,16 @@ def test_killed_again_and_again_with_moves_made_meanwhile_nothing_is_lost(
             move()
             time.sleep(1.0)  # the players' pace: the board still between two moves
         host, url = start(sim, games, "--resume", "last")
-        wait_state(url, lambda s: actions(s) == 4, 30)
+        wait_state(url, lambda s: actions(s) == 4)
         # 3: killed the moment the piece is put down, before the move can be read.
         move()
         host.proc.send_signal(signal.SIGKILL)
         host.proc.wait()
         host, url = start(sim, games, "--resume", "last")
-        wait_state(url, lambda s: actions(s) == 5, 30)
+        wait_state(url, lambda s: actions(s) == 5)
         # 4: and one more with the host running, to see it goes on from there.
         move()
-        wait_state(url, lambda s: actions(s) == 6, 30)
+        wait_state(url, lambda s: actions(s) == 6)
     finally:
         host.stop()
     assert recorded(games) == made  # every move, each once
@@ -99,7 +99,7 @@ def test_disk_full_then_read_only_pauses_play_and_loses_nothing(make_sim, small_
             trouble()
             move()
             # The page and the terminal say it; the move waits on the board.
-            state = wait_state(url, lambda s: says in (s["health"]["problem"] or ""), 30)
+            state = wait_state(url, lambda s: says in (s["health"]["problem"] or ""))
             assert says in state["tracker"]["message"] and state["link"]["connected"]
             assert state["health"]["table"]["state"] == "paused"
             assert actions(state) == len(made) - 1
