@@ -406,9 +406,12 @@ class SimulatedBoard:
                         clock.passed = now
                         return now
                 wake = passed + IDLE_PASS_MS if due is None else min(due, passed + IDLE_PASS_MS)
-                fenced = bool(self._fences)
-            # Nothing due: sleep until something is (a script's end wakes us up).
-            input_waiting = self._wait_for_input(1.0 if fenced else clock.seconds_until(wake))
+                held = now <= passed and bool(self._fences)
+            if held:  # a script holds the board: only its end (a wake-up) lets it on
+                self._wait_for_input(1.0, watch_port=False)
+                continue
+            # Nothing due: sleep until something is.
+            input_waiting = self._wait_for_input(clock.seconds_until(wake))
         return None
 
     def _wake(self) -> None:
@@ -420,12 +423,12 @@ class SimulatedBoard:
     def _input_waiting(self) -> bool:
         return bool(self._to_board) or (self.net is not None and self.net.has_input())
 
-    def _wait_for_input(self, timeout: float) -> bool:
+    def _wait_for_input(self, timeout: float, watch_port: bool = True) -> bool:
         """Sleep up to ``timeout`` s, until a byte comes from the host or a wake-up;
         True if input waits for the firmware."""
-        if self._input_waiting():
+        if watch_port and self._input_waiting():
             return True
-        port = self._master
+        port = self._master if watch_port else None
         watch = [self._wake_r] if port is None else [self._wake_r, port]
         try:
             ready, _, _ = select.select(watch, [], [], timeout)
