@@ -238,3 +238,15 @@ def test_a_change_in_the_past_of_the_board_is_refused(make_sim) -> None:
         with pytest.raises(TableError, match="time order"):
             sim.lift("A1", at=t)
     assert sim.table.stacks["A1"] == ["red"]
+
+
+def test_a_board_at_rest_sleeps_between_its_link_timers(make_sim) -> None:
+    from masume.sim.board import IDLE_PASS_MS
+
+    sim = make_sim()
+    until(lambda: sim.polls > 0, "a pass")
+    polls, start = sim.polls, sim.clock.passed
+    until(lambda: sim.clock.passed >= start + 2000, "two seconds of board time")
+    # Nobody touches it and no host talks to it: one pass per IDLE_PASS_MS, not one
+    # a millisecond (the figures: masume bench sim).
+    assert sim.polls - polls <= 2000 // IDLE_PASS_MS + 2
