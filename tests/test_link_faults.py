@@ -15,15 +15,15 @@ from masume.link import BoardEvent, BoardSession
 from masume.link import session as session_module
 from masume.link.mqtt import MqttHub, new_client, topic
 from masume_protocol import codec as c
-from test_link import take, wait_for
+from waiting import HANG_S, take, until
 
 pytestmark = pytest.mark.slow
 
 
 def connected(session: BoardSession) -> int:
     """Wait for the link and its first snapshot; the seq the stream stands at."""
-    assert session.wait_connected(15)
-    for event in session.events(timeout=10):
+    assert session.wait_connected(HANG_S)
+    for event in session.events(timeout=HANG_S):
         if event.type == "snapshot":
             return event.seq
     raise AssertionError("no snapshot after connecting")
@@ -53,7 +53,7 @@ def test_frames_naming_what_the_board_lacks_are_bad_frames_and_the_stream_goes_o
     ]
     for raw in bad:
         sim.inject(raw)
-    wait_for(lambda: session.stats.bad_frames >= len(bad))
+    until(lambda: session.stats.bad_frames >= len(bad))
     # The real next event has the seq the forged ones claimed: it is taken, once.
     sim.place("C5", "ball")
     events = take(session, 1)
@@ -135,7 +135,7 @@ def test_an_exception_in_the_link_thread_is_survived_by_a_rebirth(
     events = take(session, 1)
     assert raised == ["C5"]
     assert [(e.square, e.reading) for e in events] == [("C5", ("ball",))]
-    wait_for(lambda: session.health.state == "running" and session.stats.snapshots >= 2)
+    until(lambda: session.health.state == "running" and session.stats.snapshots >= 2)
     health = session.health.to_dict(alive=session.alive)
     assert health["faults"] == 1 and health["recoveries"] == 1 and health["alive"]
     assert health["recovery_s"] is not None and health["problem"] is None
@@ -155,16 +155,16 @@ def test_a_consumer_that_stops_reading_holds_the_board_back(make_sim, connect, c
     squares = [cell.name for cell in sim.board.sensed][:30]
     for square in squares:
         sim.place(square, "red")
-    wait_for(lambda: session.stats.held_back > 0)
+    until(lambda: session.stats.held_back > 0)
     assert session.waiting == 20 and session.ack == start  # nothing acknowledged
     assert "wait to be taken; the board keeps the rest" in caplog.text
     for square in squares:
         sim.lift(square)
-    events = take(session, 2 * len(squares), timeout=30)
+    events = take(session, 2 * len(squares))
     assert [e.seq for e in events] == list(range(start + 1, start + 1 + 2 * len(squares)))
     assert [(e.square, e.reading) for e in events] == (
         [(sq, ("red",)) for sq in squares] + [(sq, ()) for sq in squares])
-    wait_for(lambda: session.ack == start + 2 * len(squares))
+    until(lambda: session.ack == start + 2 * len(squares))
     assert session.stats.events_lost == 0
 
 
@@ -195,16 +195,16 @@ def test_an_event_the_board_keeps_sending_bad_is_skipped(broker) -> None:
         fake.subscribe(topic(unit, "commands"), 1)
         fake.publish(topic(unit, "status"), b"online", qos=1, retain=True).wait_for_publish(2)
         session = BoardSession(hub.transport(unit), name=unit).start()
-        assert session.wait_connected(15)
+        assert session.wait_connected(HANG_S)
         for _ in range(session_module.BAD_EVENT_RETRIES):  # the board's resends
             send(c.SQUARE, 1, c.pack_square(999, b"\x01", 10))
         send(c.SQUARE, 2, c.pack_square(board.cell("C5").index, b"\x03", 20))
         got: list[BoardEvent] = []
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + HANG_S
         while not got and time.monotonic() < deadline:
             got += [e for e in session.events(timeout=0.2) if e.type == "square"]
         assert [(e.seq, e.square) for e in got] == [(2, "C5")]
-        wait_for(lambda: session.ack == 2)  # the skipped event is acknowledged with it
+        until(lambda: session.ack == 2)  # the skipped event is acknowledged with it
         assert session.stats.skipped == 1
         assert "skipped (sent 3 times)" in session.health.last_fault
     finally:

@@ -11,6 +11,7 @@ import pytest
 
 from masume.link import BoardSession, Led
 from masume.link.mqtt import BrokerUrl, MqttHub, new_client, topic
+from waiting import HANG_S, connected, until
 
 pytestmark = pytest.mark.slow
 
@@ -22,11 +23,13 @@ def hub(broker):
     h.close()
 
 
-def collect(session, want: int, timeout: float = 20.0) -> list:
-    """Square events until ``want`` have come (snapshots skipped)."""
+def collect(session, want: int) -> list:
+    """Square events until ``want`` have come (snapshots skipped); waits on the events
+    (waiting.HANG_S guards against a hang)."""
     out = []
-    deadline = time.monotonic() + timeout
-    while len(out) < want and time.monotonic() < deadline:
+    deadline = time.monotonic() + HANG_S
+    while len(out) < want:
+        assert time.monotonic() < deadline, f"only {len(out)} of {want} events: {out}"
         for event in session.events(timeout=0.2):
             if event.type == "square":
                 out.append(event)
@@ -35,13 +38,9 @@ def collect(session, want: int, timeout: float = 20.0) -> list:
     return out
 
 
-def wait_for(predicate, timeout: float = 15.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
+def wait_for(predicate, what: str = "the condition") -> bool:
+    until(predicate, what)
+    return True
 
 
 def test_broker_url_parsing():
@@ -57,7 +56,7 @@ def test_events_and_leds_over_mqtt_through_a_broker_restart(broker, hub, make_si
     sim = make_sim(mqtt=broker.url, unit="table-1")
     session = BoardSession(hub.transport("table-1"), expect="soccer-shogi").start()
     try:
-        assert session.wait_connected(15)
+        assert connected(session)
         assert hub.status["table-1"] == "online"
         session.set_leds({"C5": Led((255, 0, 0), "blink")})
         assert wait_for(lambda: sim.led_colours.get("C5") == (255, 0, 0))
@@ -69,7 +68,7 @@ def test_events_and_leds_over_mqtt_through_a_broker_restart(broker, hub, make_si
         for sq in squares[3:]:
             sim.place(sq, "ball")  # journalled on the board while nobody listens
             time.sleep(0.1)
-        events = collect(session, len(squares), timeout=30)
+        events = collect(session, len(squares))
         assert [e.square for e in events] == squares  # all of them, in order, once
         assert [e.seq for e in events] == list(range(events[0].seq, events[0].seq + len(squares)))
         assert session.stats.connects >= 2
@@ -88,7 +87,7 @@ def test_wifi_cut_last_will_and_journal(broker, hub, make_sim, cut_s):
     sim = make_sim(mqtt=broker.url, unit="table-2")
     session = BoardSession(hub.transport("table-2")).start()
     try:
-        assert session.wait_connected(15)
+        assert connected(session)
         sim.place("A3", "ball")
         assert [e.square for e in collect(session, 1)] == ["A3"]
         sim.unplug()  # Wi-Fi gone
@@ -99,7 +98,7 @@ def test_wifi_cut_last_will_and_journal(broker, hub, make_sim, cut_s):
             time.sleep(0.1)
         time.sleep(cut_s)
         sim.replug()
-        events = collect(session, 3, timeout=30)
+        events = collect(session, 3)
         assert [e.square for e in events] == ["B3", "C3", "D3"]
         assert hub.status["table-2"] == "online"
     finally:
@@ -110,12 +109,12 @@ def test_reboot_over_mqtt_resynchronises(broker, hub, make_sim):
     sim = make_sim(mqtt=broker.url, unit="table-3")
     session = BoardSession(hub.transport("table-3")).start()
     try:
-        assert session.wait_connected(15)
+        assert connected(session)
         sim.place("E5", "ball")
         collect(session, 1)
         sim.reboot()
         sim.place("E6", "ball")  # placed on the fresh boot: a square event or a snapshot
-        assert wait_for(lambda: session.readings.get("E6") == ("ball",), timeout=20)
+        assert wait_for(lambda: session.readings.get("E6") == ("ball",))
         assert session.stats.snapshots >= 2
     finally:
         session.close()
@@ -128,7 +127,7 @@ def test_garbage_on_the_broker_is_ignored(broker, hub, make_sim):
     rogue.connect("127.0.0.1", broker.port)
     rogue.loop_start()
     try:
-        assert session.wait_connected(15)
+        assert connected(session)
         for t, payload in [
             (topic("table-4", "events"), b"\x00\x00garbage"),
             (topic("table-4", "events"), bytes(range(1, 200))),
@@ -190,7 +189,7 @@ def test_a_version_1_board_is_still_read(broker, hub):
         old.subscribe(topic(unit, "commands"), 1)
         old.publish(topic(unit, "status"), b"online", qos=1, retain=True).wait_for_publish(2)
         session = BoardSession(hub.transport(unit), expect="soccer-shogi").start()
-        assert session.wait_connected(15)
+        assert connected(session)
         assert session.board_version == 1
         for seq, (square, pieces) in enumerate([("C5", ("ball",)), ("A1", ("blue",))], start=1):
             old.publish(topic(unit, "events"), v1_square(seq, square, pieces), qos=1)

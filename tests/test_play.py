@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from masume.games import load_rules
 from test_web import CHROMIUM, at, launch_chromium
+from waiting import HANG_S
 
 pytestmark = pytest.mark.slow
 MASUME = [sys.executable, "-m", "masume.cli"]
@@ -38,7 +39,7 @@ class Play:
             self._out.put(line)
         self._out.put("")  # end of output
 
-    def until(self, prefix: str, timeout: float = 30.0) -> str:
+    def until(self, prefix: str, timeout: float = HANG_S) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
@@ -85,7 +86,7 @@ def state(url: str) -> dict:
         return json.load(response)
 
 
-def wait_state(url: str, check, timeout: float = 15.0) -> dict:
+def wait_state(url: str, check, timeout: float = HANG_S) -> dict:
     deadline = time.monotonic() + timeout
     while True:
         current = state(url)
@@ -282,7 +283,7 @@ def test_play_drives_a_board_on_a_serial_port(tmp_path: Path) -> None:
                 time.sleep(0.2)
             assert play.until("blue: ") == "blue: E7-E6"
             # The board's LEDs are the host's: the turn light of action 2 of 2.
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + HANG_S
             while True:
                 sim.stdin.write("leds\n")
                 sim.stdin.flush()
@@ -298,7 +299,7 @@ def test_play_drives_a_board_on_a_serial_port(tmp_path: Path) -> None:
                 sim.stdin.flush()
                 sim.stdout.readline()
                 time.sleep(0.3)
-            assert play.until("blue: ", timeout=30) == "blue: D7-D6"
+            assert play.until("blue: ") == "blue: D7-D6"
         finally:
             play.stop()
     finally:

@@ -24,6 +24,7 @@ from masume.storage import GameStore
 from test_club import Hands, first_action, play, set_up
 from test_link import wait_for
 from test_play import Play, wait_state
+from waiting import until
 
 pytestmark = pytest.mark.slow
 
@@ -33,7 +34,7 @@ def start(sim, games: Path, *more: str) -> tuple[Play, str]:
     host = Play("soccer-shogi", "--port", sim.port, "--games-dir", str(games), "--http-port",
                 "0", *more, stdin=subprocess.DEVNULL)
     url = host.until("web view: ").split(": ", 1)[1]
-    wait_state(url, lambda s: s["link"]["connected"] and s["tracker"]["state"] == "in-sync", 30)
+    wait_state(url, lambda s: s["link"]["connected"] and s["tracker"]["state"] == "in-sync")
     return host, url
 
 
@@ -68,16 +69,16 @@ def test_killed_again_and_again_with_moves_made_meanwhile_nothing_is_lost(
             move()
             time.sleep(1.0)  # the players' pace: the board still between two moves
         host, url = start(sim, games, "--resume", "last")
-        wait_state(url, lambda s: actions(s) == 4, 30)
+        wait_state(url, lambda s: actions(s) == 4)
         # 3: killed the moment the piece is put down, before the move can be read.
         move()
         host.proc.send_signal(signal.SIGKILL)
         host.proc.wait()
         host, url = start(sim, games, "--resume", "last")
-        wait_state(url, lambda s: actions(s) == 5, 30)
+        wait_state(url, lambda s: actions(s) == 5)
         # 4: and one more with the host running, to see it goes on from there.
         move()
-        wait_state(url, lambda s: actions(s) == 6, 30)
+        wait_state(url, lambda s: actions(s) == 6)
     finally:
         host.stop()
     assert recorded(games) == made  # every move, each once
@@ -98,7 +99,7 @@ def test_disk_full_then_read_only_pauses_play_and_loses_nothing(make_sim, small_
             trouble()
             move()
             # The page and the terminal say it; the move waits on the board.
-            state = wait_state(url, lambda s: says in (s["health"]["problem"] or ""), 30)
+            state = wait_state(url, lambda s: says in (s["health"]["problem"] or ""))
             assert says in state["tracker"]["message"] and state["link"]["connected"]
             assert state["health"]["table"]["state"] == "paused"
             assert actions(state) == len(made) - 1
@@ -150,13 +151,14 @@ def test_an_exception_in_the_table_thread_reloads_the_last_save(
     link.start()
     table.start()
     try:
-        wait_for(lambda: table.state()["link"]["connected"]
-                 and table.tracker.view.state == "in-sync", 20)
+        until(lambda: table.state()["link"]["connected"]
+              and table.tracker.view.state == "in-sync", "the table in sync")
         position = rules.start()
         action = first_action(position)
         play(sim, position, action)
-        wait_for(lambda: table.game.notations() == [position.notation(action)]
-                 and table.health.state == "running" and table.health.recoveries == 1, 20)
+        until(lambda: table.game.notations() == [position.notation(action)]
+              and table.health.state == "running" and table.health.recoveries == 1,
+              "the move read again after the fault")
         assert told == [position.notation(action)] * 2  # read, fault, reloaded, read again
         health = table.health_report()
         assert health["table"]["alive"] and health["table"]["faults"] == 1

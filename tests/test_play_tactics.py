@@ -26,6 +26,8 @@ from masume.records import read_record
 from masume.rules import Game
 from masume.rules.masume_tactics import Timeout, Whistle
 from masume.storage import GameStore
+from masume.tracker import Change
+from waiting import HANG_S
 
 RULES = load_rules("masume-tactics")
 HIGHLIGHTS = {meaning: highlight_led(meaning, RULES.start().legend)
@@ -61,7 +63,7 @@ class Table:
     def game(self) -> Game:
         return self.session.game
 
-    def wait(self, check: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
+    def wait(self, check: Callable[[], bool], what: str, timeout: float = HANG_S) -> None:
         deadline = time.monotonic() + timeout
         while not check():
             assert time.monotonic() < deadline, (

@@ -37,6 +37,8 @@ class Bench:
     def __init__(self, slots):
         self.now = 0
         self.state = bytearray(slots)
+    fault_version = 0
+    def faults(self): return []
     def ticks_ms(self): return self.now
     def random_u32(self): return 1
     def sample(self, raw):

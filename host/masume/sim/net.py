@@ -36,6 +36,8 @@ class BoardNetwork:
         self.connects = 0
         #: (topic, hex) -> None, before each publish (benchmarks).
         self.on_publish: Callable[[str, str], None] | None = None
+        #: Called when a message comes or the connection drops: the board wakes up for it.
+        self.on_input: Callable[[], None] = lambda: None
         self._cut = False
         self._client: Client | None = None
         self._connected = threading.Event()
@@ -101,6 +103,10 @@ class BoardNetwork:
             return self._inbox.popleft()
         except IndexError:
             return ""
+
+    def has_input(self) -> bool:
+        """A message waits for the firmware's next read."""
+        return bool(self._inbox)
 
     # ---- the tests' and the operator's hands -----------------------------
 
@@ -174,6 +180,8 @@ class BoardNetwork:
     def _on_disconnect(self, client: Client, userdata: object, flags: DisconnectFlags,
                        reason: ReasonCode, properties: Properties | None = None) -> None:
         self._connected.clear()
+        self.on_input()
 
     def _on_message(self, client: Client, userdata: object, message: MQTTMessage) -> None:
         self._inbox.append(f"{message.topic} {bytes(message.payload).hex()}")
+        self.on_input()
