@@ -77,7 +77,9 @@ def board_at_rest(board_id: str, seconds: float) -> tuple[float, float]:
         assert sim.stdin is not None and sim.stdout is not None
         if not sim.stdout.readline().startswith("port: "):
             raise RuntimeError(f"masume sim --board {board_id} did not start")
-        threading.Thread(target=lambda: [None for _ in sim.stdout], daemon=True).start()
+        output = sim.stdout
+        # Its later lines (the board's log) are read and dropped, so its pipe never fills.
+        threading.Thread(target=lambda: [None for _ in output], daemon=True).start()
         with BoardSession(SerialTransport(str(link)), resolve=lambda _id: board) as session:
             if not session.wait_connected(60):
                 raise RuntimeError(f"the simulated {board_id} did not answer")

@@ -450,7 +450,7 @@ class SimulatedBoard:
                 pass
         return (port is not None and port in ready) or self._input_waiting()
 
-    def _hw_sample(self, at: int, held: int) -> list | None:
+    def _hw_sample(self, at: int, held: int) -> list[Any] | None:
         """The sensors' readings at the pass's board time, unless the firmware holds
         this version already."""
         news = self.table.sample(self.clock.passed, held)
