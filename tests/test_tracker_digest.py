@@ -24,7 +24,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
 from masume.boards import load_board
 from masume.games import load_rules
 from masume.play.cards import cards_of
