@@ -4,7 +4,7 @@ leads to."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -231,6 +231,35 @@ class Position:
 
     def __repr__(self) -> str:
         return f"<Position {self.to_text()!r}>"
+
+    def __hash__(self) -> int:
+        # The dataclass's hash (of the compared fields), computed once: positions
+        # are dict keys throughout the tracker's search.
+        try:
+            hashed: int = self.__dict__["_hash"]
+            return hashed
+        except KeyError:
+            value = self.__dict__["_hash"] = hash(tuple(
+                self.__dict__[name] for name in _COMPARED))
+            return value
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Not what is cached: a string's hash differs from one process to another.
+        return {k: v for k, v in self.__dict__.items() if k in _FIELDS}
+
+    def _with(self, **changes: Any) -> Position:
+        """``dataclasses.replace(self, **changes)`` without its checks and the frozen
+        ``__init__`` (one ``object.__setattr__`` per field): the same position, made
+        several times faster. The generation makes one or more per candidate action."""
+        made = _new_object(Position)
+        values = made.__dict__
+        mine = self.__dict__
+        for name in _FIELDS:
+            values[name] = mine[name]
+        values.update(changes)
+        if "players" not in changes and "_at" in mine:
+            values["_at"] = mine["_at"]  # the same squares: the same map (never changed)
+        return made
 
     # ----------------------------------------------------------- queries
 
@@ -619,9 +648,9 @@ class Position:
 
     def _result(self, action: Action) -> Position | None:
         """The position after ``action``, or None if it is not legal here."""
-        base = replace(self, path=(), event=())
+        base = self._with(path=(), event=())
         if isinstance(action, Timeout):  # the rest of the turn is lost
-            return replace(base, to_move=1 - self.to_move, action=1, used=0, turn=self.turn + 1)
+            return base._with(to_move=1 - self.to_move, action=1, used=0, turn=self.turn + 1)
         if isinstance(action, Roll):
             return base._roll(action.die)
         if isinstance(action, Choice):
@@ -641,7 +670,7 @@ class Position:
         return None
 
     def _mark_used(self, i: int) -> Position:
-        return replace(self, used=self.used | (1 << i))
+        return self._with(used=self.used | (1 << i))
 
     def _move(self, move: Move) -> Position | None:
         frm, to = SQUARE_INDEX[move.frm], SQUARE_INDEX[move.to]
@@ -651,13 +680,13 @@ class Position:
         ball = self.ball
         if frm == ball and not move.leave:
             ball = to
-        pos = replace(self, players=tuple(players), ball=ball)
+        pos = self._with(players=tuple(players), ball=ball)
         if self.must_kick == i and self.restart != "goal-kick-2":
             return None
         if self.must_kick == i and move.leave:
             return None
         if pos.keeper == i and i != self.banned:
-            pos = replace(pos, last_touch=i, banned=-1)
+            pos = pos._with(last_touch=i, banned=-1)
         if self.must_kick >= 0 and self.action >= self._kick_deadline():
             return None
         return pos._mark_used(i)._end_action()
@@ -679,9 +708,9 @@ class Position:
             x, _ = _xy(frm)
             if direction[0] != (1 if x == 0 else -1):
                 return None
-        base = replace(self, must_kick=-1 if i == self.must_kick else self.must_kick, last_touch=i)
+        base = self._with(must_kick=-1 if i == self.must_kick else self.must_kick, last_touch=i)
         if self.must_kick == i:
-            base = replace(base, banned=i)
+            base = base._with(banned=i)
         if kick.kind == "inside":
             x, y = _xy(frm)
             if kick.distance > 2 + self._card(i, "inside-range"):
@@ -694,7 +723,7 @@ class Position:
                 if j >= 0 and step < kick.distance:
                     return None  # the team-mate on the way would take it: that is a shorter kick
             return base._travel(frm, direction, kick.distance, "inside", i, 1 << i)
-        return replace(base, pending=("kick", i, kick.kind, direction[0], direction[1]))
+        return base._with(pending=("kick", i, kick.kind, direction[0], direction[1]))
 
     def _charge(self, charge: Charge) -> Position | None:
         d = self._at[SQUARE_INDEX[charge.frm]]
@@ -709,24 +738,24 @@ class Position:
             if self.beginner:
                 return None  # the beginner rules know charges from the front and the side only
             words = f"foul: {PIECE_NAMES[d]} charged {PIECE_NAMES[k]} from behind"
-            pos = replace(pos, event=("foul", words, (ks, self.players[d])))
+            pos = pos._with(event=("foul", words, (ks, self.players[d])))
             return pos._foul(ks, 1 - _side(d))
-        return replace(pos, pending=("charge", d, k))
+        return pos._with(pending=("charge", d, k))
 
     def _roll(self, die: int) -> Position | None:
         kind = self.pending[0]
         if kind == "charge":
-            return replace(self, pending=("charge2", self.pending[1], self.pending[2], die))
+            return self._with(pending=("charge2", self.pending[1], self.pending[2], die))
         if kind == "charge2":
             d, k, droll = self.pending[1], self.pending[2], self.pending[3]
             bonus = self._card(d, "charge") - self._card(k, "hold")
             if self.players[d] in PENALTY_AREA[_side(d)]:
                 bonus += 2 if _is_keeper(d) else 1
-            pos = replace(self, pending=())
+            pos = self._with(pending=())
             if droll + bonus >= die:
                 players = list(self.players)
                 players[d], players[k] = players[k], players[d]
-                pos = replace(pos, players=tuple(players), last_touch=d,
+                pos = pos._with(players=tuple(players), last_touch=d,
                               banned=-1 if self.banned != d else d)
             return pos._end_action()
         if kind == "shootout":
@@ -737,15 +766,15 @@ class Position:
                 hg, hn = hg + scored, hn + 1
             else:
                 ag, an = ag + scored, an + 1
-            return replace(self, pending=())._shootout(hg, ag, hn, an)
+            return self._with(pending=())._shootout(hg, ag, hn, an)
         if kind == "penalty":
             kicker, guard = self.pending[1], self.pending[2]
             defending = 1 - _side(kicker)
             faces = PENALTY_GUARD[defending][guard]
-            pos = replace(self, pending=(), last_touch=kicker)
+            pos = self._with(pending=(), last_touch=kicker)
             if die in faces:  # the keeper guessed right and catches it
                 gk = defending * 11
-                return replace(pos, ball=pos.players[gk], last_touch=gk)._end_action()
+                return pos._with(ball=pos.players[gk], last_touch=gk)._end_action()
             # The goal square the ball flies into: the net's faces, 1-2, 3-4, 5-6.
             goal = ({1: 5, 2: 5, 3: 6, 4: 6, 5: 7, 6: 7} if defending == HOME
                     else {1: 7, 2: 7, 3: 6, 4: 6, 5: 5, 6: 5})[die]
@@ -756,7 +785,7 @@ class Position:
         frm = self.players[kicker]
         bonus = 2 if _is_keeper(kicker) and frm in PENALTY_AREA[_side(kicker)] else 0
         bonus += self._card(kicker, kick_kind)
-        pos = replace(self, pending=())
+        pos = self._with(pending=())
         if kick_kind == "lob":
             distance = (die + 2 if die <= 3 else die) + bonus
             return pos._travel(frm, (dx, dy), distance, "lob", kicker, 1 << kicker)
@@ -766,7 +795,7 @@ class Position:
         kind = self.pending[0]
         if kind == "receive":
             player, touched = self.pending[1], self.pending[2]
-            pos = replace(self, pending=(), last_touch=player,
+            pos = self._with(pending=(), last_touch=player,
                           banned=-1 if self.banned != player else player)
             if choice.kind == "keep":
                 return pos._end_action()
@@ -774,7 +803,7 @@ class Position:
                                touched | (1 << player))
         if kind == "header":
             player = self.pending[1]
-            pos = replace(self, pending=(), last_touch=player,
+            pos = self._with(pending=(), last_touch=player,
                           banned=-1 if self.banned != player else player)
             if choice.kind == "keep":
                 return pos._end_action()
@@ -783,7 +812,7 @@ class Position:
         if kind == "bounce":
             square, distance, _, touched = self.pending[1:5]
             hit = self._at.get(square, -1)
-            return replace(self, pending=())._travel(
+            return self._with(pending=())._travel(
                 square, DIRECTIONS[choice.direction], distance, "bounce", hit, touched)
         return None
 
@@ -808,7 +837,7 @@ class Position:
                 if square in SQUARE_NAMES:
                     passed.append(square)
                 over_bar = mode in ("lob", "header") and steps < distance
-                return replace(self, path=tuple(passed))._out(x, y, over_bar)
+                return self._with(path=tuple(passed))._out(x, y, over_bar)
             passed.append(square)
             j = self._at.get(square, -1)
             if j < 0:
@@ -816,11 +845,11 @@ class Position:
             if mode in ("lob", "header"):
                 if steps < distance:
                     continue
-                pos = replace(self, ball=square, path=tuple(passed))
+                pos = self._with(ball=square, path=tuple(passed))
                 if mode == "header":  # reading: a headed ball is kept where it lands
                     return pos._received(j, passer, final=True)
                 return pos._received(j, passer, header=True)
-            pos = replace(self, ball=square, path=tuple(passed))
+            pos = self._with(ball=square, path=tuple(passed))
             if mode == "ground" and steps == 1:
                 if face <= 4:
                     return pos._received(j, passer, touched=touched)
@@ -829,12 +858,12 @@ class Position:
                 return pos._received(j, passer, touched=touched)
             chooser = _side(j)
             return pos._bounce(square, distance - steps, chooser, touched | (1 << j), j)
-        pos = replace(self, ball=_sq(x, y), path=tuple(passed))
+        pos = self._with(ball=_sq(x, y), path=tuple(passed))
         return pos._end_action()
 
     def _bounce(self, square: int, distance: int, chooser: int, touched: int,
                 hit: int) -> Position:
-        pos = replace(self, pending=("bounce", square, distance, chooser, touched), last_touch=hit,
+        pos = self._with(pending=("bounce", square, distance, chooser, touched), last_touch=hit,
                       banned=-1 if self.banned != hit else hit)
         return pos
 
@@ -842,13 +871,13 @@ class Position:
                   touched: int = 0) -> Position:
         if self._offside(j, passer):
             square = self.players[j]
-            called = replace(self, event=("offside", f"offside: {PIECE_NAMES[j]}", (square,)))
+            called = self._with(event=("offside", f"offside: {PIECE_NAMES[j]}", (square,)))
             return called._foul(square, 1 - _side(j))
         if header:
-            return replace(self, pending=("header", j))
+            return self._with(pending=("header", j))
         if final or self.beginner or (touched >> j) & 1:
-            return replace(self, last_touch=j, banned=-1 if self.banned != j else j)._end_action()
-        return replace(self, pending=("receive", j, touched | (0 if passer < 0 else (1 << passer))))
+            return self._with(last_touch=j, banned=-1 if self.banned != j else j)._end_action()
+        return self._with(pending=("receive", j, touched | (0 if passer < 0 else (1 << passer))))
 
     def _offside(self, j: int, passer: int) -> bool:
         """A pass received in an offside position (docs: "Offside")."""
@@ -866,23 +895,23 @@ class Position:
 
     def _end_action(self) -> Position:
         """The action is over: swap roles if the defence gained the ball, else count it."""
-        pos = replace(self, pending=())
+        pos = self._with(pending=())
         if pos.restart and pos.must_kick < 0:  # the set-piece kick has been taken
             thrower = next((i for i, s in enumerate(pos.players) if s in TOUCH), -1)
-            pos = replace(pos, restart="")
+            pos = pos._with(restart="")
             if (pos.restart == "" and self.restart == "throw" and thrower >= 0
                     and pos._stepin_squares(thrower)):
-                return replace(pos, pending=("stepin", thrower))
+                return pos._with(pending=("stepin", thrower))
         keeper = pos.keeper
         if keeper >= 0 and _side(keeper) != pos.offence:
             new = _side(keeper)
             if _is_keeper(keeper) and pos.players[keeper] in PENALTY_AREA[new] and not pos.beginner:
                 return pos._set_piece("goal-kick-2", pos.players[keeper], new, kicker=keeper)
-            return replace(pos, offence=new, to_move=new, action=1, used=0, turn=pos.turn + 1,
+            return pos._with(offence=new, to_move=new, action=1, used=0, turn=pos.turn + 1,
                            must_kick=-1, restart="")
         if pos.action >= pos.actions_per_turn():
-            return replace(pos, to_move=1 - pos.to_move, action=1, used=0, turn=pos.turn + 1)
-        return replace(pos, action=pos.action + 1)
+            return pos._with(to_move=1 - pos.to_move, action=1, used=0, turn=pos.turn + 1)
+        return pos._with(action=pos.action + 1)
 
     def _out(self, x: int, y: int, over_bar: bool = False) -> Position:
         """The ball left the pitch at (x, y) (a goal, or out of play)."""
@@ -893,20 +922,20 @@ class Position:
         # one (the touch files, the goals), else the last pitch square it crossed.
         seen = square if square in SQUARE_NAMES else (self.path[-1] if self.path else self.ball)
         if 1 <= y <= 16:  # over a touchline: throw-in for the other side
-            out = replace(self, ball=square, event=("out", "out of play", (seen,)))
+            out = self._with(ball=square, event=("out", "out of play", (seen,)))
             return out._set_piece("throw", square, 1 - last_side)
         end = HOME if y <= 0 else AWAY  # the side that defends this end
         if 5 <= x <= 7 and not over_bar and y in (0, 17):
             if self.restart == "throw":
                 # A throw straight into a goal does not count.
                 words = "a throw-in straight into the goal does not count"
-                out = replace(self, ball=square, event=("out", words, (square,)))
+                out = self._with(ball=square, event=("out", words, (square,)))
                 if end != last_side:
                     return out._set_piece("goal-kick-1", GOAL_KICK[(end, x <= 6)], end)
                 return out._set_piece("corner", CORNERS[(end, x <= 6)], 1 - end)
             return self._goal(square, self.path)
         left = x <= 6
-        out = replace(self, event=("out", "over the bar" if over_bar else "out of play", (seen,)))
+        out = self._with(event=("out", "over the bar" if over_bar else "out of play", (seen,)))
         if last_side == end:
             return out._set_piece("corner", CORNERS[(end, left)], 1 - end)
         return out._set_piece("goal-kick-1", GOAL_KICK[(end, left)], end)
@@ -914,19 +943,19 @@ class Position:
     def _goal(self, square: int, path: tuple[int, ...]) -> Position:
         conceding = HOME if square in GOALS[HOME] else AWAY
         score = (self.score[0] + (conceding == AWAY), self.score[1] + (conceding == HOME))
-        pos = replace(self, ball=square, score=score, pending=("goal", conceding),
+        pos = self._with(ball=square, score=score, pending=("goal", conceding),
                       to_move=conceding, action=1, used=0, turn=self.turn + 1,
                       must_kick=-1, banned=-1, restart="",
                       path=tuple(path))
         if self.options.goals_to_win and score[1 - conceding] >= self.options.goals_to_win:
-            return replace(pos, over="goals", pending=())
+            return pos._with(over="goals", pending=())
         return pos
 
     def _restart(self) -> Position:
         side = self.pending[1]
         players = _formation(side)
         pending = ("lineup", side, "k", 0) if self.options.lineup else ()
-        return replace(self, players=players, ball=CENTRE_MARK[side], offence=side, to_move=side,
+        return self._with(players=players, ball=CENTRE_MARK[side], offence=side, to_move=side,
                        action=1, used=0, turn=self.turn + 1, pending=pending,
                        last_touch=-1, banned=-1,
                        must_kick=side * 11 + 8, restart="kickoff")
@@ -934,12 +963,12 @@ class Position:
     def _whistle(self) -> Position:
         if self.half >= 2:
             if self.score[0] == self.score[1] and self.options.shootout:
-                pos = replace(self, players=_formation(self.kicked_off), used=0, must_kick=-1,
+                pos = self._with(players=_formation(self.kicked_off), used=0, must_kick=-1,
                               banned=-1, restart="", action=1, turn=self.turn + 1)
                 return pos._shootout(0, 0, 0, 0)
-            return replace(self, over="full time", pending=())
+            return self._with(over="full time", pending=())
         side = 1 - self.kicked_off
-        return replace(self, half=2, pending=("halftime", side), to_move=side, action=1, used=0,
+        return self._with(half=2, pending=("halftime", side), to_move=side, action=1, used=0,
                        turn=self.turn + 1,
                        must_kick=-1, banned=-1, restart="")
 
@@ -949,29 +978,29 @@ class Position:
         if hn == an and hn >= 5 and hg != ag:
             decided = True
         if decided:
-            return replace(self, over=f"penalty shoot-out {hg}-{ag}", pending=())
+            return self._with(over=f"penalty shoot-out {hg}-{ag}", pending=())
         kicking = HOME if hn == an else AWAY
-        return replace(self, ball=PENALTY_SPOT[kicking], pending=("shootout", hg, ag, hn, an, -1),
+        return self._with(ball=PENALTY_SPOT[kicking], pending=("shootout", hg, ag, hn, an, -1),
                        to_move=1 - kicking, offence=kicking)
 
     def _foul(self, square: int, side: int) -> Position:
         """A foul at ``square``: a free kick for ``side``, a penalty in the other side's area."""
         if square in PENALTY_AREA[1 - side] and not self.beginner:
-            return replace(self, pending=("place", "penalty", PENALTY_SPOT[side], side),
+            return self._with(pending=("place", "penalty", PENALTY_SPOT[side], side),
                            to_move=side, offence=side, action=1, used=0, turn=self.turn + 1,
                            must_kick=-1, banned=-1,
                            restart="")
         return self._set_piece("free-kick", square, side)
 
     def _set_piece(self, kind: str, spot: int, side: int, kicker: int = -1) -> Position:
-        pos = replace(self, ball=spot, offence=side, to_move=side, action=1, used=0,
+        pos = self._with(ball=spot, offence=side, to_move=side, action=1, used=0,
                       turn=self.turn + 1, must_kick=-1,
                       banned=-1, restart="")
         if kicker >= 0:
-            return replace(pos, pending=("replace", kind, kicker, side, "o", 0, 0))
+            return pos._with(pending=("replace", kind, kicker, side, "o", 0, 0))
         if kind == "goal-kick-1":  # the goalkeeper takes it
             return pos._place(side * 11, kind, spot, side)
-        return replace(pos, pending=("place", kind, spot, side))
+        return pos._with(pending=("place", kind, spot, side))
 
     def _place(self, kicker: int, kind: str, spot: int, side: int) -> Position:
         players = list(self.players)
@@ -979,10 +1008,10 @@ class Position:
         if other >= 0 and other != kicker:
             players[other] = players[kicker]  # the player on the spot makes room
         players[kicker] = spot
-        pos = replace(self, players=tuple(players))
+        pos = self._with(players=tuple(players))
         if kind == "penalty":
-            return replace(pos, pending=("guard", kicker), to_move=1 - side)
-        return replace(pos, pending=("replace", kind, kicker, side, "o", 0, 0))
+            return pos._with(pending=("guard", kicker), to_move=1 - side)
+        return pos._with(pending=("replace", kind, kicker, side, "o", 0, 0))
 
     def _setup(self, setup: Setup) -> Position | None:
         kind = self.pending[0]
@@ -994,30 +1023,30 @@ class Position:
             if setup.kind == "ready":
                 if stage == "o":
                     count = (mask).bit_count()
-                    pos = replace(self, pending=("replace", piece, kicker, side, "d", count, 0),
+                    pos = self._with(pending=("replace", piece, kicker, side, "d", count, 0),
                                   to_move=1 - side)
                     if (mask).bit_count() == 0:
                         return pos._setup(Setup("ready"))
                     return pos
-                return replace(self, pending=(), to_move=side, offence=side, action=1, used=0,
+                return self._with(pending=(), to_move=side, offence=side, action=1, used=0,
                                turn=self.turn + 1,
                                must_kick=kicker, restart=piece, ball=self.players[kicker])
             i = self._at[SQUARE_INDEX[setup.frm]]
             players = list(self.players)
             players[i] = SQUARE_INDEX[setup.to]
             pending = ("replace", piece, kicker, side, stage, count, mask | (1 << i))
-            pos = replace(self, players=tuple(players), pending=pending)
+            pos = self._with(players=tuple(players), pending=pending)
             return pos
         if kind == "lineup":
             kicking, stage, mask = self.pending[1:4]
             if setup.kind == "ready":
                 if stage == "k":
-                    return replace(self, pending=("lineup", kicking, "o", 0), to_move=1 - kicking)
-                return replace(self, pending=(), to_move=kicking)
+                    return self._with(pending=("lineup", kicking, "o", 0), to_move=1 - kicking)
+                return self._with(pending=(), to_move=kicking)
             i = self._at[SQUARE_INDEX[setup.frm]]
             players = list(self.players)
             players[i] = SQUARE_INDEX[setup.to]
-            return replace(self, players=tuple(players),
+            return self._with(players=tuple(players),
                            pending=("lineup", kicking, stage, mask | (1 << i)))
         if kind == "shootout":
             square = SQUARE_INDEX[setup.frm]
@@ -1027,7 +1056,7 @@ class Position:
             if other >= 0 and other != gk:
                 players[other] = players[gk]
             players[gk] = square
-            return replace(self, players=tuple(players), pending=self.pending[:5] + (square,),
+            return self._with(players=tuple(players), pending=self.pending[:5] + (square,),
                            to_move=self.offence)
         if kind == "guard":
             kicker = self.pending[1]
@@ -1038,13 +1067,13 @@ class Position:
             if other >= 0 and other != gk:
                 players[other] = players[gk]
             players[gk] = square
-            return replace(self, players=tuple(players), pending=("penalty", kicker, square),
+            return self._with(players=tuple(players), pending=("penalty", kicker, square),
                            to_move=_side(kicker))
         if kind == "stepin":
             i = self.pending[1]
             players = list(self.players)
             players[i] = SQUARE_INDEX[setup.frm]
-            return replace(self, players=tuple(players), pending=(), restart="")._end_action()
+            return self._with(players=tuple(players), pending=(), restart="")._end_action()
         return None
 
     # ----------------------------------------------------------- reasons
@@ -1204,3 +1233,9 @@ class Position:
             lines.append(f"{y:2d} " + "".join(c.ljust(4) for c in row).rstrip())
         lines.append("   " + "".join(f.ljust(4) for f in FILES).rstrip())
         return "\n".join(lines)
+
+
+#: The fields of a position, and those that make it equal to another (and its hash).
+_FIELDS = tuple(f.name for f in fields(Position))
+_COMPARED = tuple(f.name for f in fields(Position) if f.compare)
+_new_object = object.__new__
