@@ -61,7 +61,7 @@ from typing import Any, Literal, TypedDict, cast
 from masume.boards import Board
 from masume.cards import CardSet
 from masume.link.events import Reading
-from masume.rules.base import ANY_CARD, AnyPosition, Game, Layout
+from masume.rules.base import ANY_CARD, AnyPosition, Game, KnowsFootprints, Layout
 
 SETTLE_S = 0.35
 
@@ -228,10 +228,32 @@ class Tracker:
 
     def _after(self, base: AnyPosition, action: Hashable) -> AnyPosition:
         """``base.apply(action)``, kept: the search asks for the same ones again and again."""
-        for known, after in self._successors_of(base):
+        known_after = self._successors.get(base)
+        if known_after is None and not isinstance(base, KnowsFootprints):
+            known_after = self._successors_of(base)
+        for known, after in known_after or ():
             if known == action:
                 return after
         return base.apply(action)
+
+    def _successors_changing(
+        self, base: AnyPosition, every: Iterable[str], some: set[str] | None = None,
+    ) -> Iterable[tuple[Hashable, AnyPosition]]:
+        """The successors of ``base`` (in the rules' order) that may change the reading
+        of every one of ``every`` and, given ``some``, of at least one of ``some``: where
+        the game knows its actions' footprints (:class:`KnowsFootprints`), the others
+        are not even applied; else all of them, kept."""
+        if base in self._successors or not isinstance(base, KnowsFootprints):
+            return self._successors_of(base)
+        every = frozenset(every)
+        out = []
+        for action in self._actions(base):
+            footprint = base.footprint(action)
+            if footprint is not None and (not every <= footprint
+                                          or (some is not None and footprint.isdisjoint(some))):
+                continue
+            out.append((action, base.apply(action)))
+        return out
 
     def _successors_of(self, base: AnyPosition) -> list[tuple[Hashable, AnyPosition]]:
         """Every action the sensors may show from ``base``, with the position it leads to."""
@@ -448,14 +470,14 @@ class Tracker:
 
         def one(base: AnyPosition, pops: int) -> list[_Reading]:
             need = self._differences(base)
-            return [_Reading(pops, (a,)) for a, after in self._successors_of(base)
+            return [_Reading(pops, (a,)) for a, after in self._successors_changing(base, need)
                     if (not pops or self._same_origin(base, a))
                     and self._changes_all(base, after, need) and self._shows(base, after)]
 
         def two(base: AnyPosition, pops: int) -> list[_Reading]:
             differ = set(self._differences(base))
             out = []
-            for a, mid in self._successors_of(base):
+            for a, mid in self._successors_changing(base, (), differ):
                 if pops and not self._same_origin(base, a):
                     continue
                 # The first action must change a cell that ended up changed, and
@@ -468,7 +490,7 @@ class Tracker:
                 # The second action changes every cell that still differs (a cheap
                 # test before the whole comparison).
                 need = self._differences(mid)
-                out += [_Reading(pops, (a, b)) for b, after in self._successors_of(mid)
+                out += [_Reading(pops, (a, b)) for b, after in self._successors_changing(mid, need)
                         if self._changes_all(mid, after, need) and self._shows(mid, after)]
             return out
 

@@ -495,6 +495,15 @@ class Position:
         assert child is not None
         return child
 
+    def footprint(self, action: Action) -> frozenset[str] | None:
+        """Where ``action`` may change the board (:class:`~masume.rules.KnowsFootprints`):
+        a re-placement during a set piece moves one player and nothing else; for
+        other actions None (the turn's end may bring a set piece)."""
+        if (isinstance(action, Setup) and action.kind == "replace" and self.pending
+                and self.pending[0] in ("replace", "lineup")):
+            return frozenset((action.frm, action.to))
+        return None
+
     @cached_property
     def _legal(self) -> dict[Action, None]:
         out: dict[Action, None] = {}
