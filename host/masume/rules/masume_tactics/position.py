@@ -499,9 +499,11 @@ class Position:
         """Where ``action`` may change the board (:class:`~masume.rules.KnowsFootprints`):
         a re-placement during a set piece moves one player and nothing else; for
         other actions None (the turn's end may bring a set piece)."""
-        if (isinstance(action, Setup) and action.kind == "replace" and self.pending
-                and self.pending[0] in ("replace", "lineup")):
-            return frozenset((action.frm, action.to))
+        if self.pending and self.pending[0] in ("replace", "lineup"):
+            try:
+                return _REPLACEMENT_SQUARES[action]
+            except (KeyError, TypeError):
+                pass
         return None
 
     @cached_property
@@ -509,6 +511,8 @@ class Position:
         out: dict[Action, None] = {}
         if self.over:
             return out
+        if self.pending and self.pending[0] in ("replace", "lineup"):
+            return dict.fromkeys(self._candidates())  # every candidate of these is legal
         for action in self._candidates():
             if isinstance(action, Move):
                 ok = self._move_ok(action)
@@ -573,26 +577,26 @@ class Position:
             yield Setup("ready")
             kicking, mask = self.pending[1], self.pending[3]
             side = self.to_move
-            empty = [s for s in sorted(PITCH)
+            empty = [s for s in _PITCH_ORDER
                      if s not in self._at and s != self.ball and _progress(side, s) <= 8
                      and (side == kicking or s not in CENTRE_CIRCLE[side])]
             for i in self._side_players(side):
                 if i == self.must_kick or (mask >> i) & 1:
                     continue
                 for s in empty:
-                    yield Setup("replace", SQUARE_NAMES[self.players[i]], SQUARE_NAMES[s])
+                    yield _replacement(self.players[i], s)
             return
         if kind == "replace":
             yield Setup("ready")
             kicker, mask = self.pending[2], self.pending[6]
             if self.pending[4] == "d" and (mask).bit_count() >= self.pending[5]:
                 return
-            empty = [s for s in sorted(PITCH) if s not in self._at and s != self.ball]
+            empty = [s for s in _PITCH_ORDER if s not in self._at and s != self.ball]
             for i in self._side_players(self.to_move):
                 if i == kicker or (mask >> i) & 1:
                     continue
                 for s in empty:
-                    yield Setup("replace", SQUARE_NAMES[self.players[i]], SQUARE_NAMES[s])
+                    yield _replacement(self.players[i], s)
             return
         if kind == "guard":
             for s in PENALTY_GUARD[self.to_move]:
@@ -1248,3 +1252,19 @@ class Position:
 _FIELDS = tuple(f.name for f in fields(Position))
 _COMPARED = tuple(f.name for f in fields(Position) if f.compare)
 _new_object = object.__new__
+_PITCH_ORDER = tuple(sorted(PITCH))
+
+#: Re-placements met so far, (from, to) -> the action, and each one's footprint: a
+#: set piece's phase lists some fifteen hundred, again for every position of it.
+_REPLACEMENTS: dict[tuple[int, int], Setup] = {}
+_REPLACEMENT_SQUARES: dict[object, frozenset[str]] = {}
+
+
+def _replacement(frm: int, to: int) -> Setup:
+    """``Setup("replace", ...)`` from square ``frm`` to ``to``, made once."""
+    try:
+        return _REPLACEMENTS[frm, to]
+    except KeyError:
+        made = _REPLACEMENTS[frm, to] = Setup("replace", SQUARE_NAMES[frm], SQUARE_NAMES[to])
+        _REPLACEMENT_SQUARES[made] = frozenset((made.frm, made.to))
+        return made
