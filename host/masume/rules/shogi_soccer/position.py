@@ -231,7 +231,19 @@ class Position:
     # ------------------------------------------------------------------ set-up
 
     def _placement_squares(self, letter: str) -> list[int]:
-        """Squares where the side to move may set up a piece of kind ``letter``."""
+        """Squares where the side to move may set up a piece of kind ``letter``
+        (computed once per letter: ``apply`` asks again for every placement)."""
+        known = self._placements
+        found = known.get(letter)
+        if found is None:
+            found = known[letter] = self._find_placement_squares(letter)
+        return found
+
+    @cached_property
+    def _placements(self) -> dict[str, list[int]]:
+        return {}
+
+    def _find_placement_squares(self, letter: str) -> list[int]:
         side = self.turn
         board = self.board
         if self._count(side)[letter] >= FULL_SET[letter]:
