@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from ..base import IllegalAction, Legend, Light, Outcome, Status
 from .actions import Action, Declare, Move, Pass, Place, Shot
@@ -794,10 +794,10 @@ class Position:
         ('ball', 'sente-bishop')
         """
         out: dict[str, tuple[str, ...]] = {}
+        ball = self.ball
         for i, c in enumerate(self.board):
             if c != EMPTY:
-                name = f"{SIDES[side_of(c)]}-{KIND_OF_LETTER[c.upper()]}"
-                out[NAMES[i]] = ("ball", name) if i == self.ball else (name,)
+                out[NAMES[i]] = _WITH_BALL[c] if i == ball else _ALONE[c]
         if self.ball >= SIZE or self.board[self.ball] == EMPTY:
             out[NAMES[self.ball]] = ("ball",)
         return out
@@ -841,3 +841,9 @@ def _on_line(kind: str, i: int, t: int) -> bool:
 
 
 __all__ = ["OPTIONS", "PLAY_STAGES", "STAGES", "Position", "all_systems", "system_problem"]
+
+
+#: A piece's letter -> its stack in a layout, alone or on the ball.
+_ALONE: Final = {c: (f"{SIDES[side_of(c)]}-{KIND_OF_LETTER[c.upper()]}",)
+                 for letter in KIND_OF_LETTER for c in (letter, letter.lower())}
+_WITH_BALL: Final = {c: ("ball", *stack) for c, stack in _ALONE.items()}
