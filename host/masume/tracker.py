@@ -247,7 +247,10 @@ class Tracker:
             return self._successors_of(base)
         every = frozenset(every)
         out = []
-        for action in self._actions(base):
+        actions = self._actions(base)
+        if every and actions != ():
+            actions = base.actions_changing(every)
+        for action in actions:
             footprint = base.footprint(action)
             if footprint is not None and (not every <= footprint
                                           or (some is not None and footprint.isdisjoint(some))):

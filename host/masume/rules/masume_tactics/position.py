@@ -573,28 +573,10 @@ class Position:
             for i in self._side_players(self.to_move):
                 yield Setup("kicker", SQUARE_NAMES[self.players[i]])
             return
-        if kind == "lineup":
+        if kind in ("lineup", "replace"):
             yield Setup("ready")
-            kicking, mask = self.pending[1], self.pending[3]
-            side = self.to_move
-            empty = [s for s in _PITCH_ORDER
-                     if s not in self._at and s != self.ball and _progress(side, s) <= 8
-                     and (side == kicking or s not in CENTRE_CIRCLE[side])]
-            for i in self._side_players(side):
-                if i == self.must_kick or (mask >> i) & 1:
-                    continue
-                for s in empty:
-                    yield _replacement(self.players[i], s)
-            return
-        if kind == "replace":
-            yield Setup("ready")
-            kicker, mask = self.pending[2], self.pending[6]
-            if self.pending[4] == "d" and (mask).bit_count() >= self.pending[5]:
-                return
-            empty = [s for s in _PITCH_ORDER if s not in self._at and s != self.ball]
-            for i in self._side_players(self.to_move):
-                if i == kicker or (mask >> i) & 1:
-                    continue
+            movers, empty = self._replacements()
+            for i in movers:
                 for s in empty:
                     yield _replacement(self.players[i], s)
             return
@@ -633,6 +615,52 @@ class Position:
                 x, y = _xy(square)
                 if max(abs(kx - x), abs(ky - y)) == 1:
                     yield Charge(SQUARE_NAMES[square], SQUARE_NAMES[self.players[keeper]])
+
+    def _replacements(self) -> tuple[list[int], list[int]]:
+        """In a set piece's re-placements: the players that may still be re-placed,
+        and the squares they may go to (each player to each square, in this order)."""
+        kind = self.pending[0]
+        side = self.to_move
+        if kind == "lineup":
+            kicking, mask = self.pending[1], self.pending[3]
+            empty = [s for s in _PITCH_ORDER
+                     if s not in self._at and s != self.ball and _progress(side, s) <= 8
+                     and (side == kicking or s not in CENTRE_CIRCLE[side])]
+            movers = [i for i in self._side_players(side)
+                      if not (i == self.must_kick or (mask >> i) & 1)]
+            return movers, empty
+        kicker, mask = self.pending[2], self.pending[6]
+        if self.pending[4] == "d" and (mask).bit_count() >= self.pending[5]:
+            return [], []
+        empty = [s for s in _PITCH_ORDER if s not in self._at and s != self.ball]
+        movers = [i for i in self._side_players(side) if not (i == kicker or (mask >> i) & 1)]
+        return movers, empty
+
+    def actions_changing(self, squares: frozenset[str]) -> Iterator[Action]:
+        """The legal actions, in their order, whose footprint holds all of ``squares`` or
+        is unknown (:class:`~masume.rules.KnowsFootprints`): in re-placements, without
+        listing the others."""
+        if not (squares and self.pending and self.pending[0] in ("replace", "lineup")):
+            yield from self._legal
+            return
+        yield Setup("ready")
+        if len(squares) > 2:
+            return
+        movers, empty = self._replacements()
+        wanted = {SQUARE_INDEX[name] for name in squares if name in SQUARE_INDEX}
+        if len(wanted) < len(squares):
+            return
+        for i in movers:
+            frm = self.players[i]
+            rest = wanted - {frm}
+            if not rest:  # the mover's square is all there is: every target
+                targets = empty
+            elif len(rest) == 1 and (to := next(iter(rest))) in empty:
+                targets = [to]
+            else:
+                continue
+            for to in targets:
+                yield _replacement(frm, to)
 
     def _side_players(self, side: int) -> range:
         return range(side * 11, side * 11 + 11)
