@@ -497,9 +497,13 @@ class Position:
 
     def footprint(self, action: Action) -> frozenset[str] | None:
         """Where ``action`` may change the board (:class:`~masume.rules.KnowsFootprints`):
-        a re-placement during a set piece moves one player and nothing else; for
-        other actions None (the turn's end may bring a set piece)."""
-        if self.pending and self.pending[0] in ("replace", "lineup"):
+        a re-placement during a set piece moves one player and nothing else, and so
+        does a step in open play (the ball it carries goes with it; a goal kick its
+        keeper earns is taken where the ball is); for other actions None."""
+        if not self.pending:
+            if isinstance(action, Move):
+                return frozenset((action.frm, action.to))
+        elif self.pending[0] in ("replace", "lineup"):
             try:
                 return _REPLACEMENT_SQUARES[action]
             except (KeyError, TypeError):
