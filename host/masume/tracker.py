@@ -247,9 +247,9 @@ class Tracker:
             return self._successors_of(base)
         every = frozenset(every)
         out = []
-        actions = self._actions(base)
-        if every and actions != ():
-            actions = base.actions_changing(every)
+        if not self._may_act(base):
+            return []
+        actions = base.actions_changing(every) if every else base.legal_actions()
         for action in actions:
             footprint = base.footprint(action)
             if footprint is not None and (not every <= footprint
@@ -461,9 +461,13 @@ class Tracker:
 
     def _actions(self, position: AnyPosition) -> Iterable[Hashable]:
         """Actions the sensors may show: none while the rules wait for a die."""
-        if position.outcome() is not None or position.status().awaiting:
-            return ()
-        return position.legal_actions()
+        return position.legal_actions() if self._may_act(position) else ()
+
+    @staticmethod
+    def _may_act(position: AnyPosition) -> bool:
+        """May the sensors show an action from ``position``? Not once the game is
+        over, nor while the rules wait for a die."""
+        return position.outcome() is None and not position.status().awaiting
 
     def _explain(self) -> list[_Reading]:
         positions = self.game.positions()

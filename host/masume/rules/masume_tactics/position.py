@@ -480,10 +480,27 @@ class Position:
         return iter(self._legal)
 
     def is_legal(self, action: object) -> bool:
+        if ("_legal" not in self.__dict__ and self.pending
+                and self.pending[0] in ("replace", "lineup")):
+            return self._replacement_legal(action)
         try:
             return action in self._legal
         except TypeError:
             return False
+
+    def _replacement_legal(self, action: object) -> bool:
+        """``action in self._legal`` in re-placements, without listing them all (some
+        fifteen hundred): ``ready``, or a player that may move to a square it may take."""
+        if not isinstance(action, Setup):
+            return False
+        if action == _READY:
+            return True
+        if action.kind != "replace" or action.frm not in SQUARE_INDEX \
+                or action.to not in SQUARE_INDEX:
+            return False
+        movers, empty = self._replacements()
+        return (self._at.get(SQUARE_INDEX[action.frm], -1) in movers
+                and SQUARE_INDEX[action.to] in empty)
 
     def apply(self, action: Action) -> Position:
         """The position after ``action``; raises :class:`IllegalAction` with the reason."""
@@ -1285,6 +1302,7 @@ _FIELDS = tuple(f.name for f in fields(Position))
 _COMPARED = tuple(f.name for f in fields(Position) if f.compare)
 _new_object = object.__new__
 _PITCH_ORDER = tuple(sorted(PITCH))
+_READY = Setup("ready")
 
 #: Re-placements met so far, (from, to) -> the action, and each one's footprint: a
 #: set piece's phase lists some fifteen hundred, again for every position of it.
