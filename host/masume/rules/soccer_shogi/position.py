@@ -265,11 +265,11 @@ class Position:
         >>> len(list(RULES.start().legal_actions())) > 0
         True
         """
-        return iter(self._children)
+        return iter(self._legal)
 
     def is_legal(self, action: object) -> bool:
         try:
-            if action in self._children:
+            if action in self._legal:
                 return True
         except TypeError:  # not hashable, so not an action
             return False
@@ -284,16 +284,31 @@ class Position:
     def apply(self, action: Action) -> Position:
         """The position after ``action``; IllegalAction says why it is not allowed."""
         try:
-            return self._children[action]
+            found = self._legal[action]
         except (KeyError, TypeError):
-            pass
+            found = None
+        if isinstance(found, Position):
+            return found
+        if found is not None:  # a step the quick test found legal: made now, once
+            square, target = found
+            child, _ = self._resolve(self._step_effect(square, target, action))
+            assert child is not None, f"{action} passed the quick test but is not legal"
+            self._legal[action] = child
+            return child
         if isinstance(action, Jump):
             return self._apply_jump_path(action)
         raise IllegalAction(f"{action}: {self._why_illegal(action)}")
 
-    @cached_property
+    @property
     def _children(self) -> dict[Action, Position]:
-        """Legal action -> resulting position, computed once per position."""
+        """Legal action -> resulting position, every one made."""
+        return {action: self.apply(action) for action in self._legal}
+
+    @cached_property
+    def _legal(self) -> dict[Action, Position | tuple[int, int]]:
+        """Legal action -> the position it leads to, or for a step the quick test
+        found legal, its (from, to) squares: the position is made by :meth:`apply`.
+        In the order of :meth:`_effects`."""
         if self.phase == OVER or self.outcome() is not None:
             return {}
         if self.phase == GOAL:
@@ -301,15 +316,67 @@ class Position:
         if self.phase == TAKE:
             every, legal = self._take_variants()
             # Should no choice let the turn go on, the steal still happens (docs: "Pass").
-            return legal or every
-        children: dict[Action, Position] = {}
-        for effect in self._effects():
+            return dict(legal or every)
+        children: dict[Action, Position | tuple[int, int]] = {}
+        cells, mine = self.cells, ACTIVE[self.side]
+        witnesses = self._quiet_witnesses()
+        for square in PITCH:
+            if cells[square] != mine:
+                continue
+            for target, action in STEP_ACTIONS[square]:
+                if cells[target] != EMPTY:
+                    continue
+                if witnesses is not None and self._surely_legal_step(square, target, witnesses):
+                    children[action] = (square, target)
+                    continue
+                child, _ = self._resolve(self._step_effect(square, target, action))
+                if child is not None:
+                    children[action] = child
+        for effect in self._kick_and_jump_effects():
             child, _ = self._resolve(effect)
             if child is not None:
                 children[effect.action] = child
         if not children:
             children[Pass()] = self._end_turn(self.cells, self.ball, self.keepers, ())
         return children
+
+    def _quiet_witnesses(self) -> list[tuple[int, int]] | None:
+        """What the quick test of a step needs, or None where it cannot decide.
+
+        With nothing owed under rule 1-4 (no player entered its keeper area, nothing
+        wrong at the turn's end) and no sandwich on the board, a step between two
+        squares outside both keeper areas that cannot close a sandwich leaves all of
+        that as it is. It ends the turn legally as a second action; as a first, the
+        turn can go on exactly when a *quiet* step (between squares outside the keeper
+        areas, away from the ball) is left after it, see :meth:`_has_quiet_step`:
+        these are the quiet steps of this position (one survives the step unless the
+        step takes its square or its target)."""
+        me = self.side
+        cells, ball = self.cells, self.ball
+        if self.entered >= 0 or _turn_end_problem(cells, ball, me) \
+                or _sandwich(cells, ball, me)[0]:
+            return None
+        if self.done != 0:
+            return []
+        mine = ACTIVE[me]
+        witnesses = [(square, target) for square in QUIET_SQUARES
+                     if cells[square] == mine and square != ball
+                     for target in QUIET_STEPS[square] if cells[target] == EMPTY and target != ball]
+        return witnesses or None
+
+    def _surely_legal_step(self, square: int, target: int,
+                           witnesses: list[tuple[int, int]]) -> bool:
+        """The quick test (see :meth:`_quiet_witnesses`): True only where the full
+        test (:meth:`_resolve`) says the step is legal; False where it cannot tell."""
+        if square not in _QUIET or target not in _QUIET:
+            return False
+        ball = self.ball
+        if ball != square and ball != target and self.cells[ball] == ACTIVE[1 - self.side] \
+                and (target % 5 == ball % 5 or target // 5 == ball // 5):
+            return False  # it may close a sandwich on the holder
+        if self.done != 0:
+            return True
+        return any(s != square and t != target for s, t in witnesses)
 
     def _has_legal_action(self) -> bool:
         """Whether any action is legal, stopping at the first one found."""
@@ -357,12 +424,17 @@ class Position:
 
     def _effects(self) -> Iterator[_Effect]:
         """Every step, jump chain and kick the pieces allow, before the turn rules."""
-        me = self.side
-        mine = ACTIVE[me]
+        mine = ACTIVE[self.side]
         cells = self.cells
         for square in PITCH:
             if cells[square] == mine:
                 yield from self._step_effects(square)
+        yield from self._kick_and_jump_effects()
+
+    def _kick_and_jump_effects(self) -> Iterator[_Effect]:
+        me = self.side
+        mine = ACTIVE[me]
+        cells = self.cells
         if cells[self.ball] == mine and not self._keeper_may_not_kick():
             yield from self._kick_effects()
         cannot_jump = self.keepers[me] if self.options.keepers_cannot_jump else -1
@@ -383,21 +455,23 @@ class Position:
         return (to, self.keepers[1]) if self.side == BLUE else (self.keepers[0], to)
 
     def _step_effects(self, square: int) -> Iterator[_Effect]:
+        cells = self.cells
+        for target, action in STEP_ACTIONS[square]:
+            if cells[target] == EMPTY:
+                yield self._step_effect(square, target, action)
+
+    def _step_effect(self, square: int, target: int, action: Action) -> _Effect:
         cells, ball, piece = self.cells, self.ball, ACTIVE[self.side]
         keepers = self.keepers
-        moves_keeper = keepers[self.side] == square
-        for target, action in STEP_ACTIONS[square]:
-            if cells[target] != EMPTY:
-                continue
-            new = list(cells)
-            new[square], new[target] = EMPTY, piece
-            # A dribble carries the ball; a step onto the free ball takes it.
-            new_ball = target if ball == square or ball == target else ball
-            yield _Effect(
-                action, tuple(new), new_ball,
-                self._moved_keepers(square, target) if moves_keeper else keepers,
-                (), False, square, target,
-            )
+        new = list(cells)
+        new[square], new[target] = EMPTY, piece
+        # A dribble carries the ball; a step onto the free ball takes it.
+        new_ball = target if ball == square or ball == target else ball
+        return _Effect(
+            action, tuple(new), new_ball,
+            self._moved_keepers(square, target) if keepers[self.side] == square else keepers,
+            (), False, square, target,
+        )
 
     def _kick_effects(self) -> Iterator[_Effect]:
         cells, frm, me = self.cells, self.ball, self.side
@@ -688,7 +762,7 @@ class Position:
         if self.phase == GOAL:
             return "a goal was scored: the pieces go back to the start first (restart)"
         if self.phase == TAKE:
-            choices = " or ".join(str(a) for a in self._children)
+            choices = " or ".join(str(a) for a in self._legal)
             return (f"{self.to_move} first takes the ball from the sandwiched {self.ball_square} "
                     f"({choices})")
         return ""
@@ -715,7 +789,7 @@ class Position:
         if isinstance(action, Take):
             if self.phase != TAKE:
                 return "no sandwich to resolve: a kick never goes to an opponent"
-            choices = " or ".join(str(a) for a in self._children)
+            choices = " or ".join(str(a) for a in self._legal)
             return (f"the ball goes from {self.ball_square} to one of the sandwiching pieces "
                     f"({choices})")
         if phase_reason:
@@ -966,6 +1040,7 @@ def _position(cells: tuple[int, ...], ball: int, side: int, done: int, phase: st
 
 
 _new_object = object.__new__
+_QUIET = frozenset(QUIET_SQUARES)
 
 
 def _sandwich(cells: tuple[int, ...], ball: int,
