@@ -289,9 +289,10 @@ class Position:
             found = None
         if isinstance(found, Position):
             return found
-        if found is not None:  # a step the quick test found legal: made now, once
-            square, target = found
-            child, _ = self._resolve(self._step_effect(square, target, action))
+        if found is not None:  # an action the quick test found legal: made now, once
+            if not isinstance(found, _Effect):
+                found = self._step_effect(found[0], found[1], action)
+            child, _ = self._resolve(found)
             assert child is not None, f"{action} passed the quick test but is not legal"
             self._legal[action] = child
             return child
@@ -305,9 +306,9 @@ class Position:
         return {action: self.apply(action) for action in self._legal}
 
     @cached_property
-    def _legal(self) -> dict[Action, Position | tuple[int, int]]:
-        """Legal action -> the position it leads to, or for a step the quick test
-        found legal, its (from, to) squares: the position is made by :meth:`apply`.
+    def _legal(self) -> dict[Action, Position | _Effect | tuple[int, int]]:
+        """Legal action -> the position it leads to, or for an action the quick test
+        found legal, its effect (a step's: its squares): :meth:`apply` makes it.
         In the order of :meth:`_effects`."""
         if self.phase == OVER or self.outcome() is not None:
             return {}
@@ -317,7 +318,7 @@ class Position:
             every, legal = self._take_variants()
             # Should no choice let the turn go on, the steal still happens (docs: "Pass").
             return dict(legal or every)
-        children: dict[Action, Position | tuple[int, int]] = {}
+        children: dict[Action, Position | _Effect | tuple[int, int]] = {}
         cells, mine = self.cells, ACTIVE[self.side]
         witnesses = self._quiet_witnesses()
         for square in PITCH:
@@ -333,6 +334,9 @@ class Position:
                 if child is not None:
                     children[action] = child
         for effect in self._kick_and_jump_effects():
+            if witnesses is not None and self._surely_legal_effect(effect, witnesses):
+                children[effect.action] = effect
+                continue
             child, _ = self._resolve(effect)
             if child is not None:
                 children[effect.action] = child
@@ -377,6 +381,25 @@ class Position:
         if self.done != 0:
             return True
         return any(s != square and t != target for s, t in witnesses)
+
+    def _surely_legal_effect(self, effect: _Effect, witnesses: list[tuple[int, int]]) -> bool:
+        """The quick test of a kick or a jump chain, as :meth:`_surely_legal_step`: what
+        moves (the jumper, or the ball) goes between quiet squares, and the ball ends
+        with the mover's side, free, or with a holder the mover cannot sandwich."""
+        if effect.goal:
+            return False
+        kick = effect.mover_from < 0
+        frm = self.ball if kick else effect.mover_from
+        to = effect.ball if kick else effect.mover_to
+        if frm not in _QUIET or to not in _QUIET:
+            return False
+        ball = effect.ball
+        if effect.cells[ball] == ACTIVE[1 - self.side] \
+                and (to % 5 == ball % 5 or to // 5 == ball // 5):
+            return False  # it may close a sandwich on the holder
+        if self.done != 0:
+            return True
+        return any(s != frm and t != to and s != ball and t != ball for s, t in witnesses)
 
     def _has_legal_action(self) -> bool:
         """Whether any action is legal, stopping at the first one found."""
