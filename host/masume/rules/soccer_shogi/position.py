@@ -319,87 +319,46 @@ class Position:
             # Should no choice let the turn go on, the steal still happens (docs: "Pass").
             return dict(legal or every)
         children: dict[Action, Position | _Effect | tuple[int, int]] = {}
-        cells, mine = self.cells, ACTIVE[self.side]
-        witnesses = self._quiet_witnesses()
+        cells, ball, mine = self.cells, self.ball, ACTIVE[self.side]
+        quick = self._quick_test()
         for square in PITCH:
             if cells[square] != mine:
                 continue
             for target, action in STEP_ACTIONS[square]:
                 if cells[target] != EMPTY:
                     continue
-                if witnesses is not None and self._surely_legal_step(square, target, witnesses):
+                # A dribble carries the ball; a step onto the free ball takes it.
+                new_ball = target if ball == square or ball == target else ball
+                verdict = quick.verdict(square, target, new_ball) if quick else None
+                if verdict:
                     children[action] = (square, target)
-                    continue
-                child, _ = self._resolve(self._step_effect(square, target, action))
-                if child is not None:
-                    children[action] = child
+                elif verdict is None:
+                    child, _ = self._resolve(self._step_effect(square, target, action))
+                    if child is not None:
+                        children[action] = child
         for effect in self._kick_and_jump_effects():
-            if witnesses is not None and self._surely_legal_effect(effect, witnesses):
+            verdict = None
+            if quick and not effect.goal:
+                if effect.mover_from < 0:  # a kick: only the ball moves
+                    verdict = quick.verdict(-1, -1, effect.ball)
+                else:
+                    verdict = quick.verdict(effect.mover_from, effect.mover_to, effect.ball)
+            if verdict:
                 children[effect.action] = effect
-                continue
-            child, _ = self._resolve(effect)
-            if child is not None:
-                children[effect.action] = child
+            elif verdict is None:
+                child, _ = self._resolve(effect)
+                if child is not None:
+                    children[effect.action] = child
         if not children:
             children[Pass()] = self._end_turn(self.cells, self.ball, self.keepers, ())
         return children
 
-    def _quiet_witnesses(self) -> list[tuple[int, int]] | None:
-        """What the quick test of a step needs, or None where it cannot decide.
-
-        With nothing owed under rule 1-4 (no player entered its keeper area, nothing
-        wrong at the turn's end) and no sandwich on the board, a step between two
-        squares outside both keeper areas that cannot close a sandwich leaves all of
-        that as it is. It ends the turn legally as a second action; as a first, the
-        turn can go on exactly when a *quiet* step (between squares outside the keeper
-        areas, away from the ball) is left after it, see :meth:`_has_quiet_step`:
-        these are the quiet steps of this position (one survives the step unless the
-        step takes its square or its target)."""
-        me = self.side
-        cells, ball = self.cells, self.ball
-        if self.entered >= 0 or _turn_end_problem(cells, ball, me) \
-                or _sandwich(cells, ball, me)[0]:
+    def _quick_test(self) -> _QuickTest | None:
+        """The quick test of this position's actions, or None where it cannot be used
+        (a sandwich on the board)."""
+        if _sandwich(self.cells, self.ball, self.side)[0]:
             return None
-        if self.done != 0:
-            return []
-        mine = ACTIVE[me]
-        witnesses = [(square, target) for square in QUIET_SQUARES
-                     if cells[square] == mine and square != ball
-                     for target in QUIET_STEPS[square] if cells[target] == EMPTY and target != ball]
-        return witnesses or None
-
-    def _surely_legal_step(self, square: int, target: int,
-                           witnesses: list[tuple[int, int]]) -> bool:
-        """The quick test (see :meth:`_quiet_witnesses`): True only where the full
-        test (:meth:`_resolve`) says the step is legal; False where it cannot tell."""
-        if square not in _QUIET or target not in _QUIET:
-            return False
-        ball = self.ball
-        if ball != square and ball != target and self.cells[ball] == ACTIVE[1 - self.side] \
-                and (target % 5 == ball % 5 or target // 5 == ball // 5):
-            return False  # it may close a sandwich on the holder
-        if self.done != 0:
-            return True
-        return any(s != square and t != target for s, t in witnesses)
-
-    def _surely_legal_effect(self, effect: _Effect, witnesses: list[tuple[int, int]]) -> bool:
-        """The quick test of a kick or a jump chain, as :meth:`_surely_legal_step`: what
-        moves (the jumper, or the ball) goes between quiet squares, and the ball ends
-        with the mover's side, free, or with a holder the mover cannot sandwich."""
-        if effect.goal:
-            return False
-        kick = effect.mover_from < 0
-        frm = self.ball if kick else effect.mover_from
-        to = effect.ball if kick else effect.mover_to
-        if frm not in _QUIET or to not in _QUIET:
-            return False
-        ball = effect.ball
-        if effect.cells[ball] == ACTIVE[1 - self.side] \
-                and (to % 5 == ball % 5 or to // 5 == ball // 5):
-            return False  # it may close a sandwich on the holder
-        if self.done != 0:
-            return True
-        return any(s != frm and t != to and s != ball and t != ball for s, t in witnesses)
+        return _QuickTest(self)
 
     def _has_legal_action(self) -> bool:
         """Whether any action is legal, stopping at the first one found."""
@@ -1063,7 +1022,69 @@ def _position(cells: tuple[int, ...], ball: int, side: int, done: int, phase: st
 
 
 _new_object = object.__new__
-_QUIET = frozenset(QUIET_SQUARES)
+
+
+class _QuickTest:
+    """Whether an action of a position in play is legal, from what it moves alone,
+    without making the position it leads to: True or False where that is sure, None
+    where only the full test (``Position._resolve``) can tell.
+
+    Rule 1-4 at the turn's end is counted, not searched: the side's players in each
+    keeper area and whether it holds the ball in its own. A second action is legal when
+    its mover may move (a player that entered its own keeper area must leave it) and
+    the turn may end. A first action is legal when the turn could then end at once
+    and a *quiet* step (between squares outside both keeper areas, away from the ball;
+    see ``Position._has_quiet_step``) is left for the second: one of this position's
+    quiet steps that the action does not take. An action after which the mover might
+    sandwich the ball's holder (it lands on the holder's file or rank) goes to the
+    full test, as does every action where a sandwich stands on the board already.
+    """
+
+    __slots__ = ("position", "own", "their", "witnesses")
+
+    def __init__(self, position: Position) -> None:
+        self.position = position
+        me = position.side
+        cells, mine = position.cells, (ACTIVE[me], RESTING[me])
+        #: the side's players in its own keeper area, and in the opponent's
+        self.own = sum(cells[i] in mine for i in AREA_SQUARES[me])
+        self.their = sum(cells[i] in mine for i in AREA_SQUARES[1 - me])
+        self.witnesses: list[tuple[int, int]] = []
+        if position.done == 0:
+            ball, active = position.ball, ACTIVE[me]
+            self.witnesses = [
+                (square, target) for square in QUIET_SQUARES
+                if cells[square] == active and square != ball
+                for target in QUIET_STEPS[square] if cells[target] == EMPTY and target != ball]
+
+    def verdict(self, frm: int, to: int, new_ball: int) -> bool | None:
+        """A player moving ``frm`` -> ``to`` (-1, -1 for a kick), the ball ending on
+        ``new_ball`` (with the mover, a team-mate, free, or where it was)."""
+        p = self.position
+        me, cells, ball = p.side, p.cells, p.ball
+        if new_ball == ball and cells[ball] == ACTIVE[1 - me] and to >= 0 \
+                and (to % 5 == ball % 5 or to // 5 == ball // 5):
+            return None  # it may close a sandwich on the holder
+        own_area, their_area = KEEPER_AREA[me], KEEPER_AREA[1 - me]
+        if p.done == 0:
+            if to in own_area and frm != p.keepers[me] and frm not in own_area:
+                return None  # it enters its keeper area: the second action must leave
+        elif p.entered >= 0 and (frm != p.entered or to in own_area):
+            return False  # rule 1-4: the player that entered must leave with this one
+        own, their = self.own, self.their
+        if frm >= 0:
+            own += (to in own_area) - (frm in own_area)
+            their += (to in their_area) - (frm in their_area)
+        holds = new_ball == to if frm >= 0 and new_ball in (frm, to) \
+            else cells[new_ball] in (ACTIVE[me], RESTING[me])
+        if own > 1 or their > 0 or (holds and new_ball in own_area):
+            return None if p.done == 0 else False  # the turn may not end so
+        if p.done != 0:
+            return True
+        for square, target in self.witnesses:
+            if square != frm and target != to and square != new_ball and target != new_ball:
+                return True
+        return None
 
 
 def _sandwich(cells: tuple[int, ...], ball: int,
