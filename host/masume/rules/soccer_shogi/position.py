@@ -369,8 +369,37 @@ class Position:
         if self.done == 1:  # the turn rules alone decide; no need to build the positions
             if self._has_quiet_step():
                 return True
-            return any(self._may_end_turn(effect) for effect in self._effects())
+            quick = self._quick_test()
+            if quick is None:
+                return any(self._may_end_turn(effect) for effect in self._effects())
+            return self._may_end_turn_quickly(quick)
         return any(self._resolve(effect)[0] is not None for effect in self._effects())
+
+    def _may_end_turn_quickly(self, quick: _QuickTest) -> bool:
+        """``any(self._may_end_turn(e) for e in self._effects())``, with the quick test
+        deciding where it can (no effect made for a step it decides)."""
+        cells, ball, mine = self.cells, self.ball, ACTIVE[self.side]
+        for square in PITCH:
+            if cells[square] != mine:
+                continue
+            for target, action in STEP_ACTIONS[square]:
+                if cells[target] != EMPTY:
+                    continue
+                new_ball = target if ball == square or ball == target else ball
+                verdict = quick.verdict(square, target, new_ball)
+                if verdict or (verdict is None and self._may_end_turn(
+                        self._step_effect(square, target, action))):
+                    return True
+        for effect in self._kick_and_jump_effects():
+            if effect.goal:
+                return True
+            if effect.mover_from < 0:
+                verdict = quick.verdict(-1, -1, effect.ball)
+            else:
+                verdict = quick.verdict(effect.mover_from, effect.mover_to, effect.ball)
+            if verdict or (verdict is None and self._may_end_turn(effect)):
+                return True
+        return False
 
     def _has_quiet_step(self) -> bool:
         """A shortcut for the common case: with nothing owed under rule 1-4, a step
@@ -1040,7 +1069,7 @@ class _QuickTest:
     full test, as does every action where a sandwich stands on the board already.
     """
 
-    __slots__ = ("position", "own", "their", "witnesses")
+    __slots__ = ("own", "position", "their", "witnesses")
 
     def __init__(self, position: Position) -> None:
         self.position = position
