@@ -527,6 +527,12 @@ class Position:
         the whole state of a chain.
         """
         cells, ball, me = self.cells, self.ball, self.side
+        orthogonal, diagonal = JUMPS[square]
+        for mid, land in orthogonal + diagonal:
+            if cells[mid] != EMPTY and cells[land] == EMPTY:
+                break
+        else:  # no first hop (the common case): no chain
+            return
         board = list(cells)
         board[square] = EMPTY
         starts_with_ball = ball == square
