@@ -292,8 +292,7 @@ class Position:
         if found is not None:  # an action the quick test found legal: made now, once
             if not isinstance(found, _Effect):
                 found = self._step_effect(found[0], found[1], action)
-            child, _ = self._resolve(found)
-            assert child is not None, f"{action} passed the quick test but is not legal"
+            child = self._quickly_legal_child(found)
             self._legal[action] = child
             return child
         if isinstance(action, Jump):
@@ -624,6 +623,15 @@ class Position:
                 return None, "the ball would end the turn in the keeper area"
             return child, ""
         return self._end_turn(effect.cells, effect.ball, effect.keepers, effect.flipped), ""
+
+    def _quickly_legal_child(self, effect: _Effect) -> Position:
+        """What :meth:`_resolve` makes of an effect the quick test found legal (no goal,
+        no sandwich, nobody entering its keeper area, a turn that may end), without
+        its look ahead."""
+        if self.done == 0:
+            return _position(effect.cells, effect.ball, self.side, 1, PLAY, effect.keepers, -1,
+                             self.score, -1, effect.flipped, self.options)
+        return self._end_turn(effect.cells, effect.ball, effect.keepers, effect.flipped)
 
     def _dead_end_reason(self, effect: _Effect, entered: int) -> str:
         me = self.side
