@@ -800,7 +800,7 @@ class Tracker:
         now = self.signature(base)
         layout = base.layout()
         out: dict[str, dict[str, str]] = {sq: {} for sq in lifted}
-        for action, after_position in self._successors_of(base):
+        for action, after_position in self._successors_changing(base, (), lifted):
             after = self.signature(after_position)
             changed = {n for n in now if now[n] != after[n]}
             left = changed & lifted
