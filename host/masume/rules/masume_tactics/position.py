@@ -253,12 +253,12 @@ class Position:
         several times faster. The generation makes one or more per candidate action."""
         made = _new_object(Position)
         values = made.__dict__
-        mine = self.__dict__
-        for name in _FIELDS:
-            values[name] = mine[name]
+        values.update(self.__dict__)  # the fields, and what is cached: not all of it holds
+        values.pop("_legal", None)
+        values.pop("_hash", None)
+        if "players" in changes:  # else the same squares: the same map (never changed)
+            values.pop("_at", None)
         values.update(changes)
-        if "players" not in changes and "_at" in mine:
-            values["_at"] = mine["_at"]  # the same squares: the same map (never changed)
         return made
 
     # ----------------------------------------------------------- queries
@@ -299,12 +299,11 @@ class Position:
         >>> RULES.start().layout()["G11"]
         ('away-9',)
         """
-        out: dict[str, tuple[str, ...]] = {}
         kind = self.pending[0] if self.pending else ""
         charging = self.pending[1] if kind in ("charge", "charge2") else -1
-        for i, square in enumerate(self.players):
-            if i != charging:
-                out[SQUARE_NAMES[square]] = (PIECE_NAMES[i],)
+        out = dict(zip(map(SQUARE_NAMES.__getitem__, self.players), _ALONE))
+        if charging >= 0:  # shown on the keeper's square, below
+            del out[SQUARE_NAMES[self.players[charging]]]
         ball = self.ball
         if kind == "kick":
             # A called kick is shown by the ball put down one square along the called
@@ -1302,6 +1301,8 @@ _FIELDS = tuple(f.name for f in fields(Position))
 _COMPARED = tuple(f.name for f in fields(Position) if f.compare)
 _new_object = object.__new__
 _PITCH_ORDER = tuple(sorted(PITCH))
+#: Player i's stack in a layout, standing alone.
+_ALONE = tuple((name,) for name in PIECE_NAMES)
 _READY = Setup("ready")
 
 #: Re-placements met so far, (from, to) -> the action, and each one's footprint: a
