@@ -301,7 +301,8 @@ class Position:
         """
         kind = self.pending[0] if self.pending else ""
         charging = self.pending[1] if kind in ("charge", "charge2") else -1
-        out = dict(zip(map(SQUARE_NAMES.__getitem__, self.players), _ALONE))
+        out: dict[str, tuple[str, ...]] = dict(zip(map(SQUARE_NAMES.__getitem__, self.players),
+                                                   _ALONE))
         if charging >= 0:  # shown on the keeper's square, below
             del out[SQUARE_NAMES[self.players[charging]]]
         ball = self.ball
