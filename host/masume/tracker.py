@@ -245,10 +245,10 @@ class Tracker:
         are not even applied; else all of them, kept."""
         if base in self._successors or not isinstance(base, KnowsFootprints):
             return self._successors_of(base)
-        every = frozenset(every)
-        out = []
         if not self._may_act(base):
             return []
+        every = frozenset(every)
+        out = []
         actions = base.actions_changing(every) if every else base.legal_actions()
         for action in actions:
             footprint = base.footprint(action)
