@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cache, cached_property
 from typing import ClassVar, Final
 
 from ..base import IllegalAction, Legend, Light, Outcome, Status
@@ -337,8 +337,7 @@ class Position:
         stage = self.stage
         side = SIDES[self.turn]
         if stage == "system":
-            for system in all_systems():
-                yield Declare(system)
+            yield from _declarations()
             return
         if stage == "setup":
             for letter in "KRBNP":
@@ -365,7 +364,7 @@ class Position:
                     else:
                         yield Pass(side, kind, origin, NAMES[t])
             for t in move_targets(board, ball, i):
-                yield Move(side, kind, origin, NAMES[t])
+                yield _move(side, kind, origin, NAMES[t])
 
     def is_legal(self, action: object) -> bool:
         return self._why_illegal(action) is None
@@ -847,3 +846,23 @@ __all__ = ["OPTIONS", "PLAY_STAGES", "STAGES", "Position", "all_systems", "syste
 _ALONE: Final = {c: (f"{SIDES[side_of(c)]}-{KIND_OF_LETTER[c.upper()]}",)
                  for letter in KIND_OF_LETTER for c in (letter, letter.lower())}
 _WITH_BALL: Final = {c: ("ball", *stack) for c, stack in _ALONE.items()}
+
+
+@cache
+def _declarations() -> tuple[Declare, ...]:
+    """Every system gote may declare, as actions (made once: some fifteen hundred)."""
+    return tuple(Declare(system) for system in all_systems())
+
+
+#: Moves met so far: the generation lists the same ones again and again.
+_MOVES: dict[tuple[str, str, str, str], Move] = {}
+
+
+def _move(side: str, kind: str, origin: str, target: str) -> Move:
+    """``Move(side, kind, origin, target)``, made once."""
+    key = (side, kind, origin, target)
+    try:
+        return _MOVES[key]
+    except KeyError:
+        made = _MOVES[key] = Move(side, kind, origin, target)
+        return made
