@@ -621,9 +621,9 @@ class Position:
             used = (self.used >> i) & 1
             if not used:
                 for to in self._steps(i):
-                    yield Move(SQUARE_NAMES[square], SQUARE_NAMES[to])
+                    yield _step(square, to, False)
                     if i == keeper:
-                        yield Move(SQUARE_NAMES[square], SQUARE_NAMES[to], leave=True)
+                        yield _step(square, to, True)
             if i == keeper and side == self.offence:
                 for name in DIRECTIONS:
                     yield Kick(SQUARE_NAMES[square], "ground", name)
@@ -687,14 +687,11 @@ class Position:
         return range(side * 11, side * 11 + 11)
 
     def _steps(self, i: int) -> Iterator[int]:
-        x, y = _xy(self.players[i])
-        for dx, dy in DIRECTIONS.values():
-            to = _sq(x + dx, y + dy)
-            if not _on_pitch(x + dx, y + dy) or to in self._at:
-                continue
-            if i == self.banned and to == self.ball:
-                continue
-            yield to
+        at = self._at
+        banned_ball = self.ball if i == self.banned else -1
+        for to in _pitch_steps(self.players[i]):
+            if to not in at and to != banned_ball:
+                yield to
 
     def _stepin_squares(self, i: int) -> list[int]:
         x, y = _xy(self.players[i])
@@ -1319,4 +1316,32 @@ def _replacement(frm: int, to: int) -> Setup:
     except KeyError:
         made = _REPLACEMENTS[frm, to] = Setup("replace", SQUARE_NAMES[frm], SQUARE_NAMES[to])
         _REPLACEMENT_SQUARES[made] = frozenset((made.frm, made.to))
+        return made
+
+
+#: Square -> the squares of the pitch one step away, in the order of DIRECTIONS.
+_PITCH_STEPS: dict[int, tuple[int, ...]] = {}
+
+
+def _pitch_steps(square: int) -> tuple[int, ...]:
+    try:
+        return _PITCH_STEPS[square]
+    except KeyError:
+        x, y = _xy(square)
+        made = _PITCH_STEPS[square] = tuple(_sq(x + dx, y + dy) for dx, dy in DIRECTIONS.values()
+                                            if _on_pitch(x + dx, y + dy))
+        return made
+
+
+#: Steps met so far, (from, to, leave) -> the action: the generation lists them again
+#: and again.
+_STEPS: dict[tuple[int, int, bool], Move] = {}
+
+
+def _step(frm: int, to: int, leave: bool) -> Move:
+    """``Move(from, to, leave)`` between two squares, made once."""
+    try:
+        return _STEPS[frm, to, leave]
+    except KeyError:
+        made = _STEPS[frm, to, leave] = Move(SQUARE_NAMES[frm], SQUARE_NAMES[to], leave=leave)
         return made
