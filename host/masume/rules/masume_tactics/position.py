@@ -493,10 +493,13 @@ class Position:
         fifteen hundred): ``ready``, or a player that may move to a square it may take."""
         if not isinstance(action, Setup):
             return False
-        if action == _READY:
-            return True
-        if action.kind != "replace" or action.frm not in SQUARE_INDEX \
-                or action.to not in SQUARE_INDEX:
+        try:
+            if action == _READY:
+                return True
+            if action.kind != "replace" or action.frm not in SQUARE_INDEX \
+                    or action.to not in SQUARE_INDEX:
+                return False
+        except TypeError:  # not hashable, so not an action
             return False
         movers, empty = self._replacements()
         return (self._at.get(SQUARE_INDEX[action.frm], -1) in movers
