@@ -227,11 +227,9 @@ class Tracker:
         return False
 
     def _after(self, base: AnyPosition, action: Hashable) -> AnyPosition:
-        """``base.apply(action)``, kept: the search asks for the same ones again and again."""
-        known_after = self._successors.get(base)
-        if known_after is None and not isinstance(base, KnowsFootprints):
-            known_after = self._successors_of(base)
-        for known, after in known_after or ():
+        """``base.apply(action)``, taken from the successors kept where they are (never
+        all of ``base``'s successors for one of them: the search keeps a bounded number)."""
+        for known, after in self._successors.get(base, ()):
             if known == action:
                 return after
         return base.apply(action)
