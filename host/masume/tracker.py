@@ -61,7 +61,7 @@ from typing import Any, Literal, TypedDict, cast
 from masume.boards import Board
 from masume.cards import CardSet
 from masume.link.events import Reading
-from masume.rules.base import ANY_CARD, AnyPosition, Game, Layout
+from masume.rules.base import ANY_CARD, AnyPosition, Game, KnowsFootprints, Layout
 
 SETTLE_S = 0.35
 
@@ -227,11 +227,34 @@ class Tracker:
         return False
 
     def _after(self, base: AnyPosition, action: Hashable) -> AnyPosition:
-        """``base.apply(action)``, kept: the search asks for the same ones again and again."""
-        for known, after in self._successors_of(base):
+        """``base.apply(action)``, taken from the successors kept where they are (never
+        all of ``base``'s successors for one of them: the search keeps a bounded number)."""
+        for known, after in self._successors.get(base, ()):
             if known == action:
                 return after
         return base.apply(action)
+
+    def _successors_changing(
+        self, base: AnyPosition, every: Iterable[str], some: set[str] | None = None,
+    ) -> Iterable[tuple[Hashable, AnyPosition]]:
+        """The successors of ``base`` (in the rules' order) that may change the reading
+        of every one of ``every`` and, given ``some``, of at least one of ``some``: where
+        the game knows its actions' footprints (:class:`KnowsFootprints`), the others
+        are not even applied; else all of them, kept."""
+        if base in self._successors or not isinstance(base, KnowsFootprints):
+            return self._successors_of(base)
+        if not self._may_act(base):
+            return []
+        every = frozenset(every)
+        out = []
+        actions = base.actions_changing(every) if every else base.legal_actions()
+        for action in actions:
+            footprint = base.footprint(action)
+            if footprint is not None and (not every <= footprint
+                                          or (some is not None and footprint.isdisjoint(some))):
+                continue
+            out.append((action, base.apply(action)))
+        return out
 
     def _successors_of(self, base: AnyPosition) -> list[tuple[Hashable, AnyPosition]]:
         """Every action the sensors may show from ``base``, with the position it leads to."""
@@ -436,9 +459,13 @@ class Tracker:
 
     def _actions(self, position: AnyPosition) -> Iterable[Hashable]:
         """Actions the sensors may show: none while the rules wait for a die."""
-        if position.outcome() is not None or position.status().awaiting:
-            return ()
-        return position.legal_actions()
+        return position.legal_actions() if self._may_act(position) else ()
+
+    @staticmethod
+    def _may_act(position: AnyPosition) -> bool:
+        """May the sensors show an action from ``position``? Not once the game is
+        over, nor while the rules wait for a die."""
+        return position.outcome() is None and not position.status().awaiting
 
     def _explain(self) -> list[_Reading]:
         positions = self.game.positions()
@@ -448,14 +475,14 @@ class Tracker:
 
         def one(base: AnyPosition, pops: int) -> list[_Reading]:
             need = self._differences(base)
-            return [_Reading(pops, (a,)) for a, after in self._successors_of(base)
+            return [_Reading(pops, (a,)) for a, after in self._successors_changing(base, need)
                     if (not pops or self._same_origin(base, a))
                     and self._changes_all(base, after, need) and self._shows(base, after)]
 
         def two(base: AnyPosition, pops: int) -> list[_Reading]:
             differ = set(self._differences(base))
             out = []
-            for a, mid in self._successors_of(base):
+            for a, mid in self._successors_changing(base, (), differ):
                 if pops and not self._same_origin(base, a):
                     continue
                 # The first action must change a cell that ended up changed, and
@@ -468,7 +495,7 @@ class Tracker:
                 # The second action changes every cell that still differs (a cheap
                 # test before the whole comparison).
                 need = self._differences(mid)
-                out += [_Reading(pops, (a, b)) for b, after in self._successors_of(mid)
+                out += [_Reading(pops, (a, b)) for b, after in self._successors_changing(mid, need)
                         if self._changes_all(mid, after, need) and self._shows(mid, after)]
             return out
 
@@ -771,7 +798,7 @@ class Tracker:
         now = self.signature(base)
         layout = base.layout()
         out: dict[str, dict[str, str]] = {sq: {} for sq in lifted}
-        for action, after_position in self._successors_of(base):
+        for action, after_position in self._successors_changing(base, (), lifted):
             after = self.signature(after_position)
             changed = {n for n in now if now[n] != after[n]}
             left = changed & lifted

@@ -20,6 +20,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     rules = kinds.add_parser("rules", help="rules engine: legal actions and playouts per second")
     rules.add_argument("--game", required=True)
     rules.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    rules.add_argument("--cpu", action="store_true",
+                       help="time with the process's CPU time, not the wall clock (a shared machine)")
     rules.set_defaults(handler=_rules)
 
     readers = kinds.add_parser("readers", help="reader scan in board time: jobs, rounds, latency")
@@ -125,4 +127,4 @@ def _fuzz(args: argparse.Namespace) -> int:
 def _rules(args: argparse.Namespace) -> int:
     from masume.bench.rules import run
 
-    return run(game=args.game, seconds=args.seconds)
+    return run(game=args.game, seconds=args.seconds, cpu=args.cpu)

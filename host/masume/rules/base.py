@@ -312,6 +312,21 @@ class HidesInformation(Protocol[A_contra]):
 
 
 @runtime_checkable
+class KnowsFootprints(Protocol[A]):
+    """A position that can say cheaply where an action may change the board: the
+    tracker then applies only the actions that could explain a reading (on a
+    set-piece's re-placements, some fifteen hundred are legal)."""
+
+    def footprint(self, action: A) -> frozenset[str] | None:
+        """The squares where ``action`` may change what stands (every square whose
+        stack differs after it is among them), or None when it cannot say cheaply."""
+
+    def actions_changing(self, squares: frozenset[str]) -> Iterator[A]:
+        """The legal actions, in the order of ``legal_actions``, whose footprint holds
+        every one of ``squares`` or is None; it may list the others too, it need not."""
+
+
+@runtime_checkable
 class OnCards(Protocol):
     """A position whose pieces are the cards of a set (on a card mat)."""
 

@@ -4,7 +4,7 @@ leads to."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -232,6 +232,35 @@ class Position:
     def __repr__(self) -> str:
         return f"<Position {self.to_text()!r}>"
 
+    def __hash__(self) -> int:
+        # The dataclass's hash (of the compared fields), computed once: positions
+        # are dict keys throughout the tracker's search.
+        try:
+            hashed: int = self.__dict__["_hash"]
+            return hashed
+        except KeyError:
+            value = self.__dict__["_hash"] = hash(tuple(
+                self.__dict__[name] for name in _COMPARED))
+            return value
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Not what is cached: a string's hash differs from one process to another.
+        return {k: v for k, v in self.__dict__.items() if k in _FIELDS}
+
+    def _with(self, **changes: Any) -> Position:
+        """``dataclasses.replace(self, **changes)`` without its checks and the frozen
+        ``__init__`` (one ``object.__setattr__`` per field): the same position, made
+        several times faster. The generation makes one or more per candidate action."""
+        made = _new_object(Position)
+        values = made.__dict__
+        values.update(self.__dict__)  # the fields, and what is cached: not all of it holds
+        values.pop("_legal", None)
+        values.pop("_hash", None)
+        if "players" in changes:  # else the same squares: the same map (never changed)
+            values.pop("_at", None)
+        values.update(changes)
+        return made
+
     # ----------------------------------------------------------- queries
 
     @cached_property
@@ -270,12 +299,12 @@ class Position:
         >>> RULES.start().layout()["G11"]
         ('away-9',)
         """
-        out: dict[str, tuple[str, ...]] = {}
         kind = self.pending[0] if self.pending else ""
         charging = self.pending[1] if kind in ("charge", "charge2") else -1
-        for i, square in enumerate(self.players):
-            if i != charging:
-                out[SQUARE_NAMES[square]] = (PIECE_NAMES[i],)
+        out: dict[str, tuple[str, ...]] = dict(zip(map(SQUARE_NAMES.__getitem__, self.players),
+                                                   _ALONE))
+        if charging >= 0:  # shown on the keeper's square, below
+            del out[SQUARE_NAMES[self.players[charging]]]
         ball = self.ball
         if kind == "kick":
             # A called kick is shown by the ball put down one square along the called
@@ -451,10 +480,30 @@ class Position:
         return iter(self._legal)
 
     def is_legal(self, action: object) -> bool:
+        if ("_legal" not in self.__dict__ and self.pending
+                and self.pending[0] in ("replace", "lineup")):
+            return self._replacement_legal(action)
         try:
             return action in self._legal
         except TypeError:
             return False
+
+    def _replacement_legal(self, action: object) -> bool:
+        """``action in self._legal`` in re-placements, without listing them all (some
+        fifteen hundred): ``ready``, or a player that may move to a square it may take."""
+        if not isinstance(action, Setup):
+            return False
+        try:
+            if action == _READY:
+                return True
+            if action.kind != "replace" or action.frm not in SQUARE_INDEX \
+                    or action.to not in SQUARE_INDEX:
+                return False
+        except TypeError:  # not hashable, so not an action
+            return False
+        movers, empty = self._replacements()
+        return (self._at.get(SQUARE_INDEX[action.frm], -1) in movers
+                and SQUARE_INDEX[action.to] in empty)
 
     def apply(self, action: Action) -> Position:
         """The position after ``action``; raises :class:`IllegalAction` with the reason."""
@@ -466,11 +515,28 @@ class Position:
         assert child is not None
         return child
 
+    def footprint(self, action: Action) -> frozenset[str] | None:
+        """Where ``action`` may change the board (:class:`~masume.rules.KnowsFootprints`):
+        a re-placement during a set piece moves one player and nothing else, and so
+        does a step in open play (the ball it carries goes with it; a goal kick its
+        keeper earns is taken where the ball is); for other actions None."""
+        if not self.pending:
+            if isinstance(action, Move):
+                return frozenset((action.frm, action.to))
+        elif self.pending[0] in ("replace", "lineup"):
+            try:
+                return _REPLACEMENT_SQUARES[action]
+            except (KeyError, TypeError):
+                pass
+        return None
+
     @cached_property
     def _legal(self) -> dict[Action, None]:
         out: dict[Action, None] = {}
         if self.over:
             return out
+        if self.pending and self.pending[0] in ("replace", "lineup"):
+            return dict.fromkeys(self._candidates())  # every candidate of these is legal
         for action in self._candidates():
             if isinstance(action, Move):
                 ok = self._move_ok(action)
@@ -531,30 +597,12 @@ class Position:
             for i in self._side_players(self.to_move):
                 yield Setup("kicker", SQUARE_NAMES[self.players[i]])
             return
-        if kind == "lineup":
+        if kind in ("lineup", "replace"):
             yield Setup("ready")
-            kicking, mask = self.pending[1], self.pending[3]
-            side = self.to_move
-            empty = [s for s in sorted(PITCH)
-                     if s not in self._at and s != self.ball and _progress(side, s) <= 8
-                     and (side == kicking or s not in CENTRE_CIRCLE[side])]
-            for i in self._side_players(side):
-                if i == self.must_kick or (mask >> i) & 1:
-                    continue
+            movers, empty = self._replacements()
+            for i in movers:
                 for s in empty:
-                    yield Setup("replace", SQUARE_NAMES[self.players[i]], SQUARE_NAMES[s])
-            return
-        if kind == "replace":
-            yield Setup("ready")
-            kicker, mask = self.pending[2], self.pending[6]
-            if self.pending[4] == "d" and (mask).bit_count() >= self.pending[5]:
-                return
-            empty = [s for s in sorted(PITCH) if s not in self._at and s != self.ball]
-            for i in self._side_players(self.to_move):
-                if i == kicker or (mask >> i) & 1:
-                    continue
-                for s in empty:
-                    yield Setup("replace", SQUARE_NAMES[self.players[i]], SQUARE_NAMES[s])
+                    yield _replacement(self.players[i], s)
             return
         if kind == "guard":
             for s in PENALTY_GUARD[self.to_move]:
@@ -576,9 +624,9 @@ class Position:
             used = (self.used >> i) & 1
             if not used:
                 for to in self._steps(i):
-                    yield Move(SQUARE_NAMES[square], SQUARE_NAMES[to])
+                    yield _step(square, to, False)
                     if i == keeper:
-                        yield Move(SQUARE_NAMES[square], SQUARE_NAMES[to], leave=True)
+                        yield _step(square, to, True)
             if i == keeper and side == self.offence:
                 for name in DIRECTIONS:
                     yield Kick(SQUARE_NAMES[square], "ground", name)
@@ -592,18 +640,61 @@ class Position:
                 if max(abs(kx - x), abs(ky - y)) == 1:
                     yield Charge(SQUARE_NAMES[square], SQUARE_NAMES[self.players[keeper]])
 
+    def _replacements(self) -> tuple[list[int], list[int]]:
+        """In a set piece's re-placements: the players that may still be re-placed,
+        and the squares they may go to (each player to each square, in this order)."""
+        kind = self.pending[0]
+        side = self.to_move
+        if kind == "lineup":
+            kicking, mask = self.pending[1], self.pending[3]
+            empty = [s for s in _PITCH_ORDER
+                     if s not in self._at and s != self.ball and _progress(side, s) <= 8
+                     and (side == kicking or s not in CENTRE_CIRCLE[side])]
+            movers = [i for i in self._side_players(side)
+                      if not (i == self.must_kick or (mask >> i) & 1)]
+            return movers, empty
+        kicker, mask = self.pending[2], self.pending[6]
+        if self.pending[4] == "d" and (mask).bit_count() >= self.pending[5]:
+            return [], []
+        empty = [s for s in _PITCH_ORDER if s not in self._at and s != self.ball]
+        movers = [i for i in self._side_players(side) if not (i == kicker or (mask >> i) & 1)]
+        return movers, empty
+
+    def actions_changing(self, squares: frozenset[str]) -> Iterator[Action]:
+        """The legal actions, in their order, whose footprint holds all of ``squares`` or
+        is unknown (:class:`~masume.rules.KnowsFootprints`): in re-placements, without
+        listing the others."""
+        if not (squares and self.pending and self.pending[0] in ("replace", "lineup")):
+            yield from self._legal
+            return
+        yield Setup("ready")
+        if len(squares) > 2:
+            return
+        movers, empty = self._replacements()
+        wanted = {SQUARE_INDEX[name] for name in squares if name in SQUARE_INDEX}
+        if len(wanted) < len(squares):
+            return
+        for i in movers:
+            frm = self.players[i]
+            rest = wanted - {frm}
+            if not rest:  # the mover's square is all there is: every target
+                targets = empty
+            elif len(rest) == 1 and (to := next(iter(rest))) in empty:
+                targets = [to]
+            else:
+                continue
+            for to in targets:
+                yield _replacement(frm, to)
+
     def _side_players(self, side: int) -> range:
         return range(side * 11, side * 11 + 11)
 
     def _steps(self, i: int) -> Iterator[int]:
-        x, y = _xy(self.players[i])
-        for dx, dy in DIRECTIONS.values():
-            to = _sq(x + dx, y + dy)
-            if not _on_pitch(x + dx, y + dy) or to in self._at:
-                continue
-            if i == self.banned and to == self.ball:
-                continue
-            yield to
+        at = self._at
+        banned_ball = self.ball if i == self.banned else -1
+        for to in _pitch_steps(self.players[i]):
+            if to not in at and to != banned_ball:
+                yield to
 
     def _stepin_squares(self, i: int) -> list[int]:
         x, y = _xy(self.players[i])
@@ -619,9 +710,9 @@ class Position:
 
     def _result(self, action: Action) -> Position | None:
         """The position after ``action``, or None if it is not legal here."""
-        base = replace(self, path=(), event=())
+        base = self._with(path=(), event=())
         if isinstance(action, Timeout):  # the rest of the turn is lost
-            return replace(base, to_move=1 - self.to_move, action=1, used=0, turn=self.turn + 1)
+            return base._with(to_move=1 - self.to_move, action=1, used=0, turn=self.turn + 1)
         if isinstance(action, Roll):
             return base._roll(action.die)
         if isinstance(action, Choice):
@@ -641,7 +732,7 @@ class Position:
         return None
 
     def _mark_used(self, i: int) -> Position:
-        return replace(self, used=self.used | (1 << i))
+        return self._with(used=self.used | (1 << i))
 
     def _move(self, move: Move) -> Position | None:
         frm, to = SQUARE_INDEX[move.frm], SQUARE_INDEX[move.to]
@@ -651,13 +742,13 @@ class Position:
         ball = self.ball
         if frm == ball and not move.leave:
             ball = to
-        pos = replace(self, players=tuple(players), ball=ball)
+        pos = self._with(players=tuple(players), ball=ball)
         if self.must_kick == i and self.restart != "goal-kick-2":
             return None
         if self.must_kick == i and move.leave:
             return None
         if pos.keeper == i and i != self.banned:
-            pos = replace(pos, last_touch=i, banned=-1)
+            pos = pos._with(last_touch=i, banned=-1)
         if self.must_kick >= 0 and self.action >= self._kick_deadline():
             return None
         return pos._mark_used(i)._end_action()
@@ -679,9 +770,9 @@ class Position:
             x, _ = _xy(frm)
             if direction[0] != (1 if x == 0 else -1):
                 return None
-        base = replace(self, must_kick=-1 if i == self.must_kick else self.must_kick, last_touch=i)
+        base = self._with(must_kick=-1 if i == self.must_kick else self.must_kick, last_touch=i)
         if self.must_kick == i:
-            base = replace(base, banned=i)
+            base = base._with(banned=i)
         if kick.kind == "inside":
             x, y = _xy(frm)
             if kick.distance > 2 + self._card(i, "inside-range"):
@@ -694,7 +785,7 @@ class Position:
                 if j >= 0 and step < kick.distance:
                     return None  # the team-mate on the way would take it: that is a shorter kick
             return base._travel(frm, direction, kick.distance, "inside", i, 1 << i)
-        return replace(base, pending=("kick", i, kick.kind, direction[0], direction[1]))
+        return base._with(pending=("kick", i, kick.kind, direction[0], direction[1]))
 
     def _charge(self, charge: Charge) -> Position | None:
         d = self._at[SQUARE_INDEX[charge.frm]]
@@ -709,24 +800,24 @@ class Position:
             if self.beginner:
                 return None  # the beginner rules know charges from the front and the side only
             words = f"foul: {PIECE_NAMES[d]} charged {PIECE_NAMES[k]} from behind"
-            pos = replace(pos, event=("foul", words, (ks, self.players[d])))
+            pos = pos._with(event=("foul", words, (ks, self.players[d])))
             return pos._foul(ks, 1 - _side(d))
-        return replace(pos, pending=("charge", d, k))
+        return pos._with(pending=("charge", d, k))
 
     def _roll(self, die: int) -> Position | None:
         kind = self.pending[0]
         if kind == "charge":
-            return replace(self, pending=("charge2", self.pending[1], self.pending[2], die))
+            return self._with(pending=("charge2", self.pending[1], self.pending[2], die))
         if kind == "charge2":
             d, k, droll = self.pending[1], self.pending[2], self.pending[3]
             bonus = self._card(d, "charge") - self._card(k, "hold")
             if self.players[d] in PENALTY_AREA[_side(d)]:
                 bonus += 2 if _is_keeper(d) else 1
-            pos = replace(self, pending=())
+            pos = self._with(pending=())
             if droll + bonus >= die:
                 players = list(self.players)
                 players[d], players[k] = players[k], players[d]
-                pos = replace(pos, players=tuple(players), last_touch=d,
+                pos = pos._with(players=tuple(players), last_touch=d,
                               banned=-1 if self.banned != d else d)
             return pos._end_action()
         if kind == "shootout":
@@ -737,15 +828,15 @@ class Position:
                 hg, hn = hg + scored, hn + 1
             else:
                 ag, an = ag + scored, an + 1
-            return replace(self, pending=())._shootout(hg, ag, hn, an)
+            return self._with(pending=())._shootout(hg, ag, hn, an)
         if kind == "penalty":
             kicker, guard = self.pending[1], self.pending[2]
             defending = 1 - _side(kicker)
             faces = PENALTY_GUARD[defending][guard]
-            pos = replace(self, pending=(), last_touch=kicker)
+            pos = self._with(pending=(), last_touch=kicker)
             if die in faces:  # the keeper guessed right and catches it
                 gk = defending * 11
-                return replace(pos, ball=pos.players[gk], last_touch=gk)._end_action()
+                return pos._with(ball=pos.players[gk], last_touch=gk)._end_action()
             # The goal square the ball flies into: the net's faces, 1-2, 3-4, 5-6.
             goal = ({1: 5, 2: 5, 3: 6, 4: 6, 5: 7, 6: 7} if defending == HOME
                     else {1: 7, 2: 7, 3: 6, 4: 6, 5: 5, 6: 5})[die]
@@ -756,7 +847,7 @@ class Position:
         frm = self.players[kicker]
         bonus = 2 if _is_keeper(kicker) and frm in PENALTY_AREA[_side(kicker)] else 0
         bonus += self._card(kicker, kick_kind)
-        pos = replace(self, pending=())
+        pos = self._with(pending=())
         if kick_kind == "lob":
             distance = (die + 2 if die <= 3 else die) + bonus
             return pos._travel(frm, (dx, dy), distance, "lob", kicker, 1 << kicker)
@@ -766,7 +857,7 @@ class Position:
         kind = self.pending[0]
         if kind == "receive":
             player, touched = self.pending[1], self.pending[2]
-            pos = replace(self, pending=(), last_touch=player,
+            pos = self._with(pending=(), last_touch=player,
                           banned=-1 if self.banned != player else player)
             if choice.kind == "keep":
                 return pos._end_action()
@@ -774,7 +865,7 @@ class Position:
                                touched | (1 << player))
         if kind == "header":
             player = self.pending[1]
-            pos = replace(self, pending=(), last_touch=player,
+            pos = self._with(pending=(), last_touch=player,
                           banned=-1 if self.banned != player else player)
             if choice.kind == "keep":
                 return pos._end_action()
@@ -783,7 +874,7 @@ class Position:
         if kind == "bounce":
             square, distance, _, touched = self.pending[1:5]
             hit = self._at.get(square, -1)
-            return replace(self, pending=())._travel(
+            return self._with(pending=())._travel(
                 square, DIRECTIONS[choice.direction], distance, "bounce", hit, touched)
         return None
 
@@ -808,7 +899,7 @@ class Position:
                 if square in SQUARE_NAMES:
                     passed.append(square)
                 over_bar = mode in ("lob", "header") and steps < distance
-                return replace(self, path=tuple(passed))._out(x, y, over_bar)
+                return self._with(path=tuple(passed))._out(x, y, over_bar)
             passed.append(square)
             j = self._at.get(square, -1)
             if j < 0:
@@ -816,11 +907,11 @@ class Position:
             if mode in ("lob", "header"):
                 if steps < distance:
                     continue
-                pos = replace(self, ball=square, path=tuple(passed))
+                pos = self._with(ball=square, path=tuple(passed))
                 if mode == "header":  # reading: a headed ball is kept where it lands
                     return pos._received(j, passer, final=True)
                 return pos._received(j, passer, header=True)
-            pos = replace(self, ball=square, path=tuple(passed))
+            pos = self._with(ball=square, path=tuple(passed))
             if mode == "ground" and steps == 1:
                 if face <= 4:
                     return pos._received(j, passer, touched=touched)
@@ -829,12 +920,12 @@ class Position:
                 return pos._received(j, passer, touched=touched)
             chooser = _side(j)
             return pos._bounce(square, distance - steps, chooser, touched | (1 << j), j)
-        pos = replace(self, ball=_sq(x, y), path=tuple(passed))
+        pos = self._with(ball=_sq(x, y), path=tuple(passed))
         return pos._end_action()
 
     def _bounce(self, square: int, distance: int, chooser: int, touched: int,
                 hit: int) -> Position:
-        pos = replace(self, pending=("bounce", square, distance, chooser, touched), last_touch=hit,
+        pos = self._with(pending=("bounce", square, distance, chooser, touched), last_touch=hit,
                       banned=-1 if self.banned != hit else hit)
         return pos
 
@@ -842,13 +933,13 @@ class Position:
                   touched: int = 0) -> Position:
         if self._offside(j, passer):
             square = self.players[j]
-            called = replace(self, event=("offside", f"offside: {PIECE_NAMES[j]}", (square,)))
+            called = self._with(event=("offside", f"offside: {PIECE_NAMES[j]}", (square,)))
             return called._foul(square, 1 - _side(j))
         if header:
-            return replace(self, pending=("header", j))
+            return self._with(pending=("header", j))
         if final or self.beginner or (touched >> j) & 1:
-            return replace(self, last_touch=j, banned=-1 if self.banned != j else j)._end_action()
-        return replace(self, pending=("receive", j, touched | (0 if passer < 0 else (1 << passer))))
+            return self._with(last_touch=j, banned=-1 if self.banned != j else j)._end_action()
+        return self._with(pending=("receive", j, touched | (0 if passer < 0 else (1 << passer))))
 
     def _offside(self, j: int, passer: int) -> bool:
         """A pass received in an offside position (docs: "Offside")."""
@@ -866,23 +957,23 @@ class Position:
 
     def _end_action(self) -> Position:
         """The action is over: swap roles if the defence gained the ball, else count it."""
-        pos = replace(self, pending=())
+        pos = self._with(pending=())
         if pos.restart and pos.must_kick < 0:  # the set-piece kick has been taken
             thrower = next((i for i, s in enumerate(pos.players) if s in TOUCH), -1)
-            pos = replace(pos, restart="")
+            pos = pos._with(restart="")
             if (pos.restart == "" and self.restart == "throw" and thrower >= 0
                     and pos._stepin_squares(thrower)):
-                return replace(pos, pending=("stepin", thrower))
+                return pos._with(pending=("stepin", thrower))
         keeper = pos.keeper
         if keeper >= 0 and _side(keeper) != pos.offence:
             new = _side(keeper)
             if _is_keeper(keeper) and pos.players[keeper] in PENALTY_AREA[new] and not pos.beginner:
                 return pos._set_piece("goal-kick-2", pos.players[keeper], new, kicker=keeper)
-            return replace(pos, offence=new, to_move=new, action=1, used=0, turn=pos.turn + 1,
+            return pos._with(offence=new, to_move=new, action=1, used=0, turn=pos.turn + 1,
                            must_kick=-1, restart="")
         if pos.action >= pos.actions_per_turn():
-            return replace(pos, to_move=1 - pos.to_move, action=1, used=0, turn=pos.turn + 1)
-        return replace(pos, action=pos.action + 1)
+            return pos._with(to_move=1 - pos.to_move, action=1, used=0, turn=pos.turn + 1)
+        return pos._with(action=pos.action + 1)
 
     def _out(self, x: int, y: int, over_bar: bool = False) -> Position:
         """The ball left the pitch at (x, y) (a goal, or out of play)."""
@@ -893,20 +984,20 @@ class Position:
         # one (the touch files, the goals), else the last pitch square it crossed.
         seen = square if square in SQUARE_NAMES else (self.path[-1] if self.path else self.ball)
         if 1 <= y <= 16:  # over a touchline: throw-in for the other side
-            out = replace(self, ball=square, event=("out", "out of play", (seen,)))
+            out = self._with(ball=square, event=("out", "out of play", (seen,)))
             return out._set_piece("throw", square, 1 - last_side)
         end = HOME if y <= 0 else AWAY  # the side that defends this end
         if 5 <= x <= 7 and not over_bar and y in (0, 17):
             if self.restart == "throw":
                 # A throw straight into a goal does not count.
                 words = "a throw-in straight into the goal does not count"
-                out = replace(self, ball=square, event=("out", words, (square,)))
+                out = self._with(ball=square, event=("out", words, (square,)))
                 if end != last_side:
                     return out._set_piece("goal-kick-1", GOAL_KICK[(end, x <= 6)], end)
                 return out._set_piece("corner", CORNERS[(end, x <= 6)], 1 - end)
             return self._goal(square, self.path)
         left = x <= 6
-        out = replace(self, event=("out", "over the bar" if over_bar else "out of play", (seen,)))
+        out = self._with(event=("out", "over the bar" if over_bar else "out of play", (seen,)))
         if last_side == end:
             return out._set_piece("corner", CORNERS[(end, left)], 1 - end)
         return out._set_piece("goal-kick-1", GOAL_KICK[(end, left)], end)
@@ -914,19 +1005,19 @@ class Position:
     def _goal(self, square: int, path: tuple[int, ...]) -> Position:
         conceding = HOME if square in GOALS[HOME] else AWAY
         score = (self.score[0] + (conceding == AWAY), self.score[1] + (conceding == HOME))
-        pos = replace(self, ball=square, score=score, pending=("goal", conceding),
+        pos = self._with(ball=square, score=score, pending=("goal", conceding),
                       to_move=conceding, action=1, used=0, turn=self.turn + 1,
                       must_kick=-1, banned=-1, restart="",
                       path=tuple(path))
         if self.options.goals_to_win and score[1 - conceding] >= self.options.goals_to_win:
-            return replace(pos, over="goals", pending=())
+            return pos._with(over="goals", pending=())
         return pos
 
     def _restart(self) -> Position:
         side = self.pending[1]
         players = _formation(side)
         pending = ("lineup", side, "k", 0) if self.options.lineup else ()
-        return replace(self, players=players, ball=CENTRE_MARK[side], offence=side, to_move=side,
+        return self._with(players=players, ball=CENTRE_MARK[side], offence=side, to_move=side,
                        action=1, used=0, turn=self.turn + 1, pending=pending,
                        last_touch=-1, banned=-1,
                        must_kick=side * 11 + 8, restart="kickoff")
@@ -934,12 +1025,12 @@ class Position:
     def _whistle(self) -> Position:
         if self.half >= 2:
             if self.score[0] == self.score[1] and self.options.shootout:
-                pos = replace(self, players=_formation(self.kicked_off), used=0, must_kick=-1,
+                pos = self._with(players=_formation(self.kicked_off), used=0, must_kick=-1,
                               banned=-1, restart="", action=1, turn=self.turn + 1)
                 return pos._shootout(0, 0, 0, 0)
-            return replace(self, over="full time", pending=())
+            return self._with(over="full time", pending=())
         side = 1 - self.kicked_off
-        return replace(self, half=2, pending=("halftime", side), to_move=side, action=1, used=0,
+        return self._with(half=2, pending=("halftime", side), to_move=side, action=1, used=0,
                        turn=self.turn + 1,
                        must_kick=-1, banned=-1, restart="")
 
@@ -949,29 +1040,29 @@ class Position:
         if hn == an and hn >= 5 and hg != ag:
             decided = True
         if decided:
-            return replace(self, over=f"penalty shoot-out {hg}-{ag}", pending=())
+            return self._with(over=f"penalty shoot-out {hg}-{ag}", pending=())
         kicking = HOME if hn == an else AWAY
-        return replace(self, ball=PENALTY_SPOT[kicking], pending=("shootout", hg, ag, hn, an, -1),
+        return self._with(ball=PENALTY_SPOT[kicking], pending=("shootout", hg, ag, hn, an, -1),
                        to_move=1 - kicking, offence=kicking)
 
     def _foul(self, square: int, side: int) -> Position:
         """A foul at ``square``: a free kick for ``side``, a penalty in the other side's area."""
         if square in PENALTY_AREA[1 - side] and not self.beginner:
-            return replace(self, pending=("place", "penalty", PENALTY_SPOT[side], side),
+            return self._with(pending=("place", "penalty", PENALTY_SPOT[side], side),
                            to_move=side, offence=side, action=1, used=0, turn=self.turn + 1,
                            must_kick=-1, banned=-1,
                            restart="")
         return self._set_piece("free-kick", square, side)
 
     def _set_piece(self, kind: str, spot: int, side: int, kicker: int = -1) -> Position:
-        pos = replace(self, ball=spot, offence=side, to_move=side, action=1, used=0,
+        pos = self._with(ball=spot, offence=side, to_move=side, action=1, used=0,
                       turn=self.turn + 1, must_kick=-1,
                       banned=-1, restart="")
         if kicker >= 0:
-            return replace(pos, pending=("replace", kind, kicker, side, "o", 0, 0))
+            return pos._with(pending=("replace", kind, kicker, side, "o", 0, 0))
         if kind == "goal-kick-1":  # the goalkeeper takes it
             return pos._place(side * 11, kind, spot, side)
-        return replace(pos, pending=("place", kind, spot, side))
+        return pos._with(pending=("place", kind, spot, side))
 
     def _place(self, kicker: int, kind: str, spot: int, side: int) -> Position:
         players = list(self.players)
@@ -979,10 +1070,10 @@ class Position:
         if other >= 0 and other != kicker:
             players[other] = players[kicker]  # the player on the spot makes room
         players[kicker] = spot
-        pos = replace(self, players=tuple(players))
+        pos = self._with(players=tuple(players))
         if kind == "penalty":
-            return replace(pos, pending=("guard", kicker), to_move=1 - side)
-        return replace(pos, pending=("replace", kind, kicker, side, "o", 0, 0))
+            return pos._with(pending=("guard", kicker), to_move=1 - side)
+        return pos._with(pending=("replace", kind, kicker, side, "o", 0, 0))
 
     def _setup(self, setup: Setup) -> Position | None:
         kind = self.pending[0]
@@ -994,30 +1085,30 @@ class Position:
             if setup.kind == "ready":
                 if stage == "o":
                     count = (mask).bit_count()
-                    pos = replace(self, pending=("replace", piece, kicker, side, "d", count, 0),
+                    pos = self._with(pending=("replace", piece, kicker, side, "d", count, 0),
                                   to_move=1 - side)
                     if (mask).bit_count() == 0:
                         return pos._setup(Setup("ready"))
                     return pos
-                return replace(self, pending=(), to_move=side, offence=side, action=1, used=0,
+                return self._with(pending=(), to_move=side, offence=side, action=1, used=0,
                                turn=self.turn + 1,
                                must_kick=kicker, restart=piece, ball=self.players[kicker])
             i = self._at[SQUARE_INDEX[setup.frm]]
             players = list(self.players)
             players[i] = SQUARE_INDEX[setup.to]
             pending = ("replace", piece, kicker, side, stage, count, mask | (1 << i))
-            pos = replace(self, players=tuple(players), pending=pending)
+            pos = self._with(players=tuple(players), pending=pending)
             return pos
         if kind == "lineup":
             kicking, stage, mask = self.pending[1:4]
             if setup.kind == "ready":
                 if stage == "k":
-                    return replace(self, pending=("lineup", kicking, "o", 0), to_move=1 - kicking)
-                return replace(self, pending=(), to_move=kicking)
+                    return self._with(pending=("lineup", kicking, "o", 0), to_move=1 - kicking)
+                return self._with(pending=(), to_move=kicking)
             i = self._at[SQUARE_INDEX[setup.frm]]
             players = list(self.players)
             players[i] = SQUARE_INDEX[setup.to]
-            return replace(self, players=tuple(players),
+            return self._with(players=tuple(players),
                            pending=("lineup", kicking, stage, mask | (1 << i)))
         if kind == "shootout":
             square = SQUARE_INDEX[setup.frm]
@@ -1027,7 +1118,7 @@ class Position:
             if other >= 0 and other != gk:
                 players[other] = players[gk]
             players[gk] = square
-            return replace(self, players=tuple(players), pending=self.pending[:5] + (square,),
+            return self._with(players=tuple(players), pending=self.pending[:5] + (square,),
                            to_move=self.offence)
         if kind == "guard":
             kicker = self.pending[1]
@@ -1038,13 +1129,13 @@ class Position:
             if other >= 0 and other != gk:
                 players[other] = players[gk]
             players[gk] = square
-            return replace(self, players=tuple(players), pending=("penalty", kicker, square),
+            return self._with(players=tuple(players), pending=("penalty", kicker, square),
                            to_move=_side(kicker))
         if kind == "stepin":
             i = self.pending[1]
             players = list(self.players)
             players[i] = SQUARE_INDEX[setup.frm]
-            return replace(self, players=tuple(players), pending=(), restart="")._end_action()
+            return self._with(players=tuple(players), pending=(), restart="")._end_action()
         return None
 
     # ----------------------------------------------------------- reasons
@@ -1204,3 +1295,56 @@ class Position:
             lines.append(f"{y:2d} " + "".join(c.ljust(4) for c in row).rstrip())
         lines.append("   " + "".join(f.ljust(4) for f in FILES).rstrip())
         return "\n".join(lines)
+
+
+#: The fields of a position, and those that make it equal to another (and its hash).
+_FIELDS = tuple(f.name for f in fields(Position))
+_COMPARED = tuple(f.name for f in fields(Position) if f.compare)
+_new_object = object.__new__
+_PITCH_ORDER = tuple(sorted(PITCH))
+#: Player i's stack in a layout, standing alone.
+_ALONE = tuple((name,) for name in PIECE_NAMES)
+_READY = Setup("ready")
+
+#: Re-placements met so far, (from, to) -> the action, and each one's footprint: a
+#: set piece's phase lists some fifteen hundred, again for every position of it.
+_REPLACEMENTS: dict[tuple[int, int], Setup] = {}
+_REPLACEMENT_SQUARES: dict[object, frozenset[str]] = {}
+
+
+def _replacement(frm: int, to: int) -> Setup:
+    """``Setup("replace", ...)`` from square ``frm`` to ``to``, made once."""
+    try:
+        return _REPLACEMENTS[frm, to]
+    except KeyError:
+        made = _REPLACEMENTS[frm, to] = Setup("replace", SQUARE_NAMES[frm], SQUARE_NAMES[to])
+        _REPLACEMENT_SQUARES[made] = frozenset((made.frm, made.to))
+        return made
+
+
+#: Square -> the squares of the pitch one step away, in the order of DIRECTIONS.
+_PITCH_STEPS: dict[int, tuple[int, ...]] = {}
+
+
+def _pitch_steps(square: int) -> tuple[int, ...]:
+    try:
+        return _PITCH_STEPS[square]
+    except KeyError:
+        x, y = _xy(square)
+        made = _PITCH_STEPS[square] = tuple(_sq(x + dx, y + dy) for dx, dy in DIRECTIONS.values()
+                                            if _on_pitch(x + dx, y + dy))
+        return made
+
+
+#: Steps met so far, (from, to, leave) -> the action: the generation lists them again
+#: and again.
+_STEPS: dict[tuple[int, int, bool], Move] = {}
+
+
+def _step(frm: int, to: int, leave: bool) -> Move:
+    """``Move(from, to, leave)`` between two squares, made once."""
+    try:
+        return _STEPS[frm, to, leave]
+    except KeyError:
+        made = _STEPS[frm, to, leave] = Move(SQUARE_NAMES[frm], SQUARE_NAMES[to], leave=leave)
+        return made

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property
-from typing import ClassVar
+from functools import cache, cached_property
+from typing import ClassVar, Final
 
 from ..base import IllegalAction, Legend, Light, Outcome, Status
 from .actions import Action, Declare, Move, Pass, Place, Shot
@@ -231,7 +231,19 @@ class Position:
     # ------------------------------------------------------------------ set-up
 
     def _placement_squares(self, letter: str) -> list[int]:
-        """Squares where the side to move may set up a piece of kind ``letter``."""
+        """Squares where the side to move may set up a piece of kind ``letter``
+        (computed once per letter: ``apply`` asks again for every placement)."""
+        known = self._placements
+        found = known.get(letter)
+        if found is None:
+            found = known[letter] = self._find_placement_squares(letter)
+        return found
+
+    @cached_property
+    def _placements(self) -> dict[str, list[int]]:
+        return {}
+
+    def _find_placement_squares(self, letter: str) -> list[int]:
         side = self.turn
         board = self.board
         if self._count(side)[letter] >= FULL_SET[letter]:
@@ -325,8 +337,7 @@ class Position:
         stage = self.stage
         side = SIDES[self.turn]
         if stage == "system":
-            for system in all_systems():
-                yield Declare(system)
+            yield from _declarations()
             return
         if stage == "setup":
             for letter in "KRBNP":
@@ -353,7 +364,7 @@ class Position:
                     else:
                         yield Pass(side, kind, origin, NAMES[t])
             for t in move_targets(board, ball, i):
-                yield Move(side, kind, origin, NAMES[t])
+                yield _move(side, kind, origin, NAMES[t])
 
     def is_legal(self, action: object) -> bool:
         return self._why_illegal(action) is None
@@ -782,10 +793,10 @@ class Position:
         ('ball', 'sente-bishop')
         """
         out: dict[str, tuple[str, ...]] = {}
+        ball = self.ball
         for i, c in enumerate(self.board):
             if c != EMPTY:
-                name = f"{SIDES[side_of(c)]}-{KIND_OF_LETTER[c.upper()]}"
-                out[NAMES[i]] = ("ball", name) if i == self.ball else (name,)
+                out[NAMES[i]] = _WITH_BALL[c] if i == ball else _ALONE[c]
         if self.ball >= SIZE or self.board[self.ball] == EMPTY:
             out[NAMES[self.ball]] = ("ball",)
         return out
@@ -829,3 +840,29 @@ def _on_line(kind: str, i: int, t: int) -> bool:
 
 
 __all__ = ["OPTIONS", "PLAY_STAGES", "STAGES", "Position", "all_systems", "system_problem"]
+
+
+#: A piece's letter -> its stack in a layout, alone or on the ball.
+_ALONE: Final = {c: (f"{SIDES[side_of(c)]}-{KIND_OF_LETTER[c.upper()]}",)
+                 for letter in KIND_OF_LETTER for c in (letter, letter.lower())}
+_WITH_BALL: Final = {c: ("ball", *stack) for c, stack in _ALONE.items()}
+
+
+@cache
+def _declarations() -> tuple[Declare, ...]:
+    """Every system gote may declare, as actions (made once: some fifteen hundred)."""
+    return tuple(Declare(system) for system in all_systems())
+
+
+#: Moves met so far: the generation lists the same ones again and again.
+_MOVES: dict[tuple[str, str, str, str], Move] = {}
+
+
+def _move(side: str, kind: str, origin: str, target: str) -> Move:
+    """``Move(side, kind, origin, target)``, made once."""
+    key = (side, kind, origin, target)
+    try:
+        return _MOVES[key]
+    except KeyError:
+        made = _MOVES[key] = Move(side, kind, origin, target)
+        return made

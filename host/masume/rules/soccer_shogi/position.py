@@ -265,11 +265,11 @@ class Position:
         >>> len(list(RULES.start().legal_actions())) > 0
         True
         """
-        return iter(self._children)
+        return iter(self._legal)
 
     def is_legal(self, action: object) -> bool:
         try:
-            if action in self._children:
+            if action in self._legal:
                 return True
         except TypeError:  # not hashable, so not an action
             return False
@@ -284,16 +284,31 @@ class Position:
     def apply(self, action: Action) -> Position:
         """The position after ``action``; IllegalAction says why it is not allowed."""
         try:
-            return self._children[action]
+            found = self._legal[action]
         except (KeyError, TypeError):
-            pass
+            found = None
+        if isinstance(found, Position):
+            return found
+        if found is not None:  # an action the quick test found legal: made now, once
+            if not isinstance(found, _Effect):
+                found = self._step_effect(found[0], found[1], action)
+            child = self._quickly_legal_child(found)
+            self._legal[action] = child
+            return child
         if isinstance(action, Jump):
             return self._apply_jump_path(action)
         raise IllegalAction(f"{action}: {self._why_illegal(action)}")
 
-    @cached_property
+    @property
     def _children(self) -> dict[Action, Position]:
-        """Legal action -> resulting position, computed once per position."""
+        """Legal action -> resulting position, every one made."""
+        return {action: self.apply(action) for action in self._legal}
+
+    @cached_property
+    def _legal(self) -> dict[Action, Position | _Effect | tuple[int, int]]:
+        """Legal action -> the position it leads to, or for an action the quick test
+        found legal, its effect (a step's: its squares): :meth:`apply` makes it.
+        In the order of :meth:`_effects`."""
         if self.phase == OVER or self.outcome() is not None:
             return {}
         if self.phase == GOAL:
@@ -301,15 +316,48 @@ class Position:
         if self.phase == TAKE:
             every, legal = self._take_variants()
             # Should no choice let the turn go on, the steal still happens (docs: "Pass").
-            return legal or every
-        children: dict[Action, Position] = {}
-        for effect in self._effects():
-            child, _ = self._resolve(effect)
-            if child is not None:
-                children[effect.action] = child
+            return dict(legal or every)
+        children: dict[Action, Position | _Effect | tuple[int, int]] = {}
+        cells, ball, mine = self.cells, self.ball, ACTIVE[self.side]
+        quick = self._quick_test()
+        for square in PITCH:
+            if cells[square] != mine:
+                continue
+            for target, action in STEP_ACTIONS[square]:
+                if cells[target] != EMPTY:
+                    continue
+                # A dribble carries the ball; a step onto the free ball takes it.
+                new_ball = target if ball == square or ball == target else ball
+                verdict = quick.verdict(square, target, new_ball) if quick else None
+                if verdict:
+                    children[action] = (square, target)
+                elif verdict is None:
+                    child, _ = self._resolve(self._step_effect(square, target, action))
+                    if child is not None:
+                        children[action] = child
+        for effect in self._kick_and_jump_effects():
+            verdict = None
+            if quick and not effect.goal:
+                if effect.mover_from < 0:  # a kick: only the ball moves
+                    verdict = quick.verdict(-1, -1, effect.ball)
+                else:
+                    verdict = quick.verdict(effect.mover_from, effect.mover_to, effect.ball)
+            if verdict:
+                children[effect.action] = effect
+            elif verdict is None:
+                child, _ = self._resolve(effect)
+                if child is not None:
+                    children[effect.action] = child
         if not children:
             children[Pass()] = self._end_turn(self.cells, self.ball, self.keepers, ())
         return children
+
+    def _quick_test(self) -> _QuickTest | None:
+        """The quick test of this position's actions, or None where it cannot be used
+        (a sandwich on the board)."""
+        if _sandwich(self.cells, self.ball, self.side)[0]:
+            return None
+        return _QuickTest(self)
 
     def _has_legal_action(self) -> bool:
         """Whether any action is legal, stopping at the first one found."""
@@ -320,8 +368,37 @@ class Position:
         if self.done == 1:  # the turn rules alone decide; no need to build the positions
             if self._has_quiet_step():
                 return True
-            return any(self._may_end_turn(effect) for effect in self._effects())
+            quick = self._quick_test()
+            if quick is None:
+                return any(self._may_end_turn(effect) for effect in self._effects())
+            return self._may_end_turn_quickly(quick)
         return any(self._resolve(effect)[0] is not None for effect in self._effects())
+
+    def _may_end_turn_quickly(self, quick: _QuickTest) -> bool:
+        """``any(self._may_end_turn(e) for e in self._effects())``, with the quick test
+        deciding where it can (no effect made for a step it decides)."""
+        cells, ball, mine = self.cells, self.ball, ACTIVE[self.side]
+        for square in PITCH:
+            if cells[square] != mine:
+                continue
+            for target, action in STEP_ACTIONS[square]:
+                if cells[target] != EMPTY:
+                    continue
+                new_ball = target if ball == square or ball == target else ball
+                verdict = quick.verdict(square, target, new_ball)
+                if verdict or (verdict is None and self._may_end_turn(
+                        self._step_effect(square, target, action))):
+                    return True
+        for effect in self._kick_and_jump_effects():
+            if effect.goal:
+                return True
+            if effect.mover_from < 0:
+                verdict = quick.verdict(-1, -1, effect.ball)
+            else:
+                verdict = quick.verdict(effect.mover_from, effect.mover_to, effect.ball)
+            if verdict or (verdict is None and self._may_end_turn(effect)):
+                return True
+        return False
 
     def _has_quiet_step(self) -> bool:
         """A shortcut for the common case: with nothing owed under rule 1-4, a step
@@ -357,12 +434,17 @@ class Position:
 
     def _effects(self) -> Iterator[_Effect]:
         """Every step, jump chain and kick the pieces allow, before the turn rules."""
-        me = self.side
-        mine = ACTIVE[me]
+        mine = ACTIVE[self.side]
         cells = self.cells
         for square in PITCH:
             if cells[square] == mine:
                 yield from self._step_effects(square)
+        yield from self._kick_and_jump_effects()
+
+    def _kick_and_jump_effects(self) -> Iterator[_Effect]:
+        me = self.side
+        mine = ACTIVE[me]
+        cells = self.cells
         if cells[self.ball] == mine and not self._keeper_may_not_kick():
             yield from self._kick_effects()
         cannot_jump = self.keepers[me] if self.options.keepers_cannot_jump else -1
@@ -383,21 +465,23 @@ class Position:
         return (to, self.keepers[1]) if self.side == BLUE else (self.keepers[0], to)
 
     def _step_effects(self, square: int) -> Iterator[_Effect]:
+        cells = self.cells
+        for target, action in STEP_ACTIONS[square]:
+            if cells[target] == EMPTY:
+                yield self._step_effect(square, target, action)
+
+    def _step_effect(self, square: int, target: int, action: Action) -> _Effect:
         cells, ball, piece = self.cells, self.ball, ACTIVE[self.side]
         keepers = self.keepers
-        moves_keeper = keepers[self.side] == square
-        for target, action in STEP_ACTIONS[square]:
-            if cells[target] != EMPTY:
-                continue
-            new = list(cells)
-            new[square], new[target] = EMPTY, piece
-            # A dribble carries the ball; a step onto the free ball takes it.
-            new_ball = target if ball == square or ball == target else ball
-            yield _Effect(
-                action, tuple(new), new_ball,
-                self._moved_keepers(square, target) if moves_keeper else keepers,
-                (), False, square, target,
-            )
+        new = list(cells)
+        new[square], new[target] = EMPTY, piece
+        # A dribble carries the ball; a step onto the free ball takes it.
+        new_ball = target if ball == square or ball == target else ball
+        return _Effect(
+            action, tuple(new), new_ball,
+            self._moved_keepers(square, target) if keepers[self.side] == square else keepers,
+            (), False, square, target,
+        )
 
     def _kick_effects(self) -> Iterator[_Effect]:
         cells, frm, me = self.cells, self.ball, self.side
@@ -442,6 +526,12 @@ class Position:
         the whole state of a chain.
         """
         cells, ball, me = self.cells, self.ball, self.side
+        orthogonal, diagonal = JUMPS[square]
+        for mid, land in orthogonal + diagonal:
+            if cells[mid] != EMPTY and cells[land] == EMPTY:
+                break
+        else:  # no first hop (the common case): no chain
+            return
         board = list(cells)
         board[square] = EMPTY
         starts_with_ball = ball == square
@@ -533,6 +623,15 @@ class Position:
                 return None, "the ball would end the turn in the keeper area"
             return child, ""
         return self._end_turn(effect.cells, effect.ball, effect.keepers, effect.flipped), ""
+
+    def _quickly_legal_child(self, effect: _Effect) -> Position:
+        """What :meth:`_resolve` makes of an effect the quick test found legal (no goal,
+        no sandwich, nobody entering its keeper area, a turn that may end), without
+        its look ahead."""
+        if self.done == 0:
+            return _position(effect.cells, effect.ball, self.side, 1, PLAY, effect.keepers, -1,
+                             self.score, -1, effect.flipped, self.options)
+        return self._end_turn(effect.cells, effect.ball, effect.keepers, effect.flipped)
 
     def _dead_end_reason(self, effect: _Effect, entered: int) -> str:
         me = self.side
@@ -688,7 +787,7 @@ class Position:
         if self.phase == GOAL:
             return "a goal was scored: the pieces go back to the start first (restart)"
         if self.phase == TAKE:
-            choices = " or ".join(str(a) for a in self._children)
+            choices = " or ".join(str(a) for a in self._legal)
             return (f"{self.to_move} first takes the ball from the sandwiched {self.ball_square} "
                     f"({choices})")
         return ""
@@ -715,7 +814,7 @@ class Position:
         if isinstance(action, Take):
             if self.phase != TAKE:
                 return "no sandwich to resolve: a kick never goes to an opponent"
-            choices = " or ".join(str(a) for a in self._children)
+            choices = " or ".join(str(a) for a in self._legal)
             return (f"the ball goes from {self.ball_square} to one of the sandwiching pieces "
                     f"({choices})")
         if phase_reason:
@@ -966,6 +1065,69 @@ def _position(cells: tuple[int, ...], ball: int, side: int, done: int, phase: st
 
 
 _new_object = object.__new__
+
+
+class _QuickTest:
+    """Whether an action of a position in play is legal, from what it moves alone,
+    without making the position it leads to: True or False where that is sure, None
+    where only the full test (``Position._resolve``) can tell.
+
+    Rule 1-4 at the turn's end is counted, not searched: the side's players in each
+    keeper area and whether it holds the ball in its own. A second action is legal when
+    its mover may move (a player that entered its own keeper area must leave it) and
+    the turn may end. A first action is legal when the turn could then end at once
+    and a *quiet* step (between squares outside both keeper areas, away from the ball;
+    see ``Position._has_quiet_step``) is left for the second: one of this position's
+    quiet steps that the action does not take. An action after which the mover might
+    sandwich the ball's holder (it lands on the holder's file or rank) goes to the
+    full test, as does every action where a sandwich stands on the board already.
+    """
+
+    __slots__ = ("own", "position", "their", "witnesses")
+
+    def __init__(self, position: Position) -> None:
+        self.position = position
+        me = position.side
+        cells, mine = position.cells, (ACTIVE[me], RESTING[me])
+        #: the side's players in its own keeper area, and in the opponent's
+        self.own = sum(cells[i] in mine for i in AREA_SQUARES[me])
+        self.their = sum(cells[i] in mine for i in AREA_SQUARES[1 - me])
+        self.witnesses: list[tuple[int, int]] = []
+        if position.done == 0:
+            ball, active = position.ball, ACTIVE[me]
+            self.witnesses = [
+                (square, target) for square in QUIET_SQUARES
+                if cells[square] == active and square != ball
+                for target in QUIET_STEPS[square] if cells[target] == EMPTY and target != ball]
+
+    def verdict(self, frm: int, to: int, new_ball: int) -> bool | None:
+        """A player moving ``frm`` -> ``to`` (-1, -1 for a kick), the ball ending on
+        ``new_ball`` (with the mover, a team-mate, free, or where it was)."""
+        p = self.position
+        me, cells, ball = p.side, p.cells, p.ball
+        if new_ball == ball and cells[ball] == ACTIVE[1 - me] and to >= 0 \
+                and (to % 5 == ball % 5 or to // 5 == ball // 5):
+            return None  # it may close a sandwich on the holder
+        own_area, their_area = KEEPER_AREA[me], KEEPER_AREA[1 - me]
+        if p.done == 0:
+            if to in own_area and frm != p.keepers[me] and frm not in own_area:
+                return None  # it enters its keeper area: the second action must leave
+        elif p.entered >= 0 and (frm != p.entered or to in own_area):
+            return False  # rule 1-4: the player that entered must leave with this one
+        own, their = self.own, self.their
+        if frm >= 0:
+            own += (to in own_area) - (frm in own_area)
+            their += (to in their_area) - (frm in their_area)
+        holds = new_ball == to if frm >= 0 and new_ball in (frm, to) \
+            else cells[new_ball] in (ACTIVE[me], RESTING[me])
+        if own > 1 or their > 0 or (holds and new_ball in own_area):
+            return None if p.done == 0 else False  # the turn may not end so
+        if p.done != 0:
+            return True
+        for square, target in self.witnesses:
+            if square != frm and target != to and square != new_ball and target != new_ball:
+                return True
+        return None
 
 
 def _sandwich(cells: tuple[int, ...], ball: int,

@@ -1,0 +1,72 @@
+"""KnowsFootprints (masume.rules.base): what a game says of its actions' footprints is
+true, since the tracker skips the actions it rules out (issue 15).
+
+On the positions of random games of every game that has the capability: each legal
+action's footprint, where it gives one, holds every square whose stack the action
+changes; ``actions_changing(squares)`` lists, in the order of ``legal_actions``,
+every legal action whose footprint holds all of ``squares`` or is unknown.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from masume.games import GAMES, load_rules
+from masume.rules import KnowsFootprints
+
+FOOTPRINTED = [name for name in sorted(GAMES)
+               if isinstance(load_rules(name).start(), KnowsFootprints)]
+
+
+def _positions(game: str, count: int, seed: int) -> list[Any]:
+    rules, rng, out = load_rules(game), random.Random(seed), []
+    position = rules.start()
+    while len(out) < count:
+        actions = list(position.legal_actions())
+        if not actions or position.outcome() is not None:
+            position = rules.start()
+            continue
+        out.append(position)
+        position = position.apply(rng.choice(actions))
+    return out
+
+
+def _changed(before: dict[str, tuple[str, ...]], after: dict[str, tuple[str, ...]]) -> set[str]:
+    return {sq for sq in before.keys() | after.keys() if before.get(sq, ()) != after.get(sq, ())}
+
+
+def test_a_game_has_the_capability() -> None:
+    assert "masume-tactics" in FOOTPRINTED
+
+
+@pytest.mark.parametrize("game", FOOTPRINTED)
+def test_footprints_hold_every_changed_square(game: str) -> None:
+    said = 0
+    for position in _positions(game, 600, seed=15):
+        layout = {sq: tuple(p) for sq, p in position.layout().items()}
+        for action in position.legal_actions():
+            footprint = position.footprint(action)
+            if footprint is None:
+                continue
+            said += 1
+            after = {sq: tuple(p) for sq, p in position.apply(action).layout().items()}
+            assert _changed(layout, after) <= footprint, (position.to_text(), str(action))
+    assert said > 1000  # the test saw footprints, not only None
+
+
+@pytest.mark.parametrize("game", FOOTPRINTED)
+def test_actions_changing_lists_every_action_that_may(game: str) -> None:
+    rng, narrowed = random.Random(15), 0
+    for position in _positions(game, 600, seed=15):
+        legal = list(position.legal_actions())
+        squares = sorted(position.layout())
+        for _ in range(3):
+            wanted = frozenset(rng.sample(squares, rng.choice((1, 1, 2, 3))))
+            listed = list(position.actions_changing(wanted))
+            must = [a for a in legal if (fp := position.footprint(a)) is None or wanted <= fp]
+            assert set(must) <= set(listed) <= set(legal)
+            assert listed == [a for a in legal if a in set(listed)]  # in the legal order
+            narrowed += len(listed) < len(legal)
+    assert narrowed > 50  # the test saw lists narrowed (a set piece's re-placements)
