@@ -21,7 +21,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     rules.add_argument("--game", required=True)
     rules.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     rules.add_argument("--cpu", action="store_true",
-                       help="time with the process's CPU time, not the wall clock (a shared machine)")
+                       help="time with the process's CPU time, not the wall clock "
+                            "(a shared machine)")
     rules.set_defaults(handler=_rules)
 
     readers = kinds.add_parser("readers", help="reader scan in board time: jobs, rounds, latency")
