@@ -28,6 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("game", help="soccer-shogi, shogi-soccer, ...")
     parser.add_argument("--port", help="the board's serial port (default: find one, else simulate)")
     parser.add_argument("--simulate", action="store_true", help="use the simulated board even if one is attached")
+    parser.add_argument("--chip", action="store_true",
+                        help="with --simulate: the emulated chip (the chip's own firmware) as the board")
     parser.add_argument("--board", help="board definition id (default: the game's table)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="a rule option, e.g. goals_to_win=3 (repeatable)")
@@ -96,14 +98,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
-    port = args.port or (None if args.simulate else find_board_port())
+    port = args.port or (None if args.simulate or args.chip else find_board_port())
     sim = None
     table: TableSession | None = None
     if port is None:
         from masume.sim.board import SimulatedBoard
+        from masume.sim.chip.board import ChipBoard
 
-        sim = SimulatedBoard(board, on_leds=lambda *_: table and table.sim_changed(),
-                             on_log=lambda m: print(f"sim: {m}", file=sys.stderr))
+        sim = (ChipBoard if args.chip else SimulatedBoard)(
+            board, on_leds=lambda *_: table and table.sim_changed(),
+            on_log=lambda m: print(f"sim: {m}", file=sys.stderr))
         port = sim.port
     link = BoardSession(SerialTransport(port), expect=board.id, resolve=lambda _id: board)
 

@@ -184,9 +184,15 @@ def stage_chip(board: Board, into: Path) -> Path:
     return into
 
 
+HOLD_S = 0.3  # moves of the hand further apart than this are this far apart in board time
+
+
 class _Timeline:
     """The hand's movements, each due at a board time: as far apart in board time
-    as they were on the wall clock, and never before the board time last seen."""
+    as they were on the wall clock (up to HOLD_S: longer than the debounce and a
+    reader's turn, so the firmware sees every state the hand made), and never
+    before the board time last seen. A host waiting on a slow board does not
+    push the next move into the board's future."""
 
     def __init__(self) -> None:
         self.steps: list[tuple[float, list[int], list[list[Any]]]] = []  # (due us, presses, cells)
@@ -198,7 +204,7 @@ class _Timeline:
         wall = time.monotonic()
         due = self.board_us
         if self.last_wall:
-            due = max(due, self.last_due + (wall - self.last_wall) * 1e6)
+            due = max(due, self.last_due + min(wall - self.last_wall, HOLD_S) * 1e6)
         self.last_due, self.last_wall = due, wall
         self.steps.append((due, presses, cells))
 

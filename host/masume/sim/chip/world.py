@@ -34,6 +34,7 @@ BUTTON_HOLD_US = 120000  # a press by the host's hand holds the button this long
 # Garbage a pause lets pile up before it collects (the VM's collector runs only
 # there: see masume.sim.chip.board and firmware/hw_sim.serve for why).
 GARBAGE = 512 * 1024
+CHECK_EVERY = 16  # pauses between two looks at the heap (gc.mem_free walks all of it)
 
 board = None  # the running world (machine, time, os and neopixel find it here)
 
@@ -164,10 +165,17 @@ class World:
             for k, i in enumerate(sensed):
                 self.switch[(k // len(cols), k % len(cols))] = i
         self.button_of = {gpio: b for b, (_, gpio) in enumerate(definition["buttons"])}
+        # Pins something on the board drives besides the chip (read through level()),
+        # and pins whose change may select another SPI device.
+        self.wired = set(self.col_of) | set(self.button_of)
+        self.selects = set()
+        if "reader_cs" in pins:
+            self.selects.add(pins["reader_cs"])  # the tree's devices hang on its enable
         self.released = [0] * len(definition["buttons"])  # board time each press lets go
         self.chain = None  # the last frame sent down the WS2812 chain
         self.chain_sent = True
         self.collections = 0
+        self.pauses = 0
         self.collect_below = -1  # set at the first pause, from the heap left after boot
         self.tree = None
         if self.readers:
@@ -184,6 +192,8 @@ class World:
     # ---- the contract of the reader wiring ----------------------------------
 
     def level(self, gpio):
+        if gpio not in self.wired:
+            return self.levels.get(gpio, 1)  # only the chip drives it, or the pull-up
         drive = self.drives.get(gpio)
         if drive is not None:
             v = drive()
@@ -207,11 +217,13 @@ class World:
             self.levels.pop(gpio, None)
         else:
             self.levels[gpio] = level
-        for bus in self.buses.values():
-            bus.pins_changed()
+        if gpio in self.selects:
+            for bus in self.buses.values():
+                bus.pins_changed()
 
     def drive(self, gpio, level_fn):
         self.drives[gpio] = level_fn
+        self.wired.add(gpio)
 
     def spi_bus(self, spi_id):
         bus = self.buses.get(spi_id)
@@ -249,6 +261,9 @@ class World:
             raise PowerOff()
         if news:
             self._apply(news)
+        self.pauses += 1
+        if self.pauses % CHECK_EVERY:
+            return
         import gc
 
         if self.collect_below < 0:

@@ -1,0 +1,139 @@
+"""The board link on the emulated chip (masume.sim.chip): the firmware's own main.py,
+hw_chip.py and reader driver over emulated peripherals, a real pseudo-terminal,
+pyserial and the host session. test_link.py's tests run here on the chip as they
+are (its ``make_sim`` is this module's); the end-to-end check runs on the two
+reader boards the issue names, with the die on the Tactics table.
+
+Not here: test_link's LED test as it is (a person sees the chain after the
+board's brightness cap: test_leds_as_the_chain_shows_them below); the club
+(MQTT) tests, which are the simulator's (the chip's link to a broker is Wi-Fi).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+import test_link
+from test_link import wait_for
+
+from masume.link import BoardEvent, BoardSession, Led
+
+pytestmark = pytest.mark.slow
+ROUND_S = 120.0  # a safety net per round on a loaded host, not a pace: events are awaited
+
+
+@pytest.fixture
+def make_sim(tmp_path: Path) -> Iterator[Callable[..., object]]:
+    """Start emulated chips; all are closed at the end of the test."""
+    from masume.sim.chip.board import ChipBoard
+
+    started: list[ChipBoard] = []
+
+    def make(board: object = "soccer-shogi", **kwargs: object) -> ChipBoard:
+        kwargs.setdefault("link", tmp_path / f"port-{len(started)}")
+        kwargs.setdefault("seed", 1234 + len(started))
+        kwargs.setdefault("on_log", lambda message: print(f"chip: {message}", file=sys.stderr))
+        chip = ChipBoard(board, **kwargs)  # type: ignore[arg-type]
+        started.append(chip)
+        return chip
+
+    yield make
+    for chip in started:
+        chip.close()
+
+
+# test_link's tests, on the chip.
+test_reboot_is_resynchronised_with_a_snapshot = test_link.test_reboot_is_resynchronised_with_a_snapshot
+test_journal_overflow_while_unplugged_is_resynchronised = (
+    test_link.test_journal_overflow_while_unplugged_is_resynchronised)
+test_a_board_with_another_map_is_refused = test_link.test_a_board_with_another_map_is_refused
+test_an_unknown_board_is_refused = test_link.test_an_unknown_board_is_refused
+test_die_and_buttons = test_link.test_die_and_buttons
+
+
+def take(session: BoardSession, count: int) -> list[BoardEvent]:
+    got: list[BoardEvent] = []
+    deadline = time.monotonic() + ROUND_S
+    while len(got) < count:
+        left = deadline - time.monotonic()
+        assert left > 0, f"only {len(got)} of {count} events arrived: {got[-3:]}; {session.stats}"
+        got += [e for e in session.events(timeout=min(left, 0.5)) if e.type != "snapshot"]
+    return got
+
+
+def reading_of(chip, square: str) -> object:
+    stack = tuple(chip.table.stacks[square])
+    return bool(stack) if chip.board.cell(square).sensor == "presence" else stack
+
+
+@pytest.mark.parametrize("board", ["shogi-soccer", "masume-tactics"])
+def test_thousands_of_changes_arrive_once_in_order_through_noise_and_unplugging(
+    make_sim, connect, board: str, rounds: int = 90
+) -> None:
+    rng = random.Random(7)
+    chip = make_sim(board)
+    session = connect(chip.port)
+    assert session.wait_connected(60)
+    squares = [c.name for c in chip.board.sensed if c.sensor == "identity"]
+    pieces = list(chip.board.pieces)
+    received: list[BoardEvent] = []
+    changes = rolls = 0
+    for round_no in range(rounds):
+        if round_no % 9 == 4:
+            chip.unplug()
+        expected: Counter = Counter()
+        for square in rng.sample(squares, rng.randint(10, 35)):
+            if chip.table.stacks[square]:
+                chip.lift(square)
+            else:
+                chip.place(square, rng.choice(pieces))
+            expected[(square, reading_of(chip, square))] += 1
+        if chip.board.die and round_no % 3 == 1:
+            face = rng.randint(1, 6)
+            chip.roll(face)
+            expected[("die", face)] += 1
+            rolls += 1
+        changes += sum(expected.values())
+        if round_no % 3 == 0:
+            chip.noise(rng.randint(1, 300))
+        if round_no % 9 == 4:
+            time.sleep(0.15)
+            chip.replug()
+        events = take(session, sum(expected.values()))
+        got = Counter(("die", e.value) if e.type == "die" else (e.square, e.reading) for e in events)
+        assert got == expected, (f"round {round_no}: missing {expected - got}, extra {got - expected}; "
+                                 f"{session.stats}; chip: {chip.reboots} reboots")
+        received += events
+    assert changes >= 20 * rounds
+    seqs = [e.seq for e in received]
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # each once, in order
+    if rolls:
+        ids = [e.roll_id for e in received if e.type == "die"]
+        assert ids == list(range(ids[0], ids[0] + rolls))
+    assert session.stats.connects >= rounds // 9 + 1
+    assert session.stats.bad_frames > 0
+    assert session.readings == {sq: reading_of(chip, sq) for sq in session.readings}
+    assert chip.reboots == 0 and chip.collections >= 1
+    assert not session.stats.board_errors  # no faulty sensor
+
+
+def test_leds_as_the_chain_shows_them(make_sim, connect) -> None:
+    chip = make_sim("shogi-soccer")
+    cap = chip.board.power["brightness_cap"]
+    session = connect(chip.port)
+    assert session.wait_connected(60)
+    session.set_leds({"5-K": Led((0, 255, 0), "blink"), "1-K": Led((255, 0, 0)),
+                      "9-K": Led((0, 0, 255), "pulse")})
+    # What a person sees: the colours after the brightness cap, steady, blinking, pulsing.
+    wait_for(lambda: chip.led_patterns == {"5-K": 2, "1-K": 1, "9-K": 3}, 60)
+    assert chip.led_colours["1-K"] == (cap, 0, 0) and chip.led_colours["5-K"] == (0, cap, 0)
+    position = chip.board.cell("1-K").leds[0]
+    assert chip.chain[position] == (cap, 0, 0)
+    session.set_leds({"1-K": Led((0, 0, 255))})  # a whole frame: the others go dark
+    wait_for(lambda: (chip.led_colours, chip.led_patterns) == ({"1-K": (0, 0, cap)}, {"1-K": 1}), 60)
