@@ -16,7 +16,7 @@ there, each ``--fault`` once:
     swapped-columns:A,B    presence matrix: column wires A and B swapped (0-based)
     swapped-cells:X,Y      the sensors of cells X and Y wired to each other's place
     missing-led:N          chain position N bridged over (the LEDs after it offset)
-    crc-errors:CELL        every tag on the cell answers with a wrong CRC_A
+    crc-errors:CELL        what is put on the cell carries a faulty tag (wrong CRC_A)
 
 Prints ``port: PATH`` first, then reads commands from stdin, one per line, and
 answers each with ``ok ...`` or ``error: ...``:

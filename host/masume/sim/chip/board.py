@@ -24,7 +24,8 @@ Faults a built board can have (:data:`FAULTS`, ``masume sim --fault``)::
     swapped-cells:X,Y       X's sensor sits under Y and Y's under X (crossed wires)
     missing-led:N           chain position N bridged over: every LED after it
                             shows its predecessor's colour (the chain is offset)
-    crc-errors:CELL         every tag on the cell answers with a wrong CRC_A
+    crc-errors:CELL         what is put on the cell carries a faulty tag: every
+                            answer with a CRC_A has a wrong one
 """
 
 from __future__ import annotations
@@ -253,6 +254,7 @@ class ChipBoard(SimulatedBoard):
         self.led_colours: dict[str, tuple[int, int, int]] = {}
         self.led_patterns: dict[str, int] = {}
         self.chain: list[tuple[int, int, int]] = [(0, 0, 0)] * self.board.led_count
+        self.frames = 0  # frames with new data the chip sent down the chain
         self._io_lock = threading.Lock()
         self._hand_lock = threading.Lock()
         self._master: int | None = None
@@ -311,7 +313,10 @@ class ChipBoard(SimulatedBoard):
         if cell.sensor == "identity":
             from .mfrc522 import ntag_uid
 
-            tags = [[ntag_uid(64 * self.board.pieces[p] + h).hex(), self.board.pieces[p]]
+            # A faulty tag (crc-errors) is another piece than the sound ones: an odd
+            # serial offset gives it other UID bytes 1-2, so another CL1.
+            bad = 2 * 100003 * (1 + cell.index) + 1 if cell.index in self.faults.get("crc_errors", ()) else 0
+            tags = [[ntag_uid(bad + 64 * self.board.pieces[p] + h).hex(), self.board.pieces[p]]
                     for h, p in enumerate(stack)]
         elif cell.sensor == "card" and stack:
             uid = stack[-1][4:]
@@ -394,12 +399,17 @@ class ChipBoard(SimulatedBoard):
                 shown.append((0, 0, 0))
             shown.append(rgb)
         self.chain = (shown + [(0, 0, 0)] * self.board.led_count)[: self.board.led_count]
+        self.frames += 1
         for cell in self.board.cells:
             if cell.leds:
                 rgb = self.chain[cell.leds[0]]
                 seen = self._seen.setdefault(cell.index, [(0, (0, 0, 0))])
                 if seen[-1][1] != rgb:
                     seen.append((board_us, rgb))
+
+    def lit_cells(self) -> list[str]:
+        """The cells whose LED (the first of theirs) the chain lights now."""
+        return [c.name for c in self.board.cells if c.leds and self.chain[c.leds[0]] != (0, 0, 0)]
 
     def _settle_patterns(self, board_us: int) -> None:
         colours: dict[str, tuple[int, int, int]] = {}
