@@ -1,4 +1,4 @@
-"""``masume bench link|rules|club|fuzz|readers``: print the project's figures (docs/benchmarks.md)."""
+"""``masume bench link|rules|club|fuzz|readers|chip``: print the project's figures (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     readers.add_argument("--seconds", type=float, default=3.0, help="board time of steady scanning")
     readers.add_argument("--trials", type=int, default=40, help="hand movements per latency figure")
     readers.set_defaults(handler=_readers)
+
+    chip = kinds.add_parser("chip", help="the firmware on the emulated chip, in board time: "
+                            "boot, scan pass, settle-to-event latency, identity sweep, RAM left")
+    chip.add_argument("--board", default=None, help="one board (default: every board)")
+    chip.add_argument("--trials", type=int, default=40, help="piece movements per latency figure")
+    chip.set_defaults(handler=_chip)
 
     club = kinds.add_parser("club", help="club mode: event-to-LED latency and server CPU for N boards")
     club.add_argument("--boards", type=int, default=8, help="the most boards to try (1, 2, 4, ... N)")
@@ -55,6 +61,12 @@ def _readers(args: argparse.Namespace) -> int:
     from masume.bench.readers import run
 
     return run(board=args.board, seconds=args.seconds, trials=args.trials)
+
+
+def _chip(args: argparse.Namespace) -> int:
+    from masume.bench.chip import run
+
+    return run(board=args.board, trials=args.trials)
 
 
 def _club(args: argparse.Namespace) -> int:

@@ -54,32 +54,17 @@ LATE_S = 0.1  # board time this far behind the wall clock is not caught up
 ANIMATION_US = 1_100_000  # a pulse takes 1 s (firmware/leds.py): what a glance needs
 CHIP_DIR = Path(__file__).parent
 
-# One VM call for the board's life, as masume.sim.board's (see firmware/hw_sim.serve
-# for why the collector runs only between passes: world.World.pause).
+# One VM call for the board's life (chip/boot.py: why the collector runs only
+# between two scan passes).
 _SERVE = """
 import sys
 import os
 os.chdir("/input")
 sys.path[0:0] = ["/input", "/input/chip"]
-import gc
-gc.disable()
-import json
-import world
-with open("board.json") as f:
-    world.start(json.load(f), json.loads(chip_faults()),
-                {"tick": chip_tick, "read": chip_read, "write": chip_write,
-                 "urandom": chip_urandom, "state": chip_state})
-chip_memory("emulation", gc.mem_free())
-import main
-try:
-    main.start(world.board.usb)
-    gc.collect()
-    chip_memory("boot", gc.mem_free())
-    main.run()
-except world.WatchdogReset:
-    chip_reset("the watchdog was not fed in time: the chip reset")
-except world.PowerOff:
-    pass
+import boot
+boot.serve(chip_faults(), {"tick": chip_tick, "read": chip_read, "write": chip_write,
+                           "urandom": chip_urandom, "state": chip_state,
+                           "memory": chip_memory, "reset": chip_reset})
 """
 
 _thread_heap = threading.local()  # the heap of the session whose VM starts in this thread
@@ -270,8 +255,11 @@ class ChipBoard(SimulatedBoard):
         self.reboots = 0
         self.memory: dict[str, int] = {}  # gc.mem_free() after the emulation, after boot
         self.board_us = 0  # the board time of the last pass
+        self.first_pass_us = 0  # the board time of the first pass (the boot's length)
+        self.applied_us: list[int] = []  # board time at which each batch of hand moves landed
         self.failure: str | None = None
         self._timeline = _Timeline()
+        self._reset = False  # the watchdog reset the running chip
         self._anchor: tuple[float, int] | None = None
         self._seen: dict[int, list[tuple[int, tuple[int, int, int]]]] = {}
         self._booted = threading.Event()
@@ -352,6 +340,8 @@ class ChipBoard(SimulatedBoard):
         """The firmware pauses between two passes (main.py's sleep_ms)."""
         if self._stop.is_set() or self._power_cycle.is_set():
             return False
+        if not self._booted.is_set():
+            self.first_pass_us = board_us
         self._booted.set()
         self.polls += 1
         self.collections = collections
@@ -364,7 +354,10 @@ class ChipBoard(SimulatedBoard):
         if self.paced:
             self._pace(board_us)
         with self._hand_lock:
-            return self._timeline.due(board_us)
+            news = self._timeline.due(board_us)
+            if news:
+                self.applied_us.append(board_us)
+            return news
 
     def _pace(self, board_us: int) -> None:
         """Board time no faster than the wall clock (a board at rest sleeps)."""
@@ -386,6 +379,7 @@ class ChipBoard(SimulatedBoard):
         self.memory[when] = free
 
     def _hw_reset(self, why: str) -> None:
+        self._reset = True
         self.log(why)
 
     # ---- the LED chain, as seen --------------------------------------------------
@@ -440,6 +434,7 @@ class ChipBoard(SimulatedBoard):
         while not self._stop.is_set():
             session = self._session = self._new_session()
             self._anchor = None
+            self._reset = False
             try:
                 result = session.run(_SERVE)
                 if self._stop.is_set():
@@ -455,6 +450,8 @@ class ChipBoard(SimulatedBoard):
                 if self._power_cycle.is_set():
                     continue
                 self.reboots += 1
+                if self._reset:
+                    continue  # the watchdog's reset, said already: the chip boots again
                 self.log(f"firmware stopped ({exc}); rebooting")
                 if not self._booted.is_set():
                     self.failure = f"firmware fails at boot: {str(exc).splitlines()[0]}"

@@ -1,6 +1,8 @@
 # The emulated chip's `time` module: board time (world.Clock), which moves only
 # as the firmware works or sleeps. sleep_ms is the scan loop's pause, where the
-# host's hand moves (world.World.pause).
+# host's hand moves (world.World.pause) and garbage is collected (boot.py).
+
+import gc
 
 import world
 
@@ -29,10 +31,15 @@ def sleep_us(us):
 
 
 def sleep_ms(ms):
-    board = world.board
     if ms > 0:
-        board.clock.advance(ms * 1000)
-    board.pause()
+        world.board.clock.advance(ms * 1000)
+    if world.board.pause():
+        _collect()
+
+
+def _collect():
+    gc.collect()
+    world.board.collections += 1
 
 
 def sleep(s):

@@ -249,8 +249,9 @@ class World:
         return unhexlify(self.host["urandom"](n))
 
     def pause(self):
-        """The firmware sleeps between passes: the host's hand moves, the USB
-        output goes out, and the garbage collector runs (only here)."""
+        """The firmware sleeps between passes: the host's hand moves and the USB
+        output goes out. True when garbage is due to be collected (time.sleep_ms
+        collects, in a frame small enough for the collector to see: boot.py)."""
         self.usb.flush()
         chain = ""
         if not self.chain_sent:
@@ -263,14 +264,12 @@ class World:
             self._apply(news)
         self.pauses += 1
         if self.pauses % CHECK_EVERY:
-            return
+            return False
         import gc
 
         if self.collect_below < 0:
             self.collect_below = gc.mem_free() - GARBAGE
-        if gc.mem_free() < self.collect_below:
-            gc.collect()
-            self.collections += 1
+        return gc.mem_free() < self.collect_below
 
     def _apply(self, news):
         presses, changes = news
