@@ -40,7 +40,7 @@ def measure(board: Board, trials: int = 40, seed: int = 1) -> dict[str, float]:
     rng = random.Random(seed)
     out: dict[str, float] = {}
     started = time.perf_counter()
-    with ChipBoard(board, seed=seed, paced=False) as chip:
+    with ChipBoard(board, seed=seed, paced=False, hold=0.3) as chip:
         out["boot_ms"] = chip.first_pass_us / 1000
         out["firmware_kb"] = (chip.memory["emulation"] - chip.memory["boot"]) / 1024
         with BoardSession(SerialTransport(chip.port), resolve=lambda _id: board) as session:

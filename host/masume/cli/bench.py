@@ -14,6 +14,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     link.add_argument("--events", type=int, default=2000, help="events for the throughput run")
     link.add_argument("--unread", type=int, metavar="N",
                       help="instead: the host's memory while nobody reads N events")
+    link.add_argument("--chip", action="store_true",
+                      help="on the emulated chip (the chip's own firmware) instead of the simulator")
     link.set_defaults(handler=_link)
 
     rules = kinds.add_parser("rules", help="rules engine: legal actions and playouts per second")
@@ -54,7 +56,7 @@ def _link(args: argparse.Namespace) -> int:
 
     if args.unread:
         return unread(load_board(args.board) if args.board else largest_board(), args.unread)
-    return run(board=args.board, events=args.events)
+    return run(board=args.board, events=args.events, chip=args.chip)
 
 
 def _readers(args: argparse.Namespace) -> int:

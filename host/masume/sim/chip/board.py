@@ -52,6 +52,7 @@ FUEL = 10**18
 BOOT_TIMEOUT_S = 120.0  # the largest board's boot sweep, on a slow host
 LATE_S = 0.1  # board time this far behind the wall clock is not caught up
 ANIMATION_US = 1_100_000  # a pulse takes 1 s (firmware/leds.py): what a glance needs
+STEADY_US = 300_000  # a blink changes every 250 ms: a colour that holds longer is steady
 CHIP_DIR = Path(__file__).parent
 
 # One VM call for the board's life (chip/boot.py: why the collector runs only
@@ -170,17 +171,21 @@ def stage_chip(board: Board, into: Path) -> Path:
     return into
 
 
-HOLD_S = 0.3  # moves of the hand further apart than this are this far apart in board time
+#: Moves of the hand further apart than this on the wall clock are this far apart in
+#: board time: longer than the debounce, a reader's turn, a piece in the air
+#: (firmware/readers.py AIR_US, 1 s) and the host tracker's settle (0.35 s), so the
+#: firmware and the host see every pause the hand made.
+HOLD_S = 1.2
 
 
 class _Timeline:
     """The hand's movements, each due at a board time: as far apart in board time
-    as they were on the wall clock (up to HOLD_S: longer than the debounce and a
-    reader's turn, so the firmware sees every state the hand made), and never
-    before the board time last seen. A host waiting on a slow board does not
-    push the next move into the board's future."""
+    as they were on the wall clock (up to ``hold`` seconds), and never before the
+    board time last seen. A host that waits on a slow board pushes its next move
+    at most ``hold`` into the board's future."""
 
-    def __init__(self) -> None:
+    def __init__(self, hold: float = HOLD_S) -> None:
+        self.hold = hold
         self.steps: list[tuple[float, list[int], list[list[Any]]]] = []  # (due us, presses, cells)
         self.board_us = 0.0
         self.last_due = 0.0
@@ -190,7 +195,7 @@ class _Timeline:
         wall = time.monotonic()
         due = self.board_us
         if self.last_wall:
-            due = max(due, self.last_due + min(wall - self.last_wall, HOLD_S) * 1e6)
+            due = max(due, self.last_due + min(wall - self.last_wall, self.hold) * 1e6)
         self.last_due, self.last_wall = due, wall
         self.steps.append((due, presses, cells))
 
@@ -223,6 +228,7 @@ class ChipBoard(SimulatedBoard):
         on_log: Callable[[str], None] | None = None,
         faults: list[str] | tuple[str, ...] = (),
         paced: bool = True,
+        hold: float = HOLD_S,
     ) -> None:
         import random
 
@@ -236,6 +242,7 @@ class ChipBoard(SimulatedBoard):
         self.on_leds = on_leds
         self.log = on_log or (lambda message: None)
         self.paced = paced  # False: board time runs as fast as the host can (benchmarks)
+        self.hold = hold  # the longest pause of the hand kept in board time (_Timeline)
         self.led_colours: dict[str, tuple[int, int, int]] = {}
         self.led_patterns: dict[str, int] = {}
         self.chain: list[tuple[int, int, int]] = [(0, 0, 0)] * self.board.led_count
@@ -258,7 +265,7 @@ class ChipBoard(SimulatedBoard):
         self.first_pass_us = 0  # the board time of the first pass (the boot's length)
         self.applied_us: list[int] = []  # board time at which each batch of hand moves landed
         self.failure: str | None = None
-        self._timeline = _Timeline()
+        self._timeline = _Timeline(hold)
         self._reset = False  # the watchdog reset the running chip
         self._anchor: tuple[float, int] | None = None
         self._seen: dict[int, list[tuple[int, tuple[int, int, int]]]] = {}
@@ -266,6 +273,7 @@ class ChipBoard(SimulatedBoard):
         self._power_cycle = threading.Event()
         self._session = None
         self.on_pass: Callable[[int], None] | None = None  # called with board_us every pass
+        self.on_chain: Callable[[list[tuple[int, int, int]]], None] | None = None  # every frame
         self._plug()
         self._thread = threading.Thread(target=self._run, name="chip-firmware", daemon=True)
         self._thread.start()
@@ -333,7 +341,7 @@ class ChipBoard(SimulatedBoard):
 
     def _hw_state(self) -> list[Any]:
         with self._hand_lock:
-            self._timeline = _Timeline()  # a fresh board sees the table as it is
+            self._timeline = _Timeline(self.hold)  # a fresh board sees the table as it is
             return [[], [self._cell_state(c) for c in self.board.sensed]]
 
     def _hw_tick(self, board_us: int, collections: int, chain: str) -> Any:
@@ -394,6 +402,8 @@ class ChipBoard(SimulatedBoard):
             shown.append(rgb)
         self.chain = (shown + [(0, 0, 0)] * self.board.led_count)[: self.board.led_count]
         self.frames += 1
+        if self.on_chain:
+            self.on_chain(self.chain)
         for cell in self.board.cells:
             if cell.leds:
                 rgb = self.chain[cell.leds[0]]
@@ -406,21 +416,27 @@ class ChipBoard(SimulatedBoard):
         return [c.name for c in self.board.cells if c.leds and self.chain[c.leds[0]] != (0, 0, 0)]
 
     def _settle_patterns(self, board_us: int) -> None:
+        """What a person makes of each cell's LED: a colour that holds STEADY_US is
+        steady; one that goes dark and comes back the same blinks; one whose level
+        keeps moving pulses (firmware/leds.py: 250 ms blinks, 1 s pulses)."""
         colours: dict[str, tuple[int, int, int]] = {}
         patterns: dict[str, int] = {}
+        dark = (0, 0, 0)
         for index, seen in self._seen.items():
             while len(seen) > 1 and seen[1][0] < board_us - ANIMATION_US:
                 del seen[0]  # keeps the state that held at the window's start
-            lit = [rgb for t, rgb in seen if rgb != (0, 0, 0)]
-            if not lit:
-                continue
             name = self.board.cells[index].name
-            if len(seen) == 1:
-                colours[name], patterns[name] = lit[0], 1  # steady
-            elif len(set(lit)) == 1:
-                colours[name], patterns[name] = lit[0], 2  # dark and back: blinks
-            else:
-                colours[name], patterns[name] = max(lit, key=sum), 3  # pulses
+            since, now = seen[-1]
+            lit = [rgb for _, rgb in seen if rgb != dark]
+            if now != dark and board_us - since >= STEADY_US:
+                colours[name], patterns[name] = now, 1
+            elif len(set(lit)) == 1 and len(lit) >= 2:
+                colours[name], patterns[name] = lit[0], 2  # dark between two lit spells
+            elif len(set(lit)) >= 3:
+                colours[name], patterns[name] = max(lit, key=sum), 3
+            elif lit and name in self.led_patterns and (now != dark or self.led_patterns[name] > 1):
+                colours[name] = self.led_colours[name]  # too soon to tell: as it was
+                patterns[name] = self.led_patterns[name]
         if (colours, patterns) != (self.led_colours, self.led_patterns):
             self.led_colours, self.led_patterns = colours, patterns
             if self.on_leds:
