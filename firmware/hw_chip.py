@@ -24,10 +24,11 @@ class UsbCdc:
     """The host link: USB CDC serial, which MicroPython gives as stdin and stdout."""
 
     def __init__(self):
-        usb = usb or UsbCdc()
-        self.stdin = usb.stdin
-        self.stdout = usb.stdout
-        self.poller = usb.poller
+        micropython.kbd_intr(-1)  # binary frames on USB CDC: 0x03 is data, not Ctrl-C
+        self.stdin = sys.stdin.buffer
+        self.stdout = sys.stdout.buffer
+        self.poller = select.poll()
+        self.poller.register(sys.stdin, select.POLLIN)
 
 
 class Hardware:

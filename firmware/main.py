@@ -49,6 +49,7 @@ def start(usb=None):
 
 def run():
     # No locals: a small frame (the emulated chip collects garbage in sleep_ms).
+    assert board is not None, "start() first"
     while True:
         board.poll()
         time.sleep_ms(1)

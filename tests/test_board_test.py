@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from masume.sim.chip.board import ChipBoard
 
 pytestmark = pytest.mark.slow
@@ -21,7 +20,8 @@ PATIENCE_S = 120.0  # a safety net for a frame to reach the chain on a loaded ho
 def walk(chip: ChipBoard, *options: str) -> tuple[int, list[str]]:
     """Run ``masume board test`` on the chip's port, acting as the person; its exit
     status and its report."""
-    test = subprocess.Popen([*MASUME, "board", "test", "--port", chip.port, "--wait", "60", *options],
+    command = [*MASUME, "board", "test", "--port", chip.port, "--wait", "60", *options]
+    test = subprocess.Popen(command,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, bufsize=1)
     report: list[str] = []
@@ -92,7 +92,8 @@ def test_a_reader_board_with_a_dead_reader_and_a_tag_with_crc_errors(chip) -> No
     assert status == 1, report
     text = "\\n".join(report)
     assert any(line.startswith("  dead reader: C5: cell C5") for line in report), report
-    assert any(line.startswith("  tag reads with CRC errors: D4: cell D4") for line in report), report
+    crc = "  tag reads with CRC errors: D4: cell D4"
+    assert any(line.startswith(crc) for line in report), report
     assert not any("crossed" in line or "read nothing" in line for line in report), text
 
 

@@ -5,16 +5,15 @@ electrically, the watchdog, the LED chain's bytes, board time, the random source
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
-from micropython_vm import ROOT, run_micropython
 
 from masume.boards import load_board
+from micropython_vm import ROOT, run_micropython
 
 
 def chip_files(board: str) -> dict[str, str]:
     folder = ROOT / "host" / "masume" / "sim" / "chip"
-    files = {f"chip/{p.name}": p.read_text() for p in sorted(folder.glob("*.py")) if p.name != "board.py"}
+    files = {f"chip/{p.name}": p.read_text() for p in sorted(folder.glob("*.py"))
+             if p.name != "board.py"}
     files["board.json"] = load_board(board).firmware_json().decode()
     return files
 
@@ -54,7 +53,7 @@ row[r].value(1); row[(r + 1) % len(rows)].value(0)
 print(''.join(str(x.value()) for x in col))       # another row: the diode blocks
 print(r, c)
 """)
-    r, c = int(out[3]), int(out[4])
+    c = int(out[4])
     assert out[0] == "1" * 8 and out[2] == "1" * 8
     assert out[1] == "".join("0" if k == c else "1" for k in range(8)), out
 

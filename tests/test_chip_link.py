@@ -17,14 +17,13 @@ import random
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 import test_link
-from test_link import wait_for
-
 from masume.link import BoardEvent, BoardSession, Led
+from test_link import wait_for
 
 pytestmark = pytest.mark.slow
 ROUND_S = 120.0  # a safety net per round on a loaded host, not a pace: events are awaited
@@ -51,7 +50,8 @@ def make_sim(tmp_path: Path) -> Iterator[Callable[..., object]]:
 
 
 # test_link's tests, on the chip.
-test_reboot_is_resynchronised_with_a_snapshot = test_link.test_reboot_is_resynchronised_with_a_snapshot
+test_reboot_is_resynchronised_with_a_snapshot = (
+    test_link.test_reboot_is_resynchronised_with_a_snapshot)
 test_a_board_with_another_map_is_refused = test_link.test_a_board_with_another_map_is_refused
 test_an_unknown_board_is_refused = test_link.test_an_unknown_board_is_refused
 test_die_and_buttons = test_link.test_die_and_buttons
@@ -108,9 +108,11 @@ def test_thousands_of_changes_arrive_once_in_order_through_noise_and_unplugging(
             time.sleep(0.15)
             chip.replug()
         events = take(session, sum(expected.values()))
-        got = Counter(("die", e.value) if e.type == "die" else (e.square, e.reading) for e in events)
-        assert got == expected, (f"round {round_no}: missing {expected - got}, extra {got - expected}; "
-                                 f"{session.stats}; chip: {chip.reboots} reboots")
+        got = Counter(("die", e.value) if e.type == "die" else (e.square, e.reading)
+                      for e in events)
+        assert got == expected, (f"round {round_no}: missing {expected - got}, "
+                                 f"extra {got - expected}; {session.stats}; "
+                                 f"chip: {chip.reboots} reboots")
         received += events
     assert changes >= 20 * rounds
     seqs = [e.seq for e in received]
@@ -138,4 +140,5 @@ def test_leds_as_the_chain_shows_them(make_sim, connect) -> None:
     position = chip.board.cell("1-K").leds[0]
     assert chip.chain[position] == (cap, 0, 0)
     session.set_leds({"1-K": Led((0, 0, 255))})  # a whole frame: the others go dark
-    wait_for(lambda: (chip.led_colours, chip.led_patterns) == ({"1-K": (0, 0, cap)}, {"1-K": 1}), 60)
+    wait_for(lambda: (chip.led_colours, chip.led_patterns)
+             == ({"1-K": (0, 0, cap)}, {"1-K": 1}), 60)

@@ -72,9 +72,9 @@ class Report:
             where = self.led_positions.get(first, -1)
             if lit is not None and lit in self.led_positions:
                 offset = self.led_positions[lit] - where
-                out.append(f"  LED chain offset {offset:+d} from position {where} (cell {first}) on: "
-                           f"each cell lights the LED {abs(offset)} further "
-                           f"({'a LED missing or bridged' if offset > 0 else 'an extra LED'} there)")
+                why = "a LED missing or bridged" if offset > 0 else "an extra LED"
+                out.append(f"  LED chain offset {offset:+d} from position {where} (cell {first}) "
+                           f"on: each cell lights the LED {abs(offset)} further ({why} there)")
             else:
                 out.append(f"  LED chain: position {where} (cell {first}) lights nothing")
             for asked, lit in self.leds[1:]:
@@ -141,9 +141,9 @@ def _first_change(session: BoardSession, board: Board, report: Report, cell: Cel
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         for event in session.events(timeout=0.2):
-            if event.type == "square" and event.square and bool(event.reading) != empty:
-                if not empty or event.square == cell.name:
-                    return event.square
+            if (event.type == "square" and event.square and bool(event.reading) != empty
+                    and (not empty or event.square == cell.name)):
+                return event.square
         _faults(session, board, report)
         if cell.name in report.faulty:
             return None

@@ -35,9 +35,10 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from masume.boards import Board, load_board
 
@@ -128,8 +129,8 @@ def parse_faults(board: Board, specs: list[str]) -> dict[str, list[Any]]:
             out.setdefault("crc_errors", []).append(cell(arg, ("identity", "card")))
         elif kind == "swapped-cells":
             a, _, b = arg.partition(",")
-            pair = [cell(a, ("presence", "identity", "card")), cell(b, ("presence", "identity", "card"))]
-            out.setdefault("swapped_cells", []).append(pair)
+            sensors = ("presence", "identity", "card")
+            out.setdefault("swapped_cells", []).append([cell(a, sensors), cell(b, sensors)])
         elif kind == "swapped-columns":
             if board.reader_setup:
                 raise ValueError(f"board {board.id!r} has no presence matrix (try swapped-cells)")
@@ -311,7 +312,9 @@ class ChipBoard(SimulatedBoard):
 
             # A faulty tag (crc-errors) is another piece than the sound ones: an odd
             # serial offset gives it other UID bytes 1-2, so another CL1.
-            bad = 2 * 100003 * (1 + cell.index) + 1 if cell.index in self.faults.get("crc_errors", ()) else 0
+            bad = 0
+            if cell.index in self.faults.get("crc_errors", ()):
+                bad = 2 * 100003 * (1 + cell.index) + 1
             tags = [[ntag_uid(bad + 64 * self.board.pieces[p] + h).hex(), self.board.pieces[p]]
                     for h, p in enumerate(stack)]
         elif cell.sensor == "card" and stack:
@@ -478,6 +481,6 @@ class ChipBoard(SimulatedBoard):
                 self._power_cycle.clear()
                 try:
                     session.close()
-                except Exception:
-                    pass
+                except Exception as exc:  # noqa: BLE001  (a VM that died closes as it can)
+                    self.log(f"closing the VM: {exc}")
             self.led_colours, self.led_patterns, self._seen = {}, {}, {}
