@@ -142,3 +142,35 @@ def test_leds_as_the_chain_shows_them(make_sim, connect) -> None:
     session.set_leds({"1-K": Led((0, 0, 255))})  # a whole frame: the others go dark
     wait_for(lambda: (chip.led_colours, chip.led_patterns)
              == ({"1-K": (0, 0, cap)}, {"1-K": 1}), 60)
+
+
+def test_masume_sim_chip_as_a_user_runs_it_with_a_dead_reader() -> None:
+    import json
+    import subprocess
+
+    masume = [sys.executable, "-m", "masume.cli"]
+    sim = subprocess.Popen([*masume, "sim", "--board", "shogi-soccer", "--chip",
+                            "--fault", "dead-reader:5-K"], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+    try:
+        first = sim.stdout.readline()
+        assert first.startswith("port: "), first + sim.stderr.read()
+        port = first.split(": ", 1)[1].strip()
+        monitor = subprocess.Popen([*masume, "board", "monitor", "--port", port, "--json",
+                                    "--count", "2"], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        assert monitor.stderr.readline().startswith("monitor: connected to shogi-soccer")
+        for line in ("place 1-K ball", "place 9-K nope", "lift 1-K"):
+            sim.stdin.write(line + "\n")
+            sim.stdin.flush()
+            answers = sim.stdout.readline().strip()
+            if line == "place 1-K ball":  # the second change must come after the first
+                monitor_line = monitor.stdout.readline()
+        assert answers == "ok lift 1-K ball"
+        out, err = monitor.communicate(timeout=120)
+        events = [json.loads(x) for x in [monitor_line, *out.splitlines()]]
+        assert [(e["square"], e["reading"]) for e in events] == [("1-K", ["ball"]), ("1-K", [])]
+        assert "5-K" in err and "does not answer" in err  # the board said which reader
+    finally:
+        sim.stdin.close()
+        sim.wait(timeout=60)

@@ -9,8 +9,9 @@ stands that game's starting pieces on the board first.
 With ``--chip`` the board is the emulated chip instead (masume.sim.chip): the
 firmware's own main.py, hw_chip.py and reader driver on emulated peripherals
 (MFRC522s at register level, the presence matrix electrically, the WS2812
-chain, the watchdog), in board time. A built board's faults can be injected
-there, each ``--fault`` once:
+chain, the watchdog), in board time; ``leds`` then says what the chain shows
+(after the board's brightness cap). A built board's faults can be injected
+there (``--fault`` again for each):
 
     dead-reader:CELL       the cell's reader never answers
     swapped-columns:A,B    presence matrix: column wires A and B swapped (0-based)
