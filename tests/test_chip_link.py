@@ -4,6 +4,8 @@ pyserial and the host session. test_link.py's tests run here on the chip as they
 are (its ``make_sim`` is this module's); the end-to-end check runs on the two
 reader boards the issue names, with the die on the Tactics table.
 
+Also a card mat (eyeshield21) and `masume sim --chip` as a user runs it.
+
 Not here: test_link's journal overflow test (it turns all 46 cells of
 soccer-shogi over every 0.12 s: its reader tree takes longer than that to read
 46 changed cells, as a real one would); its LED test as it is (a person sees the chain after the
@@ -174,3 +176,17 @@ def test_masume_sim_chip_as_a_user_runs_it_with_a_dead_reader() -> None:
     finally:
         sim.stdin.close()
         sim.wait(timeout=60)
+
+
+def test_a_card_on_the_eyeshield21_mat_is_read_by_its_uid(make_sim, connect) -> None:
+    chip = make_sim("eyeshield21")
+    session = connect(chip.port)
+    assert session.wait_connected(60)
+    zone = next(c.name for c in chip.board.sensed if c.sensor == "card")
+    readings = []
+    for act in (lambda: chip.place(zone, "tag:04a1b2c3d4e5f6"),
+                lambda: chip.place(zone, "tag:08c0ffee"),  # on top: only the top card answers
+                lambda: chip.lift(zone)):
+        act()
+        readings += [(e.square, e.reading) for e in take(session, 1)]
+    assert readings == [(zone, "04a1b2c3d4e5f6"), (zone, "08c0ffee"), (zone, "04a1b2c3d4e5f6")]
