@@ -21,6 +21,7 @@ import random
 import statistics
 import threading
 import time
+from typing import Any
 
 from masume.boards import Board, board_ids, load_board
 
@@ -78,15 +79,16 @@ def _pieces(board: Board) -> list[str]:
     return names
 
 
-def _board_class(chip: bool) -> type:
-    """The simulator, or the emulated chip (the chip's own firmware, masume.sim.chip)."""
+def _start(board: Board, chip: bool, hold: float, **kwargs: Any) -> Any:
+    """The simulator, or the emulated chip (the chip's own firmware, masume.sim.chip),
+    whose hand keeps pauses up to ``hold`` s in board time (masume.sim.chip.board)."""
     if chip:
         from masume.sim.chip.board import ChipBoard
 
-        return ChipBoard
+        return ChipBoard(board, hold=hold, **kwargs)
     from masume.sim.board import SimulatedBoard
 
-    return SimulatedBoard
+    return SimulatedBoard(board, **kwargs)
 
 
 def round_trip(board: Board, samples: int = 200, chip: bool = False) -> list[float]:
@@ -108,7 +110,8 @@ def round_trip(board: Board, samples: int = 200, chip: bool = False) -> list[flo
     squares = [c.name for c in board.sensed if c.sensor != "card"]
     rng = random.Random(1)
     out = []
-    with _board_class(chip)(board, seed=1, on_leds=None if chip else on_leds) as sim:
+    # Each change waits for the last answer: no pause of the hand matters (hold 0).
+    with _start(board, chip, 0.0, seed=1, on_leds=None if chip else on_leds) as sim:
         if chip:  # the chain as it is lit, not a person's reading of its patterns
             sim.on_chain = lambda chain: on_leds(
                 {c.name: chain[c.leds[0]] for c in board.cells if c.leds and any(chain[c.leds[0]])}, {})
@@ -144,7 +147,7 @@ def throughput(board: Board, events: int, chip: bool = False) -> tuple[float, in
     squares = [c.name for c in board.sensed if c.sensor != "card"]
     rng = random.Random(2)
     seqs: list[int] = []
-    with _board_class(chip)(board, seed=2) as sim:
+    with _start(board, chip, 0.3, seed=2) as sim:
         with BoardSession(SerialTransport(sim.port), resolve=lambda _id: board) as session:
             session.wait_connected(30)
             for _ in session.events(timeout=0.5):
