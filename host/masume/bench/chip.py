@@ -7,8 +7,9 @@ board time with the data sheets' timing, per board (recorded in docs/benchmarks.
   and after its boot, both after a collection, as .py source compiled on the VM),
   and what that leaves on a Pico W and an ESP32-S3;
 - scan pass: board time of one pass of main.py's loop at rest, its 1 ms sleep apart;
-- settle to event: a piece put down on one cell (or lifted), to the event's board
-  time (the event's own ticks_ms), p50 and p99: debounce, reeds, readers included;
+- settle to event: a piece (a card on a card zone) put down on one cell, or lifted,
+  to the event's board time (the event's own ticks_ms), p50 and p99: debounce,
+  reeds, readers included;
 - identity sweep: every identity cell given a piece at once, to the last of their
   events: the whole board read.
 
@@ -71,19 +72,24 @@ def measure(board: Board, trials: int = 40, seed: int = 1) -> dict[str, float]:
                 down = chip.applied_us[landed] / 1000
                 return [(ms - down) % (1 << 30) for ms in at]
 
-            squares = [c.name for c in board.sensed if c.sensor != "card"]
+            squares = [c.name for c in board.sensed]
             pieces = [p for p in board.pieces if "rest" not in p] or ["piece"]
+
+            def thing(square: str) -> str:  # a piece, or on a card zone a card
+                if board.cell(square).sensor == "card":
+                    return f"tag:04{rng.getrandbits(48):012x}"
+                return rng.choice(pieces)
+
             latencies: list[float] = []
             for _ in range(trials):
                 square = rng.choice(squares)
-                piece = None if chip.table.stacks[square] else rng.choice(pieces)
-                latencies += settle([(square, piece)])
+                latencies += settle([(square, None if chip.table.stacks[square] else thing(square))])
             out["settle_p50_ms"] = _percentile(latencies, 0.5)
             out["settle_p99_ms"] = _percentile(latencies, 0.99)
             identity = [c.name for c in board.sensed if c.sensor == "identity"]
             if identity:
                 settle([(sq, None) for sq in identity if chip.table.stacks[sq]])  # empty first
-                moves = [(sq, rng.choice(pieces)) for sq in identity]
+                moves = [(sq, thing(sq)) for sq in identity]
                 out["sweep_ms"] = max(settle(moves))
                 out["identity_cells"] = len(identity)
     out["wall_s"] = time.perf_counter() - started
