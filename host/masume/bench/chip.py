@@ -83,7 +83,8 @@ def measure(board: Board, trials: int = 40, seed: int = 1) -> dict[str, float]:
             latencies: list[float] = []
             for _ in range(trials):
                 square = rng.choice(squares)
-                latencies += settle([(square, None if chip.table.stacks[square] else thing(square))])
+                piece = None if chip.table.stacks[square] else thing(square)
+                latencies += settle([(square, piece)])
             out["settle_p50_ms"] = _percentile(latencies, 0.5)
             out["settle_p99_ms"] = _percentile(latencies, 0.99)
             identity = [c.name for c in board.sensed if c.sensor == "identity"]
