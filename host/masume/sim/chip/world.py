@@ -132,9 +132,11 @@ class Usb:
 
 class World:
     def __init__(self, definition, faults, host):
-        # host: tick(board_us, collections, chain hex) -> False (power off), None
-        #       or [[button, ...], [[cell, count, [[uid hex, code], ...]], ...]]
-        #       read(limit), write(hex), urandom(n) -> hex, state() -> as tick's changes
+        # host (masume.sim.chip.board.ChipBoard's functions, by name):
+        #   tick(board_us, collections, chain hex) -> False (power off), None, or the
+        #       hand's moves due: [[button, ...], [[cell, count, [[uid hex, code], ...]], ...]]
+        #   state() -> the whole table, as tick's moves; read(limit) -> hex;
+        #   write(hex); urandom(n) -> hex; memory(what, free); reset(why)
         self.clock = Clock()
         self.host = host
         self.usb = Usb(host["read"], host["write"])
