@@ -273,7 +273,6 @@ class ChipBoard(SimulatedBoard):
         self._booted = threading.Event()
         self._power_cycle = threading.Event()
         self._session = None
-        self.on_pass: Callable[[int], None] | None = None  # called with board_us every pass
         self.on_chain: Callable[[list[tuple[int, int, int]]], None] | None = None  # every frame
         self._plug()
         self._thread = threading.Thread(target=self._run, name="chip-firmware", daemon=True)
@@ -360,8 +359,6 @@ class ChipBoard(SimulatedBoard):
         if chain:
             self._chain_shown(bytes.fromhex(chain), board_us)
         self._settle_patterns(board_us)
-        if self.on_pass:
-            self.on_pass(board_us)
         if self.paced:
             self._pace(board_us)
         with self._hand_lock:
