@@ -90,7 +90,7 @@ def measure(board: Board, trials: int = 40, seed: int = 1) -> dict[str, float]:
             identity = [c.name for c in board.sensed if c.sensor == "identity"]
             if identity:
                 settle([(sq, None) for sq in identity if chip.table.stacks[sq]])  # empty first
-                moves = [(sq, thing(sq)) for sq in identity]
+                moves: list[tuple[str, str | None]] = [(sq, thing(sq)) for sq in identity]
                 out["sweep_ms"] = max(settle(moves))
                 out["identity_cells"] = len(identity)
     out["wall_s"] = time.perf_counter() - started

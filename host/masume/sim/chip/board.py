@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from masume.boards import Board, load_board
 
@@ -95,9 +95,9 @@ def _heap_session(heap: str, **kwargs: Any) -> Any:
                 size = getattr(_thread_heap, "size", None)
                 if size:
                     value[1:1] = ["-X", f"heapsize={size}"]
-                base.argv.fset(self, value)  # type: ignore[attr-defined]
+                base.argv.fset(self, value)  # type: ignore[attr-defined, misc]
 
-        wasmtime.WasiConfig = HeapConfig
+        wasmtime.WasiConfig = HeapConfig  # type: ignore[misc]
 
     class HeapSession(MicroPythonSession):  # type: ignore[misc]
         def _thread_main(self) -> None:
@@ -128,9 +128,9 @@ def parse_faults(board: Board, specs: list[str]) -> dict[str, list[Any]]:
         elif kind == "crc-errors":
             out.setdefault("crc_errors", []).append(cell(arg, ("identity", "card")))
         elif kind == "swapped-cells":
-            a, _, b = arg.partition(",")
+            x, _, y = arg.partition(",")
             sensors = ("presence", "identity", "card")
-            out.setdefault("swapped_cells", []).append([cell(a, sensors), cell(b, sensors)])
+            out.setdefault("swapped_cells", []).append([cell(x, sensors), cell(y, sensors)])
         elif kind == "swapped-columns":
             if board.reader_setup:
                 raise ValueError(f"board {board.id!r} has no presence matrix (try swapped-cells)")
@@ -331,22 +331,22 @@ class ChipBoard(SimulatedBoard):
             fuel=FUEL,
             host_functions={
                 "chip_faults": lambda: json.dumps(self.faults),
-                "chip_state": self._hw_state,
-                "chip_tick": self._hw_tick,
+                "chip_state": self._chip_state,
+                "chip_tick": self._chip_tick,
                 "chip_read": lambda limit: self._read(limit).hex(),
                 "chip_write": lambda data: self._write(bytes.fromhex(data)),
-                "chip_urandom": self._hw_urandom,
-                "chip_memory": self._hw_memory,
-                "chip_reset": self._hw_reset,
+                "chip_urandom": self._chip_urandom,
+                "chip_memory": self._chip_memory,
+                "chip_reset": self._chip_reset,
             },
         )
 
-    def _hw_state(self) -> list[Any]:
+    def _chip_state(self) -> list[Any]:
         with self._hand_lock:
             self._timeline = _Timeline(self.hold)  # a fresh board sees the table as it is
             return [[], [self._cell_state(c) for c in self.board.sensed]]
 
-    def _hw_tick(self, board_us: int, collections: int, chain: str) -> Any:
+    def _chip_tick(self, board_us: int, collections: int, chain: str) -> Any:
         """The firmware pauses between two passes (main.py's sleep_ms)."""
         if self._stop.is_set() or self._power_cycle.is_set():
             return False
@@ -378,15 +378,15 @@ class ChipBoard(SimulatedBoard):
         elif ahead < -LATE_S:
             self._anchor = (now, board_us)  # a slow host: board time falls behind, never races
 
-    def _hw_urandom(self, n: int) -> str:
+    def _chip_urandom(self, n: int) -> str:
         if n == 1 and self._forced_die:
             return bytes((self._forced_die.pop(0) - 1,)).hex()  # the die's byte for that face
         return bytes(self.rng.getrandbits(8) for _ in range(n)).hex()
 
-    def _hw_memory(self, when: str, free: int) -> None:
+    def _chip_memory(self, when: str, free: int) -> None:
         self.memory[when] = free
 
-    def _hw_reset(self, why: str) -> None:
+    def _chip_reset(self, why: str) -> None:
         self._reset = True
         self.log(why)
 
@@ -395,7 +395,7 @@ class ChipBoard(SimulatedBoard):
     def _chain_shown(self, data: bytes, board_us: int) -> None:
         missing = sorted(self.faults.get("missing_leds", ()))
         sent = [(data[3 * i + 1], data[3 * i], data[3 * i + 2]) for i in range(len(data) // 3)]
-        shown = []
+        shown: list[tuple[int, int, int]] = []
         for rgb in sent:  # a bridged-over LED: the chain's data skips its place
             while len(shown) in missing:
                 shown.append((0, 0, 0))
@@ -441,6 +441,9 @@ class ChipBoard(SimulatedBoard):
             self.led_colours, self.led_patterns = colours, patterns
             if self.on_leds:
                 self.on_leds(dict(colours), dict(patterns))
+
+    def __enter__(self) -> Self:
+        return self
 
     # ---- the chip's life -------------------------------------------------------
 
