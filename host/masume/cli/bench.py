@@ -66,9 +66,16 @@ def _readers(args: argparse.Namespace) -> int:
 
 
 def _chip(args: argparse.Namespace) -> int:
-    from masume.bench.chip import run
+    import sys
 
-    return run(board=args.board, trials=args.trials)
+    from masume.bench.chip import run
+    from masume.boards import BoardError
+
+    try:
+        return run(board=args.board, trials=args.trials)
+    except BoardError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 def _club(args: argparse.Namespace) -> int:
