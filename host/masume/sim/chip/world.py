@@ -181,11 +181,10 @@ class World:
         self.collect_below = -1  # set at the first pause, from the heap left after boot
         self.tree = None
         if self.readers:
-            from chip.mfrc522 import Ntag213, ntag_uid
+            from chip.mfrc522 import Ntag213
             from chip.readers import ReaderTree
 
             self.Ntag213 = Ntag213
-            self.ntag_uid = ntag_uid
             self.tree = ReaderTree(self, definition)
             for cell in faults.get("dead_readers", ()):
                 self.tree.kill(cell)
