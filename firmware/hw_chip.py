@@ -20,8 +20,20 @@ WATCHDOG_MS = 8000
 READER_SPI_HZ = 4000000  # hardware/README.md: 4 MHz suits 16 readers a bank on a buffered bus
 
 
+class UsbCdc:
+    """The host link: USB CDC serial, which MicroPython gives as stdin and stdout."""
+
+    def __init__(self):
+        micropython.kbd_intr(-1)  # binary frames on USB CDC: 0x03 is data, not Ctrl-C
+        self.stdin = sys.stdin.buffer
+        self.stdout = sys.stdout.buffer
+        self.poller = select.poll()
+        self.poller.register(sys.stdin, select.POLLIN)
+
+
 class Hardware:
-    def __init__(self, definition):
+    def __init__(self, definition, usb=None):
+        # usb: the host link, UsbCdc() on the chip (the emulated board gives its own)
         pins = definition["pins"]
         kinds = [cell[1] for cell in definition["cells"] if cell[1] != "none"]
         Pin = machine.Pin
@@ -41,11 +53,10 @@ class Hardware:
         self.count = len(kinds)
         self.button_pins = [Pin(pin, Pin.IN, Pin.PULL_UP) for _, pin in definition["buttons"]]
         self.np = neopixel.NeoPixel(Pin(pins["led_data"]), max(1, definition["led_count"]))
-        micropython.kbd_intr(-1)  # binary frames on USB CDC: 0x03 is data, not Ctrl-C
-        self.stdin = sys.stdin.buffer
-        self.stdout = sys.stdout.buffer
-        self.poller = select.poll()
-        self.poller.register(sys.stdin, select.POLLIN)
+        usb = usb or UsbCdc()
+        self.stdin = usb.stdin
+        self.stdout = usb.stdout
+        self.poller = usb.poller
         self.one = bytearray(1)
         self.wdt = machine.WDT(timeout=WATCHDOG_MS)
 

@@ -35,9 +35,26 @@ def start_net(conf):
     return MqttLink(client, conf["id"])
 
 
-definition, board_hash = app.load_definition()
-conf = load_net()
-board = app.Board(Hardware(definition), definition, board_hash, start_net(conf) if conf else None)
-while True:
-    board.poll()
-    time.sleep_ms(1)
+board = None  # the running app.Board (a module global: the collector sees it)
+
+
+def start(usb=None):
+    """Boot the board (usb: the host link; the emulated chip gives its own)."""
+    global board
+    definition, board_hash = app.load_definition()
+    conf = load_net()
+    board = app.Board(Hardware(definition, usb), definition, board_hash,
+                      start_net(conf) if conf else None)
+
+
+def run():
+    # No locals: a small frame (the emulated chip collects garbage in sleep_ms).
+    assert board is not None, "start() first"
+    while True:
+        board.poll()
+        time.sleep_ms(1)
+
+
+if __name__ == "__main__":  # at power-up; the emulated chip imports this module
+    start()
+    run()

@@ -21,6 +21,7 @@ import random
 import statistics
 import threading
 import time
+from typing import Any
 
 from masume.boards import Board, board_ids, load_board
 
@@ -80,10 +81,24 @@ def _pieces(board: Board) -> list[str]:
     return names
 
 
-def round_trip(board: Board, samples: int = 200) -> list[float]:
-    """Seconds from a square change to the host's LED answer showing on the board."""
-    from masume.link import BoardSession, Led, SerialTransport
+def _start(board: Board, chip: bool, hold: float, **kwargs: Any) -> Any:
+    """The simulator, or the emulated chip (the chip's own firmware, masume.sim.chip),
+    whose hand keeps pauses up to ``hold`` s in board time (masume.sim.chip.board)."""
+    if chip:
+        from masume.sim.chip.board import ChipBoard
+
+        return ChipBoard(board, hold=hold, **kwargs)
     from masume.sim.board import SimulatedBoard
+
+    return SimulatedBoard(board, **kwargs)
+
+
+def round_trip(board: Board, samples: int = 200, chip: bool = False) -> list[float]:
+    """Seconds from a square change to the host's LED answer showing on the board.
+    On the chip the answer is seen on the LED chain, after the brightness cap."""
+    from masume.link import BoardSession, Led, SerialTransport
+
+    cap = board.power.get("brightness_cap", 255) if chip else 255
 
     shown: dict[str, tuple[int, int, int]] = {}
     changed = threading.Condition()
@@ -97,46 +112,53 @@ def round_trip(board: Board, samples: int = 200) -> list[float]:
     squares = [c.name for c in board.sensed if c.sensor != "card"]
     rng = random.Random(1)
     out = []
-    with SimulatedBoard(board, seed=1, on_leds=on_leds) as sim, \
-            BoardSession(SerialTransport(sim.port), resolve=lambda _id: board) as session:
-        session.wait_connected(30)
-        for _ in session.events(timeout=0.5):  # the snapshot after connecting
-            pass
-        for k in range(samples):
-            square = rng.choice(squares)
-            colour = (k % 250 + 1, 0, 255)
-            started = time.perf_counter()
-            if sim.table.stacks[square]:
-                sim.lift(square)
-            else:
-                sim.place(square, rng.choice(_pieces(board)))
-            for event in session.events(timeout=5):
-                if event.type == "square" and event.square == square:
-                    session.set_leds({square: Led(colour)})
-                    break
-            def shown_now(sq: str = square, rgb: tuple[int, int, int] = colour) -> bool:
-                return shown.get(sq) == rgb
+    # Each change waits for the last answer: no pause of the hand matters (hold 0).
+    with _start(board, chip, 0.0, seed=1, on_leds=None if chip else on_leds) as sim:
+        if chip:  # the chain as it is lit, not a person's reading of its patterns
+            sim.on_chain = lambda chain: on_leds(
+                {c.name: chain[c.leds[0]] for c in board.cells
+                 if c.leds and any(chain[c.leds[0]])}, {})
+        with BoardSession(SerialTransport(sim.port), resolve=lambda _id: board) as session:
+            session.wait_connected(30)
+            for _ in session.events(timeout=0.5):  # the snapshot after connecting
+                pass
+            for k in range(samples):
+                square = rng.choice(squares)
+                colour = (k % 250 + 1, 0, 255)
+                if chip:  # each answer differs from the last one seen on the chain
+                    colour = (255, 0, 0) if k % 2 else (0, 0, 255)
+                seen = tuple(v * cap // 255 for v in colour)
+                started = time.perf_counter()
+                if sim.table.stacks[square]:
+                    sim.lift(square)
+                else:
+                    sim.place(square, rng.choice(_pieces(board)))
+                for event in session.events(timeout=5):
+                    if event.type == "square" and event.square == square:
+                        session.set_leds({square: Led(colour)})
+                        break
+                def shown_now(sq: str = square, rgb: tuple[int, ...] = seen) -> bool:
+                    return shown.get(sq) == rgb
 
-            with changed:
-                changed.wait_for(shown_now, timeout=5)
-            out.append(time.perf_counter() - started)
+                with changed:
+                    changed.wait_for(shown_now, timeout=5)
+                out.append(time.perf_counter() - started)
     return out
 
 
-def throughput(board: Board, events: int) -> tuple[float, int, bool]:
+def throughput(board: Board, events: int, chip: bool = False) -> tuple[float, int, bool]:
     """(events per second, events received, all in order once) toggling every square."""
     from masume.link import BoardSession, SerialTransport
-    from masume.sim.board import SimulatedBoard
 
     squares = [c.name for c in board.sensed if c.sensor != "card"]
     rng = random.Random(2)
     seqs: list[int] = []
-    with SimulatedBoard(board, seed=2) as sim, \
-            BoardSession(SerialTransport(sim.port), resolve=lambda _id: board) as session:
-        session.wait_connected(30)
-        for _ in session.events(timeout=0.5):
-            pass
-        stop = threading.Event()
+    with _start(board, chip, 0.3, seed=2) as sim:
+        with BoardSession(SerialTransport(sim.port), resolve=lambda _id: board) as session:
+            session.wait_connected(30)
+            for _ in session.events(timeout=0.5):
+                pass
+            stop = threading.Event()
 
         def shake() -> None:
             while not stop.is_set():
@@ -250,19 +272,22 @@ def unread(board: Board, events: int) -> int:
     return 0
 
 
-def run(board: str | None = None, events: int = 2000) -> int:
+def run(board: str | None = None, events: int = 2000, chip: bool = False) -> int:
     target = load_board(board) if board else largest_board()
-    print(f"board: {target.id} ({len(target.sensed)} sensed cells, {target.led_count} LEDs)")
-    trips = round_trip(target)
+    print(f"board: {target.id} ({len(target.sensed)} sensed cells, {target.led_count} LEDs)"
+          f"{' on the emulated chip' if chip else ''}")
+    trips = round_trip(target, chip=chip)
     ms = [t * 1000 for t in trips]
     p50, p99 = _percentile(ms, 0.50), _percentile(ms, 0.99)
     print(f"round trip square change -> LED shown: p50 {p50:.1f} ms, p99 {p99:.1f} ms "
           f"(includes the {DEBOUNCE_MS} ms debounce; link and host alone: "
           f"p50 {p50 - DEBOUNCE_MS:.1f} ms, p99 {p99 - DEBOUNCE_MS:.1f} ms; n={len(ms)}, "
           f"mean {statistics.mean(ms):.1f} ms)")
-    rate, count, in_order = throughput(target, events)
+    rate, count, in_order = throughput(target, events, chip=chip)
     print(f"throughput: {rate:.0f} events/s sustained over {count} events, "
           f"{'each once and in order' if in_order else 'LOSS OR DISORDER'}")
+    if chip:  # its scan pass in board time: masume bench chip
+        return 0 if in_order else 1
     per_pass, cells = scan_time(target)
     print(f"firmware scan pass on the MicroPython VM: {per_pass:.0f} us for {cells} sensed cells "
           f"({per_pass / cells:.2f} us per cell)")

@@ -1,5 +1,5 @@
-"""``masume bench link|rules|club|fuzz|readers|faults|sim``: print the project's figures
-(docs/benchmarks.md)."""
+"""``masume bench link|rules|club|fuzz|readers|faults|sim|chip``: print the project's
+figures (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     link.add_argument("--events", type=int, default=2000, help="events for the throughput run")
     link.add_argument("--unread", type=int, metavar="N",
                       help="instead: the host's memory while nobody reads N events")
+    link.add_argument("--chip", action="store_true",
+                      help="on the emulated chip (the chip's own firmware) instead of the "
+                           "simulator")
     link.set_defaults(handler=_link)
 
     rules = kinds.add_parser("rules", help="rules engine: legal actions and playouts per second")
@@ -31,6 +34,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     readers.add_argument("--seconds", type=float, default=3.0, help="board time of steady scanning")
     readers.add_argument("--trials", type=int, default=40, help="hand movements per latency figure")
     readers.set_defaults(handler=_readers)
+
+    chip = kinds.add_parser("chip", help="the firmware on the emulated chip, in board time: "
+                            "boot, scan pass, settle-to-event latency, identity sweep, RAM left")
+    chip.add_argument("--board", default=None, help="one board (default: every board)")
+    chip.add_argument("--trials", type=int, default=40, help="piece movements per latency figure")
+    chip.set_defaults(handler=_chip)
 
     club = kinds.add_parser("club",
                             help="club mode: event-to-LED latency and server CPU for N boards")
@@ -76,13 +85,26 @@ def _link(args: argparse.Namespace) -> int:
 
     if args.unread:
         return unread(load_board(args.board) if args.board else largest_board(), args.unread)
-    return run(board=args.board, events=args.events)
+    return run(board=args.board, events=args.events, chip=args.chip)
 
 
 def _readers(args: argparse.Namespace) -> int:
     from masume.bench.readers import run
 
     return run(board=args.board, seconds=args.seconds, trials=args.trials)
+
+
+def _chip(args: argparse.Namespace) -> int:
+    import sys
+
+    from masume.bench.chip import run
+    from masume.boards import BoardError
+
+    try:
+        return run(board=args.board, trials=args.trials)
+    except BoardError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 def _club(args: argparse.Namespace) -> int:

@@ -1,4 +1,5 @@
-"""``masume board list|monitor|deploy``: the boards, their events, their firmware."""
+"""``masume board list|monitor|deploy|test``: the boards, their events, their firmware,
+and the commissioning walk of a freshly built board (docs/commissioning.md)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="skip 'mip install' of umqtt (it needs the internet; only club mode "
                         "uses it)")
     deploy.set_defaults(handler=_deploy)
+
+    test = what.add_parser(
+        "test", help="commission a freshly built board: every LED, every cell, a wiring report",
+        description="Lights every cell's LED in turn and asks which one lit; asks for a piece "
+        "(or a card) on every sensed cell and checks that the right cell reads it; then prints "
+        "a wiring report: dead readers, tags with CRC errors, crossed rows, columns or reader "
+        "lines, the LED chain's offset. Exit status 0 when no fault was found, 1 otherwise. "
+        "See docs/commissioning.md.")
+    test.add_argument("--port", required=True, help="serial port (or a masume sim port)")
+    test.add_argument("--board", help="refuse any board but this definition id")
+    test.add_argument("--piece", help="the piece to ask for (default: the board's first)")
+    test.add_argument("--no-leds", action="store_true", help="skip the LED walk")
+    test.add_argument("--cells", help="walk only these cells (comma-separated names)")
+    test.add_argument("--wait", type=float, default=30.0, metavar="S",
+                      help="seconds a cell may take to read a piece before it counts as dead")
+    test.set_defaults(handler=_test)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -87,6 +104,57 @@ def _describe(event: BoardEvent) -> str:
     if event.type == "die":
         return f"#{event.seq} die roll {event.roll_id}: {event.value}"
     return f"#{event.seq} button {event.button}"
+
+
+class _Terminal:
+    """The person at the board, asked on the terminal (one line a request)."""
+
+    def see_led(self, cell: str) -> str | None:
+        print(f"led {cell}: is its LED lit? [Enter: yes; or the name of the cell that is lit; "
+              f"or none]", flush=True)
+        answer = sys.stdin.readline().strip()
+        if answer == "none":
+            return None
+        return answer or cell
+
+    def put(self, cell: str, thing: str) -> None:
+        print(f"put {thing} on {cell}", flush=True)
+
+    def take(self, cell: str) -> None:
+        print(f"take it off {cell}", flush=True)
+
+
+def _test(args: argparse.Namespace) -> int:
+    import logging
+
+    from masume.link import BoardMismatch, BoardSession, SerialTransport
+    from masume.link.commission import commission
+
+    logging.basicConfig(level=logging.ERROR, format="board test: %(message)s", stream=sys.stderr)
+    with BoardSession(SerialTransport(args.port), expect=args.board) as session:
+        try:
+            if not session.wait_connected(60):
+                print(f"error: no board answers on {args.port}", file=sys.stderr)
+                return 2
+        except BoardMismatch as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        board = session.board
+        cells = args.cells.split(",") if args.cells else None
+        try:
+            if args.piece:
+                board.piece_code(args.piece)
+            for name in cells or ():
+                board.cell(name)
+        except (KeyError, ValueError) as exc:
+            print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+            return 2
+        print(f"board test: {board.id} on {args.port}", flush=True)
+        report = commission(session, board, _Terminal(), thing=args.piece, wait_s=args.wait,
+                            leds=not args.no_leds, cells=cells)
+    for line in report.lines():
+        print(line, flush=True)
+    return 0 if report.ok else 1
 
 
 def _deploy(args: argparse.Namespace) -> int:

@@ -37,6 +37,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--port", help="the board's serial port (default: find one, else simulate)")
     parser.add_argument("--simulate", action="store_true",
                         help="use the simulated board even if one is attached")
+    parser.add_argument("--chip", action="store_true",
+                        help="with --simulate: the emulated chip (the chip's own firmware) "
+                             "as the board")
     parser.add_argument("--board", help="board definition id (default: the game's table)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="a rule option, e.g. goals_to_win=3 (repeatable)")
@@ -111,18 +114,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
-    port = args.port or (None if args.simulate else find_board_port())
+    port = args.port or (None if args.simulate or args.chip else find_board_port())
     sim = None
     table: TableSession | None = None
     if port is None:
         from masume.sim.board import SimulatedBoard
+        from masume.sim.chip.board import ChipBoard
 
         def leds_changed(*_: object) -> None:
             if table is not None:
                 table.sim_changed()
 
-        sim = SimulatedBoard(board, on_leds=leds_changed,
-                             on_log=lambda m: print(f"sim: {m}", file=sys.stderr))
+        sim = (ChipBoard if args.chip else SimulatedBoard)(
+            board, on_leds=leds_changed,
+            on_log=lambda m: print(f"sim: {m}", file=sys.stderr))
         port = sim.port
     link = BoardSession(SerialTransport(port), expect=board.id, resolve=lambda _id: board)
 

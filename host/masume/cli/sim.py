@@ -6,6 +6,19 @@ mode, docs/club.md): ``port:`` then shows the broker and the unit id, and
 ``--password-file`` or $MASUME_MQTT_PASSWORD, never the URL. ``--setup GAME``
 stands that game's starting pieces on the board first.
 
+With ``--chip`` the board is the emulated chip instead (masume.sim.chip): the
+firmware's own main.py, hw_chip.py and reader driver on emulated peripherals
+(MFRC522s at register level, the presence matrix electrically, the WS2812
+chain, the watchdog), in board time; ``leds`` then says what the chain shows
+(after the board's brightness cap). A built board's faults can be injected
+there (``--fault`` again for each):
+
+    dead-reader:CELL       the cell's reader never answers
+    swapped-columns:A,B    presence matrix: column wires A and B swapped (0-based)
+    swapped-cells:X,Y      the sensors of cells X and Y wired to each other's place
+    missing-led:N          chain position N bridged over (the LEDs after it offset)
+    crc-errors:CELL        what is put on the cell carries a faulty tag (wrong CRC_A)
+
 Prints ``port: PATH`` first, then reads commands from stdin, one per line, and
 answers each with ``ok ...`` or ``error: ...``:
 
@@ -45,6 +58,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--id", dest="unit",
                         help="the board's unit id on MQTT (default: the board id)")
     parser.add_argument("--setup", help="stand this game's starting pieces on the board first")
+    parser.add_argument("--chip", action="store_true",
+                        help="run the chip's own firmware on emulated peripherals")
+    parser.add_argument("--fault", action="append", default=[], metavar="KIND:WHERE",
+                        help="with --chip: a wiring fault of the board (see above)")
     parser.set_defaults(handler=run)
 
 
@@ -57,9 +74,19 @@ def run(args: argparse.Namespace) -> int:
         if args.password_file and not args.mqtt:
             raise ValueError("--password-file is the broker's: it goes with --mqtt")
         mqtt = BrokerUrl.from_command_line(args.mqtt, args.password_file) if args.mqtt else None
-        sim = SimulatedBoard(args.board, link=args.link, seed=args.seed, mqtt=mqtt,
-                             unit=args.unit,
-                             on_log=lambda m: print(f"sim: {m}", file=sys.stderr, flush=True))
+        log = lambda m: print(f"sim: {m}", file=sys.stderr, flush=True)
+        if args.fault and not args.chip:
+            raise ValueError("--fault needs --chip (the emulated chip's board has the wires)")
+        if args.chip:
+            if mqtt:
+                raise ValueError("--chip runs the USB link; club mode (--mqtt) is the simulator's")
+            from masume.sim.chip.board import ChipBoard
+
+            sim = ChipBoard(args.board, link=args.link, seed=args.seed, faults=args.fault,
+                            on_log=log)
+        else:
+            sim = SimulatedBoard(args.board, link=args.link, seed=args.seed, mqtt=mqtt,
+                                 unit=args.unit, on_log=log)
         if args.setup:
             from masume.games import load_rules
             from masume.play.cards import set_up

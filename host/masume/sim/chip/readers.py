@@ -42,9 +42,12 @@ class ReaderTree:
     def address(self):
         """The address the mux lines carry now, bit 0 on the first line."""
         k = 0
-        for bit in range(len(self.mux)):
-            if self.world.level(self.mux[bit]):
-                k |= 1 << bit
+        level = self.world.level
+        bit = 1
+        for line in self.mux:
+            if level(line):
+                k |= bit
+            bit <<= 1
         return k
 
     def _selected(self):

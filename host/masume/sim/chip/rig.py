@@ -17,12 +17,7 @@ from scanner import SLOT
 
 from .mfrc522 import Ntag213, ntag_uid
 from .readers import ReaderTree
-
-# Board-time costs of the firmware's own work (hardware/README.md: a register
-# access is 25 us: the call, two chip-select writes, two bytes at 4 MHz).
-PIN_US = 3
-SPI_CALL_US = 15
-SPI_BYTE_US = 2
+from .world import PIN_US, SPI_BYTE_US, SPI_CALL_US  # the firmware's work in board time
 
 LOCKED = [False]  # a check locked the heap: unlock it around the emulated hardware
 
