@@ -793,3 +793,50 @@ def test_bench_rules_runs() -> None:
     result = subprocess.run([sys.executable, "-m", "masume.cli", "bench", "rules", "--game", "masume-tactics",
                              "--seconds", "0.2"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
+
+
+# --------------------------------------------------------------------------- issue 14: the seed's own words
+
+
+def test_corner_kick_goes_only_into_the_field() -> None:
+    """コーナーキック: 「コーナーキックは、セットプレーの手順通り進め、フィールド内の3方向いずれかへ
+    向けてプレーします。」"""
+    corner = play(setup({9: "D12"}, {4: "D14"}, "D12"), "D12 ground N", "die 6", "bounce N")
+    assert corner.pending[:2] == ("place", "corner") and where(corner, "B16") == ("ball",)
+    taken = play(corner, "kicker D12", "ready")
+    assert where(taken, "B16") == ("ball", "home-9") and taken.status().to_move == "home"
+    kicks = {a.direction for a in taken.legal_actions() if isinstance(a, Kick) and a.kind == "ground"}
+    assert kicks == {"E", "S", "SE"}  # the three directions into the field from B16
+    with pytest.raises(IllegalAction, match="into the field, in one of its 3 directions"):
+        play(taken, "B16 ground N")
+    assert not taken.is_legal(Kick("B16", "lob", "W"))
+
+
+def test_beginner_rules_one_play_a_turn_even_after_a_charge() -> None:
+    """ビギナールール: 「1ターンにつき、これら3つの中から1つをえらびプレーします」: winning the ball
+    by a charge is the charger's one play; the turn passes."""
+    position = setup({7: "G6"}, {4: "G7"}, "G6", move="away", options="rules=beginner")
+    won = play(position, "G7 charge G6", "die 5", "die 3")
+    assert where(won, "G6") == ("ball", "away-4")
+    status = won.status()
+    assert status.to_move == "home" and status.actions_per_turn == 1
+    assert won.offence == 1  # away keeps the ball: the roles swap, the turn does not repeat
+
+
+def test_inside_kick_closed_only_by_an_opponent() -> None:
+    """インサイドキック: 「コース途中(2マス以内)に相手チームの選手(=相手選手)がいる場合、その方向へは
+    キックできません」: a team-mate on the way does not close it."""
+    position = setup({9: "G6", 8: "G7"}, {}, "G6")
+    assert position.is_legal(Kick("G6", "inside", "N", 2))
+    assert where(play(position, "G6 inside N2"), "G8") == ("ball",)
+    assert where(play(position, "G6 inside N1", "keep"), "G7") == ("ball", "home-8")
+    closed = setup({9: "G6"}, {4: "G7"}, "G6")
+    assert not closed.is_legal(Kick("G6", "inside", "N", 2))
+
+
+def test_the_goalkeeper_cannot_be_charged_anywhere() -> None:
+    """ビギナールール チャージ: 「また、ゴールキーパーにはチャージできません。」 (no condition)."""
+    position = setup({1: "G8"}, {9: "G9"}, "G8", move="away")
+    assert not any(str(a).startswith("G9 charge") for a in position.legal_actions())
+    with pytest.raises(IllegalAction, match="cannot be charged"):
+        play(position, "G9 charge G8")
