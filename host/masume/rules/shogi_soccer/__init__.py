@@ -48,7 +48,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..base import NotationError
-from .actions import Action, Declare, Move, Pass, Place, Shot
+from .actions import Action, Declare, EndTurn, Foul, Move, Pass, Place, Shot
 from .geometry import GOAL_A, GOAL_K, NAMES, SIDES
 from .notation import parse_position_text, parse_system
 from .position import OPTIONS, STAGES, Position, all_systems, system_problem
@@ -131,6 +131,8 @@ __all__ = [
     "STAGES",
     "Action",
     "Declare",
+    "EndTurn",
+    "Foul",
     "Move",
     "NotationError",
     "Pass",
