@@ -1257,32 +1257,18 @@ class Position:
     # ----------------------------------------------------------- text
 
     def to_text(self) -> str:
-        """The whole position on one line; ``RULES.from_text`` reads it.
+        """The whole position on one line, its header (docs: "Position header");
+        ``RULES.from_text`` reads it, and the older ``home=... away=...`` form too.
 
         >>> from masume.rules.masume_tactics import RULES
         >>> RULES.from_text(RULES.start().to_text()) == RULES.start()
         True
+        >>> RULES.start().to_text().split()[1:6]
+        ['G8', 'home', '1', 'home', '0-0']
         """
-        home = ",".join(SQUARE_NAMES[s] for s in self.players[:11])
-        away = ",".join(SQUARE_NAMES[s] for s in self.players[11:])
-        ball = SQUARE_NAMES.get(self.ball, str(self.ball))
-        parts = [
-            f"home={home}", f"away={away}", f"ball={ball}",
-            f"score={self.score[0]}-{self.score[1]}", f"offence={SIDES[self.offence]}",
-            f"move={SIDES[self.to_move]}", f"action={self.action}", f"used={self.used}",
-            f"last={self.last_touch}", f"banned={self.banned}", f"kicker={self.must_kick}",
-            f"restart={self.restart or '-'}", f"half={self.half}",
-            f"kickoff={SIDES[self.kicked_off]}",
-            f"pending={':'.join(str(p) for p in self.pending) or '-'}",
-        ]
-        if self.over:
-            parts.append(f"over={self.over.replace(' ', '_')}")
-        if self.resigned >= 0:
-            parts.append(f"resigned={SIDES[self.resigned]}")
-        options = self.options.text()
-        if options:
-            parts.append("options=" + ",".join(options.split()))
-        return " ".join(parts)
+        from .notation import write_header
+
+        return write_header(self)
 
     def diagram(self) -> str:
         """A text drawing: H/A home/away players (shirt number), * the ball.
