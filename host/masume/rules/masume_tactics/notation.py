@@ -4,6 +4,7 @@ one line."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..base import CardSource, NotationError, Restart, Roll, read_fields
@@ -139,7 +140,7 @@ def write_header(position: Position) -> str:
     return " ".join(parts)
 
 
-def _header_fields(text: str, bad: Any) -> dict[str, str]:
+def _header_fields(text: str, bad: Callable[[str], NotationError]) -> dict[str, str]:
     """The fields of a position header (:func:`write_header`) under the names of the
     older ``key=value`` form (``home=G2,... away=... ball=G8 ...``), which still reads."""
     if not isinstance(text, str):

@@ -1304,6 +1304,7 @@ _PITCH_ORDER = tuple(sorted(PITCH))
 _ALONE = tuple((name,) for name in PIECE_NAMES)
 _READY = Setup("ready")
 
+
 def _into_field(frm: int, direction: tuple[int, int]) -> bool:
     """Whether ``direction`` from the corner square ``frm`` is one of the 3 into the field
     (along either line, or the diagonal between them)."""
