@@ -59,7 +59,9 @@ def test_footprints_hold_every_changed_square(game: str) -> None:
 @pytest.mark.parametrize("game", FOOTPRINTED)
 def test_actions_changing_lists_every_action_that_may(game: str) -> None:
     rng, narrowed = random.Random(15), 0
-    for position in _positions(game, 600, seed=15):
+    # Seed 21: a walk that meets set pieces (their re-placements are what narrows) under
+    # the rules of issue 14 (seed 15's walk no longer reaches one in 600 positions).
+    for position in _positions(game, 600, seed=21):
         legal = list(position.legal_actions())
         squares = sorted(position.layout())
         for _ in range(3):

@@ -793,3 +793,94 @@ def test_bench_rules_runs() -> None:
     result = subprocess.run([sys.executable, "-m", "masume.cli", "bench", "rules", "--game", "masume-tactics",
                              "--seconds", "0.2"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
+
+
+# --------------------------------------------------------------------------- issue 14: the seed's own words
+
+
+def test_corner_kick_goes_only_into_the_field() -> None:
+    """コーナーキック: 「コーナーキックは、セットプレーの手順通り進め、フィールド内の3方向いずれかへ
+    向けてプレーします。」"""
+    corner = play(setup({9: "D12"}, {4: "D14"}, "D12"), "D12 ground N", "die 6", "bounce N")
+    assert corner.pending[:2] == ("place", "corner") and where(corner, "B16") == ("ball",)
+    taken = play(corner, "kicker D12", "ready")
+    assert where(taken, "B16") == ("ball", "home-9") and taken.status().to_move == "home"
+    kicks = {a.direction for a in taken.legal_actions() if isinstance(a, Kick) and a.kind == "ground"}
+    assert kicks == {"E", "S", "SE"}  # the three directions into the field from B16
+    with pytest.raises(IllegalAction, match="into the field, in one of its 3 directions"):
+        play(taken, "B16 ground N")
+    assert not taken.is_legal(Kick("B16", "lob", "W"))
+
+
+def test_beginner_rules_one_play_a_turn_even_after_a_charge() -> None:
+    """ビギナールール: 「1ターンにつき、これら3つの中から1つをえらびプレーします」: winning the ball
+    by a charge is the charger's one play; the turn passes."""
+    position = setup({7: "G6"}, {4: "G7"}, "G6", move="away", options="rules=beginner")
+    won = play(position, "G7 charge G6", "die 5", "die 3")
+    assert where(won, "G6") == ("ball", "away-4")
+    status = won.status()
+    assert status.to_move == "home" and status.actions_per_turn == 1
+    assert won.offence == 1  # away keeps the ball: the roles swap, the turn does not repeat
+
+
+def test_inside_kick_closed_only_by_an_opponent() -> None:
+    """インサイドキック: 「コース途中(2マス以内)に相手チームの選手(=相手選手)がいる場合、その方向へは
+    キックできません」: a team-mate on the way does not close it."""
+    position = setup({9: "G6", 8: "G7"}, {}, "G6")
+    assert position.is_legal(Kick("G6", "inside", "N", 2))
+    assert where(play(position, "G6 inside N2"), "G8") == ("ball",)
+    assert where(play(position, "G6 inside N1", "keep"), "G7") == ("ball", "home-8")
+    closed = setup({9: "G6"}, {4: "G7"}, "G6")
+    assert not closed.is_legal(Kick("G6", "inside", "N", 2))
+
+
+def test_the_goalkeeper_cannot_be_charged_anywhere() -> None:
+    """ビギナールール チャージ: 「また、ゴールキーパーにはチャージできません。」 (no condition)."""
+    position = setup({1: "G8"}, {9: "G9"}, "G8", move="away")
+    assert not any(str(a).startswith("G9 charge") for a in position.legal_actions())
+    with pytest.raises(IllegalAction, match="cannot be charged"):
+        play(position, "G9 charge G8")
+
+
+# --------------------------------------------------------------------------- the position header
+
+
+OLD_HEADER = ("home=G2,C4,E3,I3,K4,G5,C7,E6,G8,I6,K7 away=G15,C13,E14,I14,K13,G12,C10,E11,G11,I11,K10 "
+              "ball=G8 score=0-0 offence=home move=home action=1 used=0 last=-1 banned=-1 kicker=8 "
+              "restart=kickoff half=1 kickoff=home pending=-")
+
+
+def test_the_position_header_is_written_and_read() -> None:
+    start = RULES.start()
+    text = start.to_text()
+    assert text == ("G2,C4,E3,I3,K4,G5,C7,E6,G8,I6,K7/G15,C13,E14,I14,K13,G12,C10,E11,G11,I11,K10 "
+                    "G8 home 1 home 0-0 kicker=8 restart=kickoff")
+    assert RULES.from_text(text) == start
+
+
+def test_the_older_header_still_reads_and_means_the_same() -> None:
+    assert RULES.from_text(OLD_HEADER) == RULES.start()
+    for path in sorted(RECORDS.glob("*.txt")):  # records keep their older headers
+        header = read_record(path).headers.get("Position")
+        if header:
+            assert RULES.from_text(RULES.from_text(header).to_text()) == RULES.from_text(header)
+
+
+def test_a_hand_written_header() -> None:
+    """Players by shirt, the ball, whose turn and which action, the offence, the score; the
+    fields left out take their open-play values."""
+    players = "G2,C4,E3,I3,K4,G5,C7,E6,G10,I6,K7/G16,C14,E15,I15,K14,G13,C11,E12,G12,I12,K11"
+    position = RULES.from_text(f"{players} G10 home 2 home 1-0")
+    assert where(position, "G10") == ("ball", "home-9") and position.score == (1, 0)
+    status = position.status()
+    assert (status.to_move, status.action_number, status.actions_per_turn) == ("home", 2, 2)
+    loose = RULES.from_text(f"{players} F9 away")
+    assert where(loose, "F9") == ("ball",) and loose.status().message.startswith("away, offence")
+    beginner = RULES.from_text(f"{players} G10 home 1 home 0-0 options=rules=beginner")
+    assert beginner.beginner and RULES.from_text(beginner.to_text()) == beginner
+    with pytest.raises(NotationError, match="'/', then away's"):
+        RULES.from_text(players.replace("/", ",") + " G10")
+    with pytest.raises(NotationError, match="ball's square follows"):
+        RULES.from_text(players)
+    with pytest.raises(NotationError, match="11 players a side"):
+        RULES.from_text(players.replace("G2,", "", 1) + " G10")

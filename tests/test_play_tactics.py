@@ -363,9 +363,9 @@ def test_taking_back_an_action_of_the_turn_gives_no_time_back() -> None:
     assert table.clock()["turn"] == {"left": 14.0, "total": 20, "side": "home"}
 
 
-def test_a_steal_under_the_beginner_rules_starts_the_stealers_turn_afresh() -> None:
-    # One action a turn: away-4 charges (away's turn), wins, and has a fresh turn as the
-    # offence; the side to move stays away, the rules' turn number says it is new.
+def test_a_steal_under_the_beginner_rules_passes_the_turn() -> None:
+    # One action a turn (「1ターンにつき、これら3つの中から1つ」): away-4 charges (away's turn)
+    # and wins; that was away's play, so home moves next, now the defence, on a new turn clock.
     game = Game(RULES.from_text(
         "home=G2,C4,E3,I3,K4,G5,C8,E6,G6,E11,K7 away=G16,C14,E14,E7,K14,G13,C13,E13,G14,I13,K13 "
         "ball=E6 offence=home move=away options=rules=beginner,turn_seconds=20"))
@@ -382,8 +382,8 @@ def test_a_steal_under_the_beginner_rules_starts_the_stealers_turn_afresh() -> N
     table.carry_out(table.core.settle(table.tracker.tick(14.0)))
     table.carry_out(table.core.count_time(14.0))
     status = table.game.position.status()
-    assert status.message == "away, offence, action 1 of 1" and status.turn == turn + 1
-    assert table.clock()["turn"] == {"left": 20.0, "total": 20, "side": "away"}
+    assert status.message == "home, defence, action 1 of 1" and status.turn == turn + 1
+    assert table.clock()["turn"] == {"left": 20.0, "total": 20, "side": "home"}
 
 
 def test_the_page_says_who_decides_when_the_other_side_receives_a_kick() -> None:

@@ -22,6 +22,8 @@ from masume.rules.shogi_soccer import (
     PIECE_NAMES,
     RULES,
     Declare,
+    EndTurn,
+    Foul,
     Move,
     Pass,
     Place,
@@ -199,6 +201,7 @@ class TestSetUp:
 
     def test_every_split_of_the_ten_pieces_is_a_system(self) -> None:
         # brute force: every piece to one of the three areas, at most 8 in the own area
+        # (beside the goalkeeper) and 9 in each other (a row holds 9: 「盤は9×11マス」)
         pieces = "RBNNPPPPPP"
         splits = set()
         for code in range(3**10):
@@ -206,7 +209,7 @@ class TestSetUp:
             for piece in pieces:
                 code, area = divmod(code, 3)
                 groups[area] += piece
-            if len(groups[0]) <= 8:
+            if len(groups[0]) <= 8 and len(groups[1]) <= 9 and len(groups[2]) <= 9:
                 splits.add(tuple(groups))
         assert set(all_systems()) == splits
 
@@ -264,12 +267,34 @@ class TestSetUp:
         )  # fmt: skip
 
     def test_sente_must_leave_the_kick_off_piece_a_receiver(self) -> None:
+        """【配置】「その駒がパス可能な地点に最低一つ、パスを受ける駒を配置しなければならない」:
+        reading R6 counts a receiver whose pass gote's declared system can leave clear (3-4-3
+        puts 4 pieces on row D's 9 squares: 3-D and 7-D can stay free), and holds gote's
+        set-up to leaving it clear."""
         p = self._sente_all_but_one(SYSTEM_343)
-        # gote's midfield and attack rows (D and I) may be filled: only 3-H and 7-H are sure
         p = play(p, "8-K桂打")
-        assert {a.square for a in p.legal_actions()} == {"3-H", "7-H"}
+        assert {a.square for a in p.legal_actions() if isinstance(a, Place)} == {
+            "3-H", "7-H", "2-C", "8-C"}
         with pytest.raises(IllegalAction, match="team-mate it can pass to"):
-            p.apply(p.parse_action("2-C歩打"))
+            p.apply(p.parse_action("1-C歩打"))
+        p = play(p, "2-C歩打")  # the only receiver: the bishop's pass over 4-E and 3-D
+        assert p.status().to_move == "gote"
+        assert "3-D" not in {a.square for a in p.legal_actions() if isinstance(a, Place)}
+        with pytest.raises(IllegalAction, match="no team-mate to pass to"):
+            p.apply(p.parse_action("3-DPA打"))
+        p = play(p, "5-AGK打", "6-ARO打", "3-APA打", "7-APA打", "4-DBI打", "2-DPA打",
+                 "6-DPA打", "8-DPA打", "2-INI打", "8-INI打", "4-IPA打")  # fmt: skip
+        assert p.stage == "kickoff" and passes(p) == {"2-C"}
+
+    def test_no_system_fills_more_than_a_row(self) -> None:
+        """【盤面】「盤は9×11マス」: a set-up row holds 9 pieces, so 0-10-0 and 0-0-10 are
+        not systems (they were offered, and gote's set-up then hung)."""
+        for text in ("システム 0-10-0 なし-飛角桂桂歩歩歩歩歩歩-なし",
+                     "システム 0-0-10 なし-なし-飛角桂桂歩歩歩歩歩歩"):
+            with pytest.raises(IllegalAction, match="at most 9 pieces fit"):
+                RULES.start().parse_action(text)
+        assert all(max(map(len, system)) <= 9 for system in all_systems())
+        assert RULES.start().is_legal(Declare(("", "RBNNPPPPP", "P")))
 
     def test_a_receiver_beyond_an_empty_gote_row_counts(self) -> None:
         # gote puts nobody in the midfield, so 3-D and 7-D stay free: 2-C and 8-C count
@@ -307,7 +332,7 @@ class TestTurns:
         p = fig1_kickoff()
         s = p.status()
         assert (s.to_move, s.action_number, s.actions_per_turn) == ("sente", 1, 2)
-        assert all(isinstance(a, Pass) for a in p.legal_actions())
+        assert all(isinstance(a, (Pass, Foul)) for a in p.legal_actions())
         assert passes(p) == {"2-C", "3-H", "7-H"}
         with pytest.raises(IllegalAction, match="must go to a team-mate"):
             p.apply(p.parse_action("4-Gパス"))
@@ -619,7 +644,7 @@ class TestResults:
         assert "checkmated" in p.status().message
         # every gote action lets sente score or eject the goalkeeper at once
         open_game = pos(FIG5, ball="5-C", turn="gote", play_out=True)
-        replies = list(open_game.legal_actions())
+        replies = [a for a in open_game.legal_actions() if not isinstance(a, Foul)]  # a foul loses
         assert replies
         for reply in replies:
             assert immediate_wins(open_game.apply(reply))
@@ -650,7 +675,8 @@ class TestResults:
         after_pass = play(p, "5−Bパス")
         assert after_pass.is_checkmate() and after_pass.outcome() is None  # played out
         for reply in after_pass.legal_actions():
-            assert immediate_wins(after_pass.apply(reply))
+            if not isinstance(reply, Foul):  # a declared foul is no reply: it loses
+                assert immediate_wins(after_pass.apply(reply))
 
     def test_a_side_without_any_action_is_checkmated(self) -> None:
         box = {s: "P" for s in squares("4-A 6-A 4-B 5-B 6-B")}
@@ -952,3 +978,70 @@ def test_bench_rules_runs_on_this_engine(capsys: pytest.CaptureFixture[str]) -> 
         line = next(line for line in out.splitlines() if line.startswith(label))
         ours = float(re.search(r"shogi-soccer ([0-9.]+) " + unit, line).group(1))
         assert ours > 0
+
+
+# ---------------------------------------------------------------------- issue 14: the seed's "may"s and fouls
+
+
+class TestSeedWords:
+    def test_the_kick_off_second_action_may_be_left_out(self) -> None:
+        """【進行】「先手はキックオフのパスを行った後、さらに1手指すことが出来る」: a "may"."""
+        p = play(fig1_kickoff(), "3-Hパス")
+        assert EndTurn("sente") in set(p.legal_actions())
+        assert p.notation(EndTurn("sente")) == "手番終了"
+        ended = play(p, "手番終了")
+        assert (ended.status().to_move, ended.stage) == ("gote", "play")
+        assert ended.layout() == p.layout()
+        assert not ended.is_legal(EndTurn("gote"))  # afterwards a turn is one action
+        with pytest.raises(IllegalAction, match="only sente's second action"):
+            fig1_kickoff().apply(EndTurn("sente"))
+        assert play(p, "3-G歩").status().to_move == "gote"  # the second action, as before
+
+    def test_running_past_a_free_ball_may_leave_it(self) -> None:
+        """【トラップ】「大駒は、持ち主のいないボール(空球)の地点を通過するとき、ボールを拾いながら
+        ボールの地点を越えて移動することが出来る」: a "may"; the piece may also leave the ball."""
+        p = pos({"5-H": "R", "1-H": "P"}, ball="5-F")
+        trap = Move("sente", "rook", "5-H", "5-E")
+        leave = Move("sente", "rook", "5-H", "5-E", False)
+        assert {trap, leave} <= set(p.legal_actions())
+        assert p.apply(trap).layout()["5-E"] == ("ball", "sente-rook")
+        left = p.apply(leave)
+        assert left.layout()["5-E"] == ("sente-rook",) and left.layout()["5-F"] == ("ball",)
+        assert p.notation(leave) == "5-E飛スルー" and p.parse_action("5-E飛スルー") == leave
+        assert p.parse_action("5-E飛") == trap  # a record written before reads the same
+        not_past = Move("sente", "rook", "5-H", "5-G", False)  # the ball is not on the way
+        with pytest.raises(IllegalAction, match="running past a free ball"):
+            p.apply(not_past)
+
+    def test_a_foul_is_declared_and_recorded(self) -> None:
+        """【勝敗】「勝敗は、投了時、...および反則が行われた場合に決定する」: either side's foul is
+        offered in play (a choice on the table: no piece moves), decides the game, and a
+        record keeps it."""
+        from masume.records import parse_record, replay, write_record
+
+        p = fig1_kickoff()
+        assert {Foul("sente"), Foul("gote")} <= set(p.legal_actions())
+        assert Foul("sente") not in set(RULES.start().legal_actions())  # not before the kick-off
+        fouled = play(p, "後手反則")
+        assert (fouled.outcome().winner, fouled.outcome().reason) == ("sente", "foul")
+        assert play(p, "反則").outcome().winner == "gote"  # no side named: the side to move's
+        game = Game(RULES.start())
+        for text in (SYSTEM_343, *FIG1_SENTE, *FIG1_GOTE, "2-Cパス", "手番終了", "先手反則"):
+            game.push_notation(text)
+        text = write_record(game, {"Result": "gote:foul"})
+        assert "2-Cパス, 手番終了" in text and "先手反則" in text
+        again = replay(parse_record(text))
+        assert again.position == game.position and again.position.outcome().reason == "foul"
+
+    def test_set_ups_never_hang(self) -> None:
+        """Whatever gote declares and both sides set up, the set-up ends in a kick-off with a
+        team-mate to pass to (0-10-0 and 0-0-10 hung; reading R6 guards gote's set-up)."""
+        rng = random.Random(14)
+        systems = list(all_systems())
+        for _ in range(25):
+            p = RULES.start().apply(Declare(rng.choice(systems)))
+            while p.stage == "setup":
+                actions = list(p.legal_actions())
+                assert actions, p.to_text()
+                p = p.apply(rng.choice(actions))
+            assert p.stage == "kickoff" and passes(p)

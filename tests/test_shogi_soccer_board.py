@@ -251,9 +251,9 @@ def table_at(position: Position) -> tuple[TableSession, list[tuple[str, str, str
 def test_declaring_a_system_is_a_choice_and_is_recorded_like_any_action() -> None:
     table, reported = table_at(RULES.start())
     choices = table.choices()
-    assert len(choices) == 1503 and all(isinstance(c, Declare) for c in choices)
+    assert len(choices) == 1501 and all(isinstance(c, Declare) for c in choices)
     listed = table.state()["choices"]
-    assert len(listed) == 1503 and {"text": SYSTEM} in listed
+    assert len(listed) == 1501 and {"text": SYSTEM} in listed
     action = table.act(SYSTEM)
     assert str(action) == SYSTEM
     assert table.game.actions == [action]
@@ -299,7 +299,7 @@ def test_takeback_undoes_a_declared_choice() -> None:
     table.act(SYSTEM)
     change = table.tracker.takeback()
     assert [str(a) for a in change.popped] == [SYSTEM]
-    assert len(table.choices()) == 1503
+    assert len(table.choices()) == 1501
 
 
 # ---- `masume play shogi-soccer` in Chromium --------------------------------------
@@ -351,7 +351,7 @@ def test_set_up_and_an_ejection_played_by_clicking(tmp_path) -> None:
 
                 # The system: 1,503 choices, narrowed by typing, chosen with Enter.
                 page.wait_for_selector("#choice-form:not([hidden])")
-                assert "1491 more of 1503" in page.inner_text("#choices-more")
+                assert "1489 more of 1501" in page.inner_text("#choices-more")
                 page.fill("#choice-text", "3-4-3 飛歩歩-角歩歩歩-桂桂歩")
                 page.wait_for_function("document.querySelectorAll('#choices [data-choice]').length === 1")
                 page.press("#choice-text", "Enter")

@@ -42,8 +42,8 @@ PLAN: dict[str, int] = {
 EXPECTED = {
     "eyeshield21": "a8ef4cdffc1ce2110847435a92fc4840",
     "magic-number-eleven": "dd29f3d179275eed0628aee14edbd8ba",
-    "masume-tactics": "9eb8c6a5a6146da8d7e17f184f9cc953",
-    "shogi-soccer": "0ac64b5a1619b42149468b4756babf4c",
+    "masume-tactics": "5cd22b6dcee15c1b5016c1f345029b7e",
+    "shogi-soccer": "222a04ed7a8d267a5f82bc4f0e3ac411",
     "soccer-shogi": "71c90bd8c9eaa53f9476e2114219f27a",
 }
 

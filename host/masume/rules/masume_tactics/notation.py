@@ -4,6 +4,7 @@ one line."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..base import CardSource, NotationError, Restart, Roll, read_fields
@@ -98,14 +99,82 @@ def parse_notation(text: str) -> Action:
     raise NotationError(f"{clean!r} is not {GAME} notation {_NOTATION_HELP}")
 
 
+#: The fields a position header writes after its six positional ones, with the value
+#: each has when it is not written (a position in open play writes none of them).
+HEADER_DEFAULTS = {"used": "0", "last": "-1", "banned": "-1", "kicker": "-1", "restart": "-",
+                   "half": "1", "kickoff": "home", "pending": "-"}
+_POSITIONAL = ("ball", "move", "action", "offence", "score")
+
+
+def write_header(position: Position) -> str:
+    """The position as its header writes it (docs/rules/masume-tactics.md, "Position
+    header"): the squares of home's shirts 1-11 ``/`` away's, the ball's square, the side to
+    move, its action number, the side in possession (the offence), the score; then, only
+    where they differ from open play, ``key=value`` fields for the rest of the state.
+
+    >>> from masume.rules.masume_tactics import RULES
+    >>> write_header(RULES.start())  # doctest: +NORMALIZE_WHITESPACE
+    'G2,C4,E3,I3,K4,G5,C7,E6,G8,I6,K7/G15,C13,E14,I14,K13,G12,C10,E11,G11,I11,K10
+     G8 home 1 home 0-0 kicker=8 restart=kickoff'
+    """
+    home = ",".join(SQUARE_NAMES[s] for s in position.players[:11])
+    away = ",".join(SQUARE_NAMES[s] for s in position.players[11:])
+    parts = [f"{home}/{away}", SQUARE_NAMES.get(position.ball, str(position.ball)),
+             SIDES[position.to_move], str(position.action), SIDES[position.offence],
+             f"{position.score[0]}-{position.score[1]}"]
+    rest = {
+        "used": str(position.used), "last": str(position.last_touch),
+        "banned": str(position.banned), "kicker": str(position.must_kick),
+        "restart": position.restart or "-", "half": str(position.half),
+        "kickoff": SIDES[position.kicked_off],
+        "pending": ":".join(str(p) for p in position.pending) or "-",
+    }
+    parts.extend(f"{k}={v}" for k, v in rest.items() if v != HEADER_DEFAULTS[k])
+    if position.over:
+        parts.append(f"over={position.over.replace(' ', '_')}")
+    if position.resigned >= 0:
+        parts.append(f"resigned={SIDES[position.resigned]}")
+    options = position.options.text()
+    if options:
+        parts.append("options=" + ",".join(options.split()))
+    return " ".join(parts)
+
+
+def _header_fields(text: str, bad: Callable[[str], NotationError]) -> dict[str, str]:
+    """The fields of a position header (:func:`write_header`) under the names of the
+    older ``key=value`` form (``home=G2,... away=... ball=G8 ...``), which still reads."""
+    if not isinstance(text, str):
+        raise bad("not text")
+    words = text.split()
+    if not words or "=" in words[0]:
+        return read_fields(text, bad)  # the older form: key=value items only
+    teams = words[0].split("/")
+    if len(teams) != 2:
+        raise bad("the players are home's squares, shirts 1-11, '/', then away's")
+    fields = {"home": teams[0], "away": teams[1]}
+    positional = [w for w in words[1:] if "=" not in w]
+    if len(positional) > len(_POSITIONAL) or any("=" not in w for w in
+                                                  words[1 + len(positional):]):
+        raise bad("after the players: ball, side to move, action, offence, score, "
+                  "then key=value fields")
+    if not positional:
+        raise bad("the ball's square follows the players")
+    fields.update(zip(_POSITIONAL, positional))
+    fields.update(read_fields(" ".join(words[1 + len(positional):]), bad)
+                  if len(words) > 1 + len(positional) else {})
+    fields.setdefault("offence", fields.get("move", "home"))
+    return fields
+
+
 def read_text(text: str, overrides: dict[str, Any], cards: CardSource) -> Position:
-    """The position written by ``Position.to_text``; ``overrides``: options given by the
-    caller; ``cards`` finds the specialist card set the options name."""
+    """The position written by ``Position.to_text`` (:func:`write_header`), or in the
+    older ``key=value`` form; ``overrides``: options given by the caller; ``cards`` finds
+    the specialist card set the options name."""
 
     def bad(why: str) -> NotationError:
         return NotationError(f"not a {GAME} position ({why}): {text!r}")
 
-    fields = read_fields(text, bad)
+    fields = _header_fields(text, bad)
     try:
         players = tuple(SQUARE_INDEX[n.upper()] for n in fields["home"].split(",")) + tuple(
             SQUARE_INDEX[n.upper()] for n in fields["away"].split(","))

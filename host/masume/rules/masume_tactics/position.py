@@ -770,6 +770,9 @@ class Position:
             x, _ = _xy(frm)
             if direction[0] != (1 if x == 0 else -1):
                 return None
+        if self.restart == "corner" and i == self.must_kick and not _into_field(frm, direction):
+            # コーナーキック: 「フィールド内の3方向いずれかへ向けてプレーします」
+            return None
         base = self._with(must_kick=-1 if i == self.must_kick else self.must_kick, last_touch=i)
         if self.must_kick == i:
             base = base._with(banned=i)
@@ -782,8 +785,8 @@ class Position:
                 j = self._at.get(_sq(sx, sy), -1) if 0 <= sx <= 12 else -1
                 if j >= 0 and _side(j) != _side(i):
                     return None  # an opponent within two squares on that line
-                if j >= 0 and step < kick.distance:
-                    return None  # the team-mate on the way would take it: that is a shorter kick
+            # Only an opponent closes a line: 「コース途中(2マス以内)に相手チームの選手がいる場合、
+            # その方向へはキックできません」; the ball goes to the called square, past a team-mate.
             return base._travel(frm, direction, kick.distance, "inside", i, 1 << i)
         return base._with(pending=("kick", i, kick.kind, direction[0], direction[1]))
 
@@ -791,8 +794,8 @@ class Position:
         d = self._at[SQUARE_INDEX[charge.frm]]
         k = self._at[SQUARE_INDEX[charge.to]]
         ks = self.players[k]
-        if _is_keeper(k) and ks in PENALTY_AREA[_side(k)]:
-            return None  # the keeper in his own penalty area cannot be charged
+        if _is_keeper(k):
+            return None  # 「ゴールキーパーにはチャージできません」 (no condition)
         _dx, dy = (a - b for a, b in zip(_xy(self.players[d]), _xy(ks)))
         forward = 1 if _side(k) == HOME else -1
         pos = self._mark_used(d)
@@ -904,6 +907,8 @@ class Position:
             j = self._at.get(square, -1)
             if j < 0:
                 continue
+            if mode == "inside" and steps < distance:
+                continue  # the inside kick goes past a team-mate on the way to its square
             if mode in ("lob", "header"):
                 if steps < distance:
                     continue
@@ -969,6 +974,11 @@ class Position:
             new = _side(keeper)
             if _is_keeper(keeper) and pos.players[keeper] in PENALTY_AREA[new] and not pos.beginner:
                 return pos._set_piece("goal-kick-2", pos.players[keeper], new, kicker=keeper)
+            if pos.beginner:
+                # ビギナールール: 「1ターンにつき、これら3つの中から1つをえらびプレーします」: the
+                # roles swap, and the turn passes as after any play (no extra play after a charge).
+                return pos._with(offence=new, to_move=1 - pos.to_move, action=1, used=0,
+                                 turn=pos.turn + 1, must_kick=-1, restart="")
             return pos._with(offence=new, to_move=new, action=1, used=0, turn=pos.turn + 1,
                            must_kick=-1, restart="")
         if pos.action >= pos.actions_per_turn():
@@ -1194,6 +1204,8 @@ class Position:
                     return "the beginner rules have ground kicks only"
                 if frm in TOUCH:
                     return "a throw-in goes into the pitch"
+                if self.restart == "corner" and i == self.must_kick:
+                    return "a corner kick goes into the field, in one of its 3 directions"
                 return "not legal now"
             if role != "defence":
                 return "only the defence charges"
@@ -1203,8 +1215,8 @@ class Position:
             k = self._at.get(to, -1)
             if k < 0 or to != self.ball:
                 return f"nobody keeps the ball on {action.to}"
-            if _is_keeper(k) and to in PENALTY_AREA[_side(k)]:
-                return "the goalkeeper in his own penalty area cannot be charged"
+            if _is_keeper(k):
+                return "the goalkeeper cannot be charged (ゴールキーパーにはチャージできません)"
             return "a charge comes from a square next to the ball keeper"
         if isinstance(action, Whistle):
             return "the match has no clock (option halves)"
@@ -1245,32 +1257,18 @@ class Position:
     # ----------------------------------------------------------- text
 
     def to_text(self) -> str:
-        """The whole position on one line; ``RULES.from_text`` reads it.
+        """The whole position on one line, its header (docs: "Position header");
+        ``RULES.from_text`` reads it, and the older ``home=... away=...`` form too.
 
         >>> from masume.rules.masume_tactics import RULES
         >>> RULES.from_text(RULES.start().to_text()) == RULES.start()
         True
+        >>> RULES.start().to_text().split()[1:6]
+        ['G8', 'home', '1', 'home', '0-0']
         """
-        home = ",".join(SQUARE_NAMES[s] for s in self.players[:11])
-        away = ",".join(SQUARE_NAMES[s] for s in self.players[11:])
-        ball = SQUARE_NAMES.get(self.ball, str(self.ball))
-        parts = [
-            f"home={home}", f"away={away}", f"ball={ball}",
-            f"score={self.score[0]}-{self.score[1]}", f"offence={SIDES[self.offence]}",
-            f"move={SIDES[self.to_move]}", f"action={self.action}", f"used={self.used}",
-            f"last={self.last_touch}", f"banned={self.banned}", f"kicker={self.must_kick}",
-            f"restart={self.restart or '-'}", f"half={self.half}",
-            f"kickoff={SIDES[self.kicked_off]}",
-            f"pending={':'.join(str(p) for p in self.pending) or '-'}",
-        ]
-        if self.over:
-            parts.append(f"over={self.over.replace(' ', '_')}")
-        if self.resigned >= 0:
-            parts.append(f"resigned={SIDES[self.resigned]}")
-        options = self.options.text()
-        if options:
-            parts.append("options=" + ",".join(options.split()))
-        return " ".join(parts)
+        from .notation import write_header
+
+        return write_header(self)
 
     def diagram(self) -> str:
         """A text drawing: H/A home/away players (shirt number), * the ball.
@@ -1305,6 +1303,15 @@ _PITCH_ORDER = tuple(sorted(PITCH))
 #: Player i's stack in a layout, standing alone.
 _ALONE = tuple((name,) for name in PIECE_NAMES)
 _READY = Setup("ready")
+
+
+def _into_field(frm: int, direction: tuple[int, int]) -> bool:
+    """Whether ``direction`` from the corner square ``frm`` is one of the 3 into the field
+    (along either line, or the diagonal between them)."""
+    x, y = _xy(frm)
+    inward = (1 if x <= 6 else -1, 1 if y <= 8 else -1)
+    return direction[0] in (0, inward[0]) and direction[1] in (0, inward[1])
+
 
 #: Re-placements met so far, (from, to) -> the action, and each one's footprint: a
 #: set piece's phase lists some fifteen hundred, again for every position of it.

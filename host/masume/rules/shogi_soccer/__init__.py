@@ -22,7 +22,7 @@ The game, from the empty table to the kick-off:
 >>> game.position.status().message
 'sente: kick-off pass from 5-F to a team-mate'
 >>> sorted(game.position.notation(a) for a in game.legal_actions())
-['2-Cパス', '3-Hパス', '7-Hパス']
+['2-Cパス', '3-Hパス', '7-Hパス', '先手反則', '後手反則']
 >>> _ = game.push_notation("3-Hパス")
 >>> _ = game.push_notation("3-G歩")
 >>> game.position.layout()["3-G"]
@@ -48,7 +48,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..base import NotationError
-from .actions import Action, Declare, Move, Pass, Place, Shot
+from .actions import Action, Declare, EndTurn, Foul, Move, Pass, Place, Shot
 from .geometry import GOAL_A, GOAL_K, NAMES, SIDES
 from .notation import parse_position_text, parse_system
 from .position import OPTIONS, STAGES, Position, all_systems, system_problem
@@ -131,6 +131,8 @@ __all__ = [
     "STAGES",
     "Action",
     "Declare",
+    "EndTurn",
+    "Foul",
     "Move",
     "NotationError",
     "Pass",

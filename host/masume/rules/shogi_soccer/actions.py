@@ -41,6 +41,9 @@ SHOT_WORD = "シュート"
 DROP_WORD = "打"
 SYSTEM_WORD = "システム"
 NO_PIECES = "なし"
+END_WORD = "手番終了"
+FOUL_WORD = "反則"
+THROUGH_WORD = "スルー"
 
 
 def piece_word(side: str, kind: str) -> str:
@@ -100,9 +103,13 @@ class Move:
     kind: str
     origin: str
     target: str
+    #: A bishop or rook running past a free ball picks it up (True, a trap) or leaves it
+    #: (False): 【トラップ】「越えて移動することが出来る」 is a "may".
+    trap: bool = True
 
     def __str__(self) -> str:
-        return f"{self.target}{piece_word(self.side, self.kind)}({self.origin})"
+        through = "" if self.trap else THROUGH_WORD
+        return f"{self.target}{piece_word(self.side, self.kind)}({self.origin}){through}"
 
 
 @dataclass(frozen=True)
@@ -131,4 +138,34 @@ class Shot:
         return f"{SHOT_WORD}({self.origin})"
 
 
-Action = Declare | Place | Move | Pass | Shot
+@dataclass(frozen=True)
+class EndTurn:
+    """Sente ends its first turn after the kick-off pass: 【進行】「先手はキックオフのパスを
+    行った後、さらに1手指すことが出来る」 is a "may", so the second action may be left out.
+
+    >>> str(EndTurn("sente"))
+    '手番終了'
+    """
+
+    side: str
+
+    def __str__(self) -> str:
+        return END_WORD
+
+
+@dataclass(frozen=True)
+class Foul:
+    """A foul (反則) by ``side``, declared by the players: 【勝敗】「勝敗は、...反則が行われた場合に
+    決定する」, so the other side wins. Recorded as an action, so the record keeps it.
+
+    >>> str(Foul("gote"))
+    '後手反則'
+    """
+
+    side: str
+
+    def __str__(self) -> str:
+        return f"{'先手' if self.side == 'sente' else '後手'}{FOUL_WORD}"
+
+
+Action = Declare | Place | Move | Pass | Shot | EndTurn | Foul

@@ -11,6 +11,9 @@ Actions, in the manner of the seed's record ``先手5−Bパス、同GK、同桂
 ``シュート``                   a shot at the opponent's goal mouth
 ``5-F角打``                    setting a piece up (shogi's 打, a drop)
 ``システム 3-4-3 飛歩歩-角歩歩歩-桂桂歩``   gote's system: own area, midfield, opponent area
+``5-E飛(5-H)スルー``             a bishop or rook runs past the free ball and leaves it
+``手番終了``                    sente ends its first turn after the kick-off pass
+``先手反則`` / ``後手反則``       a foul by that side: the other side wins
 ============================  =================================================
 
 Sente's pieces are written 王 飛 角 桂 歩, gote's GK RO BI NI PA (the seed's figure 1).
@@ -53,13 +56,18 @@ from typing import TYPE_CHECKING
 from ..base import IllegalAction, NotationError
 from .actions import (
     DROP_WORD,
+    END_WORD,
     ENGLISH,
+    FOUL_WORD,
     KANJI,
     NO_PIECES,
     PASS_WORD,
     SHOT_WORD,
+    THROUGH_WORD,
     Action,
     Declare,
+    EndTurn,
+    Foul,
     Move,
     Pass,
     Place,
@@ -205,6 +213,12 @@ def parse_action(position: Position, text: str) -> Action:
     body = _normalize(text)
     if body.endswith("まで"):
         body = body[: -len("まで")].rstrip()
+    foul = re.match(rf"^(先手|後手|sente|gote|▲|☗|△|☖)?\s*(?:{FOUL_WORD}|foul)\s*(sente|gote)?$",
+                    body, re.IGNORECASE)
+    if foul:
+        named = (foul.group(1) or foul.group(2) or position.side_to_move).lower()
+        committed = _SIDE_MARKS.get(named, named)
+        return _checked(position, Foul(committed))
     side = position.side_to_move
     for mark, claimed in _SIDE_MARKS.items():
         if body.startswith(mark):
@@ -215,6 +229,13 @@ def parse_action(position: Position, text: str) -> Action:
     if not body:
         raise NotationError(f"empty action {text!r}")
     lowered = body.lower()
+    if body == END_WORD or lowered in ("end", "end turn"):
+        return _checked(position, EndTurn(side))
+    through = False
+    for word in (THROUGH_WORD, "through"):
+        if lowered.endswith(word.lower()) and len(body) > len(word):
+            body, through = body[: -len(word)].rstrip(), True
+            lowered = body.lower()
     for word in ("システム", "system"):
         if lowered.startswith(word):
             action: Action = Declare(parse_system(body[len(word) :]))
@@ -263,8 +284,11 @@ def parse_action(position: Position, text: str) -> Action:
             raise NotationError(f"{text!r}: a piece set up has no origin square")
         return _checked(position, Place(side, piece_kind, target))
     if origin is not None:
-        return _checked(position, Move(side, piece_kind, origin, target))
-    return _resolve_move(position, side, piece_kind, target)
+        return _checked(position, Move(side, piece_kind, origin, target, trap=not through))
+    move = _resolve_move(position, side, piece_kind, target)
+    if through and isinstance(move, Move):
+        return _checked(position, Move(move.side, move.kind, move.origin, move.target, trap=False))
+    return move
 
 
 def _own_holder(position: Position) -> int:
@@ -323,7 +347,7 @@ def _resolve_move(position: Position, side: str, kind: str, target: str) -> Acti
 
 def format_action(position: Position, action: Action) -> str:
     """``action`` as a record writes it in ``position``."""
-    if isinstance(action, (Declare, Place)):
+    if isinstance(action, (Declare, Place, EndTurn, Foul)):
         return str(action)
     if isinstance(action, Shot):
         return SHOT_WORD
@@ -335,8 +359,8 @@ def format_action(position: Position, action: Action) -> str:
         if t < SIZE and position.side_to_move == action.side:
             _, able = _movers(position, action.kind, t)
             if len(able) == 1 and NAMES[able[0]] == action.origin:
-                return f"{action.target}{word}"
-        return f"{action.target}{word}({action.origin})"
+                return f"{action.target}{word}{'' if action.trap else THROUGH_WORD}"
+        return f"{action.target}{word}({action.origin}){'' if action.trap else THROUGH_WORD}"
     raise TypeError(f"{action!r} is not a shogi-soccer action")
 
 

@@ -17,10 +17,11 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
+from itertools import chain
 from typing import ClassVar, Final
 
 from ..base import IllegalAction, Legend, Light, Outcome, Status
-from .actions import Action, Declare, Move, Pass, Place, Shot
+from .actions import Action, Declare, EndTurn, Foul, Move, Pass, Place, Shot
 from .geometry import (
     AREA_NAMES,
     ATTACKED_GOAL,
@@ -111,11 +112,20 @@ def system_problem(system: tuple[str, str, str]) -> str | None:
         )
     if len(system[0]) > 8:
         return "at most 8 pieces fit beside the goalkeeper on the own area's back row"
+    for area in (1, 2):
+        # 【盤面】「盤は9×11マス」 and 【配置】「各エリアで最も自陣寄りの段」: a row holds 9.
+        if len(system[area]) > 9:
+            where = ("midfield", "opponent's area")[area - 1]
+            return f"at most 9 pieces fit on the {where}'s set-up row, not {len(system[area])}"
     return None
 
 
 def all_systems() -> Iterator[tuple[str, str, str]]:
-    """Every system gote may declare (1,503 of them)."""
+    """Every system gote may declare (1,501 of them: a row holds 9 pieces).
+
+    >>> sum(1 for _ in all_systems())
+    1501
+    """
     for rook in range(3):
         for bishop in range(3):
             for k1 in range(3):
@@ -131,7 +141,7 @@ def all_systems() -> Iterator[tuple[str, str, str]]:
                             groups[1] += "P" * p_mid
                             groups[2] += "P" * (6 - p_own - p_mid)
                             system = tuple(_canonical_group(g) for g in groups)
-                            if len(system[0]) <= 8:
+                            if system_problem(system) is None:  # type: ignore[arg-type]
                                 yield system  # type: ignore[misc]
 
 
@@ -259,7 +269,9 @@ class Position:
                 here = sum(1 for i in row if board[i] == letter.lower())
                 if self.system[area].count(letter) > here:
                     out.extend(i for i in row if board[i] == EMPTY)
-            return sorted(out)
+            # Reading R6: gote leaves the kick-off a receiver (see _kickoff_stays_open).
+            return sorted(i for i in out
+                          if self._kickoff_stays_open(board[:i] + letter.lower() + board[i + 1:]))
         candidates = [i for i in sorted(_SETUP_SQUARES[SENTE]) if board[i] == EMPTY]
         if board[KICKOFF] == EMPTY:
             candidates.append(KICKOFF)
@@ -267,21 +279,38 @@ class Position:
             i for i in candidates if self._sente_setup_feasible(board[:i] + letter + board[i + 1 :])
         ]
 
-    def _gote_may_occupy(self) -> list[int]:
-        """Squares gote's coming set-up may fill (its rows of areas it declared pieces for)."""
-        out = [KING_HOME[GOTE]]
-        system = self.system or ("x", "x", "x")
+    def _gote_rows(self, cells: list[str] | str) -> list[tuple[list[int], int]]:
+        """Gote's set-up rows still to fill: (their free squares, the pieces still due there).
+        The goalkeeper's square 5-A is not free: the goalkeeper goes there."""
+        system = self.system or ("", "", "")
+        out = []
         for area, rank in enumerate(SETUP_RANKS[GOTE]):
-            if system[area]:
-                out.extend(_row(rank))
+            row = [i for i in _row(rank) if i != KING_HOME[GOTE]]
+            placed = sum(1 for i in row if cells[i] != EMPTY and side_of(cells[i]) == GOTE)
+            out.append(([i for i in row if cells[i] == EMPTY], len(system[area]) - placed))
         return out
 
-    def _sente_setup_feasible(self, board: str) -> bool:
-        """Can sente finish setting up with a team-mate the kick-off is sure to reach?
+    def _gote_can_leave_open(self, cells: list[str] | str, target: int) -> bool:
+        """Can gote finish its set-up leaving the kick-off's pass to ``target`` clear?"""
+        way = path_between(KICKOFF, target)
+        return all(due <= len(free) - sum(1 for i in free if i in way)
+                   for free, due in self._gote_rows(cells))
 
-        【配置】: the kick-off piece stands on 5-F with at least one piece it can
-        pass to. A receiver counts only if gote's set-up, declared beforehand, cannot
-        come between (reading documented in docs/rules/shogi-soccer.md).
+    def _kickoff_stays_open(self, cells: list[str] | str) -> bool:
+        """Reading R6 (gote's side): gote's set-up must leave the kick-off piece a
+        team-mate it can pass to, which sente's set-up made possible (【配置】)."""
+        board = "".join(cells)
+        return any(t < SIZE and board[t] != EMPTY and side_of(board[t]) == SENTE
+                   and self._gote_can_leave_open(board, t)
+                   for t in pass_targets(board, KICKOFF, KICKOFF))
+
+    def _sente_setup_feasible(self, board: str) -> bool:
+        """Can sente finish setting up with a team-mate the kick-off can reach?
+
+        【配置】「その駒がパス可能な地点に最低一つ、パスを受ける駒を配置しなければならない」: the
+        kick-off piece stands on 5-F with at least one piece it can pass to. A receiver
+        counts when gote's declared system can leave its pass clear (reading R6); gote's
+        set-up is then held to leaving one clear (:meth:`_kickoff_stays_open`).
         """
         cells = list(board)
         placed = Counter(c for c in board if c.isupper())
@@ -291,9 +320,6 @@ class Position:
         if "K" in rest:
             rest.remove("K")
             cells[KING_HOME[SENTE]] = "K"
-        for i in self._gote_may_occupy():
-            if cells[i] == EMPTY:
-                cells[i] = "p"
         if cells[KICKOFF] == EMPTY:
             for letter in set(rest):
                 trial = cells.copy()
@@ -305,15 +331,14 @@ class Position:
             return False
         return self._receivers_possible(cells, bool(rest))
 
-    @staticmethod
-    def _receivers_possible(cells: list[str], more_to_place: bool) -> bool:
+    def _receivers_possible(self, cells: list[str], more_to_place: bool) -> bool:
         board = "".join(cells)
         for t in pass_targets(board, KICKOFF, KICKOFF):
             if t >= SIZE:
                 continue
-            if board[t].isupper():
-                return True
-            if more_to_place and board[t] == EMPTY and t in _SETUP_SQUARES[SENTE]:
+            receiver = board[t].isupper() or (
+                more_to_place and board[t] == EMPTY and t in _SETUP_SQUARES[SENTE])
+            if receiver and self._gote_can_leave_open(board, t):
                 return True
         return False
 
@@ -331,9 +356,20 @@ class Position:
         """
         if self.outcome() is not None:
             return iter(())
-        return self._actions()
+        return self._legal_actions()
+
+    def _legal_actions(self) -> Iterator[Action]:
+        yield from self._actions()
+        if self.stage == "kickoff-2":
+            yield _END_TURN  # the second action is a "may" (【進行】)
+        if self.stage in PLAY_STAGES:
+            # 【勝敗】「反則が行われた場合に決定する」: either side's foul, declared by the players
+            # (the table offers it as a choice: no piece moves).
+            yield _FOULS[SENTE]
+            yield _FOULS[GOTE]
 
     def _actions(self) -> Iterator[Action]:
+        """The actions on the board (the checkmate search looks at these)."""
         stage = self.stage
         side = SIDES[self.turn]
         if stage == "system":
@@ -363,8 +399,13 @@ class Position:
                         yield Shot(side, kind, origin, NAMES[t])
                     else:
                         yield Pass(side, kind, origin, NAMES[t])
+            free = ball < SIZE and board[ball] == EMPTY and kind in ("rook", "bishop")
+            free_ball = ball if free else -1
             for t in move_targets(board, ball, i):
                 yield _move(side, kind, origin, NAMES[t])
+                if free_ball >= 0 and free_ball in path_between(i, t):
+                    # 【トラップ】「ボールの地点を越えて移動することが出来る」: a "may".
+                    yield _move(side, kind, origin, NAMES[t], trap=False)
 
     def is_legal(self, action: object) -> bool:
         return self._why_illegal(action) is None
@@ -403,6 +444,10 @@ class Position:
             return replace(
                 self, board=board, stage=stage, turn=turn, last_target=i, ejected_at=-1
             )
+        if isinstance(action, Foul):
+            return replace(self, result=(1 - SIDES.index(action.side), "foul"), ejected_at=-1)
+        if isinstance(action, EndTurn):
+            return replace(self, stage="play", turn=1 - self.turn, last_target=-1, ejected_at=-1)
         i = INDEX[action.origin]
         board, ball, result = self.board, self.ball, self.result
         ejected_at = -1
@@ -411,7 +456,7 @@ class Position:
             piece, occupant = board[i], board[t]
             if ball == i:
                 ball = t  # dribble
-            elif (ball != t and ball < SIZE and board[ball] == EMPTY
+            elif (action.trap and ball != t and ball < SIZE and board[ball] == EMPTY
                   and piece in "BRbr" and ball in path_between(i, t)):
                 ball = t  # trap
             cells = list(board)
@@ -448,12 +493,25 @@ class Position:
     # ------------------------------------------------------------------ why not
 
     def _why_illegal(self, action: object) -> str | None:
-        if not isinstance(action, (Declare, Place, Move, Pass, Shot)):
+        if not isinstance(action, (Declare, Place, Move, Pass, Shot, EndTurn, Foul)):
             return f"{action!r} is not a shogi-soccer action"
         decided = self.outcome()
         if decided is not None:
             return f"the game is over: {decided}"
         side = SIDES[self.turn]
+        if isinstance(action, Foul):
+            if action.side not in SIDES:
+                return f"a foul is committed by sente or gote, not {action.side!r}"
+            if self.stage not in PLAY_STAGES:
+                return "a foul is declared in play, from the kick-off on"
+            return None
+        if isinstance(action, EndTurn):
+            if action.side != side:
+                return f"it is {side}'s turn, not {action.side}'s"
+            if self.stage != "kickoff-2":
+                return ("only sente's second action after the kick-off pass may be left out "
+                        "(【進行】); a turn is one action")
+            return None
         if isinstance(action, Declare):
             if self.stage != "system":
                 return "the system has already been declared"
@@ -480,7 +538,14 @@ class Position:
         if isinstance(action, Move):
             if self.stage == "kickoff":
                 return "the game starts with the kick-off: a pass from 5-F to a team-mate"
-            return self._why_not_move(i, action.target)
+            reason = self._why_not_move(i, action.target)
+            if reason is None and not action.trap:
+                t = INDEX[action.target]
+                ball = self.ball
+                if not (c in "BRbr" and ball < SIZE and self.board[ball] == EMPTY
+                        and ball in path_between(i, t)):
+                    return "only a bishop or rook running past a free ball may leave it (スルー)"
+            return reason
         if self.ball != i:
             return f"the {action.kind} on {action.origin} does not have the ball"
         if isinstance(action, Shot):
@@ -525,6 +590,10 @@ class Position:
         if side == GOTE:
             area = SETUP_RANKS[GOTE].index(RANK_OF[i])
             assert self.system is not None
+            here = sum(1 for j in _row(RANK_OF[i]) if self.board[j] == letter.lower())
+            if self.system[area].count(letter) > here:
+                return ("this piece would leave sente's kick-off piece on 5-F no team-mate "
+                        "to pass to (【配置】; reading R6)")
             return (
                 f"the declared system has no more {action.kind}s for the "
                 f"{('own area', 'midfield', 'opponent area')[area]} ({AREA_NAMES[area]})"
@@ -533,7 +602,7 @@ class Position:
             return "keep a piece for the kick-off on 5-F and a team-mate it can pass to"
         return (
             "the kick-off piece on 5-F needs a team-mate it can pass to, "
-            "out of the way of gote's set-up rows; place one there"
+            "on a line gote's declared system can leave clear; place one there"
         )
 
     def _pattern(self, i: int, moves: bool) -> list[int]:
@@ -673,7 +742,10 @@ class Position:
     def _has_safe_continuation(self) -> bool:
         """Can the side to move finish its turn without a goal or ejection in reply?"""
         side = self.turn
-        for action in self._actions():
+        actions: Iterator[Action] = self._actions()
+        if self.stage == "kickoff-2":
+            actions = chain(actions, (_END_TURN,))
+        for action in actions:
             after = self._apply(action)
             if after.result is not None:
                 if after.result[0] == side:
@@ -855,14 +927,18 @@ def _declarations() -> tuple[Declare, ...]:
 
 
 #: Moves met so far: the generation lists the same ones again and again.
-_MOVES: dict[tuple[str, str, str, str], Move] = {}
+_MOVES: dict[tuple[str, str, str, str, bool], Move] = {}
 
 
-def _move(side: str, kind: str, origin: str, target: str) -> Move:
-    """``Move(side, kind, origin, target)``, made once."""
-    key = (side, kind, origin, target)
+def _move(side: str, kind: str, origin: str, target: str, trap: bool = True) -> Move:
+    """``Move(side, kind, origin, target, trap)``, made once."""
+    key = (side, kind, origin, target, trap)
     try:
         return _MOVES[key]
     except KeyError:
-        made = _MOVES[key] = Move(side, kind, origin, target)
+        made = _MOVES[key] = Move(side, kind, origin, target, trap)
         return made
+
+
+_END_TURN: Final = EndTurn("sente")
+_FOULS: Final = (Foul("sente"), Foul("gote"))
