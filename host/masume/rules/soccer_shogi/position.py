@@ -53,8 +53,11 @@ class Options:
     goals_to_win: int = 2
     #: Published clarification: the keeper may not jump.
     keepers_cannot_jump: bool = False
-    #: Published clarification: a keeper holding the ball in its own keeper area
-    #: may not kick it; it must carry the ball out (docs: "Rule options").
+    #: Published clarification: a keeper who takes the ball on the first action must
+    #: pass or leave the keeper area on the second. Rule 1-4 already says so
+    #: (「ボールを持ったままキーパーエリアから出るか、ボールを蹴ってキーパーエリアからボールを
+    #: 出さなければなりません」), so the option restricts nothing more; it is kept so that
+    #: positions and records naming it still read (docs: "Rule options").
     keeper_first_action_no_pass: bool = False
 
     @classmethod
@@ -445,19 +448,12 @@ class Position:
         me = self.side
         mine = ACTIVE[me]
         cells = self.cells
-        if cells[self.ball] == mine and not self._keeper_may_not_kick():
+        if cells[self.ball] == mine:
             yield from self._kick_effects()
         cannot_jump = self.keepers[me] if self.options.keepers_cannot_jump else -1
         for square in PITCH:
             if cells[square] == mine and square != cannot_jump:
                 yield from self._jump_effects(square)
-
-    def _keeper_may_not_kick(self) -> bool:
-        return (
-            self.options.keeper_first_action_no_pass
-            and self.ball == self.keepers[self.side]
-            and self.ball in KEEPER_AREA[self.side]
-        )
 
     def _moved_keepers(self, frm: int, to: int) -> tuple[int, int]:
         if self.keepers[self.side] != frm:
@@ -846,8 +842,6 @@ class Position:
         me = self.side
         if self.ball != frm or self.cells[frm] != ACTIVE[me]:
             return f"{SIDES[me]} has no player with the ball on {kick.frm}"
-        if self._keeper_may_not_kick():
-            return "the keeper must carry the ball out of its keeper area (rule option)"
         for ray in RAYS[frm]:
             if to not in ray:
                 continue
