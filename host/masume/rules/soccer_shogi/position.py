@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 from ..base import IllegalAction, Legend, Light, NotationError, Outcome, Restart, Status
 from .actions import STEP_ACTIONS, Action, Jump, Kick, Pass, Step, Take
@@ -16,12 +16,18 @@ from .geometry import (
     ACTIVE,
     ALL_GOALS,
     AREA_SQUARES,
+    BB_AREAS,
+    BB_HOPS,
+    BB_LINES,
+    BB_PITCH,
+    BB_QUIET,
+    BB_SQUARES,
+    BB_STEPS,
     BLUE,
     CORNER_SHOT_GUARD,
     EMPTY,
     FILES,
     GOAL_SQUARES,
-    JUMPS,
     KEEPER_AREA,
     PIECE_CHARS,
     PIECE_NAMES,
@@ -40,6 +46,10 @@ from .geometry import (
     _side_of,
     _square,
     _start_cells,
+    bb_count,
+    bb_jumpers,
+    bb_squares,
+    bitboards,
 )
 
 # --------------------------------------------------------------------------- options
@@ -81,20 +91,54 @@ class Options:
 
 # --------------------------------------------------------------------------- position
 
+#: Per pitch square, each step from it: (target, target's bit, the Step, (square, target)).
+_STEP_TABLE: dict[int, tuple[tuple[int, int, Step, tuple[int, int]], ...]] = {
+    square: tuple((target, BB_SQUARES[target], action, (square, target))
+                  for target, action in steps)
+    for square, steps in STEP_ACTIONS.items()
+}
+
 PLAY, TAKE, GOAL, OVER = "play", "take", "goal", "over"
 
 
-class _Effect(NamedTuple):
-    """What an action does to the pieces, before the turn rules are applied."""
+class _Effect:
+    """What an action does to the pieces, before the turn rules are applied.
 
-    action: Action
-    cells: tuple[int, ...]
-    ball: int
-    keepers: tuple[int, int]
-    flipped: tuple[int, ...]  # squares turned over by a jump steal
-    goal: bool  # the ball went into the opponent's goal
-    mover_from: int  # -1 for a kick
-    mover_to: int
+    Kept as a change of the position's cells (the mover's two squares, the player
+    a steal turns over), the new cells made only when asked for (``cells``): the
+    quick test judges most actions on the change alone."""
+
+    __slots__ = ("_cells", "action", "ball", "base", "flipped", "goal", "keepers",
+                 "mover_from", "mover_to", "side")
+
+    def __init__(self, action: Action, base: tuple[int, ...], ball: int,
+                 keepers: tuple[int, int], flipped: tuple[int, ...], goal: bool,
+                 mover_from: int, mover_to: int, side: int) -> None:
+        self.action = action
+        self.base = base  # the cells before the action
+        self.ball = ball
+        self.keepers = keepers
+        self.flipped = flipped  # squares turned over by a jump steal
+        self.goal = goal  # the ball went into the opponent's goal
+        self.mover_from = mover_from  # -1 for a kick
+        self.mover_to = mover_to
+        self.side = side  # the mover's
+        self._cells: tuple[int, ...] | None = None
+
+    @property
+    def cells(self) -> tuple[int, ...]:
+        """The cells after the action."""
+        if self._cells is None:
+            if self.mover_from < 0:  # a kick: only the ball moves
+                self._cells = self.base
+            else:
+                new = list(self.base)
+                new[self.mover_from] = EMPTY
+                new[self.mover_to] = ACTIVE[self.side]
+                for square in self.flipped:
+                    new[square] = RESTING[1 - self.side]
+                self._cells = tuple(new)
+        return self._cells
 
 
 #: The sides' colours, and how the highlights of ``status()`` show.
@@ -321,23 +365,14 @@ class Position:
             # Should no choice let the turn go on, the steal still happens (docs: "Pass").
             return dict(legal or every)
         children: dict[Action, Position | _Effect | tuple[int, int]] = {}
-        cells, ball, mine = self.cells, self.ball, ACTIVE[self.side]
         quick = self._quick_test()
-        for square in PITCH:
-            if cells[square] != mine:
-                continue
-            for target, action in STEP_ACTIONS[square]:
-                if cells[target] != EMPTY:
-                    continue
-                # A dribble carries the ball; a step onto the free ball takes it.
-                new_ball = target if ball == square or ball == target else ball
-                verdict = quick.verdict(square, target, new_ball) if quick else None
-                if verdict:
-                    children[action] = (square, target)
-                elif verdict is None:
-                    child, _ = self._resolve(self._step_effect(square, target, action))
-                    if child is not None:
-                        children[action] = child
+        for square, target, action, pair, verdict in self._judged_steps(quick):
+            if verdict:
+                children[action] = pair
+            elif verdict is None:
+                child, _ = self._resolve(self._step_effect(square, target, action))
+                if child is not None:
+                    children[action] = child
         for effect in self._kick_and_jump_effects():
             verdict = None
             if quick and not effect.goal:
@@ -354,6 +389,42 @@ class Position:
         if not children:
             children[Pass()] = self._end_turn(self.cells, self.ball, self.keepers, ())
         return children
+
+    @cached_property
+    def _boards(self) -> tuple[int, int, int]:
+        """(empty pitch squares, the side to move's active players, all its players)."""
+        return bitboards(self.cells, self.side)
+
+    def _judged_steps(self, quick: _QuickTest | None) -> Iterator[
+            tuple[int, int, Step, tuple[int, int], bool | None]]:
+        """Every step of the side to move, in the order of :meth:`_effects`: (square,
+        target, the Step, (square, target), the quick test's verdict or None).
+
+        A *plain* step (from and to outside both keeper areas, not touching the ball,
+        not onto the file or rank of an opponent holding the ball) changes nothing the
+        quick test counts, so one verdict per position holds for all of them (at the
+        first action: given one of the position's quiet steps is left for the second,
+        see :meth:`_QuickTest.spare`): they are judged with bit operations only."""
+        empty, active, _ = self._boards
+        ball = self.ball
+        plain_from = plain_to = 0
+        plain: bool | None = None
+        if quick is not None:
+            plain, plain_to = quick.plain, quick.plain_to
+            plain_from = BB_QUIET & ~BB_SQUARES[ball]
+        for square in bb_squares(active):
+            plain_here = plain_to if BB_SQUARES[square] & plain_from else 0
+            spare = quick.spare(square) if quick and plain_here and plain is None else 0
+            for target, bit, action, pair in _STEP_TABLE[square]:
+                if not empty & bit:
+                    continue
+                if plain_here & bit:
+                    yield square, target, action, pair, True if spare & ~bit else plain
+                    continue
+                # A dribble carries the ball; a step onto the free ball takes it.
+                new_ball = target if ball == square or ball == target else ball
+                yield square, target, action, pair, (
+                    quick.verdict(square, target, new_ball) if quick else None)
 
     def _quick_test(self) -> _QuickTest | None:
         """The quick test of this position's actions, or None where it cannot be used
@@ -380,18 +451,10 @@ class Position:
     def _may_end_turn_quickly(self, quick: _QuickTest) -> bool:
         """``any(self._may_end_turn(e) for e in self._effects())``, with the quick test
         deciding where it can (no effect made for a step it decides)."""
-        cells, ball, mine = self.cells, self.ball, ACTIVE[self.side]
-        for square in PITCH:
-            if cells[square] != mine:
-                continue
-            for target, action in STEP_ACTIONS[square]:
-                if cells[target] != EMPTY:
-                    continue
-                new_ball = target if ball == square or ball == target else ball
-                verdict = quick.verdict(square, target, new_ball)
-                if verdict or (verdict is None and self._may_end_turn(
-                        self._step_effect(square, target, action))):
-                    return True
+        for square, target, action, _, verdict in self._judged_steps(quick):
+            if verdict or (verdict is None and self._may_end_turn(
+                    self._step_effect(square, target, action))):
+                return True
         for effect in self._kick_and_jump_effects():
             if effect.goal:
                 return True
@@ -451,8 +514,10 @@ class Position:
         if cells[self.ball] == mine:
             yield from self._kick_effects()
         cannot_jump = self.keepers[me] if self.options.keepers_cannot_jump else -1
-        for square in PITCH:
-            if cells[square] == mine and square != cannot_jump:
+        empty, active, _ = self._boards
+        # Only the players with a first hop (few: most have none) start a chain.
+        for square in bb_squares(bb_jumpers(active, BB_PITCH & ~empty, empty)):
+            if square != cannot_jump:
                 yield from self._jump_effects(square)
 
     def _moved_keepers(self, frm: int, to: int) -> tuple[int, int]:
@@ -467,16 +532,13 @@ class Position:
                 yield self._step_effect(square, target, action)
 
     def _step_effect(self, square: int, target: int, action: Action) -> _Effect:
-        cells, ball, piece = self.cells, self.ball, ACTIVE[self.side]
-        keepers = self.keepers
-        new = list(cells)
-        new[square], new[target] = EMPTY, piece
+        ball, keepers = self.ball, self.keepers
         # A dribble carries the ball; a step onto the free ball takes it.
         new_ball = target if ball == square or ball == target else ball
         return _Effect(
-            action, tuple(new), new_ball,
+            action, self.cells, new_ball,
             self._moved_keepers(square, target) if keepers[self.side] == square else keepers,
-            (), False, square, target,
+            (), False, square, target, self.side,
         )
 
     def _kick_effects(self) -> Iterator[_Effect]:
@@ -492,7 +554,7 @@ class Position:
                     if target in GOAL_SQUARES[1 - me] and not blocked:
                         yield _Effect(
                             Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target]),
-                            cells, target, self.keepers, (), True, -1, -1,
+                            cells, target, self.keepers, (), True, -1, -1, me,
                         )
                     break
                 occupant = cells[target]
@@ -503,13 +565,13 @@ class Position:
                 if occupant == EMPTY:
                     yield _Effect(
                         Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target], free=True),
-                        cells, target, self.keepers, (), False, -1, -1,
+                        cells, target, self.keepers, (), False, -1, -1, me,
                     )
                     continue
                 if occupant == ACTIVE[me]:
                     yield _Effect(
                         Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target]),
-                        cells, target, self.keepers, (), False, -1, -1,
+                        cells, target, self.keepers, (), False, -1, -1, me,
                     )
                 break
 
@@ -522,17 +584,14 @@ class Position:
         the whole state of a chain.
         """
         cells, ball, me = self.cells, self.ball, self.side
-        orthogonal, diagonal = JUMPS[square]
-        for mid, land in orthogonal + diagonal:
-            if cells[mid] != EMPTY and cells[land] == EMPTY:
-                break
-        else:  # no first hop (the common case): no chain
-            return
-        board = list(cells)
-        board[square] = EMPTY
+        empty = self._boards[0]
+        # While the jumper is in the air its square is empty; nothing else empties or fills.
+        empty |= BB_SQUARES[square]
+        occupied = BB_PITCH & ~empty
         starts_with_ball = ball == square
         free_ball = ball if cells[ball] == EMPTY else -1
-        victim = ball if cells[ball] == ACTIVE[1 - me] else -1
+        victim_bit = BB_SQUARES[ball] if cells[ball] == ACTIVE[1 - me] else 0
+        victim = ball if victim_bit else -1
         start = (square, starts_with_ball)
         best: dict[tuple[int, bool], tuple[tuple[int, ...], int]] = {}
         for family in (0, 1):
@@ -543,13 +602,13 @@ class Position:
                 for state in frontier:
                     at, has_ball = state
                     path, steal = paths[state]
-                    for mid, land in JUMPS[at][family]:
-                        if board[mid] == EMPTY or board[land] != EMPTY:
+                    for mid_bit, land, land_bit in BB_HOPS[at][family]:
+                        if not (occupied & mid_bit and empty & land_bit):
                             continue
                         new_has_ball, new_steal = has_ball, steal
-                        if not has_ball and (land == free_ball or mid == victim):
+                        if not has_ball and (land == free_ball or mid_bit == victim_bit):
                             new_has_ball = True
-                            if mid == victim:
+                            if mid_bit == victim_bit:
                                 new_steal = len(path)
                         new_state = (land, new_has_ball)
                         if new_state not in paths:
@@ -559,18 +618,11 @@ class Position:
             for state, found in paths.items():
                 if state != start and (state not in best or len(found[0]) < len(best[state][0])):
                     best[state] = found
-        piece = ACTIVE[me]
         for (end, has_ball), (path, steal) in best.items():
-            new = list(board)
-            new[end] = piece
-            flipped: tuple[int, ...] = ()
-            if steal:
-                new[victim] = RESTING[1 - me]
-                flipped = (victim,)
             yield _Effect(
                 Jump(tuple(SQUARE_NAMES[i] for i in path), steal),
-                tuple(new), end if has_ball else ball, self._moved_keepers(square, end),
-                flipped, False, square, end,
+                cells, end if has_ball else ball, self._moved_keepers(square, end),
+                (victim,) if steal else (), False, square, end, me,
             )
 
     # ------------------------------------------------------------- turn rules
@@ -770,10 +822,9 @@ class Position:
         if end == start and has_ball == (self.ball == start):
             raise IllegalAction(f"{written}: the chain ends where it started without taking the "
                                 "ball")
-        board[end] = ACTIVE[me]
         return _Effect(
-            Jump(tuple(names), steal), tuple(board), end if has_ball else self.ball,
-            self._moved_keepers(start, end), (victim,) if steal else (), False, start, end,
+            Jump(tuple(names), steal), self.cells, end if has_ball else self.ball,
+            self._moved_keepers(start, end), (victim,) if steal else (), False, start, end, me,
         )
 
     def _phase_reason(self) -> str:
@@ -1077,22 +1128,54 @@ class _QuickTest:
     full test, as does every action where a sandwich stands on the board already.
     """
 
-    __slots__ = ("own", "position", "their", "witnesses")
+    __slots__ = ("_may_spare", "_targets", "_witnesses", "own", "plain", "plain_to", "position",
+                 "their")
 
     def __init__(self, position: Position) -> None:
         self.position = position
-        me = position.side
-        cells, mine = position.cells, (ACTIVE[me], RESTING[me])
+        me, ball, cells = position.side, position.ball, position.cells
+        empty, active, players = position._boards
         #: the side's players in its own keeper area, and in the opponent's
-        self.own = sum(cells[i] in mine for i in AREA_SQUARES[me])
-        self.their = sum(cells[i] in mine for i in AREA_SQUARES[1 - me])
-        self.witnesses: list[tuple[int, int]] = []
+        self.own = bb_count(players & BB_AREAS[me])
+        self.their = bb_count(players & BB_AREAS[1 - me])
+        free = empty & BB_QUIET & ~BB_SQUARES[ball]
+        #: the targets of plain steps (see ``Position._judged_steps``), and their verdict
+        #: at the second action (at the first: ``spare``, else None)
+        self.plain_to = free & ~BB_LINES[ball] if cells[ball] == ACTIVE[1 - me] else free
+        bad = self.own > 1 or self.their > 0 or (
+            ball in KEEPER_AREA[me] and cells[ball] in (ACTIVE[me], RESTING[me]))
+        self.plain: bool | None = None
+        if position.done != 0:
+            self.plain = not bad and position.entered < 0
+        #: the quiet steps of the first action, per player: square -> its targets
+        self._targets: dict[int, int] = {}
+        self._may_spare = position.done == 0 and not bad
         if position.done == 0:
-            ball, active = position.ball, ACTIVE[me]
-            self.witnesses = [
-                (square, target) for square in QUIET_SQUARES
-                if cells[square] == active and square != ball
-                for target in QUIET_STEPS[square] if cells[target] == EMPTY and target != ball]
+            for square in bb_squares(active & BB_QUIET & ~BB_SQUARES[ball]):
+                targets = BB_STEPS[square] & free
+                if targets:
+                    self._targets[square] = targets
+        self._witnesses: list[tuple[int, int]] | None = None
+
+    @property
+    def witnesses(self) -> list[tuple[int, int]]:
+        """The quiet steps (square, target) a second action could make, in PITCH order."""
+        if self._witnesses is None:
+            self._witnesses = [(square, target) for square, targets in self._targets.items()
+                               for target in bb_squares(targets)]
+        return self._witnesses
+
+    def spare(self, frm: int) -> int:
+        """The targets of the quiet steps left for the second action when ``frm`` moves
+        first (0 at the second action, or where the turn could not end at once): a plain
+        step from ``frm`` to a square outside this set leaves one of them."""
+        out = 0
+        if not self._may_spare:
+            return 0
+        for square, targets in self._targets.items():
+            if square != frm:
+                out |= targets
+        return out
 
     def verdict(self, frm: int, to: int, new_ball: int) -> bool | None:
         """A player moving ``frm`` -> ``to`` (-1, -1 for a kick), the ball ending on
@@ -1118,6 +1201,8 @@ class _QuickTest:
             return None if p.done == 0 else False  # the turn may not end so
         if p.done != 0:
             return True
+        if not self._targets:
+            return None
         for square, target in self.witnesses:
             if square != frm and target != to and square != new_ball and target != new_ball:
                 return True
