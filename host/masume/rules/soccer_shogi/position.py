@@ -91,6 +91,9 @@ class Options:
 
 # --------------------------------------------------------------------------- position
 
+#: The Jump of each (path of square indices, steal) met so far: actions are immutable.
+_JUMPS: dict[tuple[tuple[int, ...], int], Jump] = {}
+
 #: Per pitch square, each step from it: (target, target's bit, the Step, (square, target)).
 _STEP_TABLE: dict[int, tuple[tuple[int, int, Step, tuple[int, int]], ...]] = {
     square: tuple((target, BB_SQUARES[target], action, (square, target))
@@ -376,10 +379,8 @@ class Position:
         for effect in self._kick_and_jump_effects():
             verdict = None
             if quick and not effect.goal:
-                if effect.mover_from < 0:  # a kick: only the ball moves
-                    verdict = quick.verdict(-1, -1, effect.ball)
-                else:
-                    verdict = quick.verdict(effect.mover_from, effect.mover_to, effect.ball)
+                # a kick (-1, -1: only the ball moves) or a jump
+                verdict = quick.judge(effect.mover_from, effect.mover_to, effect.ball)
             if verdict:
                 children[effect.action] = effect
             elif verdict is None:
@@ -410,8 +411,7 @@ class Position:
         plain_from = plain_to = 0
         plain: bool | None = None
         if quick is not None:
-            plain, plain_to = quick.plain, quick.plain_to
-            plain_from = BB_QUIET & ~BB_SQUARES[ball]
+            plain, plain_from, plain_to = quick.plain, quick.plain_from, quick.plain_to
         for square in bb_squares(active):
             plain_here = plain_to if BB_SQUARES[square] & plain_from else 0
             spare = quick.spare(square) if quick and plain_here and plain is None else 0
@@ -458,10 +458,7 @@ class Position:
         for effect in self._kick_and_jump_effects():
             if effect.goal:
                 return True
-            if effect.mover_from < 0:
-                verdict = quick.verdict(-1, -1, effect.ball)
-            else:
-                verdict = quick.verdict(effect.mover_from, effect.mover_to, effect.ball)
+            verdict = quick.judge(effect.mover_from, effect.mover_to, effect.ball)
             if verdict or (verdict is None and self._may_end_turn(effect)):
                 return True
         return False
@@ -619,8 +616,14 @@ class Position:
                 if state != start and (state not in best or len(found[0]) < len(best[state][0])):
                     best[state] = found
         for (end, has_ball), (path, steal) in best.items():
+            try:
+                jump = _JUMPS[path, steal]
+            except KeyError:
+                if len(_JUMPS) >= 1 << 16:  # bounded: chains are many, few are met
+                    _JUMPS.clear()
+                jump = _JUMPS[path, steal] = Jump(tuple(SQUARE_NAMES[i] for i in path), steal)
             yield _Effect(
-                Jump(tuple(SQUARE_NAMES[i] for i in path), steal),
+                jump,
                 cells, end if has_ball else ball, self._moved_keepers(square, end),
                 (victim,) if steal else (), False, square, end, me,
             )
@@ -674,10 +677,14 @@ class Position:
 
     def _quickly_legal_child(self, effect: _Effect) -> Position:
         """What :meth:`_resolve` makes of an effect the quick test found legal (no goal,
-        no sandwich, nobody entering its keeper area, a turn that may end), without
-        its look ahead."""
+        no sandwich, a turn that may end), without its look ahead."""
+        me = self.side
         if self.done == 0:
-            return _position(effect.cells, effect.ball, self.side, 1, PLAY, effect.keepers, -1,
+            entered = -1
+            if (effect.mover_to in KEEPER_AREA[me] and effect.mover_from != self.keepers[me]
+                    and effect.mover_from not in KEEPER_AREA[me]):
+                entered = effect.mover_to
+            return _position(effect.cells, effect.ball, me, 1, PLAY, effect.keepers, entered,
                              self.score, -1, effect.flipped, self.options)
         return self._end_turn(effect.cells, effect.ball, effect.keepers, effect.flipped)
 
@@ -1128,8 +1135,8 @@ class _QuickTest:
     full test, as does every action where a sandwich stands on the board already.
     """
 
-    __slots__ = ("_may_spare", "_targets", "_witnesses", "own", "plain", "plain_to", "position",
-                 "their")
+    __slots__ = ("_may_spare", "_spares", "_targets", "_witnesses", "own", "plain", "plain_from",
+                 "plain_to", "position", "their")
 
     def __init__(self, position: Position) -> None:
         self.position = position
@@ -1141,6 +1148,7 @@ class _QuickTest:
         free = empty & BB_QUIET & ~BB_SQUARES[ball]
         #: the targets of plain steps (see ``Position._judged_steps``), and their verdict
         #: at the second action (at the first: ``spare``, else None)
+        self.plain_from = BB_QUIET & ~BB_SQUARES[ball]
         self.plain_to = free & ~BB_LINES[ball] if cells[ball] == ACTIVE[1 - me] else free
         bad = self.own > 1 or self.their > 0 or (
             ball in KEEPER_AREA[me] and cells[ball] in (ACTIVE[me], RESTING[me]))
@@ -1156,6 +1164,7 @@ class _QuickTest:
                 if targets:
                     self._targets[square] = targets
         self._witnesses: list[tuple[int, int]] | None = None
+        self._spares: dict[int, int] = {}
 
     @property
     def witnesses(self) -> list[tuple[int, int]]:
@@ -1169,26 +1178,61 @@ class _QuickTest:
         """The targets of the quiet steps left for the second action when ``frm`` moves
         first (0 at the second action, or where the turn could not end at once): a plain
         step from ``frm`` to a square outside this set leaves one of them."""
-        out = 0
         if not self._may_spare:
             return 0
-        for square, targets in self._targets.items():
-            if square != frm:
-                out |= targets
-        return out
+        try:
+            return self._spares[frm]
+        except KeyError:
+            out = 0
+            for square, targets in self._targets.items():
+                if square != frm:
+                    out |= targets
+            self._spares[frm] = out
+            return out
+
+    def _steps_out(self, frm: int, to: int, new_ball: int) -> bool:
+        """Whether, after a first action moving a player ``frm`` -> ``to``, a step of
+        that player to a free square outside both keeper areas is a legal second
+        action (rule 1-4 at the turn's end; a sandwich that step closes is taken by
+        the mover, outside its area)."""
+        p = self.position
+        me, cells = p.side, p.cells
+        empty = (p._boards[0] | BB_SQUARES[frm]) & ~BB_SQUARES[to]
+        if not BB_STEPS[to] & empty & BB_QUIET:
+            return False
+        own_area = KEEPER_AREA[me]
+        if self.own - (frm in own_area) > 1 or self.their - (frm in KEEPER_AREA[1 - me]) > 0:
+            return False
+        # The ball: carried by the mover (out with it), or where the first action left it.
+        return new_ball == to or not (
+            new_ball in own_area and cells[new_ball] in (ACTIVE[me], RESTING[me]))
+
+    def judge(self, frm: int, to: int, new_ball: int) -> bool | None:
+        """:meth:`verdict`, for a plain move (see ``Position._judged_steps``) from bits."""
+        if new_ball == self.position.ball and frm >= 0 and BB_SQUARES[frm] & self.plain_from \
+                and BB_SQUARES[to] & self.plain_to:
+            if self.plain is None:
+                return True if self.spare(frm) & ~BB_SQUARES[to] else None
+            return self.plain
+        return self.verdict(frm, to, new_ball)
 
     def verdict(self, frm: int, to: int, new_ball: int) -> bool | None:
         """A player moving ``frm`` -> ``to`` (-1, -1 for a kick), the ball ending on
         ``new_ball`` (with the mover, a team-mate, free, or where it was)."""
         p = self.position
         me, cells, ball = p.side, p.cells, p.ball
-        if new_ball == ball and cells[ball] == ACTIVE[1 - me] and to >= 0 \
-                and (to % 5 == ball % 5 or to // 5 == ball // 5):
-            return None  # it may close a sandwich on the holder
+        if new_ball == ball and to >= 0 and cells[ball] == ACTIVE[1 - me] \
+                and BB_SQUARES[to] & BB_LINES[ball]:
+            # It lands on the holder's file or rank: does it close a sandwich?
+            after = list(cells)
+            after[frm], after[to] = EMPTY, ACTIVE[me]
+            if _sandwich(tuple(after), ball, me)[0]:
+                return None
         own_area, their_area = KEEPER_AREA[me], KEEPER_AREA[1 - me]
         if p.done == 0:
             if to in own_area and frm != p.keepers[me] and frm not in own_area:
-                return None  # it enters its keeper area: the second action must leave
+                # it enters its keeper area: the second action must take it out
+                return True if self._steps_out(frm, to, new_ball) else None
         elif p.entered >= 0 and (frm != p.entered or to in own_area):
             return False  # rule 1-4: the player that entered must leave with this one
         own, their = self.own, self.their
@@ -1198,7 +1242,9 @@ class _QuickTest:
         holds = new_ball == to if frm >= 0 and new_ball in (frm, to) \
             else cells[new_ball] in (ACTIVE[me], RESTING[me])
         if own > 1 or their > 0 or (holds and new_ball in own_area):
-            return None if p.done == 0 else False  # the turn may not end so
+            if p.done != 0:
+                return False  # the turn may not end so
+            return True if frm >= 0 and self._steps_out(frm, to, new_ball) else None
         if p.done != 0:
             return True
         if not self._targets:
