@@ -369,13 +369,33 @@ class Position:
             return dict(legal or every)
         children: dict[Action, Position | _Effect | tuple[int, int]] = {}
         quick = self._quick_test()
-        for square, target, action, pair, verdict in self._judged_steps(quick):
-            if verdict:
-                children[action] = pair
-            elif verdict is None:
+        if quick is None:
+            for square, target, action, pair, verdict in self._judged_steps(quick):
                 child, _ = self._resolve(self._step_effect(square, target, action))
                 if child is not None:
                     children[action] = child
+        else:  # _judged_steps, inlined: the hottest loop
+            empty, active, _ = self._boards
+            ball = self.ball
+            plain, plain_from, plain_to = quick.plain, quick.plain_from, quick.plain_to
+            for square in bb_squares(active):
+                plain_here = plain_to if BB_SQUARES[square] & plain_from else 0
+                spare = quick.spare(square) if plain_here and plain is None else 0
+                for target, bit, action, pair in _STEP_TABLE[square]:
+                    if not empty & bit:
+                        continue
+                    if plain_here & bit:
+                        verdict = True if spare & ~bit else plain
+                    else:
+                        # A dribble carries the ball; a step onto the free ball takes it.
+                        verdict = quick.verdict(
+                            square, target, target if ball == square or ball == target else ball)
+                    if verdict:
+                        children[action] = pair
+                    elif verdict is None:
+                        child, _ = self._resolve(self._step_effect(square, target, action))
+                        if child is not None:
+                            children[action] = child
         for effect in self._kick_and_jump_effects():
             verdict = None
             if quick and not effect.goal:
@@ -1222,8 +1242,10 @@ class _QuickTest:
         p = self.position
         me, cells, ball = p.side, p.cells, p.ball
         if new_ball == ball and to >= 0 and cells[ball] == ACTIVE[1 - me] \
-                and BB_SQUARES[to] & BB_LINES[ball]:
-            # It lands on the holder's file or rank: does it close a sandwich?
+                and BB_SQUARES[to] & BB_LINES[ball] \
+                and cells[_toward(to, ball)] in (ACTIVE[1 - me], RESTING[1 - me]):
+            # It lands on the holder's file or rank, right behind the holder or the
+            # opponents lined up with it: does it close a sandwich?
             after = list(cells)
             after[frm], after[to] = EMPTY, ACTIVE[me]
             if _sandwich(tuple(after), ball, me)[0]:
@@ -1253,6 +1275,13 @@ class _QuickTest:
             if square != frm and target != to and square != new_ball and target != new_ball:
                 return True
         return None
+
+
+def _toward(square: int, other: int) -> int:
+    """The square next to ``square`` on the way to ``other``, on its file or rank."""
+    if square // 5 == other // 5:
+        return square + (1 if other > square else -1)
+    return square + (5 if other > square else -5)
 
 
 def _sandwich(cells: tuple[int, ...], ball: int,
