@@ -1200,15 +1200,14 @@ class _QuickTest:
         step from ``frm`` to a square outside this set leaves one of them."""
         if not self._may_spare:
             return 0
-        try:
-            return self._spares[frm]
-        except KeyError:
+        out = self._spares.get(frm, -1)
+        if out < 0:
             out = 0
             for square, targets in self._targets.items():
                 if square != frm:
                     out |= targets
             self._spares[frm] = out
-            return out
+        return out
 
     def _steps_out(self, frm: int, to: int, new_ball: int) -> bool:
         """Whether, after a first action moving a player ``frm`` -> ``to``, a step of
