@@ -253,8 +253,9 @@ def _direction_offset(direction: tuple[int, int]) -> int:
     return direction[1] * 5 + direction[0]
 
 
-#: Per direction: (bit shift of one step, the pitch squares from which a jump that way
-#: lands on the pitch). A square's bit times 2**(8 * offset) is its neighbour's bit.
+#: Per direction (orthogonal ones first): (bit shift of one step, the pitch squares
+#: from which a jump that way lands on the pitch). A square's bit times 2**(8 * offset)
+#: is its neighbour's bit.
 BB_JUMP_LINES: tuple[tuple[int, int], ...] = tuple(
     (8 * _direction_offset(d),
      _bb(s for s in PITCH
@@ -263,21 +264,23 @@ BB_JUMP_LINES: tuple[tuple[int, int], ...] = tuple(
 )
 
 
-def bb_jumpers(players: int, occupied: int, empty: int) -> int:
-    """The players of a set that have a first hop: a piece beside them, an empty pitch
-    square right behind it (python-chess's shifted-set attacks, 8 directions at once).
+def bb_jumpers(players: int, occupied: int, empty: int) -> tuple[int, int]:
+    """The players of a set that have a first hop, orthogonal and diagonal: a piece
+    beside them, an empty pitch square right behind it (python-chess's shifted-set
+    attacks, 4 directions at once per family).
 
     >>> cells = list(_start_cells(0)[0])
     >>> cells[SQUARE_INDEX["A6"]] = ACTIVE[RED]
     >>> empty = _bb(i for i in PITCH if not cells[i])
-    >>> [SQUARE_NAMES[i] for i in bb_squares(bb_jumpers(_bb([SQUARE_INDEX["A7"]]),
-    ...                                                 BB_PITCH & ~empty, empty))]
-    ['A7']
+    >>> orthogonal, diagonal = bb_jumpers(_bb([SQUARE_INDEX["A7"], SQUARE_INDEX["B7"]]),
+    ...                                   BB_PITCH & ~empty, empty)
+    >>> [SQUARE_NAMES[i] for i in bb_squares(orthogonal)], list(bb_squares(diagonal))
+    (['A7'], [])
     """
-    out = 0
-    for shift, origins in BB_JUMP_LINES:
+    out = [0, 0]
+    for k, (shift, origins) in enumerate(BB_JUMP_LINES):
         if shift > 0:
-            out |= origins & (occupied >> shift) & (empty >> (2 * shift))
+            out[k >= 4] |= origins & (occupied >> shift) & (empty >> (2 * shift))
         else:
-            out |= origins & (occupied << -shift) & (empty << (-2 * shift))
-    return players & out
+            out[k >= 4] |= origins & (occupied << -shift) & (empty << (-2 * shift))
+    return players & out[0], players & out[1]

@@ -91,6 +91,9 @@ class Options:
 
 # --------------------------------------------------------------------------- position
 
+#: The families of jumps (0 orthogonal, 1 diagonal) to search, by [has an orthogonal
+#: first hop][has a diagonal one].
+_FAMILIES = (((), (1,)), ((0,), (0, 1)))
 #: The Jump of each (path of square indices, steal) met so far: actions are immutable.
 _JUMPS: dict[tuple[tuple[int, ...], int], Jump] = {}
 
@@ -533,9 +536,12 @@ class Position:
         cannot_jump = self.keepers[me] if self.options.keepers_cannot_jump else -1
         empty, active, _ = self._boards
         # Only the players with a first hop (few: most have none) start a chain.
-        for square in bb_squares(bb_jumpers(active, BB_PITCH & ~empty, empty)):
+        orthogonal, diagonal = bb_jumpers(active, BB_PITCH & ~empty, empty)
+        for square in bb_squares(orthogonal | diagonal):
             if square != cannot_jump:
-                yield from self._jump_effects(square)
+                bit = BB_SQUARES[square]
+                yield from self._jump_effects(
+                    square, _FAMILIES[bool(orthogonal & bit)][bool(diagonal & bit)])
 
     def _moved_keepers(self, frm: int, to: int) -> tuple[int, int]:
         if self.keepers[self.side] != frm:
@@ -592,7 +598,7 @@ class Position:
                     )
                 break
 
-    def _jump_effects(self, square: int) -> Iterator[_Effect]:
+    def _jump_effects(self, square: int, families: tuple[int, ...] = (0, 1)) -> Iterator[_Effect]:
         """One chain per distinct result (end square, ball taken or not), the shortest.
 
         While the jumper is in the air its own square is empty; the only thing
@@ -611,7 +617,7 @@ class Position:
         victim = ball if victim_bit else -1
         start = (square, starts_with_ball)
         best: dict[tuple[int, bool], tuple[tuple[int, ...], int]] = {}
-        for family in (0, 1):
+        for family in families:  # those with a first hop
             paths: dict[tuple[int, bool], tuple[tuple[int, ...], int]] = {start: ((square,), 0)}
             frontier = [start]
             while frontier:
