@@ -343,8 +343,9 @@ class Position:
         if isinstance(found, Position):
             return found
         if found is not None:  # an action the quick test found legal: made now, once
-            if not isinstance(found, _Effect):
-                found = self._step_effect(found[0], found[1], action)
+            if isinstance(found, tuple):
+                found = (self._step_effect(found[0], found[1], action) if len(found) == 2
+                         else self._jump_effect(*found))
             child = self._quickly_legal_child(found)
             self._legal[action] = child
             return child
@@ -358,9 +359,11 @@ class Position:
         return {action: self.apply(action) for action in self._legal}
 
     @cached_property
-    def _legal(self) -> dict[Action, Position | _Effect | tuple[int, int]]:
+    def _legal(self) -> dict[Action, Position | _Effect | tuple[int, int]
+                                | tuple[Jump, int, int, bool]]:
         """Legal action -> the position it leads to, or for an action the quick test
-        found legal, its effect (a step's: its squares): :meth:`apply` makes it.
+        found legal, what :meth:`apply` makes it from: its effect (a kick), its squares
+        (a step), or the chain's result (a jump: the Jump, from, to, ball taken).
         In the order of :meth:`_effects`."""
         if self.phase == OVER or self.outcome() is not None:
             return {}
@@ -370,7 +373,8 @@ class Position:
             every, legal = self._take_variants()
             # Should no choice let the turn go on, the steal still happens (docs: "Pass").
             return dict(legal or every)
-        children: dict[Action, Position | _Effect | tuple[int, int]] = {}
+        children: dict[Action, Position | _Effect | tuple[int, int]
+                       | tuple[Jump, int, int, bool]] = {}
         quick = self._quick_test()
         if quick is None:
             for square, target, action, pair, verdict in self._judged_steps(quick):
@@ -399,17 +403,26 @@ class Position:
                         child, _ = self._resolve(self._step_effect(square, target, action))
                         if child is not None:
                             children[action] = child
-        for effect in self._kick_and_jump_effects():
+        ball = self.ball
+        for effect in self._kick_effects() if self.cells[ball] == ACTIVE[self.side] else ():
             verdict = None
-            if quick and not effect.goal:
-                # a kick (-1, -1: only the ball moves) or a jump
-                verdict = quick.judge(effect.mover_from, effect.mover_to, effect.ball)
+            if quick and not effect.goal:  # -1, -1: only the ball moves
+                verdict = quick.judge(-1, -1, effect.ball)
             if verdict:
                 children[effect.action] = effect
             elif verdict is None:
                 child, _ = self._resolve(effect)
                 if child is not None:
                     children[effect.action] = child
+        for square, families in self._jumpers():
+            for jump, end, has_ball in self._chains(square, families):
+                verdict = quick.judge(square, end, end if has_ball else ball) if quick else None
+                if verdict:
+                    children[jump] = (jump, square, end, has_ball)
+                elif verdict is None:
+                    child, _ = self._resolve(self._jump_effect(jump, square, end, has_ball))
+                    if child is not None:
+                        children[jump] = child
         if not children:
             children[Pass()] = self._end_turn(self.cells, self.ball, self.keepers, ())
         return children
@@ -533,15 +546,20 @@ class Position:
         cells = self.cells
         if cells[self.ball] == mine:
             yield from self._kick_effects()
+        for square, families in self._jumpers():
+            yield from self._jump_effects(square, families)
+
+    def _jumpers(self) -> Iterator[tuple[int, tuple[int, ...]]]:
+        """The players that may start a chain, each with the families (0 orthogonal, 1
+        diagonal) it has a first hop in: few, most players have none."""
+        me = self.side
         cannot_jump = self.keepers[me] if self.options.keepers_cannot_jump else -1
         empty, active, _ = self._boards
-        # Only the players with a first hop (few: most have none) start a chain.
         orthogonal, diagonal = bb_jumpers(active, BB_PITCH & ~empty, empty)
         for square in bb_squares(orthogonal | diagonal):
             if square != cannot_jump:
                 bit = BB_SQUARES[square]
-                yield from self._jump_effects(
-                    square, _FAMILIES[bool(orthogonal & bit)][bool(diagonal & bit)])
+                yield square, _FAMILIES[bool(orthogonal & bit)][bool(diagonal & bit)]
 
     def _moved_keepers(self, frm: int, to: int) -> tuple[int, int]:
         if self.keepers[self.side] != frm:
@@ -599,7 +617,21 @@ class Position:
                 break
 
     def _jump_effects(self, square: int, families: tuple[int, ...] = (0, 1)) -> Iterator[_Effect]:
-        """One chain per distinct result (end square, ball taken or not), the shortest.
+        """The effects of :meth:`_chains`."""
+        for jump, end, has_ball in self._chains(square, families):
+            yield self._jump_effect(jump, square, end, has_ball)
+
+    def _jump_effect(self, jump: Jump, square: int, end: int, has_ball: bool) -> _Effect:
+        ball = self.ball
+        return _Effect(
+            jump, self.cells, end if has_ball else ball, self._moved_keepers(square, end),
+            (ball,) if jump.steal else (), False, square, end, self.side,
+        )
+
+    def _chains(self, square: int, families: tuple[int, ...] = (0, 1)) -> Iterator[
+            tuple[Jump, int, bool]]:
+        """One chain per distinct result (end square, ball taken or not), the shortest:
+        (the Jump, its end square, whether the jumper has the ball there).
 
         While the jumper is in the air its own square is empty; the only thing
         a chain changes on the way is the ball (picked up from the ground, or
@@ -614,7 +646,6 @@ class Position:
         starts_with_ball = ball == square
         free_ball = ball if cells[ball] == EMPTY else -1
         victim_bit = BB_SQUARES[ball] if cells[ball] == ACTIVE[1 - me] else 0
-        victim = ball if victim_bit else -1
         start = (square, starts_with_ball)
         best: dict[tuple[int, bool], tuple[tuple[int, ...], int]] = {}
         for family in families:  # those with a first hop
@@ -648,11 +679,7 @@ class Position:
                 if len(_JUMPS) >= 1 << 16:  # bounded: chains are many, few are met
                     _JUMPS.clear()
                 jump = _JUMPS[path, steal] = Jump(tuple(SQUARE_NAMES[i] for i in path), steal)
-            yield _Effect(
-                jump,
-                cells, end if has_ball else ball, self._moved_keepers(square, end),
-                (victim,) if steal else (), False, square, end, me,
-            )
+            yield jump, end, has_ball
 
     # ------------------------------------------------------------- turn rules
 
