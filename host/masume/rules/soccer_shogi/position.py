@@ -643,28 +643,28 @@ class Position:
         # While the jumper is in the air its square is empty; nothing else empties or fills.
         empty |= BB_SQUARES[square]
         occupied = BB_PITCH & ~empty
-        starts_with_ball = ball == square
         free_ball = ball if cells[ball] == EMPTY else -1
         victim_bit = BB_SQUARES[ball] if cells[ball] == ACTIVE[1 - me] else 0
-        start = (square, starts_with_ball)
-        best: dict[tuple[int, bool], tuple[tuple[int, ...], int]] = {}
+        # A chain's state: 2 * square + (1 if the jumper has the ball).
+        start = 2 * square + (ball == square)
+        best: dict[int, tuple[tuple[int, ...], int]] = {}
         for family in families:  # those with a first hop
-            paths: dict[tuple[int, bool], tuple[tuple[int, ...], int]] = {start: ((square,), 0)}
+            paths: dict[int, tuple[tuple[int, ...], int]] = {start: ((square,), 0)}
             frontier = [start]
             while frontier:
                 following = []
                 for state in frontier:
-                    at, has_ball = state
                     path, steal = paths[state]
-                    for mid_bit, land, land_bit in BB_HOPS[at][family]:
+                    for mid_bit, land, land_bit in BB_HOPS[state >> 1][family]:
                         if not (occupied & mid_bit and empty & land_bit):
                             continue
-                        new_has_ball, new_steal = has_ball, steal
-                        if not has_ball and (land == free_ball or mid_bit == victim_bit):
-                            new_has_ball = True
-                            if mid_bit == victim_bit:
-                                new_steal = len(path)
-                        new_state = (land, new_has_ball)
+                        new_steal = steal
+                        if state & 1 or land == free_ball:
+                            new_state = 2 * land + 1
+                        elif mid_bit == victim_bit:
+                            new_state, new_steal = 2 * land + 1, len(path)
+                        else:
+                            new_state = 2 * land
                         if new_state not in paths:
                             paths[new_state] = (path + (land,), new_steal)
                             following.append(new_state)
@@ -672,14 +672,14 @@ class Position:
             for state, found in paths.items():
                 if state != start and (state not in best or len(found[0]) < len(best[state][0])):
                     best[state] = found
-        for (end, has_ball), (path, steal) in best.items():
+        for state, (path, steal) in best.items():
             try:
                 jump = _JUMPS[path, steal]
             except KeyError:
                 if len(_JUMPS) >= 1 << 16:  # bounded: chains are many, few are met
                     _JUMPS.clear()
                 jump = _JUMPS[path, steal] = Jump(tuple(SQUARE_NAMES[i] for i in path), steal)
-            yield jump, end, has_ball
+            yield jump, state >> 1, bool(state & 1)
 
     # ------------------------------------------------------------- turn rules
 
