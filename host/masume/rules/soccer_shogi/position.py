@@ -376,14 +376,14 @@ class Position:
         children: dict[Action, Position | _Effect | tuple[int, int]
                        | tuple[Jump, int, int, bool]] = {}
         quick = self._quick_test()
-        if quick is None:
-            for square, target, action, pair, verdict in self._judged_steps(quick):
+        ball = self.ball
+        if quick is None:  # a sandwich on the board: the full test for every step
+            for square, target, action, _, _ in self._judged_steps(quick):
                 child, _ = self._resolve(self._step_effect(square, target, action))
                 if child is not None:
                     children[action] = child
         else:  # _judged_steps, inlined: the hottest loop
             empty, active, _ = self._boards
-            ball = self.ball
             plain, plain_from, plain_to = quick.plain, quick.plain_from, quick.plain_to
             for square in bb_squares(active):
                 plain_here = plain_to if BB_SQUARES[square] & plain_from else 0
@@ -403,7 +403,6 @@ class Position:
                         child, _ = self._resolve(self._step_effect(square, target, action))
                         if child is not None:
                             children[action] = child
-        ball = self.ball
         for effect in self._kick_effects() if self.cells[ball] == ACTIVE[self.side] else ():
             verdict = None
             if quick and not effect.goal:  # -1, -1: only the ball moves
@@ -1183,9 +1182,14 @@ class _QuickTest:
     the turn may end. A first action is legal when the turn could then end at once
     and a *quiet* step (between squares outside both keeper areas, away from the ball;
     see ``Position._has_quiet_step``) is left for the second: one of this position's
-    quiet steps that the action does not take. An action after which the mover might
-    sandwich the ball's holder (it lands on the holder's file or rank) goes to the
-    full test, as does every action where a sandwich stands on the board already.
+    quiet steps that the action does not take, or, when the turn could not end at once
+    (the mover entered a keeper area, or the ball stays in the own area), a step of the
+    mover out to a free square outside both areas (``_steps_out``). An action that
+    closes a sandwich on the ball's holder goes to the full test (tested only for a
+    move landing right behind the holder's line of pieces on its file or rank), as
+    does every action where a sandwich stands on the board already. The sets of
+    squares involved are bitboards (``geometry.BB_*``), the test of a plain move (see
+    ``Position._judged_steps``) two ANDs.
     """
 
     __slots__ = ("_may_spare", "_spares", "_targets", "_witnesses", "own", "plain", "plain_from",
