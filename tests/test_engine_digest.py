@@ -35,6 +35,7 @@ from masume.rules import HidesInformation
 #: game -> (random games, actions a game at most)
 PLAN: dict[str, tuple[int, int]] = {
     "soccer-shogi": (6, 50),
+    "soccer-shogi+options": (6, 50),
     "shogi-soccer": (2, 45),
     "masume-tactics": (4, 45),
     "magic-number-eleven": (4, 50),
@@ -47,6 +48,14 @@ EXPECTED = {
     "masume-tactics": "7746b100c9e08c574254f4d3c33bdce1",
     "shogi-soccer": "cefa545f937b0492c885c1e7a2796e9e",
     "soccer-shogi": "fee8e6172f9b8a51b9be878d3388a028",
+    "soccer-shogi+options": "ed33408a9697aaebb162b4d6edcb957a",
+}
+
+#: digest name -> (game, rule options of its starting position). Soccer Shogi's options
+#: digest was computed after issue 14 made `keeper_first_action_no_pass` what rule 1-4 says.
+VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "soccer-shogi+options": ("soccer-shogi", {
+        "keepers_cannot_jump": True, "keeper_first_action_no_pass": True, "goals_to_win": 3}),
 }
 
 
@@ -68,11 +77,12 @@ def _views(position: Any) -> Iterator[str]:
 
 def lines(game: str) -> Iterator[str]:
     """What goes into the game's digest, line by line."""
-    rules = load_rules(game)
+    name, options = VARIANTS.get(game, (game, {}))
+    rules = load_rules(name)
     count, length = PLAN[game]
     for seed in range(count):
         rng = random.Random(f"{game}-{seed}")
-        position = rules.start()
+        position = rules.start(**options)
         yield f"game {seed} {position.to_text()}"
         for _ in range(length):
             yield position.to_text()

@@ -799,18 +799,31 @@ def test_option_keepers_cannot_jump() -> None:
     assert "keepers-cannot-jump" in strict.to_text()
 
 
-def test_option_keeper_first_action_no_pass() -> None:
-    position = setup("C8 A5 B5 D5 E5 C4", "C1 A1 E1 A2 E2 D4", ball="C4", keepers="C8,C1")
+def test_option_keeper_first_action_no_pass_is_rule_1_4() -> None:
+    """The published clarification, "a keeper who takes the ball on the first move must
+    pass or leave the keeper area on the second", is what 1-4 says:
+    「キーパーは、キーパーエリア内で1手目でボールを持つことはできますが、2手目にキーパーエリア内で
+    ボールを持ったまま手番を終了してはいけません。ボールを持ったままキーパーエリアから出るか、
+    ボールを蹴ってキーパーエリアからボールを出さなければなりません。」 With the option on, as
+    without it, the keeper may pass the ball out or carry it out, and nothing else."""
+    position = setup("C8 A6 B5 D5 E5 C4", "C1 A1 E1 A2 E2 D4", ball="C4", keepers="C8,C1")
     strict = RULES.from_text(position.to_text(), keeper_first_action_no_pass=True)
-    for pos in (position, strict):
-        in_area = play(pos, "b(C4-C8)")
-        kicks = [a for a in in_area.legal_actions() if isinstance(a, Kick)]
-        if pos is position:
-            assert kicks
-        else:
-            assert not kicks and all(isinstance(a, (Step, Jump)) for a in in_area.legal_actions())
-            with pytest.raises(IllegalAction, match="carry the ball out"):
-                in_area.apply(Kick("C8", "A6", free=True))
+    assert "keeper-first-action-no-pass" in strict.to_text()
+    plain_turn = play(position, "b(C4-C8)")  # 1手目でボールを持つことはできます
+    strict_turn = play(strict, "b(C4-C8)")
+    assert list(map(str, strict_turn.legal_actions())) == list(
+        map(str, plain_turn.legal_actions()))
+    for in_area in (plain_turn, strict_turn):
+        # ボールを蹴ってキーパーエリアからボールを出す: a pass or a free ball out of the area
+        assert in_area.is_legal(Kick("C8", "A6"))
+        assert in_area.is_legal(Kick("C8", "C6", free=True))
+        # ボールを持ったままキーパーエリアから出る
+        assert in_area.is_legal(Step("C8", "C7"))
+        # 2手目にキーパーエリア内でボールを持ったまま手番を終了してはいけません
+        with pytest.raises(IllegalAction, match="holding the ball in its own keeper area"):
+            in_area.apply(Step("C8", "B8"))
+        with pytest.raises(IllegalAction, match="must take the ball out of it"):
+            in_area.apply(Kick("C8", "B8", free=True))
 
 
 def test_unknown_options_are_refused_with_the_known_ones() -> None:

@@ -48,3 +48,59 @@ def test_a_pickled_position_keeps_no_hash() -> None:
     hash(position)
     copy = pickle.loads(pickle.dumps(position))
     assert "_hash" not in vars(copy) and copy == position and hash(copy) == hash(position)
+
+
+def _has_legal_action(position: Position) -> bool:
+    """Position._has_legal_action without its shortcuts (no quick test)."""
+    if position.phase == "over":
+        return False
+    if position.phase != "play":
+        return True
+    if position.done == 1:
+        return any(position._may_end_turn(effect) for effect in position._effects())
+    return any(position._resolve(effect)[0] is not None for effect in position._effects())
+
+
+def _full_test(position: Position) -> dict[str, str]:
+    """Every legal action and the position it leads to, by the full test alone (each
+    effect resolved, its look ahead made without the quick test), in the engine's order."""
+    saved = Position._has_legal_action
+    Position._has_legal_action = _has_legal_action  # type: ignore[method-assign]
+    try:
+        return _resolved(position)
+    finally:
+        Position._has_legal_action = saved  # type: ignore[method-assign]
+
+
+def _resolved(position: Position) -> dict[str, str]:
+    if position.phase != "play":
+        return {str(a): position.apply(a).to_text() for a in position.legal_actions()}
+    out: dict[str, str] = {}
+    for effect in position._effects():
+        child, _ = position._resolve(effect)
+        if child is not None:
+            out[str(effect.action)] = child.to_text()
+    if not out:
+        out["pass"] = position.apply(next(iter(position.legal_actions()))).to_text()
+    return out
+
+
+def _quick(position: Position) -> dict[str, str]:
+    return {str(a): position.apply(a).to_text() for a in position.legal_actions()}
+
+
+def test_the_quick_test_agrees_with_the_full_test() -> None:
+    # The bitboard quick test (issue 15) decides most actions without the look ahead;
+    # over positions of random games (both sides first, with the rule options too) it
+    # must say exactly what the full test says.
+    for seed, options in ((5, {}), (6, {"keepers_cannot_jump": True})):
+        rng = random.Random(seed)
+        position = RULES.start(**options)
+        for _ in range(400):
+            actions = list(position.legal_actions())
+            if not actions or position.outcome() is not None:
+                position = RULES.start(first=rng.choice(["blue", "red"]), **options)
+                continue
+            fresh = RULES.from_text(position.to_text())
+            assert _quick(fresh) == _full_test(RULES.from_text(position.to_text())), fresh
+            position = position.apply(rng.choice(actions))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 from ..base import IllegalAction, Legend, Light, NotationError, Outcome, Restart, Status
 from .actions import STEP_ACTIONS, Action, Jump, Kick, Pass, Step, Take
@@ -16,12 +16,18 @@ from .geometry import (
     ACTIVE,
     ALL_GOALS,
     AREA_SQUARES,
+    BB_AREAS,
+    BB_HOPS,
+    BB_LINES,
+    BB_PITCH,
+    BB_QUIET,
+    BB_SQUARES,
+    BB_STEPS,
     BLUE,
     CORNER_SHOT_GUARD,
     EMPTY,
     FILES,
     GOAL_SQUARES,
-    JUMPS,
     KEEPER_AREA,
     PIECE_CHARS,
     PIECE_NAMES,
@@ -40,6 +46,10 @@ from .geometry import (
     _side_of,
     _square,
     _start_cells,
+    bb_count,
+    bb_jumpers,
+    bb_squares,
+    bitboards,
 )
 
 # --------------------------------------------------------------------------- options
@@ -53,8 +63,11 @@ class Options:
     goals_to_win: int = 2
     #: Published clarification: the keeper may not jump.
     keepers_cannot_jump: bool = False
-    #: Published clarification: a keeper holding the ball in its own keeper area
-    #: may not kick it; it must carry the ball out (docs: "Rule options").
+    #: Published clarification: a keeper who takes the ball on the first action must
+    #: pass or leave the keeper area on the second. Rule 1-4 already says so
+    #: (「ボールを持ったままキーパーエリアから出るか、ボールを蹴ってキーパーエリアからボールを
+    #: 出さなければなりません」), so the option restricts nothing more; it is kept so that
+    #: positions and records naming it still read (docs: "Rule options").
     keeper_first_action_no_pass: bool = False
 
     @classmethod
@@ -78,20 +91,60 @@ class Options:
 
 # --------------------------------------------------------------------------- position
 
+#: The families of jumps (0 orthogonal, 1 diagonal) to search, by [has an orthogonal
+#: first hop][has a diagonal one].
+_FAMILIES = (((), (1,)), ((0,), (0, 1)))
+#: The Jump of each (path of square indices, steal) met so far: actions are immutable.
+_JUMPS: dict[tuple[tuple[int, ...], int], Jump] = {}
+
+#: Per pitch square, each step from it: (target, target's bit, the Step, (square, target)).
+_STEP_TABLE: dict[int, tuple[tuple[int, int, Step, tuple[int, int]], ...]] = {
+    square: tuple((target, BB_SQUARES[target], action, (square, target))
+                  for target, action in steps)
+    for square, steps in STEP_ACTIONS.items()
+}
+
 PLAY, TAKE, GOAL, OVER = "play", "take", "goal", "over"
 
 
-class _Effect(NamedTuple):
-    """What an action does to the pieces, before the turn rules are applied."""
+class _Effect:
+    """What an action does to the pieces, before the turn rules are applied.
 
-    action: Action
-    cells: tuple[int, ...]
-    ball: int
-    keepers: tuple[int, int]
-    flipped: tuple[int, ...]  # squares turned over by a jump steal
-    goal: bool  # the ball went into the opponent's goal
-    mover_from: int  # -1 for a kick
-    mover_to: int
+    Kept as a change of the position's cells (the mover's two squares, the player
+    a steal turns over), the new cells made only when asked for (``cells``): the
+    quick test judges most actions on the change alone."""
+
+    __slots__ = ("_cells", "action", "ball", "base", "flipped", "goal", "keepers",
+                 "mover_from", "mover_to", "side")
+
+    def __init__(self, action: Action, base: tuple[int, ...], ball: int,
+                 keepers: tuple[int, int], flipped: tuple[int, ...], goal: bool,
+                 mover_from: int, mover_to: int, side: int) -> None:
+        self.action = action
+        self.base = base  # the cells before the action
+        self.ball = ball
+        self.keepers = keepers
+        self.flipped = flipped  # squares turned over by a jump steal
+        self.goal = goal  # the ball went into the opponent's goal
+        self.mover_from = mover_from  # -1 for a kick
+        self.mover_to = mover_to
+        self.side = side  # the mover's
+        self._cells: tuple[int, ...] | None = None
+
+    @property
+    def cells(self) -> tuple[int, ...]:
+        """The cells after the action."""
+        if self._cells is None:
+            if self.mover_from < 0:  # a kick: only the ball moves
+                self._cells = self.base
+            else:
+                new = list(self.base)
+                new[self.mover_from] = EMPTY
+                new[self.mover_to] = ACTIVE[self.side]
+                for square in self.flipped:
+                    new[square] = RESTING[1 - self.side]
+                self._cells = tuple(new)
+        return self._cells
 
 
 #: The sides' colours, and how the highlights of ``status()`` show.
@@ -290,8 +343,9 @@ class Position:
         if isinstance(found, Position):
             return found
         if found is not None:  # an action the quick test found legal: made now, once
-            if not isinstance(found, _Effect):
-                found = self._step_effect(found[0], found[1], action)
+            if isinstance(found, tuple):
+                found = (self._step_effect(found[0], found[1], action) if len(found) == 2
+                         else self._jump_effect(*found))
             child = self._quickly_legal_child(found)
             self._legal[action] = child
             return child
@@ -305,9 +359,11 @@ class Position:
         return {action: self.apply(action) for action in self._legal}
 
     @cached_property
-    def _legal(self) -> dict[Action, Position | _Effect | tuple[int, int]]:
+    def _legal(self) -> dict[Action, Position | _Effect | tuple[int, int]
+                                | tuple[Jump, int, int, bool]]:
         """Legal action -> the position it leads to, or for an action the quick test
-        found legal, its effect (a step's: its squares): :meth:`apply` makes it.
+        found legal, what :meth:`apply` makes it from: its effect (a kick), its squares
+        (a step), or the chain's result (a jump: the Jump, from, to, ball taken).
         In the order of :meth:`_effects`."""
         if self.phase == OVER or self.outcome() is not None:
             return {}
@@ -317,40 +373,93 @@ class Position:
             every, legal = self._take_variants()
             # Should no choice let the turn go on, the steal still happens (docs: "Pass").
             return dict(legal or every)
-        children: dict[Action, Position | _Effect | tuple[int, int]] = {}
-        cells, ball, mine = self.cells, self.ball, ACTIVE[self.side]
+        children: dict[Action, Position | _Effect | tuple[int, int]
+                       | tuple[Jump, int, int, bool]] = {}
         quick = self._quick_test()
-        for square in PITCH:
-            if cells[square] != mine:
-                continue
-            for target, action in STEP_ACTIONS[square]:
-                if cells[target] != EMPTY:
-                    continue
-                # A dribble carries the ball; a step onto the free ball takes it.
-                new_ball = target if ball == square or ball == target else ball
-                verdict = quick.verdict(square, target, new_ball) if quick else None
-                if verdict:
-                    children[action] = (square, target)
-                elif verdict is None:
-                    child, _ = self._resolve(self._step_effect(square, target, action))
-                    if child is not None:
-                        children[action] = child
-        for effect in self._kick_and_jump_effects():
+        ball = self.ball
+        if quick is None:  # a sandwich on the board: the full test for every step
+            for square, target, action, _, _ in self._judged_steps(quick):
+                child, _ = self._resolve(self._step_effect(square, target, action))
+                if child is not None:
+                    children[action] = child
+        else:  # _judged_steps, inlined: the hottest loop
+            empty, active, _ = self._boards
+            plain, plain_from, plain_to = quick.plain, quick.plain_from, quick.plain_to
+            for square in bb_squares(active):
+                plain_here = plain_to if BB_SQUARES[square] & plain_from else 0
+                spare = quick.spare(square) if plain_here and plain is None else 0
+                for target, bit, action, pair in _STEP_TABLE[square]:
+                    if not empty & bit:
+                        continue
+                    if plain_here & bit:
+                        verdict = True if spare & ~bit else plain
+                    else:
+                        # A dribble carries the ball; a step onto the free ball takes it.
+                        verdict = quick.verdict(
+                            square, target, target if ball == square or ball == target else ball)
+                    if verdict:
+                        children[action] = pair
+                    elif verdict is None:
+                        child, _ = self._resolve(self._step_effect(square, target, action))
+                        if child is not None:
+                            children[action] = child
+        for effect in self._kick_effects() if self.cells[ball] == ACTIVE[self.side] else ():
             verdict = None
-            if quick and not effect.goal:
-                if effect.mover_from < 0:  # a kick: only the ball moves
-                    verdict = quick.verdict(-1, -1, effect.ball)
-                else:
-                    verdict = quick.verdict(effect.mover_from, effect.mover_to, effect.ball)
+            if quick and not effect.goal:  # -1, -1: only the ball moves
+                verdict = quick.judge(-1, -1, effect.ball)
             if verdict:
                 children[effect.action] = effect
             elif verdict is None:
                 child, _ = self._resolve(effect)
                 if child is not None:
                     children[effect.action] = child
+        for square, families in self._jumpers():
+            for jump, end, has_ball in self._chains(square, families):
+                verdict = quick.judge(square, end, end if has_ball else ball) if quick else None
+                if verdict:
+                    children[jump] = (jump, square, end, has_ball)
+                elif verdict is None:
+                    child, _ = self._resolve(self._jump_effect(jump, square, end, has_ball))
+                    if child is not None:
+                        children[jump] = child
         if not children:
             children[Pass()] = self._end_turn(self.cells, self.ball, self.keepers, ())
         return children
+
+    @cached_property
+    def _boards(self) -> tuple[int, int, int]:
+        """(empty pitch squares, the side to move's active players, all its players)."""
+        return bitboards(self.cells, self.side)
+
+    def _judged_steps(self, quick: _QuickTest | None) -> Iterator[
+            tuple[int, int, Step, tuple[int, int], bool | None]]:
+        """Every step of the side to move, in the order of :meth:`_effects`: (square,
+        target, the Step, (square, target), the quick test's verdict or None).
+
+        A *plain* step (from and to outside both keeper areas, not touching the ball,
+        not onto the file or rank of an opponent holding the ball) changes nothing the
+        quick test counts, so one verdict per position holds for all of them (at the
+        first action: given one of the position's quiet steps is left for the second,
+        see :meth:`_QuickTest.spare`): they are judged with bit operations only."""
+        empty, active, _ = self._boards
+        ball = self.ball
+        plain_from = plain_to = 0
+        plain: bool | None = None
+        if quick is not None:
+            plain, plain_from, plain_to = quick.plain, quick.plain_from, quick.plain_to
+        for square in bb_squares(active):
+            plain_here = plain_to if BB_SQUARES[square] & plain_from else 0
+            spare = quick.spare(square) if quick and plain_here and plain is None else 0
+            for target, bit, action, pair in _STEP_TABLE[square]:
+                if not empty & bit:
+                    continue
+                if plain_here & bit:
+                    yield square, target, action, pair, True if spare & ~bit else plain
+                    continue
+                # A dribble carries the ball; a step onto the free ball takes it.
+                new_ball = target if ball == square or ball == target else ball
+                yield square, target, action, pair, (
+                    quick.verdict(square, target, new_ball) if quick else None)
 
     def _quick_test(self) -> _QuickTest | None:
         """The quick test of this position's actions, or None where it cannot be used
@@ -377,25 +486,14 @@ class Position:
     def _may_end_turn_quickly(self, quick: _QuickTest) -> bool:
         """``any(self._may_end_turn(e) for e in self._effects())``, with the quick test
         deciding where it can (no effect made for a step it decides)."""
-        cells, ball, mine = self.cells, self.ball, ACTIVE[self.side]
-        for square in PITCH:
-            if cells[square] != mine:
-                continue
-            for target, action in STEP_ACTIONS[square]:
-                if cells[target] != EMPTY:
-                    continue
-                new_ball = target if ball == square or ball == target else ball
-                verdict = quick.verdict(square, target, new_ball)
-                if verdict or (verdict is None and self._may_end_turn(
-                        self._step_effect(square, target, action))):
-                    return True
+        for square, target, action, _, verdict in self._judged_steps(quick):
+            if verdict or (verdict is None and self._may_end_turn(
+                    self._step_effect(square, target, action))):
+                return True
         for effect in self._kick_and_jump_effects():
             if effect.goal:
                 return True
-            if effect.mover_from < 0:
-                verdict = quick.verdict(-1, -1, effect.ball)
-            else:
-                verdict = quick.verdict(effect.mover_from, effect.mover_to, effect.ball)
+            verdict = quick.judge(effect.mover_from, effect.mover_to, effect.ball)
             if verdict or (verdict is None and self._may_end_turn(effect)):
                 return True
         return False
@@ -445,19 +543,22 @@ class Position:
         me = self.side
         mine = ACTIVE[me]
         cells = self.cells
-        if cells[self.ball] == mine and not self._keeper_may_not_kick():
+        if cells[self.ball] == mine:
             yield from self._kick_effects()
-        cannot_jump = self.keepers[me] if self.options.keepers_cannot_jump else -1
-        for square in PITCH:
-            if cells[square] == mine and square != cannot_jump:
-                yield from self._jump_effects(square)
+        for square, families in self._jumpers():
+            yield from self._jump_effects(square, families)
 
-    def _keeper_may_not_kick(self) -> bool:
-        return (
-            self.options.keeper_first_action_no_pass
-            and self.ball == self.keepers[self.side]
-            and self.ball in KEEPER_AREA[self.side]
-        )
+    def _jumpers(self) -> Iterator[tuple[int, tuple[int, ...]]]:
+        """The players that may start a chain, each with the families (0 orthogonal, 1
+        diagonal) it has a first hop in: few, most players have none."""
+        me = self.side
+        cannot_jump = self.keepers[me] if self.options.keepers_cannot_jump else -1
+        empty, active, _ = self._boards
+        orthogonal, diagonal = bb_jumpers(active, BB_PITCH & ~empty, empty)
+        for square in bb_squares(orthogonal | diagonal):
+            if square != cannot_jump:
+                bit = BB_SQUARES[square]
+                yield square, _FAMILIES[bool(orthogonal & bit)][bool(diagonal & bit)]
 
     def _moved_keepers(self, frm: int, to: int) -> tuple[int, int]:
         if self.keepers[self.side] != frm:
@@ -471,16 +572,13 @@ class Position:
                 yield self._step_effect(square, target, action)
 
     def _step_effect(self, square: int, target: int, action: Action) -> _Effect:
-        cells, ball, piece = self.cells, self.ball, ACTIVE[self.side]
-        keepers = self.keepers
-        new = list(cells)
-        new[square], new[target] = EMPTY, piece
+        ball, keepers = self.ball, self.keepers
         # A dribble carries the ball; a step onto the free ball takes it.
         new_ball = target if ball == square or ball == target else ball
         return _Effect(
-            action, tuple(new), new_ball,
+            action, self.cells, new_ball,
             self._moved_keepers(square, target) if keepers[self.side] == square else keepers,
-            (), False, square, target,
+            (), False, square, target, self.side,
         )
 
     def _kick_effects(self) -> Iterator[_Effect]:
@@ -496,7 +594,7 @@ class Position:
                     if target in GOAL_SQUARES[1 - me] and not blocked:
                         yield _Effect(
                             Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target]),
-                            cells, target, self.keepers, (), True, -1, -1,
+                            cells, target, self.keepers, (), True, -1, -1, me,
                         )
                     break
                 occupant = cells[target]
@@ -507,18 +605,32 @@ class Position:
                 if occupant == EMPTY:
                     yield _Effect(
                         Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target], free=True),
-                        cells, target, self.keepers, (), False, -1, -1,
+                        cells, target, self.keepers, (), False, -1, -1, me,
                     )
                     continue
                 if occupant == ACTIVE[me]:
                     yield _Effect(
                         Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target]),
-                        cells, target, self.keepers, (), False, -1, -1,
+                        cells, target, self.keepers, (), False, -1, -1, me,
                     )
                 break
 
-    def _jump_effects(self, square: int) -> Iterator[_Effect]:
-        """One chain per distinct result (end square, ball taken or not), the shortest.
+    def _jump_effects(self, square: int, families: tuple[int, ...] = (0, 1)) -> Iterator[_Effect]:
+        """The effects of :meth:`_chains`."""
+        for jump, end, has_ball in self._chains(square, families):
+            yield self._jump_effect(jump, square, end, has_ball)
+
+    def _jump_effect(self, jump: Jump, square: int, end: int, has_ball: bool) -> _Effect:
+        ball = self.ball
+        return _Effect(
+            jump, self.cells, end if has_ball else ball, self._moved_keepers(square, end),
+            (ball,) if jump.steal else (), False, square, end, self.side,
+        )
+
+    def _chains(self, square: int, families: tuple[int, ...] = (0, 1)) -> Iterator[
+            tuple[Jump, int, bool]]:
+        """One chain per distinct result (end square, ball taken or not), the shortest:
+        (the Jump, its end square, whether the jumper has the ball there).
 
         While the jumper is in the air its own square is empty; the only thing
         a chain changes on the way is the ball (picked up from the ground, or
@@ -526,36 +638,32 @@ class Position:
         the whole state of a chain.
         """
         cells, ball, me = self.cells, self.ball, self.side
-        orthogonal, diagonal = JUMPS[square]
-        for mid, land in orthogonal + diagonal:
-            if cells[mid] != EMPTY and cells[land] == EMPTY:
-                break
-        else:  # no first hop (the common case): no chain
-            return
-        board = list(cells)
-        board[square] = EMPTY
-        starts_with_ball = ball == square
+        empty = self._boards[0]
+        # While the jumper is in the air its square is empty; nothing else empties or fills.
+        empty |= BB_SQUARES[square]
+        occupied = BB_PITCH & ~empty
         free_ball = ball if cells[ball] == EMPTY else -1
-        victim = ball if cells[ball] == ACTIVE[1 - me] else -1
-        start = (square, starts_with_ball)
-        best: dict[tuple[int, bool], tuple[tuple[int, ...], int]] = {}
-        for family in (0, 1):
-            paths: dict[tuple[int, bool], tuple[tuple[int, ...], int]] = {start: ((square,), 0)}
+        victim_bit = BB_SQUARES[ball] if cells[ball] == ACTIVE[1 - me] else 0
+        # A chain's state: 2 * square + (1 if the jumper has the ball).
+        start = 2 * square + (ball == square)
+        best: dict[int, tuple[tuple[int, ...], int]] = {}
+        for family in families:  # those with a first hop
+            paths: dict[int, tuple[tuple[int, ...], int]] = {start: ((square,), 0)}
             frontier = [start]
             while frontier:
                 following = []
                 for state in frontier:
-                    at, has_ball = state
                     path, steal = paths[state]
-                    for mid, land in JUMPS[at][family]:
-                        if board[mid] == EMPTY or board[land] != EMPTY:
+                    for mid_bit, land, land_bit in BB_HOPS[state >> 1][family]:
+                        if not (occupied & mid_bit and empty & land_bit):
                             continue
-                        new_has_ball, new_steal = has_ball, steal
-                        if not has_ball and (land == free_ball or mid == victim):
-                            new_has_ball = True
-                            if mid == victim:
-                                new_steal = len(path)
-                        new_state = (land, new_has_ball)
+                        new_steal = steal
+                        if state & 1 or land == free_ball:
+                            new_state = 2 * land + 1
+                        elif mid_bit == victim_bit:
+                            new_state, new_steal = 2 * land + 1, len(path)
+                        else:
+                            new_state = 2 * land
                         if new_state not in paths:
                             paths[new_state] = (path + (land,), new_steal)
                             following.append(new_state)
@@ -563,19 +671,14 @@ class Position:
             for state, found in paths.items():
                 if state != start and (state not in best or len(found[0]) < len(best[state][0])):
                     best[state] = found
-        piece = ACTIVE[me]
-        for (end, has_ball), (path, steal) in best.items():
-            new = list(board)
-            new[end] = piece
-            flipped: tuple[int, ...] = ()
-            if steal:
-                new[victim] = RESTING[1 - me]
-                flipped = (victim,)
-            yield _Effect(
-                Jump(tuple(SQUARE_NAMES[i] for i in path), steal),
-                tuple(new), end if has_ball else ball, self._moved_keepers(square, end),
-                flipped, False, square, end,
-            )
+        for state, (path, steal) in best.items():
+            try:
+                jump = _JUMPS[path, steal]
+            except KeyError:
+                if len(_JUMPS) >= 1 << 16:  # bounded: chains are many, few are met
+                    _JUMPS.clear()
+                jump = _JUMPS[path, steal] = Jump(tuple(SQUARE_NAMES[i] for i in path), steal)
+            yield jump, state >> 1, bool(state & 1)
 
     # ------------------------------------------------------------- turn rules
 
@@ -626,10 +729,14 @@ class Position:
 
     def _quickly_legal_child(self, effect: _Effect) -> Position:
         """What :meth:`_resolve` makes of an effect the quick test found legal (no goal,
-        no sandwich, nobody entering its keeper area, a turn that may end), without
-        its look ahead."""
+        no sandwich, a turn that may end), without its look ahead."""
+        me = self.side
         if self.done == 0:
-            return _position(effect.cells, effect.ball, self.side, 1, PLAY, effect.keepers, -1,
+            entered = -1
+            if (effect.mover_to in KEEPER_AREA[me] and effect.mover_from != self.keepers[me]
+                    and effect.mover_from not in KEEPER_AREA[me]):
+                entered = effect.mover_to
+            return _position(effect.cells, effect.ball, me, 1, PLAY, effect.keepers, entered,
                              self.score, -1, effect.flipped, self.options)
         return self._end_turn(effect.cells, effect.ball, effect.keepers, effect.flipped)
 
@@ -774,10 +881,9 @@ class Position:
         if end == start and has_ball == (self.ball == start):
             raise IllegalAction(f"{written}: the chain ends where it started without taking the "
                                 "ball")
-        board[end] = ACTIVE[me]
         return _Effect(
-            Jump(tuple(names), steal), tuple(board), end if has_ball else self.ball,
-            self._moved_keepers(start, end), (victim,) if steal else (), False, start, end,
+            Jump(tuple(names), steal), self.cells, end if has_ball else self.ball,
+            self._moved_keepers(start, end), (victim,) if steal else (), False, start, end, me,
         )
 
     def _phase_reason(self) -> str:
@@ -846,8 +952,6 @@ class Position:
         me = self.side
         if self.ball != frm or self.cells[frm] != ACTIVE[me]:
             return f"{SIDES[me]} has no player with the ball on {kick.frm}"
-        if self._keeper_may_not_kick():
-            return "the keeper must carry the ball out of its keeper area (rule option)"
         for ray in RAYS[frm]:
             if to not in ray:
                 continue
@@ -1078,40 +1182,115 @@ class _QuickTest:
     the turn may end. A first action is legal when the turn could then end at once
     and a *quiet* step (between squares outside both keeper areas, away from the ball;
     see ``Position._has_quiet_step``) is left for the second: one of this position's
-    quiet steps that the action does not take. An action after which the mover might
-    sandwich the ball's holder (it lands on the holder's file or rank) goes to the
-    full test, as does every action where a sandwich stands on the board already.
+    quiet steps that the action does not take, or, when the turn could not end at once
+    (the mover entered a keeper area, or the ball stays in the own area), a step of the
+    mover out to a free square outside both areas (``_steps_out``). An action that
+    closes a sandwich on the ball's holder goes to the full test (tested only for a
+    move landing right behind the holder's line of pieces on its file or rank), as
+    does every action where a sandwich stands on the board already. The sets of
+    squares involved are bitboards (``geometry.BB_*``), the test of a plain move (see
+    ``Position._judged_steps``) two ANDs.
     """
 
-    __slots__ = ("own", "position", "their", "witnesses")
+    __slots__ = ("_may_spare", "_spares", "_targets", "_witnesses", "own", "plain", "plain_from",
+                 "plain_to", "position", "their")
 
     def __init__(self, position: Position) -> None:
         self.position = position
-        me = position.side
-        cells, mine = position.cells, (ACTIVE[me], RESTING[me])
+        me, ball, cells = position.side, position.ball, position.cells
+        empty, active, players = position._boards
         #: the side's players in its own keeper area, and in the opponent's
-        self.own = sum(cells[i] in mine for i in AREA_SQUARES[me])
-        self.their = sum(cells[i] in mine for i in AREA_SQUARES[1 - me])
-        self.witnesses: list[tuple[int, int]] = []
+        self.own = bb_count(players & BB_AREAS[me])
+        self.their = bb_count(players & BB_AREAS[1 - me])
+        free = empty & BB_QUIET & ~BB_SQUARES[ball]
+        #: the targets of plain steps (see ``Position._judged_steps``), and their verdict
+        #: at the second action (at the first: ``spare``, else None)
+        self.plain_from = BB_QUIET & ~BB_SQUARES[ball]
+        self.plain_to = free & ~BB_LINES[ball] if cells[ball] == ACTIVE[1 - me] else free
+        bad = self.own > 1 or self.their > 0 or (
+            ball in KEEPER_AREA[me] and cells[ball] in (ACTIVE[me], RESTING[me]))
+        self.plain: bool | None = None
+        if position.done != 0:
+            self.plain = not bad and position.entered < 0
+        #: the quiet steps of the first action, per player: square -> its targets
+        self._targets: dict[int, int] = {}
+        self._may_spare = position.done == 0 and not bad
         if position.done == 0:
-            ball, active = position.ball, ACTIVE[me]
-            self.witnesses = [
-                (square, target) for square in QUIET_SQUARES
-                if cells[square] == active and square != ball
-                for target in QUIET_STEPS[square] if cells[target] == EMPTY and target != ball]
+            for square in bb_squares(active & BB_QUIET & ~BB_SQUARES[ball]):
+                targets = BB_STEPS[square] & free
+                if targets:
+                    self._targets[square] = targets
+        self._witnesses: list[tuple[int, int]] | None = None
+        self._spares: dict[int, int] = {}
+
+    @property
+    def witnesses(self) -> list[tuple[int, int]]:
+        """The quiet steps (square, target) a second action could make, in PITCH order."""
+        if self._witnesses is None:
+            self._witnesses = [(square, target) for square, targets in self._targets.items()
+                               for target in bb_squares(targets)]
+        return self._witnesses
+
+    def spare(self, frm: int) -> int:
+        """The targets of the quiet steps left for the second action when ``frm`` moves
+        first (0 at the second action, or where the turn could not end at once): a plain
+        step from ``frm`` to a square outside this set leaves one of them."""
+        if not self._may_spare:
+            return 0
+        out = self._spares.get(frm, -1)
+        if out < 0:
+            out = 0
+            for square, targets in self._targets.items():
+                if square != frm:
+                    out |= targets
+            self._spares[frm] = out
+        return out
+
+    def _steps_out(self, frm: int, to: int, new_ball: int) -> bool:
+        """Whether, after a first action moving a player ``frm`` -> ``to``, a step of
+        that player to a free square outside both keeper areas is a legal second
+        action (rule 1-4 at the turn's end; a sandwich that step closes is taken by
+        the mover, outside its area)."""
+        p = self.position
+        me, cells = p.side, p.cells
+        empty = (p._boards[0] | BB_SQUARES[frm]) & ~BB_SQUARES[to]
+        if not BB_STEPS[to] & empty & BB_QUIET:
+            return False
+        own_area = KEEPER_AREA[me]
+        if self.own - (frm in own_area) > 1 or self.their - (frm in KEEPER_AREA[1 - me]) > 0:
+            return False
+        # The ball: carried by the mover (out with it), or where the first action left it.
+        return new_ball == to or not (
+            new_ball in own_area and cells[new_ball] in (ACTIVE[me], RESTING[me]))
+
+    def judge(self, frm: int, to: int, new_ball: int) -> bool | None:
+        """:meth:`verdict`, for a plain move (see ``Position._judged_steps``) from bits."""
+        if new_ball == self.position.ball and frm >= 0 and BB_SQUARES[frm] & self.plain_from \
+                and BB_SQUARES[to] & self.plain_to:
+            if self.plain is None:
+                return True if self.spare(frm) & ~BB_SQUARES[to] else None
+            return self.plain
+        return self.verdict(frm, to, new_ball)
 
     def verdict(self, frm: int, to: int, new_ball: int) -> bool | None:
         """A player moving ``frm`` -> ``to`` (-1, -1 for a kick), the ball ending on
         ``new_ball`` (with the mover, a team-mate, free, or where it was)."""
         p = self.position
         me, cells, ball = p.side, p.cells, p.ball
-        if new_ball == ball and cells[ball] == ACTIVE[1 - me] and to >= 0 \
-                and (to % 5 == ball % 5 or to // 5 == ball // 5):
-            return None  # it may close a sandwich on the holder
+        if new_ball == ball and to >= 0 and cells[ball] == ACTIVE[1 - me] \
+                and BB_SQUARES[to] & BB_LINES[ball] \
+                and cells[_toward(to, ball)] in (ACTIVE[1 - me], RESTING[1 - me]):
+            # It lands on the holder's file or rank, right behind the holder or the
+            # opponents lined up with it: does it close a sandwich?
+            after = list(cells)
+            after[frm], after[to] = EMPTY, ACTIVE[me]
+            if _sandwich(tuple(after), ball, me)[0]:
+                return None
         own_area, their_area = KEEPER_AREA[me], KEEPER_AREA[1 - me]
         if p.done == 0:
             if to in own_area and frm != p.keepers[me] and frm not in own_area:
-                return None  # it enters its keeper area: the second action must leave
+                # it enters its keeper area: the second action must take it out
+                return True if self._steps_out(frm, to, new_ball) else None
         elif p.entered >= 0 and (frm != p.entered or to in own_area):
             return False  # rule 1-4: the player that entered must leave with this one
         own, their = self.own, self.their
@@ -1121,13 +1300,24 @@ class _QuickTest:
         holds = new_ball == to if frm >= 0 and new_ball in (frm, to) \
             else cells[new_ball] in (ACTIVE[me], RESTING[me])
         if own > 1 or their > 0 or (holds and new_ball in own_area):
-            return None if p.done == 0 else False  # the turn may not end so
+            if p.done != 0:
+                return False  # the turn may not end so
+            return True if frm >= 0 and self._steps_out(frm, to, new_ball) else None
         if p.done != 0:
             return True
+        if not self._targets:
+            return None
         for square, target in self.witnesses:
             if square != frm and target != to and square != new_ball and target != new_ball:
                 return True
         return None
+
+
+def _toward(square: int, other: int) -> int:
+    """The square next to ``square`` on the way to ``other``, on its file or rank."""
+    if square // 5 == other // 5:
+        return square + (1 if other > square else -1)
+    return square + (5 if other > square else -5)
 
 
 def _sandwich(cells: tuple[int, ...], ball: int,
