@@ -69,8 +69,9 @@ def test_the_demo_set_says_it_is_not_the_publishers_and_keeps_the_public_counts(
      "card H01: effect 'teleport' is not one of"),
     (lambda d: entry(d, "SY05").update(stars=6),
      "card SY05: stars must be a whole number from 1 to 5"),
-    (lambda d: entry(d, "SY05").update(tackle=True), "tackle cards: 3, the game has 2"),
-    (lambda d: entry(d, "SY05").update(stars=3), "synergy cards with 2 stars: 4, the game has 5"),
+    (lambda d: d.update(published_counts=True) or entry(d, "SY05").update(tackle=True),
+     "tackle cards: 3, the published set has 2"),
+    (lambda d: d.update(published_counts="yes"), "published_counts must be true or false"),
     (lambda d: entry(d, "PK03").update(role="goalkeeper"),
      "card PK03: role 'goalkeeper' is not kick"),
     (lambda d: entry(d, "PK08").update(course="upper-90"),
@@ -86,6 +87,25 @@ def test_check_cards_names_each_problem(change: Any, message: str) -> None:
     change(data)
     problems = RULES.check_cards(CardSet(data))
     assert any(p.startswith(message) for p in problems), problems
+
+
+def test_counts_from_the_lost_figure_warn_and_never_refuse() -> None:
+    """The synergy card list (「シナジーカード一覧 … 1枚 2枚 5枚 10枚 5枚 2枚」) lost its star
+    values: two tackle cards and 1 star x 3 are a reading, so a box that differs plays,
+    with a warning; the set's option ``published_counts`` makes them binding."""
+    data = copy.deepcopy(demo_data())
+    entry(data, "SY05").update(tackle=True, stars=1)
+    cards = CardSet(data)
+    assert RULES.check_cards(cards) == []
+    assert RULES.card_warnings(cards) == [
+        "synergy cards with 1 stars: 4, the published set has 3",
+        "synergy cards with 2 stars: 4, the published set has 5",
+        "tackle cards: 3, the published set has 2"]
+    assert RULES.start(cards=cards).cards == cards
+    assert RULES.card_warnings(load_card_set(DEMO)) == []
+    data["published_counts"] = True
+    with pytest.raises(CardSetError, match="tackle cards: 3, the published set has 2"):
+        RULES.start(cards=CardSet(data))
 
 
 def test_start_refuses_a_set_that_fails_the_checks_and_accepts_a_card_set_or_a_path(

@@ -60,7 +60,7 @@ from .actions import (
     Sub,
     Synergy,
 )
-from .cards import check_cards
+from .cards import card_warnings, check_cards
 from .notation import parse
 from .position import (
     AWAY,
@@ -151,6 +151,10 @@ class MagicNumberElevenRules(ReadsCardSets):
     def check_cards(self, card_set: CardSet) -> list[str]:
         """The game's checks of a card set (see :func:`cards.check_cards`)."""
         return check_cards(card_set)
+
+    def card_warnings(self, card_set: CardSet) -> list[str]:
+        """Counts that differ from the published set (see :func:`cards.card_warnings`)."""
+        return card_warnings(card_set)
 
 
 def _ids(text: str, count: int, what: str) -> tuple[str, ...]:

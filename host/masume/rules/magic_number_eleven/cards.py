@@ -44,9 +44,14 @@ TEAMS = ("home", "away", "star")
 
 #: What is public about the real set (issue 7): counts the game's checks hold a set to.
 PLAYER_COUNTS = {"home": 10, "away": 10, "star": 12}
+#: Counts read from a lost figure (the synergy card list's star values) or from public
+#: pages, not from a sentence of the rules: a set that differs draws a warning
+#: (:func:`card_warnings`), a refusal only under the set's option ``published_counts``.
 SYNERGY_STARS = {1: 3, 2: 5, 3: 10, 4: 5, 5: 2}
 TACKLES = 2
 PENALTY_CARDS = 11
+#: The set's top-level option that makes the published counts binding.
+PUBLISHED_COUNTS = "published_counts"
 
 
 @dataclass(frozen=True)
@@ -171,23 +176,62 @@ def check_cards(card_set: CardSet) -> list[str]:
             problems.append(f"{team} players: {teams[team]}, the game needs {count}")
     for team in sorted(set(teams) - set(PLAYER_COUNTS)):
         problems.append(f"players with team {team!r}: team must be home, away or star")
-    if synergy != sum(SYNERGY_STARS.values()):
-        problems.append(f"synergy cards: {synergy}, the game has {sum(SYNERGY_STARS.values())}")
-    for value, count in SYNERGY_STARS.items():
-        if synergy and star_counts[value] != count:
-            problems.append(f"synergy cards with {value} stars: {star_counts[value]}, "
-                            f"the game has {count}")
-    if synergy and tackles != TACKLES:
-        problems.append(f"tackle cards: {tackles}, the game has {TACKLES}")
-    if sum(penalty.values()) != PENALTY_CARDS:
-        problems.append(f"penalty-kick cards: {sum(penalty.values())}, "
-                        f"the game has {PENALTY_CARDS}")
+    if not synergy:
+        problems.append("synergy cards: none (the attack and the defence draw them)")
+    option = card_set.extra.get(PUBLISHED_COUNTS, False)
+    if not isinstance(option, bool):
+        problems.append(f"{PUBLISHED_COUNTS} must be true or false, not {option!r}")
+    elif option:
+        problems += _count_differences(synergy, star_counts, tackles, sum(penalty.values()))
     if not penalty["kick"] or not penalty["save"]:
         problems.append("penalty-kick cards: at least one kick and one save card are needed")
     elif kick_courses - save_courses:
         problems.append("penalty-kick courses no save card can guess: "
                         + ", ".join(sorted(kick_courses - save_courses)))
     return problems
+
+
+def card_warnings(card_set: CardSet) -> list[str]:
+    """Where the set's counts differ from the published ones (:data:`SYNERGY_STARS`,
+    :data:`TACKLES`, :data:`PENALTY_CARDS`): read from a lost figure or a public page,
+    they never refuse a box that differs unless the set asks (``published_counts = true``).
+
+    >>> from masume.cards import CardSet
+    >>> box = {"id": "b", "game": "magic-number-eleven", "card": [
+    ...     {"id": "S1", "name": "One", "kind": "synergy", "stars": 1, "tackle": True,
+    ...      "copies": 3}]}
+    >>> card_warnings(CardSet(box))[:2]
+    ['synergy cards: 3, the published set has 25', 'synergy cards with 2 stars: 0, the published set has 5']
+    """
+    star_counts: Counter[int] = Counter()
+    synergy = tackles = penalty = 0
+    for card in card_set:
+        if card.kind == "synergy":
+            synergy += card.copies
+            value = card.get("stars")
+            if isinstance(value, int) and not isinstance(value, bool):
+                star_counts[value] += card.copies
+            tackles += card.copies if card.get("tackle") is True else 0
+        elif card.kind == "penalty":
+            penalty += card.copies
+    return _count_differences(synergy, star_counts, tackles, penalty)
+
+
+def _count_differences(synergy: int, star_counts: Counter[int], tackles: int,
+                       penalty: int) -> list[str]:
+    out: list[str] = []
+    if synergy != sum(SYNERGY_STARS.values()):
+        out.append(f"synergy cards: {synergy}, the published set has "
+                   f"{sum(SYNERGY_STARS.values())}")
+    for value, count in SYNERGY_STARS.items():
+        if synergy and star_counts[value] != count:
+            out.append(f"synergy cards with {value} stars: {star_counts[value]}, "
+                       f"the published set has {count}")
+    if synergy and tackles != TACKLES:
+        out.append(f"tackle cards: {tackles}, the published set has {TACKLES}")
+    if penalty != PENALTY_CARDS:
+        out.append(f"penalty-kick cards: {penalty}, the published set has {PENALTY_CARDS}")
+    return out
 
 
 def _player_problems(card: Card, where: str) -> list[str]:
@@ -237,6 +281,7 @@ __all__ = [
     "SYMBOL_KINDS",
     "PlayerCard",
     "Symbols",
+    "card_warnings",
     "check_cards",
     "is_tackle",
     "player",

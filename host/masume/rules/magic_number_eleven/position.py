@@ -22,7 +22,7 @@ reports (the legal actions list every candidate).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -163,7 +163,10 @@ class Position:
     discard_known: frozenset[str] = frozenset()  # discarded cards the host saw
     discard_unknown: int = 0  # discarded cards it did not (from a hand)
     areas: tuple[tuple[tuple[int, str, str], ...], ...] = ((), ())  # (area, id, source)
-    team_symbols: tuple[int, int] = (0, 0)  # link and press symbols at the turn's start
+    #: Link and press symbols the team action may use: completed at the turn's start
+    #: (「ターン開始時に既に完成しているシンボルだけが効果を発揮できる」) and counted again
+    #: when a player leaves before the team action (see ``do_sub``).
+    team_symbols: tuple[int, int] = (0, 0)
     placed: str = ""  # reading cell of the card placed this turn
     shot: Shot | None = None
     penalty: tuple[str, str] = ("", "")  # kick card, save card laid
@@ -236,6 +239,8 @@ class Position:
 
     def shot_symbols(self, cell: str) -> tuple[Symbol, ...]:
         """The completed, unused shot symbols of the card read at ``cell``."""
+        if not cell:  # no card (the card just placed was substituted out)
+            return ()
         side = HOME if cell[0] == "H" else AWAY
         return tuple(s for s in self.symbols(side) if s.kind == "shot" and cell in s.cards)
 
@@ -497,6 +502,7 @@ class Position:
         else:
             yield Effect(True)
         yield Effect(False)
+        yield from self._subs()
 
     def _actions_after(self) -> Iterator[Action]:
         for symbol in self.shot_symbols(self.placed):
@@ -513,6 +519,7 @@ class Position:
             for copy_id in self.pool():
                 yield Synergy(copy_id, area, "hand")
             yield Done()
+        yield from self._subs()
 
     def _actions_defence(self) -> Iterator[Action]:
         side = 1 - self.turn
@@ -545,14 +552,16 @@ class Position:
         yield from self._subs()
 
     def _subs(self) -> Iterator[Action]:
+        """「選手交代は自分のターン中いつでも、そしてハーフタイムで行える」: any of one's
+        own players, on the field (the card just placed too) or not yet placed, for a
+        face-up bench card, at most 3 a match (「最大3回まで」)."""
         side = self._mover()
         if self.subs[side] >= MAX_SUBS:
             return
         incoming = [copy_id for _, copy_id, out in self.bench[side] if not out]
         if not incoming:
             return
-        going = [c for cell, c in self._side_field(side) if cell != self.placed]
-        going += list(self.unplaced[side])
+        going = [c for _, c in self._side_field(side)] + list(self.unplaced[side])
         for out in going:
             for into in incoming:
                 yield Sub(out, into)
@@ -614,10 +623,22 @@ class Position:
         if isinstance(action, Synergy):
             return self._synergy_problem(action)
         if isinstance(action, Sub):
-            if self.subs[self._mover()] >= MAX_SUBS:
-                return f"{self.to_move} has made its {MAX_SUBS} substitutions"
-            return "the player coming on must be face up on the bench, the one going off yours"
+            return self._sub_problem(action)
         return "not allowed here"
+
+    def _sub_problem(self, action: Sub) -> str:
+        side = self._mover()
+        if self.subs[side] >= MAX_SUBS:
+            return f"{self.to_move} has made its {MAX_SUBS} substitutions"
+        own = [c for _, c in self._side_field(side)] + list(self.unplaced[side])
+        if action.out not in own:
+            return f"{action.out} is not a player of {self.to_move} on the field or in front " \
+                   "of them"
+        bench = {c: out for _, c, out in self.bench[side]}
+        if action.into not in bench:
+            return f"{action.into} is not on {self.to_move}'s bench"
+        return f"{action.into} was substituted out: he cannot come back (「一度交代アウトされた" \
+               "選手は試合が終わるまで投入できない」)"
 
     def _shot_problem(self, action: Shoot) -> str:
         if action.kind == "blind":
@@ -1024,10 +1045,27 @@ class _State:
         position = self.now()
         cells = [cell for cell, c in self.field if c == action.out]
         if cells:
+            cell = cells[0]
             gone = {s.name for s in _symbols(self.cards, position._side_field(side))
-                    if cells[0] in s.cards}
-            self.used = frozenset(self.used - gone)  # its shot tokens go back to the supply
+                    if cell in s.cards}
+            # 「交代アウトされる選手カードの上にあったシュートトークンは全て保管所に戻す」
+            self.used = frozenset(self.used - gone)
             self.field = tuple(p for p in self.field if p[1] != action.out)
+            if self.shot is not None and self.shot.token in gone:
+                # the shooter leaves during his own attack: the shot stands, its token
+                # goes back to the supply
+                self.shot = replace(self.shot, shooter="", token="")
+            if cell == self.placed:  # the card just placed leaves: its instant effect too
+                self.placed = ""
+                if self.phase == EFFECT:
+                    self.phase = AFTER
+            if self.phase == TEAM:
+                # a team-action symbol counts when it is used: a player who left before
+                # the team action lends none (the seed's example subs *after* using one:
+                # 「チーム行動で戦術シンボルの効果を使った後に選手を交代することも可能だ」)
+                now = self.now()
+                self.team_symbols = (min(self.team_symbols[0], now.count(side, "link")),
+                                     min(self.team_symbols[1], now.count(side, "press")))
         unplaced = tuple(c for c in self.unplaced[side] if c != action.out) + (action.into,)
         self.pair("unplaced", side, unplaced)
         # the player going off lies face down where the one coming on lay

@@ -109,6 +109,10 @@ class MasumeTacticsRules(ReadsCardSets):
         """The game's checks of a specialist card set (see :func:`check_cards`)."""
         return check_cards(card_set)
 
+    def card_warnings(self, card_set: CardSet) -> list[str]:
+        """None: a specialist card's abilities are all in the vocabulary or refused."""
+        return []
+
     def resign(self, position: Position, side: str) -> Position:
         """The position after ``side`` resigns.
 
