@@ -42,7 +42,7 @@ PLAN: dict[str, tuple[int, int]] = {
 }
 
 EXPECTED = {
-    "eyeshield21": "a5895dbf550b0b306053d752acb55eb3",
+    "eyeshield21": "f52364c37ca76bd6f27f2dddcb538ad8",
     "magic-number-eleven": "7597d4462920691c339f6995b0c0b2f9",
     "masume-tactics": "022a2cdb1113ee29ffc24f735587b8d4",
     "shogi-soccer": "d96398817a644f345acfae380dd31d31",

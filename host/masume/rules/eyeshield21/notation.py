@@ -20,7 +20,7 @@ from typing import Any
 from ..base import NotationError, read_fields
 from .actions import COUNTED, OFF_MAT, WORDS, Action, Call, Move, Place, Use
 from .cards import Table
-from .geometry import ALL_CELLS, AREAS, SIDES, owner_of
+from .geometry import AREAS, SIDES, is_cell, owner_of
 from .position import SETUP, STEPS, Options, Piles, Position
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]*"
@@ -138,7 +138,7 @@ def impossible(position: Position) -> str:
     """Why a position cannot exist, or '' (every card once, 40 cards a side, known cells)."""
     seen: set[str] = set()
     for cell, copy, _ in position.cells:
-        if cell not in ALL_CELLS:
+        if not is_cell(cell):
             return f"{cell} is not a place on the eyeshield21 mat"
         if copy in seen:
             return f"{copy} lies on two places"

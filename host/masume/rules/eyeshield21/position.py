@@ -56,14 +56,15 @@ from .cards import (
     team_of,
 )
 from .geometry import (
+    AREA_PLACES,
     AREAS,
     SIDES,
     area_cells,
     area_of,
+    area_place,
     ball_cell,
     bench_cells,
     character_cells,
-    half_cells,
     owner_of,
     pile_cell,
     reaction_cells,
@@ -210,6 +211,20 @@ class Position:
     def _at(self) -> dict[str, tuple[str, bool]]:
         return {cell: (copy, up) for cell, copy, up in self.cells}
 
+    def _area(self, side: str, area: str) -> tuple[str, ...]:
+        """The places of ``side``'s half of ``area``: the mat's 7, every place in use, and
+        one free place more when they are all taken: no cap on a half
+        (「ボールカード以外のカードは、どちらのエリアに割り振ってもよい(全部を片方に寄せてもよい)」)."""
+        prefix = f"{side}-{area}-"
+        used = [area_place(c) for c in self._at if c.startswith(prefix)]
+        places = max([AREA_PLACES, *used])
+        if sum(1 for n in used if n) >= places:
+            places += 1
+        return area_cells(side, area, places)
+
+    def _half(self, side: str, area: str) -> tuple[str, ...]:
+        return (ball_cell(side, area),) + self._area(side, area)
+
     def card_at(self, cell: str) -> str | None:
         """The copy id lying on ``cell``, or None."""
         found = self._at.get(cell)
@@ -263,7 +278,7 @@ class Position:
             return []
         wanted = self.area if side == self.attacker else "line"
         out = []
-        for cell, copy in self.cards_on(area_cells(SIDES[side], self.area)):
+        for cell, copy in self.cards_on(self._area(SIDES[side], self.area)):
             card = self.card(copy)
             if (card.kind in ("character", "combination") and self.face_up(cell)
                     and wanted in play_types(card)):
@@ -307,7 +322,7 @@ class Position:
         """ガッツ補充: at most the attacker's characters in the attack area."""
         if not self.area:
             return 0
-        cells = area_cells(SIDES[self.attacker], self.area)
+        cells = self._area(SIDES[self.attacker], self.area)
         return sum(1 for _, copy in self.cards_on(cells)
                    if self.table.kind(copy) == "character")
 
@@ -346,11 +361,11 @@ class Position:
         if targets:
             highlights["place"] = tuple(targets)
         if self.step in (ALLOT, BLOCK):
-            highlights["area"] = tuple(c for a in AREAS for c in half_cells(side, a))
+            highlights["area"] = tuple(c for a in AREAS for c in self._half(side, a))
         elif self.step == GUESS:
             highlights["area"] = tuple(ball_cell(side, a) for a in AREAS)
         elif self.area and self.step in ATTACK_STEPS:
-            highlights["area"] = tuple(c for s in SIDES for c in half_cells(s, self.area))
+            highlights["area"] = tuple(c for s in SIDES for c in self._half(s, self.area))
         if self.step == DAMAGE:
             highlights["damage"] = (pile_cell(side, "deck"),)
         if self.step == TIDY:
@@ -469,14 +484,16 @@ class Position:
                 for copy in self._pool_of(me, "reaction"):
                     for cell in self.free(reaction_cells(side)):
                         yield Place(copy, cell)
-            for cell, _ in self.cards_on(character_cells(side)):
+            # 「場のキャラクターカードを捨て場に送る」: the bench is part of 場
+            # (「それぞれの場はキャラクターカード置場、ベンチ、パスエリア、ランエリアに大別される」)
+            for cell, _ in self.cards_on(character_cells(side) + bench_cells(side)):
                 yield Move(cell, "discard")
             yield from self._abilities(me, character_cells(side), "main")
             if self.piles[me].guts >= self.options.draw_cost:
                 yield Call("buy")
             yield Call("attack")
         elif step in (ALLOT, BLOCK):
-            spots = self.free(area_cells(side, "pass") + area_cells(side, "run"))
+            spots = self.free(self._area(side, "pass") + self._area(side, "run"))
             waiting = self.cards_on(character_cells(side))
             for cell, _ in waiting:
                 for target in spots:
@@ -506,7 +523,7 @@ class Position:
             for n in range(self._refill_max() + 1):
                 yield Call("refill", n)
         elif step in (PLAY_ATTACK, PLAY_BLOCK):
-            cells = area_cells(side, self.area)
+            cells = self._area(side, self.area)
             yield from self._abilities(me, cells, "play")
             role = "attack" if step == PLAY_ATTACK else "block"
             for cell, copy in self.cards_on(reaction_cells(side)):
@@ -519,7 +536,7 @@ class Position:
             yield DONE
         elif step in (TACTICS_ATTACK, TACTICS_BLOCK):
             role = "attack" if step == TACTICS_ATTACK else "block"
-            for cell, copy in self.cards_on(area_cells(side, self.area)):
+            for cell, copy in self.cards_on(self._area(side, self.area)):
                 ability = ability_of(self.card(copy))
                 if (self.table.kind(copy) == "tactics" and copy not in self.used and ability
                         and ability.when in (role, "any") and self._affordable(me, ability)):
@@ -582,7 +599,7 @@ class Position:
 
     def _combinations(self, side: int) -> Iterator[Place]:
         """Combination cards whose characters are all in the side's half of the attack area."""
-        cells = area_cells(SIDES[side], self.area)
+        cells = self._area(SIDES[side], self.area)
         present: dict[str, str] = {}
         for cell, copy in self.cards_on(cells):
             if self.table.kind(copy) == "character" and self.face_up(cell):
@@ -605,7 +622,7 @@ class Position:
         name = SIDES[side]
         spots = self.free(character_cells(name))
         for area in AREAS:
-            for cell, copy in self.cards_on(half_cells(name, area)):
+            for cell, copy in self.cards_on(self._half(name, area)):
                 kind = self.table.kind(copy)
                 if kind == "character":
                     for target in spots:
@@ -988,8 +1005,8 @@ class Position:
             lines.append(f"{side}: deck {p.deck} hand {p.hand} guts {p.guts} discard {p.discard}")
             for zone, cells in (("characters", character_cells(side)), ("bench", bench_cells(side)),
                                 ("reactions", reaction_cells(side)),
-                                ("pass", half_cells(side, "pass")),
-                                ("run", half_cells(side, "run"))):
+                                ("pass", self._half(side, "pass")),
+                                ("run", self._half(side, "run"))):
                 shown = [(copy if up else f"[{copy}]")
                          for copy, up in (self._at[c] for c in cells if c in self._at)]
                 if shown:
