@@ -12,7 +12,7 @@ import pytest
 from masume.cards import SETS_DIR, load_card_set
 from masume.games import load_rules
 from masume.rules.eyeshield21 import check_cards, deck_lists
-from masume.rules.eyeshield21.cards import KINDS, ability_of
+from masume.rules.eyeshield21.cards import KINDS, ability_of, card_warnings
 
 RULES = load_rules("eyeshield21")
 
@@ -72,6 +72,16 @@ def test_demo_decks_are_legal_and_exercise_every_rule() -> None:
     (('power = 3', 'power = -1'), "card F01: power must be a whole number of at least 0, not -1"),
     (('members = ["Aoki", "Kuroda"]', 'members = ["Aoki"]'),
      "card F20: members must list at least two character names"),
+    (('mark = true', 'mark = "yes"'), "card B1: mark must be true (the ball mark) or false"),
+    (('game = "eyeshield21"', 'game = "magic-number-eleven"'),
+     "the set is for 'magic-number-eleven', not eyeshield21"),
+])
+def test_each_card_problem_is_one_clear_line(tmp_path: Path, change: tuple[str, str], message: str) -> None:
+    problems = check_cards(load_card_set(variant(tmp_path, change)))
+    assert message in problems, problems
+
+
+@pytest.mark.parametrize("change, message", [
     (('effect = "draw", amount = 1, cost = 1', 'effect = "teleport", amount = 1, cost = 1'),
      "card F01: ability effect must be one of power, weaken, team-power, draw, guts, mill, not 'teleport'"),
     (('{ when = "play", effect = "draw"', '{ when = "later", effect = "draw"'),
@@ -86,13 +96,15 @@ def test_demo_decks_are_legal_and_exercise_every_rule() -> None:
      "card F01: ability has unknown field(s) colour"),
     (('lasting = true\nability = { when = "attack", effect = "power"', 'lasting = true\nability = { when = "attack", effect = "draw"'),
      "card F41: a lasting reaction changes power (power, weaken or team-power)"),
-    (('mark = true', 'mark = "yes"'), "card B1: mark must be true (the ball mark) or false"),
-    (('game = "eyeshield21"', 'game = "magic-number-eleven"'),
-     "the set is for 'magic-number-eleven', not eyeshield21"),
 ])
-def test_each_card_problem_is_one_clear_line(tmp_path: Path, change: tuple[str, str], message: str) -> None:
-    problems = check_cards(load_card_set(variant(tmp_path, change)))
-    assert message in problems, problems
+def test_an_ability_outside_the_vocabulary_is_a_warning_never_a_refusal(
+        tmp_path: Path, change: tuple[str, str], message: str) -> None:
+    """Issue 14: an owner's card that the vocabulary cannot say plays; the players apply
+    it by hand (adjustments), and ``masume cards check`` says which."""
+    cards = load_card_set(variant(tmp_path, change))
+    assert check_cards(cards) == []
+    assert f"{message}; the players apply it by hand" in card_warnings(cards)
+    assert RULES.start(cards=cards).table.card_set == cards
 
 
 @pytest.mark.parametrize("change, message", [
