@@ -6,7 +6,9 @@ Place(copy='F01.2', cell='home-character-1')
 >>> str(parse_notation(" home-character-1 > home-pass-3 "))
 'home-character-1>home-pass-3'
 >>> parse_notation("use home-character-2>home-bench-1")
-Use(cell='home-character-2', bench='home-bench-1')
+Use(cell='home-character-2', bench='home-bench-1', ability=1)
+>>> str(parse_notation("adjust away power -2")), str(parse_notation("adjust discard S03.1"))
+('adjust away power -2', 'adjust discard S03.1')
 >>> str(parse_notation("Damage 3")), str(parse_notation("ready"))
 ('damage 3', 'ready')
 """
