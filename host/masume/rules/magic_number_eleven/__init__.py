@@ -44,6 +44,7 @@ from ..card_set import CardSet, CardSetError
 from . import notation as _text
 from .actions import (
     Action,
+    Adjust,
     Bench,
     Clear,
     Done,
@@ -187,6 +188,7 @@ RULES = MagicNumberElevenRules()
 __all__ = [
     "RULES",
     "Action",
+    "Adjust",
     "Bench",
     "Clear",
     "Done",

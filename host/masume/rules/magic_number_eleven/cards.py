@@ -81,6 +81,9 @@ class PlayerCard:
     positions: tuple[str, ...]
     symbols: Symbols
     effect: str = ""
+    #: An effect outside :data:`EFFECTS`, as the card says it: the players apply it
+    #: through adjustments (``adjust home power +2``) while the card lies on the field.
+    by_hand: str = ""
 
     @property
     def rows(self) -> tuple[int, ...]:
@@ -111,8 +114,14 @@ def player(card: Card) -> PlayerCard:
         right=str(raw.get("right", "") or ""),
         full=tuple(str(s) for s in raw.get("full", ()) or ()),
     )
+    effect = card.get("effect", "") or ""
+    by_hand = ""
+    if isinstance(effect, dict):
+        by_hand, effect = str(effect.get("text", "")), ""
+    elif str(effect) not in EFFECTS:
+        by_hand, effect = str(effect), ""
     return PlayerCard(card.id, card.name, str(card.get("team", "")), tuple(positions), symbols,
-                      str(card.get("effect", "") or ""))
+                      str(effect), by_hand)
 
 
 def stars(card: Card) -> int:
@@ -205,7 +214,14 @@ def card_warnings(card_set: CardSet) -> list[str]:
     """
     star_counts: Counter[int] = Counter()
     synergy = tackles = penalty = 0
+    by_hand: list[str] = []
     for card in card_set:
+        effect = card.get("effect", "")
+        if card.kind == "player" and isinstance(effect, dict):
+            by_hand.append(f"card {card.id}: by hand: {effect.get('text', '')}")
+        elif card.kind == "player" and effect and effect not in EFFECTS:
+            by_hand.append(f"card {card.id}: effect {effect!r} is not one of "
+                           f"{', '.join(EFFECTS)}; the players apply it by hand")
         if card.kind == "synergy":
             synergy += card.copies
             value = card.get("stars")
@@ -214,7 +230,7 @@ def card_warnings(card_set: CardSet) -> list[str]:
             tackles += card.copies if card.get("tackle") is True else 0
         elif card.kind == "penalty":
             penalty += card.copies
-    return _count_differences(synergy, star_counts, tackles, penalty)
+    return by_hand + _count_differences(synergy, star_counts, tackles, penalty)
 
 
 def _count_differences(synergy: int, star_counts: Counter[int], tackles: int,
@@ -269,8 +285,11 @@ def _player_problems(card: Card, where: str) -> list[str]:
             if name and name not in SYMBOL_KINDS:
                 problems.append(f"{where}: symbol {name!r} is not one of {', '.join(SYMBOL_KINDS)}")
     effect = card.get("effect", "")
-    if effect and effect not in EFFECTS:
-        problems.append(f"{where}: effect {effect!r} is not one of {', '.join(EFFECTS)}")
+    if isinstance(effect, dict) and (effect.get("by_hand") is not True
+                                     or not isinstance(effect.get("text"), str)):
+        problems.append(f"{where}: an effect table is {{ by_hand = true, text = \"...\" }}")
+    elif not isinstance(effect, (str, dict)):
+        problems.append(f"{where}: effect must be a word or {{ by_hand = true, text = ... }}")
     return problems
 
 

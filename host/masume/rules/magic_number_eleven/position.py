@@ -30,6 +30,7 @@ from ..base import ANY_CARD, Awaiting, IllegalAction, Legend, Light, Outcome, St
 from ..card_set import CardSet
 from .actions import (
     Action,
+    Adjust,
     Bench,
     Clear,
     Done,
@@ -179,6 +180,8 @@ class Position:
     shown: tuple[bool, bool] = (False, False)  # synergy cards turned face up by the judgement
     then: str = ""  # in the clear phase, what follows: "pk", "turn", "shootout" or "half"
     resigned: int = -1
+    #: By-hand power adjustments to (home, away) in the shot under way (``adjust``).
+    mods: tuple[int, int] = (0, 0)
 
     @property
     def card_set(self) -> CardSet:
@@ -257,7 +260,8 @@ class Position:
         if self.shot is None:
             return 0
         cards = self.areas[self.shot.attacker]
-        return self.shot.base + sum(_stars(self.cards, c) for _, c, _ in cards)
+        return max(0, self.shot.base + sum(_stars(self.cards, c) for _, c, _ in cards)
+                   + self.mods[self.shot.attacker])
 
     def defence_base(self) -> int:
         """The defender's base defence for the shot under way (crack and power shot applied)."""
@@ -270,8 +274,9 @@ class Position:
     def defence_total(self) -> int:
         if self.shot is None:
             return 0
-        return self.defence_base() + sum(
+        return max(0, self.defence_base() + sum(
             _stars(self.cards, c) for _, c, _ in self.areas[1 - self.shot.attacker])
+            + self.mods[1 - self.shot.attacker])
 
     # ------------------------------------------------------------- layout
 
@@ -436,7 +441,33 @@ class Position:
     def _legal(self) -> tuple[Action, ...]:
         if self.resigned >= 0 or self.phase == OVER:
             return ()
-        return tuple(dict.fromkeys(getattr(self, f"_actions_{self.phase}")()))
+        actions = getattr(self, f"_actions_{self.phase}")()
+        if self.phase not in (DRAFT, BENCH_UP) and self.by_hand():
+            actions = (*actions, *self._adjustments())
+        return tuple(dict.fromkeys(actions))
+
+    def by_hand(self) -> tuple[tuple[str, str], ...]:
+        """(cell, what it does) of the field's cards with an effect outside the vocabulary
+        (docs/cards.md, "by hand"): while one lies there, the adjustments are legal."""
+        return tuple((cell, self.player_card(c).by_hand) for cell, c in self.field
+                     if self.player_card(c).by_hand)
+
+    def _adjustments(self) -> Iterator[Action]:
+        """What a by-hand effect may do, applied by the players: power ±1-5 in the shot under
+        way, draw 1-3 (the hand of five, the cards left), discard 1-3 from a hand, press 1-3."""
+        for side in (HOME, AWAY):
+            name = SIDES[side]
+            if self.shot is not None and self.phase in (ATTACK, DEFENCE):
+                for n in (*range(-5, 0), *range(1, 6)):
+                    yield Adjust("power", name, n)
+            for n in range(1, min(3, HAND_LIMIT - self.hands[side],
+                                  self.deck + self._discard_size()) + 1):
+                yield Adjust("draw", name, n)
+            for n in range(1, min(3, self.hands[side]) + 1):
+                yield Adjust("discard", name, n)
+            if self._may_press(side, 1):
+                for n in range(1, 4):
+                    yield Adjust("press", name, n)
 
     def legal_actions(self) -> Iterator[Action]:
         """Every legal action, each once (cards from unseen pools: every candidate)."""
@@ -624,6 +655,12 @@ class Position:
             return self._synergy_problem(action)
         if isinstance(action, Sub):
             return self._sub_problem(action)
+        if isinstance(action, Adjust):
+            if not self.by_hand():
+                return "an adjustment applies a by-hand effect: no such card lies on the field"
+            return ("power only in a shot under way; draw within the hand of five and the cards "
+                    "left; discard what the hand holds; press while the marker can move; 1-3 "
+                    "(power 1-5)")
         return "not allowed here"
 
     def _sub_problem(self, action: Sub) -> str:
@@ -874,6 +911,7 @@ class _State:
         ready: tuple[bool, bool]
         last: str
         then: str
+        mods: tuple[int, int]
 
     def __init__(self, position: Position) -> None:
         self.__dict__["_p"] = position
@@ -975,6 +1013,18 @@ class _State:
                         if s.kind == "crack" and action.cell in s.cards)
             self.shot = Shot(side, action.cell, len(mine), crack, action.token, action.kind)
         self.phase = ATTACK
+
+    def do_adjust(self, action: Adjust) -> None:
+        side = SIDES.index(action.side)
+        if action.what == "power":
+            self.pair("mods", side, self.mods[side] + action.amount)
+        elif action.what == "draw":
+            _draw(self, action.amount, side)
+        elif action.what == "discard":  # from the hand, unseen
+            self.pair("hands", side, self.hands[side] - action.amount)
+            self.discard_unknown += action.amount
+        else:
+            _push(self, side, action.amount)
 
     def do_endturn(self, action: EndTurn) -> None:
         _end_turn(self)
@@ -1087,7 +1137,8 @@ class _State:
         with no card left to add), then return the position."""
         for _ in range(8):
             position = self.now()
-            if self.phase == TEAM and not any(not isinstance(a, Sub) for a in position._legal):
+            if self.phase == TEAM and not any(not isinstance(a, (Sub, Adjust))
+                                                   for a in position._legal):
                 self.phase = PLAYER
             elif self.phase == AFTER and not position.shot_symbols(self.placed):
                 _end_turn(self)
@@ -1239,6 +1290,7 @@ def _resolve(s: _State) -> None:
     if shot.token:
         s.used = frozenset(s.used | {shot.token})
     s.last = result
+    s.mods = (0, 0)
     if goal:
         _goal(s, attacker)
     line_out = magic and attack > WONDER  # the defence's cards are discarded unseen
