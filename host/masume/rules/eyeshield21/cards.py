@@ -42,7 +42,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..card_set import Card, CardSet, CardSetError
+import msgspec
+
+from ..card_set import Card, CardEntry, CardSet, CardSetError, unknown_fields
 from .geometry import SIDES
 
 GAME = "eyeshield21"
@@ -67,6 +69,39 @@ WHEN = {
     # when its owner may turn a reaction face up: attacking, or blocking
     "reaction": ("attack", "block"),
 }
+
+
+class CardFields(CardEntry, forbid_unknown_fields=True, omit_defaults=True):
+    """An Eyeshield 21 ``[[card]]`` as written. ``ability``: one table or a list; a table
+    outside the vocabulary is by hand, so its keys are open."""
+
+    team: str = ""
+    play: str | list[str] = ""
+    power: int = 0
+    members: list[str] = msgspec.field(default_factory=list)
+    lasting: bool = False
+    mark: bool = False
+    ability: dict[str, Any] | list[dict[str, Any]] | None = None
+
+
+class DeckEntry(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """``[[deck]]``: a deck list."""
+
+    id: str
+    title: str = ""
+    cards: list[str] = []
+    balls: list[str] = []
+
+
+class SetFile(msgspec.Struct, tag_field="game", tag="eyeshield21", forbid_unknown_fields=True,
+              omit_defaults=True):
+    """An Eyeshield 21 card set file, as written."""
+
+    id: str
+    card: list[CardFields]
+    title: str = ""
+    notice: str = ""
+    deck: list[DeckEntry] = []
 
 
 @dataclass(frozen=True)
@@ -355,7 +390,7 @@ def card_warnings(card_set: CardSet) -> list[str]:
     >>> card_warnings(load_card_set("eyeshield21-demo"))
     []
     """
-    out: list[str] = []
+    out: list[str] = unknown_fields(card_set, CardFields)
     for card in card_set:
         for raw in ability_tables(card):
             if not isinstance(raw, dict) or card.kind not in WHEN:

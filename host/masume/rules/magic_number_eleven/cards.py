@@ -24,7 +24,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from ..card_set import Card, CardSet
+import msgspec
+
+from ..card_set import Card, CardEntry, CardSet, unknown_fields
 
 #: Tactic symbols (戦術シンボル): shot ⊙, defence 〇, link 連携, press プレス, crack ☒.
 SYMBOL_KINDS: tuple[str, ...] = ("shot", "defence", "link", "press", "crack")
@@ -52,6 +54,48 @@ TACKLES = 2
 PENALTY_CARDS = 11
 #: The set's top-level option that makes the published counts binding.
 PUBLISHED_COUNTS = "published_counts"
+
+
+class SymbolsTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """``symbols = {...}`` of a player card, as written (see :class:`Symbols`)."""
+
+    top: list[str] = []
+    bottom: list[str] = []
+    left: str = ""
+    right: str = ""
+    full: list[str] | str = []
+
+
+class ByHand(msgspec.Struct, forbid_unknown_fields=True):
+    """``effect = { by_hand = true, text = "..." }``: an effect the players apply."""
+
+    by_hand: bool
+    text: str
+
+
+class CardFields(CardEntry, forbid_unknown_fields=True, omit_defaults=True):
+    """A Magic Number Eleven ``[[card]]`` as written: player, synergy or penalty fields."""
+
+    team: str = ""
+    position: str | list[str] = ""
+    symbols: SymbolsTable | None = None
+    effect: str | ByHand = ""
+    stars: int = 0
+    tackle: bool = False
+    role: str = ""
+    course: str = ""
+
+
+class SetFile(msgspec.Struct, tag_field="game", tag="magic-number-eleven",
+              forbid_unknown_fields=True, omit_defaults=True):
+    """A Magic Number Eleven card set file, as written."""
+
+    id: str
+    card: list[CardFields]
+    title: str = ""
+    notice: str = ""
+    #: The published counts (synergy stars, tackles, penalty cards) bind: see card_warnings.
+    published_counts: bool = False
 
 
 @dataclass(frozen=True)
@@ -230,7 +274,8 @@ def card_warnings(card_set: CardSet) -> list[str]:
             tackles += card.copies if card.get("tackle") is True else 0
         elif card.kind == "penalty":
             penalty += card.copies
-    return by_hand + _count_differences(synergy, star_counts, tackles, penalty)
+    return (unknown_fields(card_set, CardFields) + by_hand
+            + _count_differences(synergy, star_counts, tackles, penalty))
 
 
 def _count_differences(synergy: int, star_counts: Counter[int], tackles: int,
