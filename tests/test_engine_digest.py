@@ -43,8 +43,8 @@ PLAN: dict[str, tuple[int, int]] = {
 }
 
 EXPECTED = {
-    "eyeshield21": "a5895dbf550b0b306053d752acb55eb3",
-    "magic-number-eleven": "8c9636c91de8d10279b5eee736070ea8",
+    "eyeshield21": "f52364c37ca76bd6f27f2dddcb538ad8",
+    "magic-number-eleven": "7597d4462920691c339f6995b0c0b2f9",
     "masume-tactics": "7746b100c9e08c574254f4d3c33bdce1",
     "shogi-soccer": "cefa545f937b0492c885c1e7a2796e9e",
     "soccer-shogi": "fee8e6172f9b8a51b9be878d3388a028",

@@ -574,6 +574,17 @@ def test_start_options_are_checked() -> None:
         RULES.start(first="blue")
 
 
+def test_the_main_phase_may_discard_a_benched_character() -> None:
+    """「場のキャラクターカードを捨て場に送る」, and 「それぞれの場はキャラクターカード置場、
+    ベンチ、パスエリア、ランエリアに大別される」: a benched character is on 場 too."""
+    game = set_up(home=("F03.1", "F02.1", "F05.1"))  # Shiraishi: main: to the bench
+    p = play(game, "use home-character-1>home-bench-2")
+    assert p.step == "main" and p.is_legal(Move("home-bench-2", "discard"))
+    p = play(game, "home-bench-2>discard")
+    assert p.card_at("home-bench-2") is None and p.piles[0].discard == 1
+    assert "F03.1" in p.gone[0]
+
+
 def test_benched_characters_come_back_in_their_sides_draw_phase() -> None:
     """ドローフェイズ: ベンチに存在するキャラクターカードを、すべてキャラクターカード置場に移動する."""
     game = set_up(home=("F03.1", "F02.1", "F05.1"))
@@ -658,3 +669,16 @@ def test_a_misplaced_card_says_where_it_may_go() -> None:
     p = play(game, "attack")
     with pytest.raises(IllegalAction, match="home-character-1 may go to home-pass-1, .*home-run-7 now"):
         p.parse_action("home-character-1>home-bench-1")
+
+
+def test_a_half_area_holds_every_card_the_side_allots() -> None:
+    """「ボールカード以外のカードは、どちらのエリアに割り振ってもよい(全部を片方に寄せてもよい)」:
+    no cap of 7 on a half; past the mat's 7 places a card takes the next number."""
+    cells = ",".join(f"home-pass-{n}:{c}:down" for n, c in enumerate(
+        ("F01.1", "F02.1", "F04.1", "F05.1", "F06.1", "F30.1", "F30.2"), 1))
+    p = RULES.from_text("cards=eyeshield21-demo decks=falcons/sharks first=home step=allot move=home "
+                        f"turn=home n=3 home=25/3/5/0 away=30/5/5/0 cells={cells}")
+    assert p.is_legal(Place("F31.1", "home-pass-8"))
+    p = p.apply(Place("F31.1", "home-pass-8"))
+    assert p.is_legal(Place("F31.2", "home-pass-9"))
+    assert RULES.from_text(p.to_text()) == p and p.card_at("home-pass-8") == "F31.1"

@@ -12,7 +12,7 @@ import pytest
 from masume.cards import SETS_DIR, load_card_set
 from masume.games import load_rules
 from masume.rules.eyeshield21 import check_cards, deck_lists
-from masume.rules.eyeshield21.cards import KINDS, ability_of
+from masume.rules.eyeshield21.cards import KINDS, ability_of, card_warnings
 
 RULES = load_rules("eyeshield21")
 
@@ -72,6 +72,16 @@ def test_demo_decks_are_legal_and_exercise_every_rule() -> None:
     (('power = 3', 'power = -1'), "card F01: power must be a whole number of at least 0, not -1"),
     (('members = ["Aoki", "Kuroda"]', 'members = ["Aoki"]'),
      "card F20: members must list at least two character names"),
+    (('mark = true', 'mark = "yes"'), "card B1: mark must be true (the ball mark) or false"),
+    (('game = "eyeshield21"', 'game = "magic-number-eleven"'),
+     "the set is for 'magic-number-eleven', not eyeshield21"),
+])
+def test_each_card_problem_is_one_clear_line(tmp_path: Path, change: tuple[str, str], message: str) -> None:
+    problems = check_cards(load_card_set(variant(tmp_path, change)))
+    assert message in problems, problems
+
+
+@pytest.mark.parametrize("change, message", [
     (('effect = "draw", amount = 1, cost = 1', 'effect = "teleport", amount = 1, cost = 1'),
      "card F01: ability effect must be one of power, weaken, team-power, draw, guts, mill, not 'teleport'"),
     (('{ when = "play", effect = "draw"', '{ when = "later", effect = "draw"'),
@@ -86,13 +96,15 @@ def test_demo_decks_are_legal_and_exercise_every_rule() -> None:
      "card F01: ability has unknown field(s) colour"),
     (('lasting = true\nability = { when = "attack", effect = "power"', 'lasting = true\nability = { when = "attack", effect = "draw"'),
      "card F41: a lasting reaction changes power (power, weaken or team-power)"),
-    (('mark = true', 'mark = "yes"'), "card B1: mark must be true (the ball mark) or false"),
-    (('game = "eyeshield21"', 'game = "magic-number-eleven"'),
-     "the set is for 'magic-number-eleven', not eyeshield21"),
 ])
-def test_each_card_problem_is_one_clear_line(tmp_path: Path, change: tuple[str, str], message: str) -> None:
-    problems = check_cards(load_card_set(variant(tmp_path, change)))
-    assert message in problems, problems
+def test_an_ability_outside_the_vocabulary_is_a_warning_never_a_refusal(
+        tmp_path: Path, change: tuple[str, str], message: str) -> None:
+    """Issue 14: an owner's card that the vocabulary cannot say plays; the players apply
+    it by hand (adjustments), and ``masume cards check`` says which."""
+    cards = load_card_set(variant(tmp_path, change))
+    assert check_cards(cards) == []
+    assert f"{message}; the players apply it by hand" in card_warnings(cards)
+    assert RULES.start(cards=cards).table.card_set == cards
 
 
 @pytest.mark.parametrize("change, message", [
@@ -150,3 +162,89 @@ def test_a_rewritten_set_file_is_read_again(tmp_path: Path) -> None:
     text = path.read_text(encoding="utf-8").replace('"E5000000000001"', '"04A1B2C3D4E5F6"')
     path.write_text(text + "\n", encoding="utf-8")
     assert RULES.start(cards=str(path)).table.piece("F01.1") == "tag:04A1B2C3D4E5F6"
+
+
+# ---------------------------------------------------------------- any real card
+
+
+#: Cards the vocabulary cannot say: Kuroda's text is the players' to apply, Aoki has two
+#: abilities in the vocabulary, Play Action one outside it (``effect = "swap"``).
+ANY_CARD_CHANGES = (
+    ('play = ["pass"]\npower = 4\n',
+     'play = ["pass"]\npower = 4\nability = { by_hand = true, text = "when Kuroda plays, the '
+     'opponent loses 2 power and you draw 1" }\n'),
+    ('ability = { when = "play", effect = "draw", amount = 1, cost = 1 }',
+     'ability = [{ when = "play", effect = "draw", amount = 1, cost = 1 },\n'
+     '           { when = "play", effect = "power", amount = 1 }]'),
+    ('{ when = "attack", effect = "power", amount = 2 }',
+     '{ when = "attack", effect = "swap", amount = 2 }'),
+)
+
+
+def test_any_real_card_plays_by_hand_with_recorded_adjustments(tmp_path: Path) -> None:
+    """Issue 14: a card set can describe any card: several abilities per card, and a
+    card marked by hand whose effect the players apply through recorded adjustments
+    (power +N, discard a named card, draw N, move a card), so the record stays exact."""
+    from masume.records import parse_record, replay, write_record
+    from masume.rules import Game
+    from masume.rules.eyeshield21 import Use
+
+    cards = load_card_set(variant(tmp_path, *ANY_CARD_CHANGES))
+    assert check_cards(cards) == []
+    assert card_warnings(cards) == [
+        "card F02: by hand: when Kuroda plays, the opponent loses 2 power and you draw 1",
+        "card F30: ability effect must be one of power, weaken, team-power, draw, guts, mill, "
+        "not 'swap'; the players apply it by hand"]
+    game = Game(RULES.start(cards=cards))
+
+    def play(*texts: str) -> None:
+        for text in texts:
+            game.push_notation(text)
+
+    play("F01.1@home-character-1", "F02.1@home-character-2", "F05.1@home-character-3", "deal",
+         "S02.1@away-character-1", "S03.1@away-character-2", "S05.1@away-character-3", "deal",
+         "reveal")
+    p = game.position
+    assert p.by_hand() == (("home-character-2", "when Kuroda plays, the opponent loses 2 "
+                                                "power and you draw 1"),)
+    assert p.is_legal(p.parse_action("adjust home draw 1"))
+    # home attacks in pass with Aoki (PASS 3) and Kuroda (PASS 4); away guesses run
+    play("attack", "home-character-1>home-pass-1", "home-character-2>home-pass-2",
+         "home-character-3>home-run-1", "B1.1@home-pass-ball", "B0.1@home-run-ball", "ready",
+         "away-character-1>away-run-1", "away-character-2>away-run-2",
+         "away-character-3>away-pass-1", "ready", "B1.2@away-run-ball", "reveal")
+    p = game.position
+    assert p.step == "play-attack" and p.damage() == 7 - 5
+    # Aoki's two abilities, each once: use home-pass-1 (draw 1, 1 guts), use home-pass-1#2
+    assert {a for a in p.legal_actions() if isinstance(a, Use)} == {
+        Use("home-pass-1"), Use("home-pass-1", ability=2)}
+    hand = p.piles[0].hand
+    play("use home-pass-1#2", "adjust away power -2", "adjust home draw 1")
+    p = game.position
+    assert p.damage() == 8 - 5 + 2 and p.piles[0].hand == hand + 1
+    assert not p.is_legal(Use("home-pass-1", ability=2))  # once a turn
+    assert "used=F01.1#2" in p.to_text() and RULES.from_text(p.to_text()) == p
+    with pytest.raises(Exception, match="not an adjustment of this moment"):
+        p.parse_action("adjust move away-run-1>away-bench-1")  # not the mover's card
+    play("done")
+    while game.position.step != "damage":
+        play("done" if game.position.step != "refill" else "refill 0")
+    p = game.position
+    assert p.legal_actions().__next__() == p.parse_action("damage 5")
+    play("damage 5", "adjust discard S03.1")  # Gondo discarded by the text, named
+    p = game.position
+    assert "S03.1" in p.gone[1] and p.card_at("away-run-2") is None
+    play("done")  # the change; then home tidies (the record's line ends with home's turn)
+    while game.position.status().to_move == "home":
+        game.push(next(a for a in game.legal_actions() if not str(a).startswith("adjust")))
+    p = game.position
+    # the record holds every adjustment and replays to the same position
+    text = write_record(game)
+    assert "adjust away power -2" in text and "use home-pass-1#2" in text
+    assert "adjust discard S03.1" in text
+    again = replay(parse_record(text.replace('[Game "eyeshield21"]',
+                                             f'[Game "eyeshield21"]\n[Options "cards={tmp_path / "variant.toml"}"]')))
+    assert again.position == p
+    # a set without by-hand cards offers no adjustment: the demo plays as before
+    demo = RULES.start()
+    assert not any(type(a).__name__ == "Adjust" for a in demo.legal_actions())

@@ -215,9 +215,14 @@ def test_only_symbols_completed_before_the_turn_count() -> None:
     position = play(position, "end", "A10 A4a")
     assert position.to_move == "home" and position.phase == "team"
     assert position.team_symbols[0] == 1 and "link 1" in names(position.legal_actions())
-    # a substitution before the team action: the link symbol still counts this turn
+    # 「チーム行動で戦術シンボルの効果を使った後に選手を交代することも可能だ」: a symbol
+    # is counted when it is used, so a player subbed out before the team action lends none
     subbed = play(position, "sub out H01 in H08")
-    assert subbed.count(HOME, "link") == 0 and "link 1" in names(subbed.legal_actions())
+    assert subbed.count(HOME, "link") == 0 and subbed.team_symbols == (0, 0)
+    assert subbed.phase == "player"  # nothing left to use: the team action is skipped
+    # the seed's order: the link used first, then the player subbed out; the cards stay
+    used = play(position, "link 1", "sub out H01 in H08")
+    assert used.hands == (1, 0) and used.subs == (1, 0) and used.phase == "player"
 
 
 # ---------------------------------------------------------------- instant effects
@@ -227,7 +232,8 @@ def test_instant_effects_apply_once_or_are_skipped() -> None:
     position = started()
     # ST04 Regista: draw one synergy card
     after = play(position, "ST04 H2a")
-    assert after.phase == "effect" and names(after.legal_actions()) == ["effect", "no effect"]
+    assert after.phase == "effect" and names(a for a in after.legal_actions() if not isinstance(a, Sub)) == [
+        "effect", "no effect"]
     assert play(after, "effect").hands == (1, 0)
     assert play(after, "no effect").hands == (0, 0)
     # ST07 Libero: push the initiative one space
@@ -506,6 +512,28 @@ def test_substitutions_the_seeds_example() -> None:
     assert after.subs == (3, 0) and not any(isinstance(a, Sub) for a in after.legal_actions())
 
 
+def test_substitutions_any_time_in_ones_own_turn() -> None:
+    """「選手交代は自分のターン中いつでも、そしてハーフタイムで行える」: during one's own
+    attack, and for the card just placed (before or after its instant effect)."""
+    attack = play(wing_position(hands=(1, 0)), "shoot H1c at H1c^", "deck SY24 on 1")
+    assert attack.phase == "attack" and attack.is_legal(Sub("H03", "H08"))
+    # the shooter himself may leave: the shot stands, his token goes back to the supply
+    gone = play(attack, "sub out H02 in H08")
+    assert gone.shot is not None and gone.shot.token == "" and gone.attack_total() == \
+        attack.attack_total()
+    judged = play(gone, "done", "deck SY01 on 1", "done")
+    assert "H1c^" not in judged.used
+    # the card just placed, while its instant effect waits
+    placed = play(replace(started(), hands=(0, 1)), "ST07 H3a")
+    assert placed.phase == "effect" and placed.is_legal(Sub("ST07", "H08"))
+    off = play(placed, "sub out ST07 in H08")
+    assert off.placed == "" and "H3a" not in dict(off.field) and off.to_move == "away"
+    # not in the opponent's turn, and the refusal says why
+    assert not attack.is_legal(Sub("A09", "A07"))
+    with pytest.raises(IllegalAction, match="H01 was substituted out"):
+        play(play(started(), "sub out H01 in H08"), "sub out H02 in H01")
+
+
 def test_substitutions_at_half_time() -> None:
     position = replace(started(), phase="half", turn=HOME)
     assert "sub out H01 in H08" in names(position.legal_actions())
@@ -595,7 +623,8 @@ def test_a_press_pushes_by_the_press_symbols_and_stops_at_the_end() -> None:
 def test_the_speedsters_instant_effect_pushes_two_spaces() -> None:
     position = started(home_stars="ST02/ST04/ST07", away_stars="ST01/ST05/ST08")
     position = play(position, "ST02 H2a")
-    assert names(position.legal_actions()) == ["effect", "no effect"]
+    assert names(a for a in position.legal_actions() if not isinstance(a, Sub)) == [
+        "effect", "no effect"]
     assert play(position, "effect").initiative == 6
     at_end = play(replace(started(home_stars="ST02/ST04/ST07", away_stars="ST01/ST05/ST08"),
                           initiative=7), "ST02 H2a")

@@ -17,7 +17,9 @@ import pytest
 from masume.cards import SETS_DIR, CardSet, CardSetError, load_card_set
 from masume.games import load_rules
 from masume.records import read_record, replay, write_record
-from masume.rules import Game
+from dataclasses import replace
+
+from masume.rules import Game, IllegalAction
 from test_records import expected_failure
 
 RULES = load_rules("magic-number-eleven")
@@ -65,12 +67,13 @@ def test_the_demo_set_says_it_is_not_the_publishers_and_keeps_the_public_counts(
      "card H01: symbol 'goal' is not one of"),
     (lambda d: entry(d, "H01")["symbols"].update(middle="shot"),
      "card H01: symbols.middle is not an edge"),
-    (lambda d: entry(d, "H01").update(effect="teleport"),
-     "card H01: effect 'teleport' is not one of"),
+    (lambda d: entry(d, "H01").update(effect={"text": "teleport"}),
+     "card H01: an effect table is { by_hand = true, text = \"...\" }"),
     (lambda d: entry(d, "SY05").update(stars=6),
      "card SY05: stars must be a whole number from 1 to 5"),
-    (lambda d: entry(d, "SY05").update(tackle=True), "tackle cards: 3, the game has 2"),
-    (lambda d: entry(d, "SY05").update(stars=3), "synergy cards with 2 stars: 4, the game has 5"),
+    (lambda d: d.update(published_counts=True) or entry(d, "SY05").update(tackle=True),
+     "tackle cards: 3, the published set has 2"),
+    (lambda d: d.update(published_counts="yes"), "published_counts must be true or false"),
     (lambda d: entry(d, "PK03").update(role="goalkeeper"),
      "card PK03: role 'goalkeeper' is not kick"),
     (lambda d: entry(d, "PK08").update(course="upper-90"),
@@ -86,6 +89,25 @@ def test_check_cards_names_each_problem(change: Any, message: str) -> None:
     change(data)
     problems = RULES.check_cards(CardSet(data))
     assert any(p.startswith(message) for p in problems), problems
+
+
+def test_counts_from_the_lost_figure_warn_and_never_refuse() -> None:
+    """The synergy card list (「シナジーカード一覧 … 1枚 2枚 5枚 10枚 5枚 2枚」) lost its star
+    values: two tackle cards and 1 star x 3 are a reading, so a box that differs plays,
+    with a warning; the set's option ``published_counts`` makes them binding."""
+    data = copy.deepcopy(demo_data())
+    entry(data, "SY05").update(tackle=True, stars=1)
+    cards = CardSet(data)
+    assert RULES.check_cards(cards) == []
+    assert RULES.card_warnings(cards) == [
+        "synergy cards with 1 stars: 4, the published set has 3",
+        "synergy cards with 2 stars: 4, the published set has 5",
+        "tackle cards: 3, the published set has 2"]
+    assert RULES.start(cards=cards).cards == cards
+    assert RULES.card_warnings(load_card_set(DEMO)) == []
+    data["published_counts"] = True
+    with pytest.raises(CardSetError, match="tackle cards: 3, the published set has 2"):
+        RULES.start(cards=CardSet(data))
 
 
 def test_start_refuses_a_set_that_fails_the_checks_and_accepts_a_card_set_or_a_path(
@@ -147,3 +169,36 @@ def test_a_whole_match_writes_as_a_record_that_replays() -> None:
     text = write_record(game, {"Options": "cards=magic-number-eleven-demo"})
     again = replay(parse_record(text))
     assert again.position == game.position
+
+
+def test_an_effect_outside_the_vocabulary_plays_by_hand_with_recorded_adjustments() -> None:
+    """Issue 14: any real card plays. An instant effect the vocabulary cannot say is
+    ``{ by_hand = true, text = ... }`` (or an unknown word, with a warning); while the card
+    lies on the field the players record what it does: ``adjust home power +2``, ``draw N``,
+    ``discard N`` (unseen, from a hand), ``press N``."""
+    from masume.rules.magic_number_eleven import Adjust
+    from masume.rules.magic_number_eleven.position import Shot
+
+    data = copy.deepcopy(demo_data())
+    entry(data, "H05")["effect"] = {"by_hand": True, "text": "draw 2, the opponent discards 1"}
+    entry(data, "H06")["effect"] = "teleport"
+    cards = CardSet(data)
+    assert RULES.check_cards(cards) == []
+    assert RULES.card_warnings(cards) == [
+        "card H05: by hand: draw 2, the opponent discards 1",
+        "card H06: effect 'teleport' is not one of press-1, press-2, draw, draw2-keep1, "
+        "discard-opponent, power-shot; the players apply it by hand"]
+    position = RULES.start(cards=cards, home_stars="ST01/ST04/ST07", away_stars="ST02/ST05/ST08",
+                           home_bench="H08/H09/H10", away_bench="A07/A06/A05")
+    assert not any(isinstance(a, Adjust) for a in position.legal_actions())
+    position = position.apply(position.parse_action("H05 H2a"))
+    assert position.by_hand() == (("H2a", "draw 2, the opponent discards 1"),)
+    position = position.apply(position.parse_action("adjust home draw 2"))
+    assert position.hands == (2, 0) and position.deck == 23
+    # in a shot under way, a power adjustment changes the total the judgement reads
+    shot = replace(position, phase="attack", shot=Shot(0, "", 3, 0, "", "normal"))
+    shot = shot.apply(shot.parse_action("adjust home power +2"))
+    assert shot.attack_total() == 5 and shot.mods == (2, 0)
+    assert "mods=2|0" in shot.to_text() and RULES.from_text(shot.to_text(), cards=cards) == shot
+    with pytest.raises(IllegalAction, match="power only in a shot under way"):
+        position.parse_action("adjust home power +2")

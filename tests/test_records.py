@@ -16,6 +16,7 @@ import pytest
 from masume import games as games_registry
 from masume.records import (
     RecordError,
+    check_record,
     final_position,
     parse_options,
     parse_record,
@@ -306,4 +307,62 @@ def test_record_show_prints_the_final_diagram() -> None:
     result = masume("record", "show", "--text", str(path))
     assert result.returncode == 0, result.stderr
     final = final_position(read_record(path))
-    assert result.stdout == final.diagram() + "\n" + final.to_text() + "\n"
+    assert result.stdout == (final.diagram() + "\n" + "red wins (goals)\n" + final.to_text()
+                             + "\n")
+
+
+# ---------------------------------------------------------------- the Result header
+
+#: For each game, a shipped record, how ``record check`` states its end, and a wrong claim.
+RESULTS = [
+    ("eyeshield21/full-game.txt", "home wins (deck-out)", "away wins (deck-out)"),
+    ("magic-number-eleven/seed-tackle.txt",
+     "in progress, home to play action 1 of 1", "away wins (goals)"),
+    ("masume-tactics/kick-off-and-goal.txt",
+     "in progress, home to play action 1 of 3", "home wins (goals)"),
+    ("shogi-soccer/figure6-mate-in-3.txt", "sente wins (checkmate)", "gote wins (checkmate)"),
+    ("soccer-shogi/match-2-3.txt", "red wins (goals)", "blue wins (goals)"),
+]
+
+
+def with_result(path: Path, result: str | None, tmp_path: Path) -> Path:
+    """A copy of the record at ``path`` whose Result header says ``result`` (None: none)."""
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines()
+             if not line.startswith("[Result ")]
+    if result is not None:
+        lines.insert(next(k for k, line in enumerate(lines) if line.startswith("[Game ")) + 1,
+                     f'[Result "{result}"]')
+    out = tmp_path / path.name
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out
+
+
+@pytest.mark.parametrize("name, ends, wrong", RESULTS, ids=lambda v: str(v).split("/")[0])
+def test_record_check_compares_the_result_header_with_the_replay(
+        name: str, ends: str, wrong: str, tmp_path: Path, capsys: Any) -> None:
+    """A Result header is the outcome as ``record check`` prints it; a record claiming
+    another end fails with the reason, and a game in progress says so."""
+    from masume.cli import main
+
+    path = Path(__file__).parent / "records" / name
+    good = with_result(path, ends, tmp_path)
+    assert main(["record", "check", str(good)]) == 0
+    assert f"turn lines; {ends}" in capsys.readouterr().out
+    assert main(["record", "show", str(good)]) == 0
+    assert ends in capsys.readouterr().out.splitlines()
+    bad = with_result(path, wrong, tmp_path)
+    for command in ("check", "show"):
+        assert main(["record", command, str(bad)]) == 1
+        assert capsys.readouterr().err.strip() == (
+            f"{bad}: Result header: {wrong!r}, but the replay ends: {ends}")
+    if ends.startswith("in progress"):
+        assert main(["record", "check", str(with_result(path, "*", tmp_path))]) == 0
+
+
+def test_the_older_result_form_still_reads() -> None:
+    """``[Result "sente:goal"]`` (WINNER:REASON) in the shogi-soccer records means what it
+    meant: the check reads it as ``sente wins (goal)``."""
+    for path in sorted((Path(__file__).parent / "records" / "shogi-soccer").glob("*.txt")):
+        record = read_record(path)
+        if "Result" in record.headers and "-illegal-" not in path.name:
+            check_record(record)

@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from masume.boards import BoardError, BoardFile, board_ids, boards_dir, load_board
-from masume.cards import CardSetFile, SETS_DIR
+from masume.cards import CardSetFile, SETS_DIR, load_card_set
 from masume.cli.schema import schemas, text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,3 +54,25 @@ def test_the_published_json_schemas_are_current(name: str) -> None:
     """``masume schema`` wrote them; run it again after changing a schema."""
     published = (ROOT / "hardware" / "schema" / name).read_text(encoding="utf-8")
     assert published == text(schemas()[name])
+
+
+def test_each_game_declares_its_card_fields(tmp_path: Path) -> None:
+    """A key no field of the game names: the schema refuses it (editors flag it), and
+    ``masume cards check`` warns while the set still plays (it was valid before)."""
+    from masume.games import load_rules
+
+    source = (SETS_DIR / "eyeshield21-demo.toml").read_text(encoding="utf-8")
+    odd = source.replace('name = "Aoki"\n', 'name = "Aoki"\ncolour = "red"\n', 1)
+    with pytest.raises(msgspec.ValidationError, match="unknown field `colour`"):
+        msgspec.toml.decode(odd, type=CardSetFile)
+    path = tmp_path / "odd.toml"
+    path.write_text(odd.replace('id = "eyeshield21-demo"', 'id = "odd"'), encoding="utf-8")
+    rules = load_rules("eyeshield21")
+    cards = load_card_set(path)
+    assert rules.check_cards(cards) == []
+    assert rules.card_warnings(cards) == [
+        "card F01: field 'colour' is not one the eyeshield21 rules read"]
+    mne = (SETS_DIR / "magic-number-eleven-demo.toml").read_text(encoding="utf-8")
+    with pytest.raises(msgspec.ValidationError, match="unknown field `shirt`"):
+        msgspec.toml.decode(mne.replace('position = "FW"', 'position = "FW"\nshirt = 9', 1),
+                            type=CardSetFile)

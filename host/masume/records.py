@@ -14,8 +14,10 @@ A record is plain text (UTF-8)::
   ``rules.start(first=...)``), ``Options`` (rule options, ``name=value`` separated
   by spaces, passed to ``rules.start``), ``Position`` (start from this position
   text instead; see ``Position.to_text``), ``Resigned`` (the side that resigned
-  after the last turn line). Any other key (Event, Date, Result, player names, ...)
-  is kept as it is.
+  after the last turn line), ``Result`` (the outcome as ``masume record check``
+  prints it, ``home wins (deck-out)``, or ``*`` for a game in progress: checked
+  against the replay, see :func:`check_result`). Any other key (Event, Date, player
+  names, ...) is kept as it is.
 - Then one side's turn per line, its actions separated by ``,`` or ``、``, in the
   game's notation. Sides alternate as the rules say, from the side that moves
   first. Procedural actions (a restart after a goal, a choice after a steal)
@@ -268,8 +270,60 @@ def final_position(record: Record, rules: Rules | None = None) -> Position[Any]:
 
 
 def check_record(record: Record, rules: Rules | None = None) -> Position[Any]:
-    """Replay and return the final position; RecordError for the first problem."""
-    return final_position(record, rules)
+    """Replay and return the final position; RecordError for the first problem, a
+    ``Result`` header that the replay contradicts included (:func:`check_result`)."""
+    position = final_position(record, rules)
+    check_result(record, position)
+    return position
+
+
+#: ``[Result "*"]``: the game is not over (as in PGN).
+IN_PROGRESS = "*"
+
+
+def state_of(position: Position[Any]) -> str:
+    """The outcome as ``record check`` prints it (``home wins (deck-out)``), or for a game
+    in progress ``in progress, blue to play action 2 of 2``.
+
+    >>> from masume.games import load_rules
+    >>> state_of(load_rules("soccer-shogi").start())
+    'in progress, blue to play action 1 of 2'
+    """
+    outcome = position.outcome()
+    if outcome is not None:
+        return str(outcome)
+    status = position.status()
+    return (f"in progress, {status.to_move} to play action {status.action_number} of "
+            f"{status.actions_per_turn}")
+
+
+def check_result(record: Record, position: Position[Any]) -> None:
+    """RecordError if the record's ``Result`` header is not what the replay ends in.
+
+    The header holds the outcome as ``record check`` prints it (``home wins (deck-out)``,
+    ``draw (full time)``), ``*`` or ``in progress ...`` for a game not over; the older
+    ``WINNER:REASON`` (``sente:goal``) still reads.
+
+    >>> from masume.games import load_rules
+    >>> record = Record({"Game": "soccer-shogi", "Result": "red wins (goals)"})
+    >>> try:
+    ...     check_result(record, load_rules("soccer-shogi").start())
+    ... except RecordError as exc:
+    ...     print(exc)
+    Result header: 'red wins (goals)', but the replay ends: in progress, blue to play action 1 of 2
+    """
+    claimed = record.headers.get("Result")
+    if claimed is None:
+        return
+    outcome = position.outcome()
+    said = " ".join(claimed.split())
+    if outcome is None:
+        agrees = said == IN_PROGRESS or said.startswith("in progress")
+    else:
+        agrees = said in (str(outcome), f"{outcome.winner or 'draw'}:{outcome.reason}")
+    if not agrees:
+        raise RecordError(f"Result header: {claimed!r}, but the replay ends: "
+                          f"{state_of(position)}")
 
 
 def _without_prefix(exc: Exception, text: str) -> str:
@@ -317,10 +371,12 @@ def _escape(value: str) -> str:
 
 
 __all__ = [
+    "IN_PROGRESS",
     "Record",
     "RecordError",
     "TurnLine",
     "check_record",
+    "check_result",
     "final_position",
     "parse_options",
     "parse_record",
@@ -329,5 +385,6 @@ __all__ = [
     "resume",
     "rules_for",
     "start_position",
+    "state_of",
     "write_record",
 ]

@@ -49,38 +49,24 @@ from typing import Any
 
 import msgspec
 
-from masume.rules.card_set import Card, CardSet, CardSetError, Copy, normalise_tag
+from masume.rules.card_set import Card, CardEntry, CardSet, CardSetError, Copy, normalise_tag
+from masume.rules.eyeshield21.cards import SetFile as Es21SetFile
+from masume.rules.magic_number_eleven.cards import SetFile as MneSetFile
+from masume.rules.masume_tactics.cards import SetFile as TacticsSetFile
 
 #: Where the shipped card sets live (``NAME`` -> ``sets/NAME.toml``).
 SETS_DIR = Path(__file__).with_name("sets")
 
 
-class CardEntry(msgspec.Struct, omit_defaults=True):
-    """``[[card]]``: one card. Besides these, the game's own fields (its rules check
-    them: ``check_cards``), so this table is open to more keys."""
-
-    id: str
-    name: str
-    kind: str
-    copies: int = 1
-    #: NFC tag ids, one per physical copy (``masume cards enroll`` writes them).
-    tags: list[str] = []
-
-
-class CardSetFile(msgspec.Struct, omit_defaults=True):
-    """A card set file, as written (the JSON Schema editors read: ``masume schema``).
-    Other top-level tables are the game's (Eyeshield 21's ``[[deck]]``)."""
-
-    id: str
-    game: str
-    card: list[CardEntry]
-    title: str = ""
-    notice: str = ""
+#: A card set file as written, by its ``game``: each game declares its entries
+#: (``CardFields``), so the JSON Schema editors read refuses a key no game field names.
+CardSetFile = MneSetFile | Es21SetFile | TacticsSetFile
 
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of card set files."""
-    return msgspec.json.schema(CardSetFile)
+    schema: dict[str, Any] = msgspec.json.schema(CardSetFile)
+    return schema
 
 
 def find_card_set(name: str | Path) -> Path:

@@ -101,6 +101,15 @@ def problems_of(name: str) -> tuple[Any, list[str]]:
     return cards, problems
 
 
+def warnings_of(cards: Any) -> list[str]:
+    """The game's warnings about a set that passed its checks (never a refusal): rules
+    that read sets loosely have ``card_warnings``, an optional part of CardRules."""
+    from masume.games import load_rules
+
+    warn = getattr(load_rules(cards.game), "card_warnings", None)
+    return [str(w) for w in warn(cards)] if callable(warn) else []
+
+
 def _read_on_a_mat(game: str) -> bool:
     """Do the game's cards lie on card readers (so each needs a tag)? Masume Tactics'
     specialist cards, say, are chosen before kick-off and never lie on its board."""
@@ -126,6 +135,8 @@ def run_check(args: argparse.Namespace) -> int:
         print(problem)
     if problems:
         return 1
+    for warning in warnings_of(cards):
+        print(f"{cards.path}: warning: {warning}")
     untagged = len(cards.untagged())
     note = (f"; {untagged} copies have no tag yet (masume cards enroll)"
             if untagged and _read_on_a_mat(cards.game) else "")

@@ -33,12 +33,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def _final(args: argparse.Namespace) -> tuple[Record, Position[Any]] | int:
     """The record and its final position, or the exit code after printing why not."""
-    from masume.records import RecordError, final_position, read_record, rules_for
+    from masume.records import RecordError, check_record, read_record, rules_for
 
     try:
         record = read_record(args.file)
         rules = rules_for(record, args.game)
-        return record, final_position(record, rules)
+        return record, check_record(record, rules)
     except OSError as exc:
         print(f"{args.file}: cannot read: {exc.strerror or exc}", file=sys.stderr)
         return 2
@@ -51,13 +51,16 @@ def _final(args: argparse.Namespace) -> tuple[Record, Position[Any]] | int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from masume.records import state_of
+
     result = _final(args)
     if isinstance(result, int):
         return result
     record, position = result
     actions = sum(len(turn.actions) for turn in record.turns)
-    outcome = position.outcome()
-    state = str(outcome) if outcome else position.status().message
+    state = state_of(position)
+    if position.outcome() is None:
+        state += f" ({position.status().message})"
     print(f"{args.file}: ok, {actions} actions on {len(record.turns)} turn lines; {state}")
     return 0
 
@@ -67,7 +70,10 @@ def _show(args: argparse.Namespace) -> int:
     if isinstance(result, int):
         return result
     _, position = result
+    from masume.records import state_of
+
     print(position.diagram())
+    print(state_of(position))
     if args.text:
         print(position.to_text())
     return 0

@@ -24,6 +24,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -46,6 +48,27 @@ def normalise_tag(text: str) -> str:
     if not _TAG.fullmatch(tag):
         raise ValueError(f"{text!r} is not an NFC tag id (4, 7 or 10 bytes in hex)")
     return tag
+
+
+class CardEntry(msgspec.Struct, omit_defaults=True):
+    """``[[card]]``: one card, the fields every game has. A game declares its own entry
+    as a subclass with its fields (``forbid_unknown_fields``: the JSON Schema editors read
+    refuses a key the game does not know; :func:`unknown_fields` names it)."""
+
+    id: str
+    name: str
+    kind: str
+    copies: int = 1
+    #: NFC tag ids, one per physical copy (``masume cards enroll`` writes them).
+    tags: list[str] = []
+
+
+def unknown_fields(card_set: CardSet, entry: type[CardEntry]) -> list[str]:
+    """One line per card field that the game's entry ``entry`` does not declare (a warning:
+    the game does not read it; a file valid before stays valid)."""
+    known = set(entry.__struct_fields__)
+    return [f"card {card.id}: field {key!r} is not one the {card_set.game} rules read"
+            for card in card_set for key in card.fields if key not in known]
 
 
 @dataclass(frozen=True, eq=False)

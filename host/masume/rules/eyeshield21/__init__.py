@@ -52,7 +52,16 @@ from typing import TYPE_CHECKING, Any
 from ..base import ReadsCardSets, resigning
 from ..card_set import CardSet
 from .actions import Action, Call, Move, Place, Use
-from .cards import Ability, Deck, Table, ability_of, check_cards, deck_lists, make_table
+from .cards import (
+    Ability,
+    Deck,
+    Table,
+    ability_of,
+    card_warnings,
+    check_cards,
+    deck_lists,
+    make_table,
+)
 from .geometry import SIDES
 from .notation import parse_notation, read_text
 from .position import STEPS, Options, Piles, Position
@@ -121,6 +130,10 @@ class Eyeshield21Rules(ReadsCardSets):
     def check_cards(self, card_set: CardSet) -> list[str]:
         """The game's checks of a card set, one line per problem (:func:`.cards.check_cards`)."""
         return check_cards(card_set)
+
+    def card_warnings(self, card_set: CardSet) -> list[str]:
+        """Abilities the players apply by hand (:func:`.cards.card_warnings`)."""
+        return card_warnings(card_set)
 
 
 RULES = Eyeshield21Rules()

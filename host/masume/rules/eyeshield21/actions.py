@@ -9,7 +9,10 @@ Four kinds, each a frozen value whose ``str`` is its notation:
 - :class:`Use` ``use CELL`` (``use CELL>BENCH`` when the character goes to the bench
   for it): a character's ability, a tactics card, a reaction turned face up;
 - :class:`Call` ``WORD`` or ``WORD N``: what no sensor sees (deal, reveal, draw,
-  guts, buy, attack, ready, done, refill N, damage N, discard N).
+  guts, buy, attack, ready, done, refill N, damage N, discard N);
+- :class:`Adjust` ``adjust SIDE power +N``, ``adjust SIDE draw N``, ``adjust discard
+  COPY``, ``adjust move CELL>CELL``: what a card's by-hand ability does, applied by the
+  players while the card lies face up (docs/cards.md, "By hand").
 
 >>> str(Place("F01.2", "home-character-1")), str(Use("home-character-2", "home-bench-1"))
 ('F01.2@home-character-1', 'use home-character-2>home-bench-1')
@@ -50,13 +53,51 @@ class Move:
 
 @dataclass(frozen=True)
 class Use:
-    """The card on ``cell`` is used; a character paying with the bench goes to ``bench``."""
+    """The card on ``cell`` is used; a character paying with the bench goes to ``bench``;
+    ``ability``: which of the card's abilities in the vocabulary (``use CELL#2``).
+
+    >>> str(Use("home-pass-3", ability=2))
+    'use home-pass-3#2'
+    """
 
     cell: str
     bench: str = ""
+    ability: int = 1
 
     def __str__(self) -> str:
-        return f"use {self.cell}" + (f">{self.bench}" if self.bench else "")
+        number = f"#{self.ability}" if self.ability != 1 else ""
+        return f"use {self.cell}{number}" + (f">{self.bench}" if self.bench else "")
+
+
+#: What an adjustment changes.
+ADJUSTMENTS = ("power", "draw", "discard", "move")
+
+
+@dataclass(frozen=True)
+class Adjust:
+    """A by-hand ability's effect, applied by the players and recorded: ``power`` (+N or
+    -N to ``side``'s power in this attack), ``draw`` (``side`` draws N), ``discard`` (the
+    copy ``card``, from the mat or its owner's hand, to the discard pile), ``move`` (the
+    card on ``card``, a cell, to the cell ``to``).
+
+    >>> str(Adjust("power", "home", -2)), str(Adjust("move", card="home-pass-1", to="home-bench-1"))
+    ('adjust home power -2', 'adjust move home-pass-1>home-bench-1')
+    """
+
+    what: str
+    side: str = ""
+    amount: int = 0
+    card: str = ""
+    to: str = ""
+
+    def __str__(self) -> str:
+        if self.what == "power":
+            return f"adjust {self.side} power {self.amount:+d}"
+        if self.what == "draw":
+            return f"adjust {self.side} draw {self.amount}"
+        if self.what == "discard":
+            return f"adjust discard {self.card}"
+        return f"adjust move {self.card}>{self.to}"
 
 
 @dataclass(frozen=True)
@@ -70,4 +111,4 @@ class Call:
         return self.word if self.count is None else f"{self.word} {self.count}"
 
 
-Action = Place | Move | Use | Call
+Action = Place | Move | Use | Call | Adjust

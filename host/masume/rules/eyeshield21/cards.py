@@ -42,7 +42,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..card_set import Card, CardSet, CardSetError
+import msgspec
+
+from ..card_set import Card, CardEntry, CardSet, CardSetError, unknown_fields
 from .geometry import SIDES
 
 GAME = "eyeshield21"
@@ -53,6 +55,8 @@ MAX_OF_A_NAME = 3
 
 #: The effects an ability may have (docs/rules/eyeshield21.md, "Ability vocabulary").
 EFFECTS = ("power", "weaken", "team-power", "draw", "guts", "mill")
+#: ``by_hand = true``: an ability the engine leaves to the players (``text`` says what it does).
+BY_HAND = "by_hand"
 #: Effects that change the power sums: only while an attack is being resolved.
 POWER_EFFECTS = ("power", "weaken", "team-power")
 #: When a card's ability may be used, by kind.
@@ -65,6 +69,39 @@ WHEN = {
     # when its owner may turn a reaction face up: attacking, or blocking
     "reaction": ("attack", "block"),
 }
+
+
+class CardFields(CardEntry, forbid_unknown_fields=True, omit_defaults=True):
+    """An Eyeshield 21 ``[[card]]`` as written. ``ability``: one table or a list; a table
+    outside the vocabulary is by hand, so its keys are open."""
+
+    team: str = ""
+    play: str | list[str] = ""
+    power: int = 0
+    members: list[str] = msgspec.field(default_factory=list)
+    lasting: bool = False
+    mark: bool = False
+    ability: dict[str, Any] | list[dict[str, Any]] | None = None
+
+
+class DeckEntry(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """``[[deck]]``: a deck list."""
+
+    id: str
+    title: str = ""
+    cards: list[str] = []
+    balls: list[str] = []
+
+
+class SetFile(msgspec.Struct, tag_field="game", tag="eyeshield21", forbid_unknown_fields=True,
+              omit_defaults=True):
+    """An Eyeshield 21 card set file, as written."""
+
+    id: str
+    card: list[CardFields]
+    title: str = ""
+    notice: str = ""
+    deck: list[DeckEntry] = []
 
 
 @dataclass(frozen=True)
@@ -141,11 +178,15 @@ def has_mark(card: Card) -> bool:
     return bool(card.get("mark", False))
 
 
-def ability_of(card: Card) -> Ability | None:
-    """The card's ability, or None (a plain card, or one that check_cards rejects)."""
+def ability_tables(card: Card) -> list[Any]:
+    """The card's ability tables as written: ``ability = {...}`` or a list of them."""
     raw = card.get("ability")
-    if not isinstance(raw, dict):
-        return None
+    if raw is None:
+        return []
+    return list(raw) if isinstance(raw, list) else [raw]
+
+
+def _ability(raw: Any) -> Ability | None:
     try:
         return Ability(
             when=str(raw.get("when", "")), effect=str(raw.get("effect", "")),
@@ -154,6 +195,39 @@ def ability_of(card: Card) -> Ability | None:
         )
     except (TypeError, ValueError):
         return None
+
+
+def abilities_of(card: Card) -> tuple[Ability, ...]:
+    """The card's abilities in the vocabulary, in the order written (``use CELL#N`` uses
+    the N-th); an ability outside it is the players' to apply (:func:`by_hand_of`)."""
+    found = []
+    for raw in ability_tables(card):
+        if isinstance(raw, dict) and not _outside_vocabulary(card, raw):
+            ability = _ability(raw)
+            if ability is not None:
+                found.append(ability)
+    return tuple(found)
+
+
+def ability_of(card: Card) -> Ability | None:
+    """The card's first ability in the vocabulary, or None."""
+    found = abilities_of(card)
+    return found[0] if found else None
+
+
+def by_hand_of(card: Card) -> tuple[str, ...]:
+    """What the card's abilities outside the vocabulary do, as their ``text`` says (or
+    as written): the players apply them through adjustments (``adjust ...``)."""
+    out = []
+    for raw in ability_tables(card):
+        if isinstance(raw, dict) and _outside_vocabulary(card, raw):
+            out.append(str(raw.get("text") or ", ".join(f"{k} = {v}" for k, v in raw.items()
+                                                       if k != BY_HAND)))
+    return tuple(out)
+
+
+def _outside_vocabulary(card: Card, raw: dict[str, Any]) -> bool:
+    return raw.get(BY_HAND) is True or bool(_vocabulary_problems(card, raw, ""))
 
 
 def label(card: Card) -> str:
@@ -261,16 +335,25 @@ def _card_problems(card: Card) -> list[str]:
             problems.append(f"{where}: members must list at least two character names")
     if card.kind == "ball" and not isinstance(card.get("mark"), bool):
         problems.append(f"{where}: mark must be true (the ball mark) or false")
-    raw = card.get("ability")
-    if card.kind in ("tactics", "reaction") and raw is None:
+    tables = ability_tables(card)
+    if card.kind in ("tactics", "reaction") and not tables:
         problems.append(f"{where}: a {card.kind} card needs an ability")
-    if raw is None:
-        return problems
-    if card.kind not in WHEN:
+    if tables and card.kind not in WHEN:
         return problems + [f"{where}: a {card.kind} card has no ability"]
-    if not isinstance(raw, dict):
-        return problems + [(f"{where}: ability must be a table "
-                            f"{{when = ..., effect = ..., amount = ...}}")]
+    for raw in tables:
+        if not isinstance(raw, dict):
+            problems.append(f"{where}: ability must be a table {{when = ..., effect = ..., "
+                            "amount = ...}, or a list of them")
+        elif raw.get(BY_HAND) is True and not isinstance(raw.get("text"), str):
+            problems.append(f"{where}: a by-hand ability says what it does (text = \"...\")")
+    return problems
+
+
+def _vocabulary_problems(card: Card, raw: dict[str, Any], where: str) -> list[str]:
+    """Why one ability table is outside the vocabulary ([] when the engine applies it)."""
+    problems: list[str] = []
+    if card.kind not in WHEN:
+        return [f"{where}: a {card.kind} card has no ability"]
     unknown = sorted(set(raw) - {"when", "effect", "amount", "team", "cost", "bench"})
     if unknown:
         problems.append(f"{where}: ability has unknown field(s) {', '.join(unknown)}")
@@ -295,6 +378,29 @@ def _card_problems(card: Card) -> list[str]:
     if card.kind == "reaction" and is_lasting(card) and effect not in POWER_EFFECTS:
         problems.append(f"{where}: a lasting reaction changes power (power, weaken or team-power)")
     return problems
+
+
+def card_warnings(card_set: CardSet) -> list[str]:
+    """Abilities outside the vocabulary, one line each: never a refusal. The engine does
+    not apply them; while the card lies face up the players apply them by hand through
+    adjustments (``adjust home power +2``, ``adjust discard F01.2``, ...), so the record
+    stays exact.
+
+    >>> from masume.cards import load_card_set
+    >>> card_warnings(load_card_set("eyeshield21-demo"))
+    []
+    """
+    out: list[str] = unknown_fields(card_set, CardFields)
+    for card in card_set:
+        for raw in ability_tables(card):
+            if not isinstance(raw, dict) or card.kind not in WHEN:
+                continue
+            if raw.get(BY_HAND) is True:
+                out.append(f"card {card.id}: by hand: {raw.get('text', '')}")
+                continue
+            for problem in _vocabulary_problems(card, raw, f"card {card.id}"):
+                out.append(f"{problem}; the players apply it by hand")
+    return out
 
 
 def check_cards(card_set: CardSet) -> list[str]:

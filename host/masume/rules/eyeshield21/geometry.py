@@ -28,18 +28,38 @@ def reaction_cells(side: str) -> tuple[str, ...]:
     return tuple(f"{side}-reaction-{n}" for n in range(1, REACTION_PLACES + 1))
 
 
-def area_cells(side: str, area: str) -> tuple[str, ...]:
-    """The side's half of a play area, without the ball card's place."""
-    return tuple(f"{side}-{area}-{n}" for n in range(1, AREA_PLACES + 1))
+def area_cells(side: str, area: str, places: int = AREA_PLACES) -> tuple[str, ...]:
+    """The side's half of a play area, without the ball card's place: places 1 to
+    ``places`` (the mat's 7, or more: a half holds any number of cards,
+    「全部を片方に寄せてもよい」; the position says how many are in use)."""
+    return tuple(f"{side}-{area}-{n}" for n in range(1, max(places, AREA_PLACES) + 1))
+
+
+def area_place(cell: str) -> int:
+    """The number of a play-area place (``home-pass-9`` -> 9), 0 for any other cell.
+
+    >>> area_place("away-run-12"), area_place("away-run-ball"), area_place("home-bench-1")
+    (12, 0, 0)
+    """
+    parts = cell.split("-")
+    if (len(parts) == 3 and parts[0] in SIDES and parts[1] in AREAS and parts[2].isdigit()
+            and not parts[2].startswith("0")):
+        return int(parts[2])
+    return 0
 
 
 def ball_cell(side: str, area: str) -> str:
     return f"{side}-{area}-ball"
 
 
-def half_cells(side: str, area: str) -> tuple[str, ...]:
+def half_cells(side: str, area: str, places: int = AREA_PLACES) -> tuple[str, ...]:
     """Every place of the side's half of a play area, the ball card's included."""
-    return (ball_cell(side, area),) + area_cells(side, area)
+    return (ball_cell(side, area),) + area_cells(side, area, places)
+
+
+def is_cell(name: str) -> bool:
+    """Is ``name`` a place of the game: one of the mat's, or a play-area place past its 7."""
+    return name in ALL_CELLS or area_place(name) > 0
 
 
 def pile_cell(side: str, pile: str) -> str:
@@ -66,6 +86,6 @@ ALL_CELLS: frozenset[str] = frozenset(
 )
 
 
-__all__ = ["ALL_CELLS", "AREAS", "AWAY", "HOME", "SIDES", "area_cells", "area_of", "ball_cell",
-           "bench_cells", "character_cells", "half_cells", "owner_of", "pile_cell",
-           "reaction_cells"]
+__all__ = ["ALL_CELLS", "AREAS", "AWAY", "HOME", "SIDES", "area_cells", "area_of", "area_place",
+           "ball_cell", "bench_cells", "character_cells", "half_cells", "is_cell", "owner_of",
+           "pile_cell", "reaction_cells"]

@@ -6,7 +6,9 @@ Place(copy='F01.2', cell='home-character-1')
 >>> str(parse_notation(" home-character-1 > home-pass-3 "))
 'home-character-1>home-pass-3'
 >>> parse_notation("use home-character-2>home-bench-1")
-Use(cell='home-character-2', bench='home-bench-1')
+Use(cell='home-character-2', bench='home-bench-1', ability=1)
+>>> str(parse_notation("adjust away power -2")), str(parse_notation("adjust discard S03.1"))
+('adjust away power -2', 'adjust discard S03.1')
 >>> str(parse_notation("Damage 3")), str(parse_notation("ready"))
 ('damage 3', 'ready')
 """
@@ -18,15 +20,18 @@ from collections.abc import Callable
 from typing import Any
 
 from ..base import NotationError, read_fields
-from .actions import COUNTED, OFF_MAT, WORDS, Action, Call, Move, Place, Use
+from .actions import COUNTED, OFF_MAT, WORDS, Action, Adjust, Call, Move, Place, Use
 from .cards import Table
-from .geometry import ALL_CELLS, AREAS, SIDES, owner_of
+from .geometry import AREAS, SIDES, is_cell, owner_of
 from .position import SETUP, STEPS, Options, Piles, Position
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]*"
 _PLACE = re.compile(rf"^({_NAME})\s*@\s*({_NAME})$")
 _MOVE = re.compile(rf"^({_NAME})\s*>\s*({_NAME})$")
-_USE = re.compile(rf"^use\s+({_NAME})(?:\s*>\s*({_NAME}))?$", re.IGNORECASE)
+_USE = re.compile(rf"^use\s+({_NAME})(?:#([1-9][0-9]*))?(?:\s*>\s*({_NAME}))?$", re.IGNORECASE)
+_ADJUST = re.compile(rf"^adjust\s+(?:(home|away)\s+(power)\s+([+-][0-9]+)|(home|away)\s+(draw)\s+"
+                     rf"([0-9]+)|(discard)\s+({_NAME})|(move)\s+({_NAME})\s*>\s*({_NAME}))$",
+                     re.IGNORECASE)
 _CALL = re.compile(r"^([a-z]+)(?:\s+(\d+))?$", re.IGNORECASE)
 HELP = ("(F01.2@home-character-1, home-character-1>home-pass-3, home-pass-3>hand, use home-pass-3, "
         "draw, refill 2)")
@@ -46,7 +51,16 @@ def parse_notation(text: str) -> Action:
     if not normal:
         raise NotationError("empty action")
     if match := _USE.match(normal):
-        return Use(match.group(1), match.group(2) or "")
+        return Use(match.group(1), match.group(3) or "", int(match.group(2) or 1))
+    if match := _ADJUST.match(normal):
+        g = match.groups()
+        if g[1]:
+            return Adjust("power", g[0].lower(), int(g[2]))
+        if g[4]:
+            return Adjust("draw", g[3].lower(), int(g[5]))
+        if g[6]:
+            return Adjust("discard", card=g[7])
+        return Adjust("move", card=g[9], to=g[10])
     if match := _PLACE.match(normal):
         return Place(match.group(1), match.group(2))
     if match := _MOVE.match(normal):
@@ -138,7 +152,7 @@ def impossible(position: Position) -> str:
     """Why a position cannot exist, or '' (every card once, 40 cards a side, known cells)."""
     seen: set[str] = set()
     for cell, copy, _ in position.cells:
-        if cell not in ALL_CELLS:
+        if not is_cell(cell):
             return f"{cell} is not a place on the eyeshield21 mat"
         if copy in seen:
             return f"{copy} lies on two places"

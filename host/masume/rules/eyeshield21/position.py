@@ -43,11 +43,12 @@ from ..base import (
     TableView,
 )
 from ..card_set import Card, CardSet
-from .actions import Action, Call, Move, Place, Use
+from .actions import Action, Adjust, Call, Move, Place, Use
 from .cards import (
     Ability,
     Table,
-    ability_of,
+    abilities_of,
+    by_hand_of,
     is_lasting,
     label,
     members_of,
@@ -56,14 +57,15 @@ from .cards import (
     team_of,
 )
 from .geometry import (
+    AREA_PLACES,
     AREAS,
     SIDES,
     area_cells,
     area_of,
+    area_place,
     ball_cell,
     bench_cells,
     character_cells,
-    half_cells,
     owner_of,
     pile_cell,
     reaction_cells,
@@ -210,6 +212,20 @@ class Position:
     def _at(self) -> dict[str, tuple[str, bool]]:
         return {cell: (copy, up) for cell, copy, up in self.cells}
 
+    def _area(self, side: str, area: str) -> tuple[str, ...]:
+        """The places of ``side``'s half of ``area``: the mat's 7, every place in use, and
+        one free place more when they are all taken: no cap on a half
+        (「ボールカード以外のカードは、どちらのエリアに割り振ってもよい(全部を片方に寄せてもよい)」)."""
+        prefix = f"{side}-{area}-"
+        used = [area_place(c) for c in self._at if c.startswith(prefix)]
+        places = max([AREA_PLACES, *used])
+        if sum(1 for n in used if n) >= places:
+            places += 1
+        return area_cells(side, area, places)
+
+    def _half(self, side: str, area: str) -> tuple[str, ...]:
+        return (ball_cell(side, area),) + self._area(side, area)
+
     def card_at(self, cell: str) -> str | None:
         """The copy id lying on ``cell``, or None."""
         found = self._at.get(cell)
@@ -263,7 +279,7 @@ class Position:
             return []
         wanted = self.area if side == self.attacker else "line"
         out = []
-        for cell, copy in self.cards_on(area_cells(SIDES[side], self.area)):
+        for cell, copy in self.cards_on(self._area(SIDES[side], self.area)):
             card = self.card(copy)
             if (card.kind in ("character", "combination") and self.face_up(cell)
                     and wanted in play_types(card)):
@@ -282,16 +298,17 @@ class Position:
         for owner in (0, 1):
             role = "attack" if owner == self.attacker else "block"
             for cell, copy in self.cards_on(reaction_cells(SIDES[owner])):
-                ability = ability_of(self.card(copy))
-                if not (ability and self.face_up(cell) and is_lasting(self.card(copy))
-                        and ability.when == role):
+                if not (self.face_up(cell) and is_lasting(self.card(copy))):
                     continue
-                if ability.effect == "weaken" and owner != s:
-                    total -= ability.amount
-                elif ability.effect == "power" and owner == s:
-                    total += ability.amount
-                elif ability.effect == "team-power" and owner == s:
-                    total += ability.amount * self._team_count(s, ability.team)
+                for ability in abilities_of(self.card(copy)):
+                    if ability.when != role:
+                        continue
+                    if ability.effect == "weaken" and owner != s:
+                        total -= ability.amount
+                    elif ability.effect == "power" and owner == s:
+                        total += ability.amount
+                    elif ability.effect == "team-power" and owner == s:
+                        total += ability.amount * self._team_count(s, ability.team)
         return max(0, total)
 
     def _team_count(self, side: int, team: str) -> int:
@@ -307,7 +324,7 @@ class Position:
         """ガッツ補充: at most the attacker's characters in the attack area."""
         if not self.area:
             return 0
-        cells = area_cells(SIDES[self.attacker], self.area)
+        cells = self._area(SIDES[self.attacker], self.area)
         return sum(1 for _, copy in self.cards_on(cells)
                    if self.table.kind(copy) == "character")
 
@@ -346,11 +363,11 @@ class Position:
         if targets:
             highlights["place"] = tuple(targets)
         if self.step in (ALLOT, BLOCK):
-            highlights["area"] = tuple(c for a in AREAS for c in half_cells(side, a))
+            highlights["area"] = tuple(c for a in AREAS for c in self._half(side, a))
         elif self.step == GUESS:
             highlights["area"] = tuple(ball_cell(side, a) for a in AREAS)
         elif self.area and self.step in ATTACK_STEPS:
-            highlights["area"] = tuple(c for s in SIDES for c in half_cells(s, self.area))
+            highlights["area"] = tuple(c for s in SIDES for c in self._half(s, self.area))
         if self.step == DAMAGE:
             highlights["damage"] = (pile_cell(side, "deck"),)
         if self.step == TIDY:
@@ -441,6 +458,11 @@ class Position:
         return min(self.refill_limit(), self.piles[self.defender].deck)
 
     def _actions(self) -> Iterator[Action]:
+        yield from self._rule_actions()
+        if self.step not in (SETUP, SHOW, OVER) and self.by_hand():
+            yield from self._adjustments(self.mover)
+
+    def _rule_actions(self) -> Iterator[Action]:
         step, me = self.step, self.mover
         side = SIDES[me]
         hand = self.piles[me].hand
@@ -469,14 +491,16 @@ class Position:
                 for copy in self._pool_of(me, "reaction"):
                     for cell in self.free(reaction_cells(side)):
                         yield Place(copy, cell)
-            for cell, _ in self.cards_on(character_cells(side)):
+            # 「場のキャラクターカードを捨て場に送る」: the bench is part of 場
+            # (「それぞれの場はキャラクターカード置場、ベンチ、パスエリア、ランエリアに大別される」)
+            for cell, _ in self.cards_on(character_cells(side) + bench_cells(side)):
                 yield Move(cell, "discard")
             yield from self._abilities(me, character_cells(side), "main")
             if self.piles[me].guts >= self.options.draw_cost:
                 yield Call("buy")
             yield Call("attack")
         elif step in (ALLOT, BLOCK):
-            spots = self.free(area_cells(side, "pass") + area_cells(side, "run"))
+            spots = self.free(self._area(side, "pass") + self._area(side, "run"))
             waiting = self.cards_on(character_cells(side))
             for cell, _ in waiting:
                 for target in spots:
@@ -506,24 +530,25 @@ class Position:
             for n in range(self._refill_max() + 1):
                 yield Call("refill", n)
         elif step in (PLAY_ATTACK, PLAY_BLOCK):
-            cells = area_cells(side, self.area)
+            cells = self._area(side, self.area)
             yield from self._abilities(me, cells, "play")
             role = "attack" if step == PLAY_ATTACK else "block"
             for cell, copy in self.cards_on(reaction_cells(side)):
-                ability = ability_of(self.card(copy))
-                if (ability and not self.face_up(cell) and ability.when == role
-                        and self._affordable(me, ability)):
-                    yield Use(cell)
+                for n, ability in enumerate(abilities_of(self.card(copy)), 1):
+                    if (not self.face_up(cell) and ability.when == role
+                            and self._affordable(me, ability)):
+                        yield Use(cell, ability=n)
             if hand:
                 yield from self._combinations(me)
             yield DONE
         elif step in (TACTICS_ATTACK, TACTICS_BLOCK):
             role = "attack" if step == TACTICS_ATTACK else "block"
-            for cell, copy in self.cards_on(area_cells(side, self.area)):
-                ability = ability_of(self.card(copy))
-                if (self.table.kind(copy) == "tactics" and copy not in self.used and ability
-                        and ability.when in (role, "any") and self._affordable(me, ability)):
-                    yield Use(cell)
+            for cell, copy in self.cards_on(self._area(side, self.area)):
+                if self.table.kind(copy) != "tactics" or copy in self.used:
+                    continue
+                for n, ability in enumerate(abilities_of(self.card(copy)), 1):
+                    if ability.when in (role, "any") and self._affordable(me, ability):
+                        yield Use(cell, ability=n)
             yield DONE
         elif step == DAMAGE:
             yield Call("damage", self.damage())
@@ -544,6 +569,70 @@ class Position:
             if me == self.attacker:
                 # the defender may clear its half at the same time (both players at the table)
                 yield from self._tidy_moves(self.defender)
+
+    # ------------------------------------------------------------- by hand
+
+    def by_hand(self) -> tuple[tuple[str, str], ...]:
+        """(cell, what it does) of the face-up cards whose abilities the players apply by
+        hand (outside the vocabulary, docs/cards.md): while one lies face up, the
+        adjustments are legal."""
+        out = []
+        for cell, copy, up in self.cells:
+            if up:
+                out += [(cell, text) for text in by_hand_of(self.card(copy))]
+        return tuple(out)
+
+    def _adjustments(self, me: int) -> Iterator[Adjust]:
+        """What a by-hand ability may do, as the players apply it: power ±1-5 in an attack
+        being resolved (the damage follows), draw 1-3, discard a named card (from the mat,
+        or from the mover's hand), move one of the mover's cards on the mat."""
+        if self.area and self.step in ATTACK_STEPS and self.step not in (CHANGE, TIDY):
+            for side in SIDES:
+                for n in (*range(-5, 0), *range(1, 6)):
+                    yield Adjust("power", side, n)
+        for s, side in enumerate(SIDES):
+            for n in range(1, min(3, self.piles[s].deck) + 1):
+                yield Adjust("draw", side, n)
+        for cell, copy, _ in self.cells:
+            if self.table.kind(copy) != "ball":
+                yield Adjust("discard", card=copy)
+        if self.piles[me].hand:
+            for copy in self._pools[me]:
+                yield Adjust("discard", card=copy)
+        name = SIDES[me]
+        places = (character_cells(name) + bench_cells(name) + reaction_cells(name)
+                  + self._area(name, "pass") + self._area(name, "run"))
+        free = self.free(places)
+        for cell, copy, _ in self.cells:
+            if owner_of(cell) == name and self.table.kind(copy) != "ball":
+                for target in free:
+                    yield Adjust("move", card=cell, to=target)
+
+    def _adjust(self, action: Adjust, cells: dict[str, tuple[str, bool]], piles: list[Piles],
+                gone: list[list[str]], known: list[list[str]], changes: dict[str, Any]) -> None:
+        if action.what == "power":
+            mods = list(self.mods)
+            mods[SIDES.index(action.side)] += action.amount
+            changes["mods"] = tuple(mods)
+            return
+        if action.what == "draw":
+            s = SIDES.index(action.side)
+            piles[s] = piles[s]._replace(deck=piles[s].deck - action.amount,
+                                         hand=piles[s].hand + action.amount)
+            return
+        if action.what == "move":
+            cells[action.to] = cells.pop(action.card)
+            return
+        owner = self.table.owner_index(action.card)  # discard
+        on_mat = [cell for cell, (copy, _) in cells.items() if copy == action.card]
+        if on_mat:
+            del cells[on_mat[0]]
+        else:
+            piles[owner] = piles[owner]._replace(hand=piles[owner].hand - 1)
+            if action.card in known[owner]:
+                known[owner].remove(action.card)
+        gone[owner].append(action.card)
+        piles[owner] = piles[owner]._replace(discard=piles[owner].discard + 1)
 
     def _pool_of(self, side: int, kind: str) -> list[str]:
         return [c for c in self._pools[side] if self.table.kind(c) == kind]
@@ -568,21 +657,24 @@ class Position:
         wanted = ("line",) if side == self.defender and when == "play" else (self.area,)
         for cell, copy in self.cards_on(cells):
             card = self.card(copy)
-            ability = ability_of(card)
-            if (card.kind != "character" or not ability or ability.when != when or copy in self.used
-                    or not self.face_up(cell) or not self._affordable(side, ability)):
+            if card.kind != "character" or not self.face_up(cell):
                 continue
             if when == "play" and not set(wanted) & set(play_types(card)):
                 continue  # プレイタイプが一致するキャラクターだけ
-            if ability.bench:
-                for bench in self.free(bench_cells(SIDES[side])):
-                    yield Use(cell, bench)
-            else:
-                yield Use(cell)
+            for n, ability in enumerate(abilities_of(card), 1):
+                mark = copy if n == 1 else f"{copy}#{n}"  # once a turn, each ability
+                if (ability.when != when or mark in self.used
+                        or not self._affordable(side, ability)):
+                    continue
+                if ability.bench:
+                    for bench in self.free(bench_cells(SIDES[side])):
+                        yield Use(cell, bench, n)
+                else:
+                    yield Use(cell, ability=n)
 
     def _combinations(self, side: int) -> Iterator[Place]:
         """Combination cards whose characters are all in the side's half of the attack area."""
-        cells = area_cells(SIDES[side], self.area)
+        cells = self._area(SIDES[side], self.area)
         present: dict[str, str] = {}
         for cell, copy in self.cards_on(cells):
             if self.table.kind(copy) == "character" and self.face_up(cell):
@@ -605,7 +697,7 @@ class Position:
         name = SIDES[side]
         spots = self.free(character_cells(name))
         for area in AREAS:
-            for cell, copy in self.cards_on(half_cells(name, area)):
+            for cell, copy in self.cards_on(self._half(name, area)):
                 kind = self.table.kind(copy)
                 if kind == "character":
                     for target in spots:
@@ -663,6 +755,13 @@ class Position:
                        or (isinstance(a, Move) and a.frm == source)]
             if targets:
                 return f"{source} may go to {', '.join(targets)} now"
+        if isinstance(action, Adjust):
+            if not self.by_hand():
+                return ("an adjustment applies a by-hand ability: no card with one lies face up "
+                        "on the mat")
+            return (f"not an adjustment of this moment ({self._message()}): power in an attack "
+                    "being resolved, draw from a deck that has the cards, discard a card that is "
+                    "on the mat or in the mover's hand, move a card of the mover to a free place")
         if isinstance(action, Call) and action.word in ("ready",) and self.step in (ALLOT, BLOCK):
             return ("every character must go to the pass or run area first (and both ball cards, "
                     "attacking)")
@@ -730,12 +829,15 @@ class Position:
                 pass  # ボールカードは普段はそれぞれの手元に
             else:  # to the play areas face down (相手に内容がわからないよう); back face up
                 cells[action.to] = (copy, step not in (ALLOT, BLOCK))
+        elif isinstance(action, Adjust):
+            self._adjust(action, cells, piles, gone, known, changes)
         elif isinstance(action, Use):
             copy, _up = cells[action.cell]
             card = self.card(copy)
-            ability = ability_of(card)
-            assert ability is not None
-            used.append(copy)
+            ability = abilities_of(card)[action.ability - 1]
+            used.append(copy if action.ability == 1 else f"{copy}#{action.ability}")
+            if card.kind != "character" and copy not in used:
+                used.append(copy)  # a tactics or reaction card is spent by any of them
             if card.kind == "reaction":
                 cells[action.cell] = (copy, True)
             if action.bench:  # 特殊能力の発動条件として一時的にベンチに移動する
@@ -848,10 +950,12 @@ class Position:
                     for side in (self.attacker, self.defender):
                         for cell, (copy, up) in sorted(cells.items()):
                             card = self.card(copy)
-                            ability = ability_of(card)
-                            if (owner_of(cell) == SIDES[side] and up and card.kind == "character"
-                                    and ability and ability.when == when):
-                                self._effect(side, ability, piles, mods, cells)
+                            if not (owner_of(cell) == SIDES[side] and up
+                                    and card.kind == "character"):
+                                continue
+                            for ability in abilities_of(card):
+                                if ability.when == when:
+                                    self._effect(side, ability, piles, mods, cells)
                 return {"step": TIDY, "mover": self.attacker}
         if word == "damage":  # 差分値分だけ防御側のデッキを破棄する
             k = min(n, piles[me].deck)
@@ -988,8 +1092,8 @@ class Position:
             lines.append(f"{side}: deck {p.deck} hand {p.hand} guts {p.guts} discard {p.discard}")
             for zone, cells in (("characters", character_cells(side)), ("bench", bench_cells(side)),
                                 ("reactions", reaction_cells(side)),
-                                ("pass", half_cells(side, "pass")),
-                                ("run", half_cells(side, "run"))):
+                                ("pass", self._half(side, "pass")),
+                                ("run", self._half(side, "run"))):
                 shown = [(copy if up else f"[{copy}]")
                          for copy, up in (self._at[c] for c in cells if c in self._at)]
                 if shown:

@@ -44,6 +44,7 @@ from ..card_set import CardSet, CardSetError
 from . import notation as _text
 from .actions import (
     Action,
+    Adjust,
     Bench,
     Clear,
     Done,
@@ -60,7 +61,7 @@ from .actions import (
     Sub,
     Synergy,
 )
-from .cards import check_cards
+from .cards import card_warnings, check_cards
 from .notation import parse
 from .position import (
     AWAY,
@@ -152,6 +153,10 @@ class MagicNumberElevenRules(ReadsCardSets):
         """The game's checks of a card set (see :func:`cards.check_cards`)."""
         return check_cards(card_set)
 
+    def card_warnings(self, card_set: CardSet) -> list[str]:
+        """Counts that differ from the published set (see :func:`cards.card_warnings`)."""
+        return card_warnings(card_set)
+
 
 def _ids(text: str, count: int, what: str) -> tuple[str, ...]:
     ids = tuple(i.strip().upper() for i in str(text).replace(",", "/").split("/") if i.strip())
@@ -183,6 +188,7 @@ RULES = MagicNumberElevenRules()
 __all__ = [
     "RULES",
     "Action",
+    "Adjust",
     "Bench",
     "Clear",
     "Done",

@@ -28,6 +28,9 @@ notation                   action
 ``clear``                  the cards of a judgement, a penalty kick or the first
                            half are taken off the mat (the confirm button)
 ``ready``                  half time: this side's substitutions are done
+``adjust home power +2``   a by-hand effect applied by the players (also
+                           ``draw N``, ``discard N``, ``press N``), see
+                           :class:`Adjust`
 =========================  ==================================================
 
 >>> from masume.rules.magic_number_eleven.notation import parse
@@ -166,8 +169,28 @@ class Ready:
         return "ready"
 
 
-Action = (Reveal | Pick | Bench | Link | Press | Place | Effect | Shoot | EndTurn | Synergy |
-          Done | Penalty | Sub | Ready | Clear)
+@dataclass(frozen=True)
+class Adjust:
+    """What a card's by-hand effect does, applied by the players while the card lies on
+    the field: ``power`` (±N to ``side``'s attack or defence in the shot under way),
+    ``draw`` (``side`` draws N synergy cards), ``discard`` (N from ``side``'s hand, unseen),
+    ``press`` (the initiative marker N spaces toward ``side``'s opponent).
 
-__all__ = ["Action", "Bench", "Clear", "Done", "Effect", "EndTurn", "Link", "Penalty", "Pick",
-           "Place", "Press", "Ready", "Reveal", "Shoot", "Sub", "Synergy"]
+    >>> str(Adjust("power", "home", 2)), str(Adjust("discard", "away", 1))
+    ('adjust home power +2', 'adjust away discard 1')
+    """
+
+    what: str
+    side: str
+    amount: int
+
+    def __str__(self) -> str:
+        amount = f"{self.amount:+d}" if self.what == "power" else str(self.amount)
+        return f"adjust {self.side} {self.what} {amount}"
+
+
+Action = (Reveal | Pick | Bench | Link | Press | Place | Effect | Shoot | EndTurn | Synergy |
+          Done | Penalty | Sub | Ready | Clear | Adjust)
+
+__all__ = ["Action", "Adjust", "Bench", "Clear", "Done", "Effect", "EndTurn", "Link", "Penalty",
+           "Pick", "Place", "Press", "Ready", "Reveal", "Shoot", "Sub", "Synergy"]

@@ -24,7 +24,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from ..card_set import Card, CardSet
+import msgspec
+
+from ..card_set import Card, CardEntry, CardSet, unknown_fields
 
 #: Tactic symbols (戦術シンボル): shot ⊙, defence 〇, link 連携, press プレス, crack ☒.
 SYMBOL_KINDS: tuple[str, ...] = ("shot", "defence", "link", "press", "crack")
@@ -44,9 +46,56 @@ TEAMS = ("home", "away", "star")
 
 #: What is public about the real set (issue 7): counts the game's checks hold a set to.
 PLAYER_COUNTS = {"home": 10, "away": 10, "star": 12}
+#: Counts read from a lost figure (the synergy card list's star values) or from public
+#: pages, not from a sentence of the rules: a set that differs draws a warning
+#: (:func:`card_warnings`), a refusal only under the set's option ``published_counts``.
 SYNERGY_STARS = {1: 3, 2: 5, 3: 10, 4: 5, 5: 2}
 TACKLES = 2
 PENALTY_CARDS = 11
+#: The set's top-level option that makes the published counts binding.
+PUBLISHED_COUNTS = "published_counts"
+
+
+class SymbolsTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """``symbols = {...}`` of a player card, as written (see :class:`Symbols`)."""
+
+    top: list[str] = []
+    bottom: list[str] = []
+    left: str = ""
+    right: str = ""
+    full: list[str] | str = []
+
+
+class ByHand(msgspec.Struct, forbid_unknown_fields=True):
+    """``effect = { by_hand = true, text = "..." }``: an effect the players apply."""
+
+    by_hand: bool
+    text: str
+
+
+class CardFields(CardEntry, forbid_unknown_fields=True, omit_defaults=True):
+    """A Magic Number Eleven ``[[card]]`` as written: player, synergy or penalty fields."""
+
+    team: str = ""
+    position: str | list[str] = ""
+    symbols: SymbolsTable | None = None
+    effect: str | ByHand = ""
+    stars: int = 0
+    tackle: bool = False
+    role: str = ""
+    course: str = ""
+
+
+class SetFile(msgspec.Struct, tag_field="game", tag="magic-number-eleven",
+              forbid_unknown_fields=True, omit_defaults=True):
+    """A Magic Number Eleven card set file, as written."""
+
+    id: str
+    card: list[CardFields]
+    title: str = ""
+    notice: str = ""
+    #: The published counts (synergy stars, tackles, penalty cards) bind: see card_warnings.
+    published_counts: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,6 +125,9 @@ class PlayerCard:
     positions: tuple[str, ...]
     symbols: Symbols
     effect: str = ""
+    #: An effect outside :data:`EFFECTS`, as the card says it: the players apply it
+    #: through adjustments (``adjust home power +2``) while the card lies on the field.
+    by_hand: str = ""
 
     @property
     def rows(self) -> tuple[int, ...]:
@@ -106,8 +158,14 @@ def player(card: Card) -> PlayerCard:
         right=str(raw.get("right", "") or ""),
         full=tuple(str(s) for s in raw.get("full", ()) or ()),
     )
+    effect = card.get("effect", "") or ""
+    by_hand = ""
+    if isinstance(effect, dict):
+        by_hand, effect = str(effect.get("text", "")), ""
+    elif str(effect) not in EFFECTS:
+        by_hand, effect = str(effect), ""
     return PlayerCard(card.id, card.name, str(card.get("team", "")), tuple(positions), symbols,
-                      str(card.get("effect", "") or ""))
+                      str(effect), by_hand)
 
 
 def stars(card: Card) -> int:
@@ -171,23 +229,70 @@ def check_cards(card_set: CardSet) -> list[str]:
             problems.append(f"{team} players: {teams[team]}, the game needs {count}")
     for team in sorted(set(teams) - set(PLAYER_COUNTS)):
         problems.append(f"players with team {team!r}: team must be home, away or star")
-    if synergy != sum(SYNERGY_STARS.values()):
-        problems.append(f"synergy cards: {synergy}, the game has {sum(SYNERGY_STARS.values())}")
-    for value, count in SYNERGY_STARS.items():
-        if synergy and star_counts[value] != count:
-            problems.append(f"synergy cards with {value} stars: {star_counts[value]}, "
-                            f"the game has {count}")
-    if synergy and tackles != TACKLES:
-        problems.append(f"tackle cards: {tackles}, the game has {TACKLES}")
-    if sum(penalty.values()) != PENALTY_CARDS:
-        problems.append(f"penalty-kick cards: {sum(penalty.values())}, "
-                        f"the game has {PENALTY_CARDS}")
+    if not synergy:
+        problems.append("synergy cards: none (the attack and the defence draw them)")
+    option = card_set.extra.get(PUBLISHED_COUNTS, False)
+    if not isinstance(option, bool):
+        problems.append(f"{PUBLISHED_COUNTS} must be true or false, not {option!r}")
+    elif option:
+        problems += _count_differences(synergy, star_counts, tackles, sum(penalty.values()))
     if not penalty["kick"] or not penalty["save"]:
         problems.append("penalty-kick cards: at least one kick and one save card are needed")
     elif kick_courses - save_courses:
         problems.append("penalty-kick courses no save card can guess: "
                         + ", ".join(sorted(kick_courses - save_courses)))
     return problems
+
+
+def card_warnings(card_set: CardSet) -> list[str]:
+    """Where the set's counts differ from the published ones (:data:`SYNERGY_STARS`,
+    :data:`TACKLES`, :data:`PENALTY_CARDS`): read from a lost figure or a public page,
+    they never refuse a box that differs unless the set asks (``published_counts = true``).
+
+    >>> from masume.cards import CardSet
+    >>> box = {"id": "b", "game": "magic-number-eleven", "card": [
+    ...     {"id": "S1", "name": "One", "kind": "synergy", "stars": 1, "tackle": True,
+    ...      "copies": 3}]}
+    >>> card_warnings(CardSet(box))[0]
+    'synergy cards: 3, the published set has 25'
+    """
+    star_counts: Counter[int] = Counter()
+    synergy = tackles = penalty = 0
+    by_hand: list[str] = []
+    for card in card_set:
+        effect = card.get("effect", "")
+        if card.kind == "player" and isinstance(effect, dict):
+            by_hand.append(f"card {card.id}: by hand: {effect.get('text', '')}")
+        elif card.kind == "player" and effect and effect not in EFFECTS:
+            by_hand.append(f"card {card.id}: effect {effect!r} is not one of "
+                           f"{', '.join(EFFECTS)}; the players apply it by hand")
+        if card.kind == "synergy":
+            synergy += card.copies
+            value = card.get("stars")
+            if isinstance(value, int) and not isinstance(value, bool):
+                star_counts[value] += card.copies
+            tackles += card.copies if card.get("tackle") is True else 0
+        elif card.kind == "penalty":
+            penalty += card.copies
+    return (unknown_fields(card_set, CardFields) + by_hand
+            + _count_differences(synergy, star_counts, tackles, penalty))
+
+
+def _count_differences(synergy: int, star_counts: Counter[int], tackles: int,
+                       penalty: int) -> list[str]:
+    out: list[str] = []
+    if synergy != sum(SYNERGY_STARS.values()):
+        out.append(f"synergy cards: {synergy}, the published set has "
+                   f"{sum(SYNERGY_STARS.values())}")
+    for value, count in SYNERGY_STARS.items():
+        if synergy and star_counts[value] != count:
+            out.append(f"synergy cards with {value} stars: {star_counts[value]}, "
+                       f"the published set has {count}")
+    if synergy and tackles != TACKLES:
+        out.append(f"tackle cards: {tackles}, the published set has {TACKLES}")
+    if penalty != PENALTY_CARDS:
+        out.append(f"penalty-kick cards: {penalty}, the published set has {PENALTY_CARDS}")
+    return out
 
 
 def _player_problems(card: Card, where: str) -> list[str]:
@@ -225,8 +330,11 @@ def _player_problems(card: Card, where: str) -> list[str]:
             if name and name not in SYMBOL_KINDS:
                 problems.append(f"{where}: symbol {name!r} is not one of {', '.join(SYMBOL_KINDS)}")
     effect = card.get("effect", "")
-    if effect and effect not in EFFECTS:
-        problems.append(f"{where}: effect {effect!r} is not one of {', '.join(EFFECTS)}")
+    if isinstance(effect, dict) and (effect.get("by_hand") is not True
+                                     or not isinstance(effect.get("text"), str)):
+        problems.append(f"{where}: an effect table is {{ by_hand = true, text = \"...\" }}")
+    elif not isinstance(effect, (str, dict)):
+        problems.append(f"{where}: effect must be a word or {{ by_hand = true, text = ... }}")
     return problems
 
 
@@ -237,6 +345,7 @@ __all__ = [
     "SYMBOL_KINDS",
     "PlayerCard",
     "Symbols",
+    "card_warnings",
     "check_cards",
     "is_tackle",
     "player",

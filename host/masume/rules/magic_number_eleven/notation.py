@@ -30,6 +30,7 @@ from ..base import NotationError, read_fields
 from ..card_set import CardSet, CardSetError
 from .actions import (
     Action,
+    Adjust,
     Bench,
     Clear,
     Done,
@@ -96,6 +97,11 @@ def parse(text: str) -> Action:
         return Penalty(m.group(1).lower(), m.group(2).upper())
     if m := re.fullmatch(rf"sub out {_CARD} in {_CARD}", words, re.IGNORECASE):
         return Sub(m.group(1).upper(), m.group(2).upper())
+    if m := re.fullmatch(r"adjust (home|away) (?:power ([+-]\d+)|(draw|discard|press) (\d+))",
+                         low):
+        if m.group(2):
+            return Adjust("power", m.group(1), int(m.group(2)))
+        return Adjust(m.group(3), m.group(1), int(m.group(4)))
     if m := re.fullmatch(rf"{_CARD} {_CELL}", words):
         return Place(m.group(1).upper(), _cell(m.group(2)))
     raise NotationError(f"{words!r} is not magic-number-eleven notation {HELP}")
@@ -154,6 +160,8 @@ def write(p: Position) -> str:
         ("then", p.then),
         ("resigned", str(p.resigned)),
     ]
+    if p.mods != (0, 0):  # by-hand power adjustments in the shot under way
+        fields.append(("mods", _pair(p.mods, str)))
     return ";".join([MAGIC] + [f"{k}={v}" for k, v in fields])
 
 
@@ -207,6 +215,7 @@ def read(text: str, overrides: dict[str, Any], load: Callable[[Any], CardSet]) -
             ready=sides(values["ready"], flag), shootout=sides(values["shootout_kicks"], str),
             last=unquote(values["last"]), shown=sides(values["shown"], flag),
             then=values["then"], resigned=int(values["resigned"]),
+            mods=sides(values.get("mods", "0|0"), int),
         )
     except (KeyError, ValueError, TypeError, CardSetError) as exc:
         raise bad(str(exc)) from None
@@ -214,7 +223,7 @@ def read(text: str, overrides: dict[str, Any], load: Callable[[Any], CardSet]) -
         raise bad(f"phase {position.phase!r}")
     for pair in (position.unplaced, position.bench, position.subs, position.score, position.hands,
                  position.areas, position.team_symbols, position.penalty, position.stars,
-                 position.ready, position.shootout, position.shown):
+                 position.ready, position.shootout, position.shown, position.mods):
         if len(pair) != 2:
             raise bad("a pair of sides has not two parts")
     try:  # every card named must be in the set

@@ -22,7 +22,7 @@ reports (the legal actions list every candidate).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -30,6 +30,7 @@ from ..base import ANY_CARD, Awaiting, IllegalAction, Legend, Light, Outcome, St
 from ..card_set import CardSet
 from .actions import (
     Action,
+    Adjust,
     Bench,
     Clear,
     Done,
@@ -163,7 +164,10 @@ class Position:
     discard_known: frozenset[str] = frozenset()  # discarded cards the host saw
     discard_unknown: int = 0  # discarded cards it did not (from a hand)
     areas: tuple[tuple[tuple[int, str, str], ...], ...] = ((), ())  # (area, id, source)
-    team_symbols: tuple[int, int] = (0, 0)  # link and press symbols at the turn's start
+    #: Link and press symbols the team action may use: completed at the turn's start
+    #: (「ターン開始時に既に完成しているシンボルだけが効果を発揮できる」) and counted again
+    #: when a player leaves before the team action (see ``do_sub``).
+    team_symbols: tuple[int, int] = (0, 0)
     placed: str = ""  # reading cell of the card placed this turn
     shot: Shot | None = None
     penalty: tuple[str, str] = ("", "")  # kick card, save card laid
@@ -176,6 +180,8 @@ class Position:
     shown: tuple[bool, bool] = (False, False)  # synergy cards turned face up by the judgement
     then: str = ""  # in the clear phase, what follows: "pk", "turn", "shootout" or "half"
     resigned: int = -1
+    #: By-hand power adjustments to (home, away) in the shot under way (``adjust``).
+    mods: tuple[int, int] = (0, 0)
 
     @property
     def card_set(self) -> CardSet:
@@ -236,6 +242,8 @@ class Position:
 
     def shot_symbols(self, cell: str) -> tuple[Symbol, ...]:
         """The completed, unused shot symbols of the card read at ``cell``."""
+        if not cell:  # no card (the card just placed was substituted out)
+            return ()
         side = HOME if cell[0] == "H" else AWAY
         return tuple(s for s in self.symbols(side) if s.kind == "shot" and cell in s.cards)
 
@@ -252,7 +260,8 @@ class Position:
         if self.shot is None:
             return 0
         cards = self.areas[self.shot.attacker]
-        return self.shot.base + sum(_stars(self.cards, c) for _, c, _ in cards)
+        return max(0, self.shot.base + sum(_stars(self.cards, c) for _, c, _ in cards)
+                   + self.mods[self.shot.attacker])
 
     def defence_base(self) -> int:
         """The defender's base defence for the shot under way (crack and power shot applied)."""
@@ -265,8 +274,9 @@ class Position:
     def defence_total(self) -> int:
         if self.shot is None:
             return 0
-        return self.defence_base() + sum(
+        return max(0, self.defence_base() + sum(
             _stars(self.cards, c) for _, c, _ in self.areas[1 - self.shot.attacker])
+            + self.mods[1 - self.shot.attacker])
 
     # ------------------------------------------------------------- layout
 
@@ -431,7 +441,33 @@ class Position:
     def _legal(self) -> tuple[Action, ...]:
         if self.resigned >= 0 or self.phase == OVER:
             return ()
-        return tuple(dict.fromkeys(getattr(self, f"_actions_{self.phase}")()))
+        actions = getattr(self, f"_actions_{self.phase}")()
+        if self.phase not in (DRAFT, BENCH_UP) and self.by_hand():
+            actions = (*actions, *self._adjustments())
+        return tuple(dict.fromkeys(actions))
+
+    def by_hand(self) -> tuple[tuple[str, str], ...]:
+        """(cell, what it does) of the field's cards with an effect outside the vocabulary
+        (docs/cards.md, "by hand"): while one lies there, the adjustments are legal."""
+        return tuple((cell, self.player_card(c).by_hand) for cell, c in self.field
+                     if self.player_card(c).by_hand)
+
+    def _adjustments(self) -> Iterator[Action]:
+        """What a by-hand effect may do, applied by the players: power ±1-5 in the shot under
+        way, draw 1-3 (the hand of five, the cards left), discard 1-3 from a hand, press 1-3."""
+        for side in (HOME, AWAY):
+            name = SIDES[side]
+            if self.shot is not None and self.phase in (ATTACK, DEFENCE):
+                for n in (*range(-5, 0), *range(1, 6)):
+                    yield Adjust("power", name, n)
+            for n in range(1, min(3, HAND_LIMIT - self.hands[side],
+                                  self.deck + self._discard_size()) + 1):
+                yield Adjust("draw", name, n)
+            for n in range(1, min(3, self.hands[side]) + 1):
+                yield Adjust("discard", name, n)
+            if self._may_press(side, 1):
+                for n in range(1, 4):
+                    yield Adjust("press", name, n)
 
     def legal_actions(self) -> Iterator[Action]:
         """Every legal action, each once (cards from unseen pools: every candidate)."""
@@ -497,6 +533,7 @@ class Position:
         else:
             yield Effect(True)
         yield Effect(False)
+        yield from self._subs()
 
     def _actions_after(self) -> Iterator[Action]:
         for symbol in self.shot_symbols(self.placed):
@@ -513,6 +550,7 @@ class Position:
             for copy_id in self.pool():
                 yield Synergy(copy_id, area, "hand")
             yield Done()
+        yield from self._subs()
 
     def _actions_defence(self) -> Iterator[Action]:
         side = 1 - self.turn
@@ -545,14 +583,16 @@ class Position:
         yield from self._subs()
 
     def _subs(self) -> Iterator[Action]:
+        """「選手交代は自分のターン中いつでも、そしてハーフタイムで行える」: any of one's
+        own players, on the field (the card just placed too) or not yet placed, for a
+        face-up bench card, at most 3 a match (「最大3回まで」)."""
         side = self._mover()
         if self.subs[side] >= MAX_SUBS:
             return
         incoming = [copy_id for _, copy_id, out in self.bench[side] if not out]
         if not incoming:
             return
-        going = [c for cell, c in self._side_field(side) if cell != self.placed]
-        going += list(self.unplaced[side])
+        going = [c for _, c in self._side_field(side)] + list(self.unplaced[side])
         for out in going:
             for into in incoming:
                 yield Sub(out, into)
@@ -614,10 +654,28 @@ class Position:
         if isinstance(action, Synergy):
             return self._synergy_problem(action)
         if isinstance(action, Sub):
-            if self.subs[self._mover()] >= MAX_SUBS:
-                return f"{self.to_move} has made its {MAX_SUBS} substitutions"
-            return "the player coming on must be face up on the bench, the one going off yours"
+            return self._sub_problem(action)
+        if isinstance(action, Adjust):
+            if not self.by_hand():
+                return "an adjustment applies a by-hand effect: no such card lies on the field"
+            return ("power only in a shot under way; draw within the hand of five and the cards "
+                    "left; discard what the hand holds; press while the marker can move; 1-3 "
+                    "(power 1-5)")
         return "not allowed here"
+
+    def _sub_problem(self, action: Sub) -> str:
+        side = self._mover()
+        if self.subs[side] >= MAX_SUBS:
+            return f"{self.to_move} has made its {MAX_SUBS} substitutions"
+        own = [c for _, c in self._side_field(side)] + list(self.unplaced[side])
+        if action.out not in own:
+            return f"{action.out} is not a player of {self.to_move} on the field or in front " \
+                   "of them"
+        bench = {c: out for _, c, out in self.bench[side]}
+        if action.into not in bench:
+            return f"{action.into} is not on {self.to_move}'s bench"
+        return f"{action.into} was substituted out: he cannot come back (「一度交代アウトされた" \
+               "選手は試合が終わるまで投入できない」)"
 
     def _shot_problem(self, action: Shoot) -> str:
         if action.kind == "blind":
@@ -853,6 +911,7 @@ class _State:
         ready: tuple[bool, bool]
         last: str
         then: str
+        mods: tuple[int, int]
 
     def __init__(self, position: Position) -> None:
         self.__dict__["_p"] = position
@@ -955,6 +1014,18 @@ class _State:
             self.shot = Shot(side, action.cell, len(mine), crack, action.token, action.kind)
         self.phase = ATTACK
 
+    def do_adjust(self, action: Adjust) -> None:
+        side = SIDES.index(action.side)
+        if action.what == "power":
+            self.pair("mods", side, self.mods[side] + action.amount)
+        elif action.what == "draw":
+            _draw(self, action.amount, side)
+        elif action.what == "discard":  # from the hand, unseen
+            self.pair("hands", side, self.hands[side] - action.amount)
+            self.discard_unknown += action.amount
+        else:
+            _push(self, side, action.amount)
+
     def do_endturn(self, action: EndTurn) -> None:
         _end_turn(self)
 
@@ -1024,10 +1095,27 @@ class _State:
         position = self.now()
         cells = [cell for cell, c in self.field if c == action.out]
         if cells:
+            cell = cells[0]
             gone = {s.name for s in _symbols(self.cards, position._side_field(side))
-                    if cells[0] in s.cards}
-            self.used = frozenset(self.used - gone)  # its shot tokens go back to the supply
+                    if cell in s.cards}
+            # 「交代アウトされる選手カードの上にあったシュートトークンは全て保管所に戻す」
+            self.used = frozenset(self.used - gone)
             self.field = tuple(p for p in self.field if p[1] != action.out)
+            if self.shot is not None and self.shot.token in gone:
+                # the shooter leaves during his own attack: the shot stands, its token
+                # goes back to the supply
+                self.shot = replace(self.shot, shooter="", token="")
+            if cell == self.placed:  # the card just placed leaves: its instant effect too
+                self.placed = ""
+                if self.phase == EFFECT:
+                    self.phase = AFTER
+            if self.phase == TEAM:
+                # a team-action symbol counts when it is used: a player who left before
+                # the team action lends none (the seed's example subs *after* using one:
+                # 「チーム行動で戦術シンボルの効果を使った後に選手を交代することも可能だ」)
+                now = self.now()
+                self.team_symbols = (min(self.team_symbols[0], now.count(side, "link")),
+                                     min(self.team_symbols[1], now.count(side, "press")))
         unplaced = tuple(c for c in self.unplaced[side] if c != action.out) + (action.into,)
         self.pair("unplaced", side, unplaced)
         # the player going off lies face down where the one coming on lay
@@ -1049,7 +1137,8 @@ class _State:
         with no card left to add), then return the position."""
         for _ in range(8):
             position = self.now()
-            if self.phase == TEAM and not any(not isinstance(a, Sub) for a in position._legal):
+            if self.phase == TEAM and not any(not isinstance(a, (Sub, Adjust))
+                                                   for a in position._legal):
                 self.phase = PLAYER
             elif self.phase == AFTER and not position.shot_symbols(self.placed):
                 _end_turn(self)
@@ -1201,6 +1290,7 @@ def _resolve(s: _State) -> None:
     if shot.token:
         s.used = frozenset(s.used | {shot.token})
     s.last = result
+    s.mods = (0, 0)
     if goal:
         _goal(s, attacker)
     line_out = magic and attack > WONDER  # the defence's cards are discarded unseen

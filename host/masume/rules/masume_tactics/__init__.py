@@ -61,7 +61,7 @@ from typing import Any
 from ..base import ReadsCardSets, Restart, Roll, resigning
 from ..card_set import CardSet
 from .actions import Action, Charge, Choice, Kick, Move, Pass, Setup, Timeout, Whistle
-from .cards import check_cards
+from .cards import card_warnings, check_cards
 from .geometry import (
     CENTRE_MARK,
     GAME,
@@ -108,6 +108,10 @@ class MasumeTacticsRules(ReadsCardSets):
     def check_cards(self, card_set: CardSet) -> list[str]:
         """The game's checks of a specialist card set (see :func:`check_cards`)."""
         return check_cards(card_set)
+
+    def card_warnings(self, card_set: CardSet) -> list[str]:
+        """Card fields the game does not read (see :func:`cards.card_warnings`)."""
+        return card_warnings(card_set)
 
     def resign(self, position: Position, side: str) -> Position:
         """The position after ``side`` resigns.

@@ -11,7 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..card_set import CardSet, CardSetError
+import msgspec
+
+from ..card_set import CardEntry, CardSet, CardSetError, unknown_fields
 from .geometry import GAME, PENALTY_AREA, _progress
 
 #: What a card's ability may change (docs/rules/masume-tactics.md, "Specialist cards"):
@@ -65,6 +67,36 @@ class Card:
 #: owner writes the cards they hold in the same card set format (masume.cards) and
 #: passes it as the option ``card_set``.
 EXAMPLE_SET = "masume-tactics-example"
+
+
+class AbilityTable(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """``{ kind = ..., value = N, where = ... }``: one ability as written."""
+
+    kind: str
+    value: int
+    where: str = ""
+
+
+class CardFields(CardEntry, forbid_unknown_fields=True, omit_defaults=True):
+    """A specialist ``[[card]]`` as written."""
+
+    shirt: int = 0
+    abilities: list[AbilityTable] = msgspec.field(default_factory=list)
+
+
+class SetFile(msgspec.Struct, tag_field="game", tag="masume-tactics", forbid_unknown_fields=True,
+              omit_defaults=True):
+    """A specialist card set file, as written."""
+
+    id: str
+    card: list[CardFields]
+    title: str = ""
+    notice: str = ""
+
+
+def card_warnings(card_set: CardSet) -> list[str]:
+    """Card fields the game does not read (never a refusal)."""
+    return unknown_fields(card_set, CardFields)
 
 
 def specialists(card_set: CardSet) -> Mapping[str, Card]:
