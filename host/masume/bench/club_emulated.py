@@ -35,7 +35,6 @@ a fresh ``masume club serve`` process and a fresh SQLite database:
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import shutil
 import socket
@@ -48,7 +47,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from masume.tracker import SETTLE_S
 from masume_protocol import codec as c
 
 from .club import (
@@ -386,9 +384,17 @@ async def _timers(boards: list[EmulatedBoard], driver: PahoOnAsyncio,
             pass
 
 
+def start_server(work: Path, broker: str) -> subprocess.Popen[bytes]:
+    """``masume club serve`` on the tables of ``work``, its log in ``work``/server.log."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "masume.cli", "club", "serve", "--broker", broker,
+         "--tables", str(work / "tables.toml"), "--db", str(work / "club.db"), "--no-web"],
+        stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"))
+
+
 async def run_size(n: int, canaries: int, seconds: float, pace: float,
-                   plans: list[list[Planned]], log: Callable[[str], None] = print
-                   ) -> dict[str, Any]:
+                   plans: list[list[Planned]], log: Callable[[str], None] = print,
+                   idle: float = IDLE_S) -> dict[str, Any]:
     from masume.boards import load_board
     from masume.club.mosquitto import Broker
     from masume.games import load_rules
@@ -442,10 +448,7 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
             if i % 50 == 49:
                 await asyncio.sleep(0)  # let the first ones' handshakes through
         timers = asyncio.create_task(_timers(boards, driver, stop))
-        server = subprocess.Popen(
-            [sys.executable, "-m", "masume.cli", "club", "serve", "--broker", broker.url,
-             "--tables", str(work / "tables.toml"), "--db", str(work / "club.db"), "--no-web"],
-            stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"))  # noqa: SIM115 (the server's)
+        server = start_server(work, broker.url)
         started = time.monotonic()
         try:
             await asyncio.wait_for(asyncio.gather(*(b.lit.wait() for b in boards)),
@@ -459,7 +462,7 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
         startup = time.monotonic() - started
         await asyncio.sleep(1.0)  # the first pictures (snapshot, then the game) are out
         cpu0, t0 = _cpu_seconds(server.pid), time.monotonic()
-        await asyncio.sleep(IDLE_S)
+        await asyncio.sleep(idle)
         idle = (_cpu_seconds(server.pid) - cpu0) / (time.monotonic() - t0) / (n + canaries) * 100
         rss = _rss_mb(server.pid)
         for b in boards:
@@ -575,5 +578,3 @@ def _settled(r: dict[str, Any]) -> str:
     return (f"{r['settled']} after the settle: p50 {r['settled_p50']:.1f} ms, "
             f"p99 {r['settled_p99']:.1f} ms past it")
 
-
-__all__ = ["EmulatedBoard", "PahoOnAsyncio", "run", "run_size", "sizes_up_to", "SETTLE_S"]
