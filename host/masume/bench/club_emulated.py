@@ -457,7 +457,11 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
             dark = sum(1 for b in boards if not b.lit.is_set())
             raise RuntimeError(f"{dark} of {n} boards never lit: the server did not run "
                                f"them all (see {work / 'server.log'})") from None
+        lit_by = time.monotonic() + 60
         while not all(s.led_colours for s in sims):
+            if time.monotonic() > lit_by:
+                dark_units = [u for u, s in zip(canary_units, sims) if not s.led_colours]
+                raise RuntimeError(f"canaries {dark_units} never lit (see {work})")
             await asyncio.sleep(0.1)
         startup = time.monotonic() - started
         await asyncio.sleep(1.0)  # the first pictures (snapshot, then the game) are out
