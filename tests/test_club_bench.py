@@ -40,3 +40,20 @@ def test_planned_hands_are_read_exactly_by_a_fresh_tracker():
     # These seeds' games hold actions the tracker first reads as others (a piece
     # stepped twice, also one diagonal step): the hand presses confirm for its own.
     assert confirms >= 2
+
+
+def test_emulated_boards_play_their_games_into_exact_records():
+    """`masume bench club --emulated` at its smallest: protocol-level boards and one
+    full-VM canary against the real server, broker and database; every record
+    holds exactly what its hand played, and every board saw its LEDs answer."""
+    import asyncio
+
+    from masume.bench.club import plan_games
+    from masume.bench.club_emulated import run_size
+
+    plans = plan_games(3, 8)
+    result = asyncio.run(run_size(3, 1, seconds=6.0, pace=1.0, plans=plans, idle=0.5))
+    assert result["differ"] == []
+    assert result["actions"] >= 4
+    assert result["samples"] > 0 and result["canary_samples"] > 0
+    assert result["bad_frames"] == 0

@@ -162,3 +162,45 @@ def test_a_database_newer_than_the_code_is_refused(store_url):
     _run_sql(store_url, f"UPDATE schema_version SET version = {SCHEMA_VERSION + 1}")
     with pytest.raises(NewerDatabase, match=f"version {SCHEMA_VERSION + 1}, newer than"):
         ClubStore(store_url)
+
+
+def test_saves_that_come_during_a_commit_are_committed_together(store_url):
+    """Group commit: saves that arrive while a commit is under way wait for it and
+    then go in one transaction; each save_game returns only once its save is
+    committed, and a save that fails for a reason of its own fails alone."""
+    import threading
+    import time
+
+    store = ClubStore(store_url)
+    games = [store.new_game(f"t{i}", "soccer-shogi", {"Table": f"t{i}"}) for i in range(4)]
+    errors: dict[int, Exception] = {}
+
+    def save(k: int) -> None:
+        try:
+            if k == 3:  # a save whose own statement is wrong
+                store._write_grouped([("UPDATE no_such_table SET x = 1", ())])
+            else:
+                store.save_game(games[k], f"record {k}", {"Table": f"t{k}"}, None,
+                                [(0.0, "event", {"k": k})])
+        except Exception as exc:  # noqa: BLE001 (looked at below)
+            errors[k] = exc
+
+    before = store.group_commits
+    with store._lock:  # a commit under way: the first save's waits for the lock
+        first = threading.Thread(target=save, args=(0,))
+        first.start()
+        while not store._committing:
+            time.sleep(0.01)
+        others = [threading.Thread(target=save, args=(k,)) for k in (1, 2, 3)]
+        for t in others:
+            t.start()
+        while len(store._waiting) < 3:
+            time.sleep(0.01)
+    for t in [first, *others]:
+        t.join(30)
+    assert store.group_commits - before == 2  # the first alone, then the three together
+    assert set(errors) == {3}
+    for k in range(3):
+        assert store.record(games[k]) == f"record {k}"
+        assert [e["k"] for e in store.log_entries(games[k])] == [k]
+    store.close()

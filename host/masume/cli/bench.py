@@ -44,12 +44,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     club = kinds.add_parser("club",
                             help="club mode: event-to-LED latency and server CPU for N boards")
     club.add_argument("--boards", type=int, default=8,
-                      help="the most boards to try (1, 2, 4, ... N)")
+                      help="the most boards to try (1, 2, 4, ... N; with --emulated 1, 10, 100, "
+                      "... N)")
     club.add_argument("--seconds", type=float, default=30.0, help="measured play per size")
-    club.add_argument("--pace", type=float, default=0.7,
-                      help="seconds between two hand movements on a board")
+    club.add_argument("--pace", type=float, default=None,
+                      help="seconds between two hand movements on a board (default 0.7; "
+                      "with --emulated 4, on average)")
     club.add_argument("--cut", type=float, default=0.0, metavar="S",
                       help="cut one board's Wi-Fi for S seconds in the largest run (e.g. 60)")
+    club.add_argument("--emulated", action="store_true",
+                      help="boards emulated at the protocol level, thousands in one process "
+                      "(the server's load, not the simulator's)")
+    club.add_argument("--canaries", type=int, default=2,
+                      help="with --emulated: full-VM simulated boards playing beside them")
     club.set_defaults(handler=_club)
 
     sim = kinds.add_parser("sim", help="a simulated board at rest: its CPU and memory")
@@ -111,9 +118,16 @@ def _club(args: argparse.Namespace) -> int:
     import os
     import sys
 
-    from masume.bench.club import run
+    if args.emulated:
+        from masume.bench.club_emulated import run as run_emulated
 
-    code = run(boards=args.boards, seconds=args.seconds, pace=args.pace, cut=args.cut)
+        code = run_emulated(boards=args.boards, seconds=args.seconds,
+                            pace=4.0 if args.pace is None else args.pace, canaries=args.canaries)
+    else:
+        from masume.bench.club import run
+
+        code = run(boards=args.boards, seconds=args.seconds,
+                   pace=0.7 if args.pace is None else args.pace, cut=args.cut)
     # Everything is closed and printed by now. With many MicroPython VMs made in one
     # process, the wasm runtime's worker threads can panic while the interpreter tears
     # down (a Rust "panic in a function that cannot unwind" after the figures): leave

@@ -22,7 +22,15 @@ version 0: the first migration's ``IF NOT EXISTS`` leaves its tables as they are
 A table's save is one transaction (:meth:`ClubStore.save_game`): the log lines of
 the events it took and the record with the actions they made, together. Only once
 it is committed does the table acknowledge those events to the board; a server
-killed before that has the board send them again. A write that cannot be made
+killed before that has the board send them again.
+
+Group commit: the saves that come while a commit is being made to the disk wait
+for it, and the next commit takes them all in one transaction (one fsync for the
+lot, where each would wait for its own); each ``save_game`` returns only once its
+save is committed, so the acknowledgement still follows the disk. A save alone
+commits at once: there is no window to wait out. A group that fails for a reason
+of its own (not the database's: see :class:`CannotSave`) is made again one save a
+transaction, so that one table's fault is that table's alone. A write that cannot be made
 (the disk full, the database read-only or away) raises masume.storage.CannotSave.
 """
 
@@ -72,6 +80,17 @@ def _postgres(sql: str) -> str:
         "game_id INTEGER", "game_id BIGINT").replace("REAL", "DOUBLE PRECISION")
 
 
+class _Save:
+    """One save waiting for a group commit."""
+
+    __slots__ = ("done", "error", "statements")
+
+    def __init__(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
+        self.statements = statements
+        self.done = False
+        self.error: Exception | None = None
+
+
 class ClubStore:
     """One database for the whole event. Thread-safe (one connection, a lock)."""
 
@@ -79,6 +98,12 @@ class ClubStore:
         url = str(url)
         self.url = url
         self._lock = threading.RLock()
+        self._group = threading.Condition()  # guards _waiting and _committing
+        self._waiting: list[_Save] = []
+        self._committing = False
+        #: Transactions made for saves, and saves: their ratio is the group's size.
+        self.group_commits = 0
+        self.saves = 0
         self.dialect = "postgres" if url.startswith(("postgresql://", "postgres://")) else "sqlite"
         self._db: Any = None
         self._connect()
@@ -180,6 +205,53 @@ class ClubStore:
                     raise CannotSave(reason) from exc
                 raise
 
+    def _write_grouped(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
+        """``statements`` committed in one transaction, perhaps with other threads'
+        (group commit); returns once they are committed, raises what their commit
+        raised."""
+        mine = _Save(statements)
+        with self._group:
+            self._waiting.append(mine)
+            while not mine.done and self._committing:
+                self._group.wait()
+            if mine.done:  # another thread's commit took it
+                if mine.error is not None:
+                    raise mine.error
+                return
+            # No commit under way: this thread makes the next, for every save waiting.
+            self._committing = True
+            group, self._waiting = self._waiting, []
+        try:
+            self._commit_group(group)
+        finally:
+            with self._group:
+                for save in group:
+                    save.done = True
+                self._committing = False
+                self._group.notify_all()
+        if mine.error is not None:
+            raise mine.error
+
+    def _commit_group(self, group: list[_Save]) -> None:
+        self.group_commits += 1
+        self.saves += len(group)
+        try:
+            self._write(*[statement for save in group for statement in save.statements])
+            return
+        except CannotSave as exc:  # the database's reason: the same for every save
+            for save in group:
+                save.error = CannotSave(exc.reason)  # each raised in its own thread
+            return
+        except Exception as exc:  # noqa: BLE001 (each save's own outcome, below)
+            if len(group) == 1:
+                group[0].error = exc
+                return
+        for save in group:
+            try:
+                self._write(*save.statements)
+            except Exception as exc:  # noqa: BLE001 (raised in its own table's thread)
+                save.error = exc
+
     def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
             try:
@@ -220,13 +292,16 @@ class ClubStore:
 
     def save_game(self, game_id: int, record: str, headers: Mapping[str, str],
                   result: str | None, log: Iterable[LogEntry] = ()) -> None:
-        """The game's record and the log lines that led to it, in one transaction."""
-        self._write(*[("INSERT INTO log (game_id, t, kind, data) VALUES (?, ?, ?, ?)",
-                       (game_id, t, kind, json.dumps(dict(fields), ensure_ascii=False)))
-                      for t, kind, fields in log],
-                    (("UPDATE games SET record = ?, headers = ?, result = ?, updated = ? "
-                      "WHERE id = ?"), (record, json.dumps(dict(headers)), result, time.time(),
-                                      game_id)))
+        """The game's record and the log lines that led to it, in one transaction
+        (perhaps with other tables' saves: group commit); returns once committed."""
+        statements: list[tuple[str, tuple[Any, ...]]] = [
+            ("INSERT INTO log (game_id, t, kind, data) VALUES (?, ?, ?, ?)",
+             (game_id, t, kind, json.dumps(dict(fields), ensure_ascii=False)))
+            for t, kind, fields in log]
+        statements.append((
+            "UPDATE games SET record = ?, headers = ?, result = ?, updated = ? WHERE id = ?",
+            (record, json.dumps(dict(headers)), result, time.time(), game_id)))
+        self._write_grouped(statements)
 
     def end_game(self, game_id: int, result: str) -> None:
         """The arbiter ends a game: its result, and no longer its table's active game."""

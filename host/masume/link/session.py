@@ -53,6 +53,10 @@ HANDSHAKE_TIMEOUT_S = 3.0
 COMMAND_RESEND_S = 0.25
 HEARTBEAT_S = 1.0
 SILENCE_TIMEOUT_S = 3.5  # no frame from the board for this long: the link is dead
+#: The link thread's wait for a frame: a frame ends it at once, commands go out from
+#: the caller's thread and ACKs from the committer's, so it only paces the timers
+#: (heartbeat, command resend), each far longer: a quiet board costs ten turns a second.
+RECEIVE_S = 0.1
 MAX_PENDING_COMMANDS = 64
 BACKOFF_S = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
 #: How fast the estimate of the board clock's offset may creep up when no frame
@@ -309,8 +313,28 @@ class BoardSession:
         (what they caused is saved): the board may forget them. Commits of an
         earlier boot of the board (it restarted meanwhile) change nothing."""
         with self._lock:
-            if boot == self._boot and seq > self._committed:
-                self._committed = min(seq, self._received)
+            if boot != self._boot or seq <= self._committed:
+                return
+            self._committed = min(seq, self._received)
+        self._acknowledge_now()
+
+    def _acknowledge_now(self) -> None:
+        """Acknowledge what is due from the consumer's thread as it commits: the board
+        forgets it now, not at the link thread's next turn (which waits up to
+        RECEIVE_S when the board is quiet). The link thread's own check stays: an
+        ACK sent twice is harmless, acks being cumulative."""
+        if not self.connected.is_set():
+            return  # the handshake's HELLO carries it
+        ack = self._ack_due()
+        with self._lock:
+            if ack <= self._ack:
+                return
+            self._ack = ack
+            self.stats.acked = ack
+            try:
+                self._send(c.encode_frame(c.ACK, ack))
+            except LinkDown:
+                pass  # the link thread notices and reconnects
 
     def set_leds(self, picture: LedPicture) -> None:
         """Show ``picture`` (cell name or index -> Led); every other cell goes dark.
@@ -455,7 +479,7 @@ class BoardSession:
         while not self._stop.is_set():
             if self._rebirth:
                 raise LinkDown(self._rebirth)
-            frames, self._early = self._early + self._receive(0.02), []
+            frames, self._early = self._early + self._receive(RECEIVE_S), []
             now = time.monotonic()
             if frames:
                 last_heard = now

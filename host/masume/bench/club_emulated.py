@@ -1,0 +1,584 @@
+"""``masume bench club --emulated --boards N``: the club server under a hall's load.
+
+``masume bench club`` runs the real firmware on one MicroPython VM per board, so
+it measures the simulator more than the server (issue 17: at 8 boards the bench
+took 84 % of a core, the server 11 %). Here one asyncio process holds every
+board at the protocol level: each has its own MQTT connection (a paho client
+driven by the asyncio loop, with its last will), and speaks the board's side of
+protocol/SPEC.md with the shared codec: WELCOME to every HELLO then a HEARTBEAT,
+events (SQUARE with the board's time, BUTTON) numbered and journalled until
+acknowledged, resent after 250 ms without ack progress, a heartbeat every
+second, commands carried out in order and acknowledged (LED_FRAME, LED_SET,
+SNAPSHOT_REQ). What it does not emulate is the scan and the debounce: an event
+leaves when the hand's movement is over, as the firmware's does once its
+debounce is.
+
+The hands play the planned games of ``masume bench club`` (plan_games: every
+action one the server's tracker reads, confirm presses where the sensors cannot
+tell), one movement every ``--pace`` seconds on average per board (between half
+and one and a half times it, at random; never closer than the plan allows). A
+few full-VM simulated boards (``--canaries``) play beside them, as in the other
+bench, so that the emulation is checked against the firmware under the same load.
+
+Per size (1, 10, 100, ... N boards) a fresh Mosquitto on a free loopback port,
+a fresh ``masume club serve`` process and a fresh SQLite database:
+
+- event -> LED: from the board publishing its event to the board receiving the
+  LED frame that changes its picture (as ``masume bench club``: a movement
+  answered only after the tracker's settle wait is counted apart);
+- the server's CPU per board while the hands play, and per table while every
+  board is connected and nobody plays (idle), with its RSS;
+- the bench process's own CPU: when it nears a core, the figures are the bench's;
+- "records all exact": every board's record equals the actions its hand made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from masume_protocol import codec as c
+
+from .club import (
+    GAME,
+    P99_LIMIT_MS,
+    PLAN_GAP_S,
+    SETTLE_MS,
+    Hand,
+    Planned,
+    _cpu_seconds,
+    _quantiles,
+    plan_games,
+    steps_for,
+)
+
+RESEND_S = 0.25  # the board resends unacknowledged events after this long without progress
+RESEND_MAX = 32  # at most this many at a time (firmware/journal.py)
+JOURNAL = 256  # the board's ring of unacknowledged events
+HOST_SILENT_S = 3.5  # no host heard for this long: the board only journals
+PLANS = 32  # distinct planned games; boards beyond share them (each has its own record)
+IDLE_S = 5.0  # the idle window: every board connected, nobody playing
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+class PahoOnAsyncio:
+    """Many paho clients driven by one asyncio loop (paho's external-loop API:
+    the loop watches each client's socket and calls loop_read / loop_write)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.clients: list[Any] = []
+
+    def attach(self, client: Any) -> None:
+        client.on_socket_open = self._open
+        client.on_socket_close = self._close
+        client.on_socket_register_write = self._want_write
+        client.on_socket_unregister_write = self._done_write
+        self.clients.append(client)
+
+    def _open(self, client: Any, userdata: object, sock: Any) -> None:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as masume.link.mqtt
+        self.loop.add_reader(sock, client.loop_read, 16)
+
+    def _close(self, client: Any, userdata: object, sock: Any) -> None:
+        self.loop.remove_reader(sock)
+        self.loop.remove_writer(sock)
+
+    def _want_write(self, client: Any, userdata: object, sock: Any) -> None:
+        self.loop.add_writer(sock, client.loop_write)
+
+    def _done_write(self, client: Any, userdata: object, sock: Any) -> None:
+        self.loop.remove_writer(sock)
+
+    def misc(self) -> None:
+        """Keepalive pings and retries: once a second for every client."""
+        for client in self.clients:
+            client.loop_misc()
+
+
+@dataclass
+class Measure:
+    """Event -> LED at one board, as :class:`masume.bench.club.Hand` counts it."""
+
+    measure: bool = False
+    waiting: bool = False
+    event_at: float | None = None
+    latencies: list[float] = field(default_factory=list)
+    settled: list[float] = field(default_factory=list)
+    misses: int = 0
+
+    def moved(self, kind: str) -> None:
+        if self.waiting and self.measure:
+            self.misses += 1  # the last movement changed no LED
+        self.waiting = kind != "press"
+        self.event_at = None
+
+    def sent(self, at: float) -> None:
+        if self.waiting and self.event_at is None:
+            self.event_at = at
+
+    def answered(self, at: float) -> None:
+        if self.waiting and self.event_at is not None:
+            ms = (at - self.event_at) * 1000
+            if self.measure:
+                (self.latencies if ms < SETTLE_MS else self.settled).append(
+                    ms if ms < SETTLE_MS else ms - SETTLE_MS)
+            self.waiting = False
+
+
+class EmulatedBoard:
+    """One board at the protocol level over its own MQTT connection."""
+
+    def __init__(self, unit: str, board: Any, layout: dict[str, list[str]],
+                 plan: list[Planned], broker_port: int, driver: PahoOnAsyncio,
+                 rng: random.Random) -> None:
+        from masume.link.mqtt import new_client, topic
+
+        self.unit = unit
+        self.board = board
+        self.plan = plan
+        self.stacks = {cell.name: list(layout.get(cell.name, ())) for cell in board.sensed}
+        self.boot = rng.getrandbits(32) or 1
+        self.born = time.perf_counter()
+        self.next_seq = 1
+        self.journal: dict[int, bytes] = {}  # seq -> frame, oldest first
+        self.first_seq = 1
+        self.command_seq = 0  # the last command carried out
+        self.host_heard = float("-inf")
+        self.progress_at = 0.0
+        self.picture: dict[int, tuple[tuple[int, int, int], int]] = {}
+        self.lit = asyncio.Event()
+        self.measure = Measure()
+        self.action = 0
+        self.step_in_action = 0
+        self.notations: list[str] = []
+        self.bad_frames = 0
+        self.events_topic = topic(unit, "events")
+        self.commands_topic = topic(unit, "commands")
+        status = topic(unit, "status")
+        self.client = new_client(f"board-{unit}")
+        driver.attach(self.client)  # after new_client: our socket hooks replace its own
+        self.client.will_set(status, b"offline", qos=1, retain=True)
+        self.client.on_message = self._on_message
+
+        def connected(client: Any, userdata: object, flags: Any, rc: Any, props: Any) -> None:
+            client.subscribe(self.commands_topic, 1)
+            client.publish(status, b"online", qos=1, retain=True)
+
+        self.client.on_connect = connected
+        self.client.connect("127.0.0.1", broker_port, keepalive=30)
+
+    # ---- the board's side of the protocol ---------------------------------------------
+
+    def ms(self) -> int:
+        return int((time.perf_counter() - self.born) * 1000) & c.TICKS_MASK
+
+    def _send(self, mtype: int, seq: int, payload: bytes = b"") -> None:
+        self.client.publish(self.events_topic, c.encode_frame(mtype, seq, payload)[:-1], qos=1)
+
+    def _host_alive(self) -> bool:
+        return time.perf_counter() - self.host_heard < HOST_SILENT_S
+
+    def _event(self, mtype: int, payload: bytes) -> None:
+        seq = self.next_seq
+        self.next_seq += 1
+        frame = c.encode_frame(mtype, seq, payload)[:-1]
+        self.journal[seq] = frame
+        if len(self.journal) > JOURNAL:
+            del self.journal[next(iter(self.journal))]
+            self.first_seq = next(iter(self.journal))
+        if self._host_alive():
+            self.measure.sent(time.perf_counter())
+            self.client.publish(self.events_topic, frame, qos=1)
+
+    def _heartbeat(self) -> None:
+        first = next(iter(self.journal)) if self.journal else self.next_seq
+        self._send(c.HEARTBEAT, 0, c.pack_heartbeat(self.next_seq, first, self.ms(), self.boot))
+
+    def _resend(self) -> None:
+        for frame in list(self.journal.values())[:RESEND_MAX]:
+            self.client.publish(self.events_topic, frame, qos=1)
+        self.progress_at = time.perf_counter()
+
+    def tick(self, now: float, heartbeat: bool) -> None:
+        """The board's timers (every 250 ms): resend, heartbeat."""
+        if not self._host_alive():
+            return
+        if self.journal and now - self.progress_at >= RESEND_S:
+            self._resend()
+        if heartbeat:
+            self._heartbeat()
+
+    def _reading(self, name: str) -> bytes:
+        cell = self.board.cell(name)
+        stack = self.stacks[name]
+        if cell.sensor == "presence":
+            return b"\x01" if stack else b""
+        if cell.sensor == "card":
+            return bytes.fromhex(stack[-1][4:]) if stack else b""
+        return bytes(self.board.piece_code(p) for p in stack)
+
+    def _on_message(self, client: Any, userdata: object, message: Any) -> None:
+        now = time.perf_counter()
+        try:
+            mtype, seq, payload = c.decode_frame(message.payload.rstrip(b"\x00"))
+            fields = c.unpack(mtype, payload)
+        except (c.FrameError, ValueError):
+            self.bad_frames += 1
+            return
+        self.host_heard = now
+        if mtype == c.HELLO:
+            _, boot, ack = fields
+            self.command_seq = seq
+            if boot == self.boot:
+                self._acked(ack)
+            first = next(iter(self.journal)) if self.journal else self.next_seq
+            self._send(c.WELCOME, 0, c.pack_welcome(self.boot, self.next_seq, first,
+                                                    self.board.hash, "emulated",
+                                                    self.board.id))
+            self._heartbeat()
+            if boot == self.boot and self.journal:
+                self._resend()
+        elif mtype == c.ACK:
+            self._acked(seq)
+        elif mtype in c.COMMANDS:
+            if seq == (self.command_seq + 1) & 0xFFFFFFFF:
+                self.command_seq = seq
+                if mtype == c.SNAPSHOT_REQ:
+                    readings = [(cell.index, self._reading(cell.name))
+                                for cell in self.board.sensed]
+                    self._send(c.SNAPSHOT, self.next_seq - 1, c.pack_snapshot(readings))
+                else:
+                    self._leds(mtype, fields, now)
+            self._send(c.ACK, self.command_seq)
+
+    def _acked(self, seq: int) -> None:
+        progressed = False
+        while self.journal and next(iter(self.journal)) <= seq:
+            del self.journal[next(iter(self.journal))]
+            progressed = True
+        if progressed:
+            self.progress_at = time.perf_counter()
+
+    def _leds(self, mtype: int, entries: list[Any], now: float) -> None:
+        picture = {} if mtype == c.LED_FRAME else dict(self.picture)
+        for cell, rgb, pattern in entries:
+            if pattern == c.OFF or rgb == (0, 0, 0):
+                picture.pop(cell, None)
+            else:
+                picture[cell] = (rgb, pattern)
+        if picture != self.picture:
+            self.picture = picture
+            self.measure.answered(now)
+        if picture:
+            self.lit.set()
+
+    # ---- the hand -----------------------------------------------------------------
+
+    @property
+    def mid_action(self) -> bool:
+        return self.step_in_action > 0
+
+    def step(self) -> None:
+        if self.action >= len(self.plan):
+            return
+        planned = self.plan[self.action]
+        kind, where, what = planned.steps[self.step_in_action]
+        self.measure.moved(kind)
+        if kind == "press":
+            self._event(c.BUTTON, c.pack_button(self.board.button(where).index, self.ms()))
+        else:
+            if kind == "lift":
+                self.stacks[where].pop()
+            else:
+                self.stacks[where].append(what)
+            cell = self.board.cell(where)
+            self._event(c.SQUARE, c.pack_square(cell.index, self._reading(where), self.ms()))
+        self.step_in_action += 1
+        if self.step_in_action == len(planned.steps):
+            self.notations.append(planned.notation)
+            self.action += 1
+            self.step_in_action = 0
+
+
+def records(db: Path, units: list[str]) -> dict[str, list[str]]:
+    """Every unit's active game in the database, as notations."""
+    from masume.club.server import resume_game
+    from masume.club.store import ClubStore
+
+    store = ClubStore(db)
+    try:
+        latest: dict[str, int] = {}
+        for g in store.games():
+            if g["active"]:
+                latest[g["table"]] = max(latest.get(g["table"], 0), g["id"])
+        out = {}
+        for unit in units:
+            text = store.record(latest[unit]) if unit in latest else None
+            try:
+                out[unit] = resume_game(text, GAME).notations() if text else []
+            except Exception:  # noqa: BLE001 (whatever is wrong with it, the bench says so)
+                out[unit] = ["<unreadable record>"]
+        return out
+    finally:
+        store.close()
+
+
+def _pause(pace: float, rng: random.Random) -> float:
+    """The time to a hand's next movement: about ``pace``, never less than the plan's gap."""
+    return max(PLAN_GAP_S + 0.05, pace * (0.5 + rng.random()))
+
+
+async def _play(boards: list[EmulatedBoard], canaries: list[Hand], seconds: float,
+                pace: float, rng: random.Random) -> None:
+    """Every hand at its own pace for ``seconds``, then each finishes its action."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + seconds
+
+    async def hand(board: EmulatedBoard) -> None:
+        await asyncio.sleep(rng.random() * pace)
+        while loop.time() < end or board.mid_action:
+            board.step()
+            await asyncio.sleep(_pause(pace, rng))
+
+    async def canary(h: Hand) -> None:
+        await asyncio.sleep(rng.random() * pace)
+        while loop.time() < end or h.mid_action:
+            await loop.run_in_executor(None, h.step)
+            await asyncio.sleep(_pause(pace, rng))
+
+    await asyncio.gather(*(hand(b) for b in boards), *(canary(h) for h in canaries))
+
+
+async def _timers(boards: list[EmulatedBoard], driver: PahoOnAsyncio,
+                  stop: asyncio.Event) -> None:
+    """The boards' 250 ms timers and heartbeats, one task for all (a board's heartbeat
+    falls in its own quarter of the second, so they do not all leave at once)."""
+    turn = 0
+    while not stop.is_set():
+        now = time.perf_counter()
+        for i, board in enumerate(boards):
+            board.tick(now, heartbeat=i % 4 == turn)
+        if turn == 0:
+            driver.misc()
+        turn = (turn + 1) % 4
+        try:
+            await asyncio.wait_for(stop.wait(), RESEND_S)
+        except TimeoutError:
+            pass
+
+
+def start_server(work: Path, broker: str) -> subprocess.Popen[bytes]:
+    """``masume club serve`` on the tables of ``work``, its log in ``work``/server.log."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "masume.cli", "club", "serve", "--broker", broker,
+         "--tables", str(work / "tables.toml"), "--db", str(work / "club.db"), "--no-web"],
+        stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"))
+
+
+async def run_size(n: int, canaries: int, seconds: float, pace: float,
+                   plans: list[list[Planned]], log: Callable[[str], None] = print,
+                   idle: float = IDLE_S) -> dict[str, Any]:
+    from masume.boards import load_board
+    from masume.club.mosquitto import Broker
+    from masume.games import load_rules
+    from masume.sim.board import SimulatedBoard
+
+    rules = load_rules(GAME)
+    board = load_board(rules.board)
+    layout = {k: list(v) for k, v in rules.start().layout().items()}
+    work = Path(tempfile.mkdtemp(prefix="masume-bench-emulated-"))
+    broker = Broker(work / "broker").start()
+    units = [f"hall-{i + 1}" for i in range(n)]
+    canary_units = [f"canary-{i + 1}" for i in range(canaries)]
+    (work / "tables.toml").write_text("".join(
+        f'[tables.{u}]\ngame = "{GAME}"\nplayers = ["A", "B"]\n' for u in units + canary_units))
+    loop = asyncio.get_running_loop()
+    driver = PahoOnAsyncio(loop)
+    rng = random.Random(n)
+    stop = asyncio.Event()
+    server = None
+    sims: list[Any] = []
+    hands: list[Hand] = []
+    boards: list[EmulatedBoard] = []
+    keep = True
+    timers = None
+    try:
+        for i, unit in enumerate(canary_units):
+            holder: dict[str, Hand] = {}
+            sim = SimulatedBoard(GAME, mqtt=broker.url, unit=unit, seed=i,
+                                 on_leds=lambda *a, h=holder: (h["hand"].on_leds(*a)
+                                                               if "hand" in h else None))
+            for sq, pieces in layout.items():
+                for p in pieces:
+                    sim.place(sq, p)
+            hand = holder["hand"] = Hand(sim, plans[i % len(plans)])
+
+            def published(topic: str, data_hex: str, hand: Hand = hand) -> None:
+                if topic.endswith("/events"):
+                    try:
+                        if c.decode_frame(bytes.fromhex(data_hex))[0] == c.SQUARE:
+                            hand.on_event()
+                    except (c.FrameError, ValueError):
+                        pass
+
+            assert sim.net is not None
+            sim.net.on_publish = published
+            sims.append(sim)
+            hands.append(hand)
+        for i, unit in enumerate(units):
+            boards.append(EmulatedBoard(unit, board, layout, plans[i % len(plans)], broker.port,
+                                        driver, rng))
+            if i % 50 == 49:
+                await asyncio.sleep(0)  # let the first ones' handshakes through
+        timers = asyncio.create_task(_timers(boards, driver, stop))
+        server = start_server(work, broker.url)
+        started = time.monotonic()
+        try:
+            await asyncio.wait_for(asyncio.gather(*(b.lit.wait() for b in boards)),
+                                   120 + n * 0.2)
+        except TimeoutError:
+            dark = sum(1 for b in boards if not b.lit.is_set())
+            raise RuntimeError(f"{dark} of {n} boards never lit: the server did not run "
+                               f"them all (see {work / 'server.log'})") from None
+        lit_by = time.monotonic() + 60
+        while not all(s.led_colours for s in sims):
+            if time.monotonic() > lit_by:
+                dark_units = [u for u, s in zip(canary_units, sims) if not s.led_colours]
+                raise RuntimeError(f"canaries {dark_units} never lit (see {work})")
+            await asyncio.sleep(0.1)
+        startup = time.monotonic() - started
+        await asyncio.sleep(1.0)  # the first pictures (snapshot, then the game) are out
+        cpu0, t0 = _cpu_seconds(server.pid), time.monotonic()
+        await asyncio.sleep(idle)
+        idle = (_cpu_seconds(server.pid) - cpu0) / (time.monotonic() - t0) / (n + canaries) * 100
+        rss = _rss_mb(server.pid)
+        for b in boards:
+            b.measure.measure = True
+        own0 = time.process_time()
+        cpu0, t0 = _cpu_seconds(server.pid), time.monotonic()
+        await _play(boards, hands, seconds, pace, rng)
+        busy = time.monotonic() - t0
+        cpu = _cpu_seconds(server.pid) - cpu0
+        own = (time.process_time() - own0) / busy * 100
+        want = {b.unit: b.notations for b in boards} | {
+            u: h.notations for u, h in zip(canary_units, hands)}
+        deadline = time.monotonic() + 20 + n * 0.05
+        while True:
+            got = await loop.run_in_executor(None, records, work / "club.db", list(want))
+            differ = sorted(u for u in want if got[u] != want[u])
+            if not differ or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(1.0)
+        for unit in differ[:10]:
+            have, made = got[unit], want[unit]
+            k = next((i for i, (a, b) in enumerate(zip(have, made)) if a != b),
+                     min(len(have), len(made)))
+            log(f"  {unit}: from action {k + 1} the hand made {made[k:k + 3]}, "
+                f"the record holds {have[k:k + 3]}")
+        if differ:
+            log(f"  kept for a look: {work} (club.db, server.log)")
+        else:
+            keep = False
+        p50, p99 = _quantiles([x for b in boards for x in b.measure.latencies])
+        s50, s99 = _quantiles([x for b in boards for x in b.measure.settled])
+        c50, c99 = _quantiles([x for h in hands for x in h.latencies])
+        return {"boards": n, "samples": sum(len(b.measure.latencies) for b in boards),
+                "p50": p50, "p99": p99,
+                "settled": sum(len(b.measure.settled) for b in boards),
+                "settled_p50": s50, "settled_p99": s99,
+                "misses": sum(b.measure.misses for b in boards),
+                "canaries": canaries, "canary_samples": sum(len(h.latencies) for h in hands),
+                "canary_p50": c50, "canary_p99": c99,
+                "cpu_per_board": cpu / busy / (n + canaries) * 100, "idle_per_table": idle,
+                "rss_mb": rss, "bench_cpu": own, "startup_s": startup,
+                "actions": sum(len(v) for v in want.values()), "differ": differ,
+                "bad_frames": sum(b.bad_frames for b in boards)}
+    finally:
+        stop.set()
+        if timers is not None:
+            await timers
+        if server is not None:
+            server.terminate()
+            try:
+                server.wait(15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+        for b in boards:
+            b.client.disconnect()
+        for sim in sims:
+            sim.close()
+        broker.stop()
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def sizes_up_to(boards: int) -> list[int]:
+    """1, 10, 100, ... then ``boards``.
+
+    >>> sizes_up_to(1000), sizes_up_to(250), sizes_up_to(1)
+    ([1, 10, 100, 1000], [1, 10, 100, 250], [1])
+    """
+    out, n = [], 1
+    while n < boards:
+        out.append(n)
+        n *= 10
+    return out + [boards]
+
+
+def run(boards: int, seconds: float, pace: float, canaries: int = 2) -> int:
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4 * boards + 256)), hard))
+    # Every hand's game before any simulated board runs (see plan_games).
+    plans = plan_games(min(max(boards, canaries), PLANS), steps_for(seconds, pace, 0.0))
+    best, over, ok = 0, False, True
+    print(f"{GAME}, one hand movement every {pace:g} s on average per board, {seconds:g} s "
+          f"of play per size; {canaries} full-VM canary boards beside the emulated ones",
+          flush=True)
+    for n in sizes_up_to(boards):
+        r = asyncio.run(run_size(n, canaries, seconds, pace, plans))
+        print(f"boards {r['boards']:4d}: event -> LED p50 {r['p50']:.1f} ms, "
+              f"p99 {r['p99']:.1f} ms (n={r['samples']}; {_settled(r)}; "
+              f"{r['misses']} unanswered); server CPU {r['cpu_per_board']:.2f} % of a core "
+              f"per board playing, {r['idle_per_table']:.3f} % per table idle, RSS "
+              f"{r['rss_mb']:.0f} MB; {r['actions']} actions, records "
+              f"{'all exact' if not r['differ'] else 'DIFFER: ' + ', '.join(r['differ'][:10])}",
+              flush=True)
+        print(f"            canaries (full VM): p50 {r['canary_p50']:.1f} ms, p99 "
+              f"{r['canary_p99']:.1f} ms (n={r['canary_samples']}); bench process "
+              f"{r['bench_cpu']:.0f} % of a core; all tables running after "
+              f"{r['startup_s']:.1f} s", flush=True)
+        ok &= not r["differ"]
+        if r["p99"] < P99_LIMIT_MS and not over:
+            best = n
+        else:
+            over = True
+    print(f"largest number of boards with p99 under {P99_LIMIT_MS:.0f} ms: {best}"
+          f"{'' if best < boards else ' (the most tried: raise --boards)'}")
+    return 0 if ok else 1
+
+
+def _settled(r: dict[str, Any]) -> str:
+    if not r["settled"]:
+        return "none answered after the settle"
+    return (f"{r['settled']} after the settle: p50 {r['settled_p50']:.1f} ms, "
+            f"p99 {r['settled_p99']:.1f} ms past it")
+
