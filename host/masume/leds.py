@@ -12,6 +12,7 @@ What a square shows, most urgent first:
 | --- | --- | --- |
 | a piece put where it does not belong | red | blink |
 | a square that differs from the game | orange | steady |
+| ... where a piece must be put back to show the game | white | blink |
 | pieces the last action took off the board, still standing | red | pulse |
 | where a lifted piece may go | green | steady |
 | where only what the lifted piece held may go (a pass, a kick) | amber | steady |
@@ -131,6 +132,8 @@ def picture(
     if view.state == "mismatch":
         for square in view.differing:
             light(square, Led(ORANGE))
+        for square in view.put:
+            light(square, Led(WHITE, "blink"))
         for square in view.placed:
             light(square, Led(RED, "blink"))
 

@@ -6,7 +6,8 @@ simulated board itself. The web view's links are printed, each with this run's
 secret: ``web view: URL`` (the table's page: on the simulated board the players'
 hands), ``web view for SIDE: URL`` for each player (their own cards in a card game)
 and ``web view for spectators: URL`` (read only). Actions are printed as they are
-played.
+played, and ``table: ...`` lines say what the table refused and why, and how to
+put the board right.
 
 On the simulated board the terminal takes the simulator's commands too (``place
 C5 ball``, ``lift A7``, ``press takeback``, ... as in ``masume sim``).
@@ -131,8 +132,11 @@ def run(args: argparse.Namespace) -> int:
 
     # The table puts the link where the saved game left the board's events (on a
     # resume, the board then sends again what the save does not hold).
+    def tell(message: str) -> None:
+        print(f"table: {message}", flush=True)
+
     table = TableSession(rules, board, link, game=game, store=store, sim=sim, port=port,
-                         on_action=report)
+                         on_action=report, on_message=tell)
     if sim is not None:
         _set_up(sim, game.position, table.readings)
     link.start()

@@ -47,6 +47,9 @@ class Effects:
     changed: bool = False
     #: Something changed that the next save must keep.
     dirty: bool = False
+    #: What the players should be told now, for the terminal: a refusal with its reason
+    #: and what to do instead, or how to put the board right (each said once).
+    messages: list[str] = field(default_factory=list)
 
 
 class TableCore:
@@ -61,6 +64,7 @@ class TableCore:
         self.leds: dict[str, Led] = {}
         self.last_die: dict[str, int] | None = None
         self._shown_second: tuple[int, ...] = ()
+        self._said = ""  # the last message for the terminal (Effects.messages)
         self._out = Effects()
         self.restore(game, dict(headers or {}))
 
@@ -327,6 +331,9 @@ class TableCore:
                 self.resigned = None
                 self._out.dirty = True
                 self._after(Change())
+            elif not self.game.actions:
+                self.notice = "takeback: nothing to take back yet"
+                self._after(Change())
             else:
                 self._after(self.tracker.takeback())
         elif button == "confirm":
@@ -342,9 +349,13 @@ class TableCore:
                 self._after(Change())
                 return
             self._after(change)
-        elif button == "resign" and self.game.position.outcome() is None and not self.resigned:
-            self.resigned = self.game.position.status().to_move
-            self._out.dirty = True
+        elif button == "resign":
+            if self.game.position.outcome() is not None or self.resigned:
+                self.notice = ("resign: the game is over already; press takeback to go back "
+                               "into it" if self.resigned else "resign: the game is over already")
+            else:
+                self.resigned = self.game.position.status().to_move
+                self._out.dirty = True
             self._after(Change())
         elif button:
             self._word_button(button, now)
@@ -394,12 +405,17 @@ class TableCore:
         self._after(self.tracker.tick(now, force=True))
         position = self.game.position
         refused = ""
+        status = position.status()
         if self.resigned or position.outcome() is not None:
             refused = "the game is over"
         elif self.tracker.view.state not in ("in-sync", "ambiguous"):
-            refused = "the board does not match the game yet: put the pieces right, then roll"
-        elif position.status().awaiting != "die":
-            refused = "the game is not waiting for a roll"
+            fix = self.tracker.view.message or "put the pieces as the lights show"
+            refused = (f"the board does not match the game yet ({fix}): "
+                       "put the pieces right, then roll again")
+        elif status.awaiting != "die":
+            refused = ("the game is not waiting for a roll: "
+                       f"{status.message or status.to_move + ' to play'}; roll when the "
+                       "die lamps breathe")
         action = next((a for a in position.legal_actions()
                        if isinstance(a, Roll) and a.die == value), None) if not refused else None
         if not refused and action is None:
@@ -441,6 +457,12 @@ class TableCore:
         if leds != self.leds:
             self.leds = leds
             self._out.leds = leds
+        view = self.tracker.view
+        said = self.notice or (view.message if view.state in ("mismatch", "follow", "remove")
+                               else "")
+        if said and said != self._said:
+            self._out.messages.append(said)
+        self._said = said
         self._out.changed = True
 
     def _report(self, change: Change) -> None:

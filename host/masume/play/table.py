@@ -94,6 +94,7 @@ class TableSession:
         sim: Any = None,
         port: str = "",
         on_action: Callable[[str, str, str], None] | None = None,
+        on_message: Callable[[str], None] | None = None,
         name: str | None = None,
     ) -> None:
         self.rules = rules
@@ -103,6 +104,7 @@ class TableSession:
         self.sim = sim
         self.port = port
         self.on_action = on_action  # (what: "played" or "took back", side, notation)
+        self.on_message = on_message  # a refusal or a fix to tell the players (Effects.messages)
         self.name = name or link.name or board.id  # in messages
         self.health = Health("table", self.name)
         self._lock = threading.RLock()
@@ -205,6 +207,9 @@ class TableSession:
         if self.on_action:
             for what, side, notation in effects.reports:
                 self.on_action(what, side, notation)
+        if self.on_message:
+            for message in effects.messages:
+                self.on_message(message)
         if effects.leds is not None:
             try:
                 self.link.set_leds(effects.leds)

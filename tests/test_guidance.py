@@ -1,0 +1,172 @@
+"""The table tells people what to do (issue 16): every refusal and mismatch comes with
+a reason and a next step, in the terminal (``Effects.messages``), on the page (the
+view model's tracker message) and on the board's LEDs (where to put what back, lit).
+
+First the pure TableCore, fed readings by hand; then the same through the simulated
+board (the firmware on the MicroPython VM over a real pty), its LEDs as the firmware
+shows them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from waiting import HANG_S
+
+from masume.boards import load_board
+from masume.games import load_rules
+from masume.leds import RED, WHITE
+from masume.link import BoardSession, Led, NoBoard, SerialTransport
+from masume.play.core import Effects, TableCore
+from masume.play.table import TableSession
+from masume.rules import Game
+
+RULES = load_rules("soccer-shogi")
+BOARD = load_board("soccer-shogi")
+
+
+def core_at_start() -> tuple[TableCore, dict]:
+    core = TableCore(RULES, BOARD, Game(RULES.start()))
+    readings = core.tracker.expected_readings()
+    core.tracker.observe(readings, 0.0)
+    core.redraw()
+    return core, readings
+
+
+def settle(core: TableCore, readings: dict, now: float) -> Effects:
+    core.tracker.observe(readings, now)
+    return core.tick(now + 1.0)
+
+
+def test_an_illegal_move_says_the_engines_reason_and_how_to_put_it_back() -> None:
+    core, readings = core_at_start()
+    readings["A7"], readings["A3"] = (), ("blue",)  # four squares: no step goes there
+    effects = settle(core, readings, 1.0)
+    view = core.tracker.view
+    assert core.game.actions == [] and view.state == "mismatch"
+    # The engine's own reason (its IllegalAction for A7-A3), then the hand movement.
+    reason = RULES.start()
+    with pytest.raises(ValueError) as refused:
+        reason.parse_action("A7-A3")
+    assert str(refused.value).split(": ", 1)[-1] in view.message
+    assert view.message.endswith("to put it right: move blue from A3 to A7")
+    assert effects.messages == [view.message]  # said once in the terminal
+    # The LEDs: the misplaced piece blinks red, its square blinks white.
+    assert core.leds["A3"] == Led(RED, "blink") and core.leds["A7"] == Led(WHITE, "blink")
+    # Nothing more is said while the board stands so.
+    assert core.tick(5.0).messages == []
+
+
+def test_a_takeback_says_the_exact_hand_movements() -> None:
+    core, readings = core_at_start()
+    readings["A7"], readings["A6"] = (), ("blue",)
+    settle(core, readings, 1.0)
+    assert core.game.notations() == ["A7-A6"]
+    effects = core.button("takeback", 3.0)
+    assert [r[0] for r in effects.reports] == ["took back"]
+    assert core.tracker.view.message == "take back A7-A6: move blue from A6 to A7"
+    assert effects.messages == ["take back A7-A6: move blue from A6 to A7"]
+    assert core.leds["A7"] == Led(WHITE, "blink") and core.leds["A6"] == Led(RED, "blink")
+    readings["A7"], readings["A6"] = ("blue",), ()
+    settle(core, readings, 4.0)
+    assert core.tracker.view.state == "in-sync" and core.tracker.taken_back is None
+
+
+def test_a_button_at_the_wrong_moment_says_why_and_what_instead() -> None:
+    core, _ = core_at_start()
+    effects = core.button("takeback", 1.0)
+    assert effects.messages == ["takeback: nothing to take back yet"]
+    core.button("resign", 2.0)
+    assert core.resigned == "blue"
+    effects = core.button("resign", 3.0)
+    assert effects.messages and "press takeback to go back" in effects.messages[0]
+
+
+def test_a_die_rolled_at_the_wrong_moment_says_what_the_game_waits_for() -> None:
+    core, readings = core_at_start()
+    effects = core.die(4, 1, 1.0)
+    assert effects.messages and "not waiting for a roll" in effects.messages[0]
+    assert "blue, action 1 of 2" in effects.messages[0]
+    # On a board that does not match: the roll is refused with the fix.
+    readings["A7"], readings["A3"] = (), ("blue",)
+    settle(core, readings, 2.0)
+    effects = core.die(4, 2, 5.0)
+    assert "move blue from A3 to A7" in effects.messages[0]
+    assert "then roll again" in effects.messages[0]
+
+
+def test_the_page_shows_the_refusal_and_the_fix_together() -> None:
+    table = TableSession(RULES, BOARD, NoBoard(), game=Game(RULES.start()))
+    readings = table.tracker.expected_readings()
+    table.tracker.observe(readings, 0.0)
+    readings["A7"], readings["A3"] = (), ("blue",)
+    table.tracker.observe(readings, 1.0)
+    table.carry_out(table.core.settle(table.tracker.tick(2.0)))
+    table.carry_out(table.core.die(2, 1, 3.0))
+    message = table.state()["tracker"]["message"]
+    assert message.startswith("die roll 2 (roll 1) ignored: ")
+    assert "to put it right: move blue from A3 to A7" in message
+
+
+# ---- through the simulated board ------------------------------------------------
+
+
+@pytest.fixture
+def on_board(make_sim, tmp_path: Path) -> Iterator[tuple[object, TableSession, list[str]]]:
+    sim = make_sim("soccer-shogi")
+    for square, pieces in RULES.start().layout().items():
+        for piece in pieces:
+            sim.place(square, piece)
+    link = BoardSession(SerialTransport(sim.port), expect=BOARD.id,
+                        resolve=lambda _id: BOARD).start()
+    said: list[str] = []
+    table = TableSession(RULES, BOARD, link, game=Game(RULES.start()), sim=sim,
+                         on_message=said.append).start()
+    wait(lambda: link.connected.is_set() and table.tracker.view.state == "in-sync",
+         "the board to match", table)
+    yield sim, table, said
+    table.close()
+    link.close()
+
+
+def wait(check: Callable[[], bool], what: str, table: TableSession) -> None:
+    deadline = time.monotonic() + HANG_S
+    while not check():
+        assert time.monotonic() < deadline, f"waited for {what}: {table.state()['tracker']}"
+        time.sleep(0.02)
+
+
+def shown(sim, square: str) -> Led | None:
+    from masume_protocol.codec import PATTERNS
+
+    rgb = sim.led_colours.get(square)
+    if not rgb or not any(rgb):
+        return None
+    return Led(rgb, PATTERNS[sim.led_patterns.get(square, 1)])
+
+
+def test_on_the_board_an_illegal_move_is_refused_with_its_reason_and_lit_fix(on_board) -> None:
+    sim, table, said = on_board
+    piece = sim.lift("A7")
+    sim.place("A3", piece)
+    wait(lambda: table.tracker.view.state == "mismatch", "the mismatch", table)
+    wait(lambda: any("move blue from A3 to A7" in m for m in said), "the terminal line", table)
+    wait(lambda: shown(sim, "A7") == Led(WHITE, "blink")
+         and shown(sim, "A3") == Led(RED, "blink"), "the lit fix", table)
+    assert "is not legal" in table.state()["tracker"]["message"]
+    sim.place("A7", sim.lift("A3"))
+    wait(lambda: table.tracker.view.state == "in-sync", "the board put right", table)
+    assert table.game.actions == []
+    # A takeback: played, taken back with the button, the hand movement said.
+    sim.place("A6", sim.lift("A7"))
+    wait(lambda: table.game.notations() == ["A7-A6"], "A7-A6", table)
+    sim.press("takeback")
+    wait(lambda: any(m == "take back A7-A6: move blue from A6 to A7" for m in said),
+         "the takeback's hand movement", table)
+    wait(lambda: shown(sim, "A7") == Led(WHITE, "blink"), "A7 lit", table)
+    sim.place("A7", sim.lift("A6"))
+    wait(lambda: table.tracker.view.state == "in-sync" and table.game.actions == [],
+         "the board put back", table)
