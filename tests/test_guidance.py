@@ -9,6 +9,9 @@ shows them.
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -170,3 +173,67 @@ def test_on_the_board_an_illegal_move_is_refused_with_its_reason_and_lit_fix(on_
     sim.place("A7", sim.lift("A6"))
     wait(lambda: table.tracker.view.state == "in-sync" and table.game.actions == [],
          "the board put back", table)
+
+
+# ---- first use ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", ["soccer-shogi", "masume-tactics", "shogi-soccer",
+                                  "eyeshield21", "magic-number-eleven"])
+def test_an_empty_board_is_a_board_to_set_up_with_the_set_up_squares_lit(game: str) -> None:
+    rules = load_rules(game)
+    core = TableCore(rules, load_board(rules.board), Game(rules.start()))
+    core.tracker.observe({}, 0.0)
+    effects = core.redraw()
+    view = core.tracker.view
+    assert view.message.startswith("set up the pieces on the lit squares")
+    assert view.put and set(view.put) == set(view.differing)
+    assert "tag:" not in view.message  # a pile is "a card", not a tag
+    assert effects.messages == [view.message]
+    lit = [sq for sq in view.put if core.board.cell(sq).leds]
+    assert all(core.leds[sq] == Led(WHITE, "blink") for sq in lit)
+
+
+MASUME = [sys.executable, "-m", "masume.cli"]
+
+
+def play(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*MASUME, "play", "soccer-shogi", "--games-dir", str(tmp_path / "games"),
+                           *args], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+
+
+def refused(result: subprocess.CompletedProcess[str], tmp_path: Path, says: str) -> None:
+    assert result.returncode == 2, result
+    assert "Traceback" not in result.stderr and says in result.stderr, result.stderr
+    assert result.stderr.startswith("error: ")
+    games = tmp_path / "games"
+    assert not games.exists() or not any(games.rglob("*")), "a game folder was made"
+
+
+def test_play_refuses_a_missing_serial_port_at_once(tmp_path: Path) -> None:
+    result = play(tmp_path, "--port", str(tmp_path / "nonexistent"))
+    refused(result, tmp_path, "is not there (unplugged?)")
+
+
+def test_play_refuses_a_busy_serial_port(make_sim, tmp_path: Path) -> None:
+    import serial
+
+    sim = make_sim("soccer-shogi")
+    holder = serial.Serial(sim.port, exclusive=True)  # another program has it
+    try:
+        result = play(tmp_path, "--port", sim.port, "--no-web")
+    finally:
+        holder.close()
+    refused(result, tmp_path, f"cannot open {sim.port}")
+
+
+def test_play_refuses_a_busy_web_port(tmp_path: Path) -> None:
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    try:
+        result = play(tmp_path, "--simulate", "--http-port", str(taken.getsockname()[1]))
+    finally:
+        taken.close()
+    refused(result, tmp_path, "cannot serve the web view on 127.0.0.1:")
+    assert "another --http-port" in result.stderr

@@ -72,6 +72,8 @@ from masume.rules.base import (
 )
 
 SETTLE_S = 0.35
+#: Pieces missing on this many squares or more is a board being set up, not a lift.
+SET_UP_SQUARES = 3
 
 #: A layout entry on a cell without a sensor (Tracker.signature leaves it out).
 _UNSENSED = None
@@ -674,6 +676,10 @@ class Tracker:
         if self._follow_from is not None:
             self.view = self._follow_view(position, differing)
             return
+        empty = not any(_as_counter(sig) for sig in self._sensed.values())
+        if (len(differing) >= SET_UP_SQUARES or empty) and self._only_missing(position, differing):
+            self.view = self._set_up_view(position, differing)
+            return
         lifted = self._lifted(position, differing)
         if lifted is not None:
             destinations = {sq: tuple(sorted(kinds)) for sq, kinds in lifted.items()}
@@ -687,9 +693,11 @@ class Tracker:
         if settled:
             names = ", ".join(differing[:6]) + (" ..." if len(differing) > 6 else "")
             steps, put, take = self._hand_steps(want, differing, worded=True)
-            message = "; ".join(self._card_problems(differing, want)) or \
-                f"the board does not match the game at {names}"
-            if self.taken_back is not None:
+            problems = self._card_problems(differing, want)
+            message = "; ".join(problems) or f"the board does not match the game at {names}"
+            if problems:
+                pass  # a card out of place is named as such (its tags are no one's words)
+            elif self.taken_back is not None:
                 # The takeback button: the board still shows the action; say how to undo it.
                 message = f"take back {self.taken_back}: " + "; ".join(steps)
             else:
@@ -761,6 +769,21 @@ class Tracker:
             except (NotationError, ValueError, KeyError):
                 continue
         return ""
+
+    def _set_up_view(self, position: AnyPosition, differing: tuple[str, ...]) -> View:
+        """Pieces missing on many squares at once (an empty board, a board being set up):
+        where each piece goes, lit as a die roll's follow-up is."""
+        want = self.signature(position)
+        by_piece: dict[str, list[str]] = {}
+        for name in differing:
+            assert self._sensed is not None
+            for piece in (_as_counter(want[name]) - _as_counter(self._sensed[name])):
+                label = "pieces" if piece == "?" else self._card_label(piece)
+                by_piece.setdefault(label, []).append(name)
+        parts = [f"{piece} on {', '.join(sq[:8])}{' ...' if len(sq) > 8 else ''}"
+                 for piece, sq in sorted(by_piece.items())]
+        return View("follow", f"set up the pieces on the lit squares ({len(differing)} to go): "
+                    + "; ".join(parts), differing=differing, put=differing)
 
     def _card_problems(self, differing: tuple[str, ...],
                        want: Mapping[str, Signature]) -> list[str]:

@@ -89,6 +89,34 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
+    # Everything that can refuse to start is tried before the game's folder is made
+    # (a folder left empty would be what `--resume last` picks): the web port, the
+    # serial port.
+    listening = None
+    if not args.no_web:
+        from masume.web.server import listen
+
+        try:
+            listening = listen(args.http_host, args.http_port)
+        except OSError as exc:
+            print(f"error: {exc} (is another masume play running? choose another "
+                  "--http-port, or --no-web)", file=sys.stderr)
+            return 2
+    if args.port:
+        from masume.link import LinkDown
+
+        probe = SerialTransport(args.port)
+        try:
+            probe.open()
+        except LinkDown as exc:
+            if listening is not None:
+                listening.close()
+            print(f"error: {exc} (is the board plugged in, and the port not used by another "
+                  "program? leave out --port to find the board, or --simulate)", file=sys.stderr)
+            return 2
+        finally:
+            probe.close()
+
     games_dir = args.games_dir or default_games_dir()
     try:
         if args.resume:
@@ -109,6 +137,8 @@ def run(args: argparse.Namespace) -> int:
 
             game = Game(rules.start(**options))
     except (RecordError, OSError, TypeError, ValueError) as exc:
+        if listening is not None:
+            listening.close()
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
@@ -144,11 +174,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"board: {board.id} on {port}{' (simulated)' if sim else ''}", flush=True)
     print(f"saving to {store.folder}", flush=True)
     stop_web = None
-    if not args.no_web:
+    if listening is not None:
         from masume.web.server import serve
 
         web = serve(table, host=args.http_host, port=args.http_port,
-                    allow_hosts=args.http_allow_host)
+                    allow_hosts=args.http_allow_host, sock=listening)
         stop_web = web.stop
         for printed in web.links:  # "web view: URL", "web view for SIDE: URL", ...
             print(f"{printed.label}: {printed.url}", flush=True)

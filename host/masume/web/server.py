@@ -331,20 +331,10 @@ class WebView:
         return next(x.url for x in self.links if x.role == role)
 
 
-def serve(
-    table: TableFace, host: str = "127.0.0.1", port: int = 0, *, allow_hosts: Iterable[str] = (),
-    **options: Any
-) -> WebView:
-    """Run the web view with uvicorn in a background thread.
-
-    ``port=0`` picks a free port. ``allow_hosts``: more names the server answers to
-    (beside its own, see :class:`masume.web.guard.HostNames`). Returns the links
-    (e.g. ``http://127.0.0.1:41234/?token=...``) and ``stop()``, which ends the
-    open event streams and the server and waits for its thread. ``options`` go to
-    :func:`create_app`.
-    """
-    import uvicorn
-
+def listen(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
+    """The web view's listening socket on ``host``:``port``; OSError, saying so, when the
+    port is taken (bound first, so that ``masume play`` refuses a busy port before it
+    makes anything)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
@@ -353,7 +343,28 @@ def serve(
         sock.listen(128)
     except OSError as exc:
         sock.close()
-        raise OSError(f"cannot serve the web view on {host}:{port}: {exc}") from exc
+        raise OSError(f"cannot serve the web view on {host}:{port}: {exc.strerror or exc}"
+                      ) from exc
+    return sock
+
+
+def serve(
+    table: TableFace, host: str = "127.0.0.1", port: int = 0, *, allow_hosts: Iterable[str] = (),
+    sock: socket.socket | None = None, **options: Any
+) -> WebView:
+    """Run the web view with uvicorn in a background thread.
+
+    ``port=0`` picks a free port; ``sock``: a socket :func:`listen` bound already (then
+    ``port`` is its). ``allow_hosts``: more names the server answers to
+    (beside its own, see :class:`masume.web.guard.HostNames`). Returns the links
+    (e.g. ``http://127.0.0.1:41234/?token=...``) and ``stop()``, which ends the
+    open event streams and the server and waits for its thread. ``options`` go to
+    :func:`create_app`.
+    """
+    import uvicorn
+
+    if sock is None:
+        sock = listen(host, port)
     real_port = sock.getsockname()[1]
     access = Access(table.sides, f"http://{url_host(host)}:{real_port}/")
     app = create_app(table, access=access, hosts=HostNames.for_bind(host, allow_hosts),
