@@ -198,8 +198,10 @@ MASUME = [sys.executable, "-m", "masume.cli"]
 
 
 def play(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*MASUME, "play", "soccer-shogi", "--games-dir", str(tmp_path / "games"),
-                           *args], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    games = str(tmp_path / "games")
+    return subprocess.run([*MASUME, "play", "soccer-shogi", "--games-dir", games, *args],
+                          capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL, check=False)
 
 
 def refused(result: subprocess.CompletedProcess[str], tmp_path: Path, says: str) -> None:
