@@ -82,8 +82,16 @@ def test_a_button_at_the_wrong_moment_says_why_and_what_instead() -> None:
     core, _ = core_at_start()
     effects = core.button("takeback", 1.0)
     assert effects.messages == ["takeback: nothing to take back yet"]
-    core.button("resign", 2.0)
+    # Resign asks first: a second press resigns, takeback plays on.
+    effects = core.button("resign", 2.0)
+    assert core.resigned is None
+    assert effects.messages == ["resign for blue? press resign again to resign, "
+                                "takeback to play on"]
+    assert core.button("takeback", 2.5).messages == ["resign cancelled: play on"]
+    core.button("resign", 2.6)
+    core.button("resign", 2.7)
     assert core.resigned == "blue"
+    assert str(core.shown_position().outcome()) == "red wins (resignation)"
     effects = core.button("resign", 3.0)
     assert effects.messages and "press takeback to go back" in effects.messages[0]
 
@@ -239,3 +247,40 @@ def test_play_refuses_a_busy_web_port(tmp_path: Path) -> None:
         taken.close()
     refused(result, tmp_path, "cannot serve the web view on 127.0.0.1:")
     assert "another --http-port" in result.stderr
+
+
+# ---- ends and faults -----------------------------------------------------------------
+
+
+def test_a_new_game_starts_afresh_in_a_new_folder(tmp_path: Path) -> None:
+    from masume.storage import GameStore
+
+    store = GameStore.new(tmp_path, "soccer-shogi", {"Blue": "Ann"})
+    said: list[str] = []
+    table = TableSession(RULES, BOARD, NoBoard(), game=Game(RULES.start()), store=store,
+                         on_message=said.append)
+    readings = table.tracker.expected_readings()
+    table.tracker.observe(readings, 0.0)
+    readings["A7"], readings["A6"] = (), ("blue",)
+    table.tracker.observe(readings, 1.0)
+    table.carry_out(table.core.settle(table.tracker.tick(2.0)))
+    table.core.readings = readings  # as the board's events would have left them
+    table.carry_out(table.core.button("resign", 3.0))
+    table.carry_out(table.core.button("resign", 3.1))
+    assert table.state()["outcome"] is not None
+    table.new_game()
+    assert table.game.actions == [] and table.state()["outcome"] is None
+    assert table.store is not store and f"new game: saving to {table.store.folder}" in said
+    assert table.store.headers.get("Blue") == "Ann" and "Resigned" not in table.store.headers
+    assert "A7-A6" in (store.folder / "record.txt").read_text()
+    # The board still shows A7-A6: the new game says how to put it back.
+    assert table.tracker.view.state == "mismatch"
+    assert table.tracker.view.message.endswith("to put it right: move blue from A6 to A7")
+
+
+def test_a_lost_link_is_said_in_the_terminal(on_board) -> None:
+    sim, table, said = on_board
+    sim.close()  # the cable pulled
+    wait(lambda: any(m.startswith("lost the board's link") for m in said), "the lost link",
+         table)
+    assert table.state()["link"]["connected"] is False

@@ -763,6 +763,7 @@ class Tracker:
             text = form.format(sources[0], targets[0])
             try:
                 position.parse_action(text)
+                return ""  # a legal move: the board is not that move (a stale board)
             except IllegalAction as exc:
                 reason = str(exc)
                 return f"{text} is not legal ({reason.removeprefix(text + ': ')})"

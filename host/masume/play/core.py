@@ -79,6 +79,8 @@ class TableCore:
         self._choices_for: tuple[Position[Any], list[Hashable]] | None = None
         #: A word button pressed before the pieces moved: (word, squares to put them on).
         self.calling: tuple[str, tuple[str, ...]] | None = None
+        #: Resign was pressed once: a second press resigns, any other button cancels.
+        self.resigning = False
         #: Which roll of the board's die made which action (action index -> roll id),
         #: kept in the record's Rolls header.
         self.rolls: dict[int, int] = _read_rolls(headers.get("Rolls", ""))
@@ -326,6 +328,12 @@ class TableCore:
             self._after(Change())  # the timer lamps and the page's countdown
 
     def _button(self, button: str | None, now: float) -> None:
+        asked, self.resigning = self.resigning, False
+        if asked and button != "resign":
+            self.notice = "resign cancelled: play on"
+            self._after(Change())
+            if button == "takeback":
+                return  # the takeback said no to resigning; it takes nothing back
         if button == "takeback":
             if self.resigned:
                 self.resigned = None
@@ -353,8 +361,14 @@ class TableCore:
             if self.game.position.outcome() is not None or self.resigned:
                 self.notice = ("resign: the game is over already; press takeback to go back "
                                "into it" if self.resigned else "resign: the game is over already")
+            elif not asked:
+                # Resigning ends the game: asked first (the board has no screen).
+                self.resigning = True
+                self.notice = (f"resign for {self.game.position.status().to_move}? press "
+                               "resign again to resign, takeback to play on")
             else:
                 self.resigned = self.game.position.status().to_move
+                self.notice = ""
                 self._out.dirty = True
             self._after(Change())
         elif button:

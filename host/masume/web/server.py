@@ -244,6 +244,13 @@ def create_app(
         table.act(_text(data, "action"))
         return {}
 
+    def new_game(data: dict[str, Any]) -> dict[str, Any]:
+        start = getattr(table, "new_game", None)
+        if start is None:
+            raise BadRequest("this table starts its games elsewhere")
+        start()
+        return {}
+
     def lift(data: dict[str, Any]) -> dict[str, Any]:
         return {"piece": table.sim_lift(_text(data, "square"))}
 
@@ -278,6 +285,7 @@ def create_app(
             Route("/api/state", api_state),
             Route("/api/stream", api_stream),
             Route("/api/act", post_route(act, sim_only=False), methods=["POST"]),
+            Route("/api/new-game", post_route(new_game, sim_only=False), methods=["POST"]),
             Route("/api/sim/lift", post_route(lift), methods=["POST"]),
             Route("/api/sim/place", post_route(place), methods=["POST"]),
             Route("/api/sim/card", post_route(place_card), methods=["POST"]),

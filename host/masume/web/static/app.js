@@ -373,6 +373,25 @@
       } else {
         outcome.textContent = text(o);
       }
+      // The score as it ended, and a new game at the same table.
+      const score = Object.entries(status.score || {});
+      if (score.length) {
+        const s = document.createElement("div");
+        s.className = "final-score";
+        s.textContent = "score: " + score.map(([side, n]) => `${side} ${text(n)}`).join(" \u2013 ");
+        outcome.appendChild(s);
+      }
+      if (access.can_act) {
+        const again = document.createElement("button");
+        again.type = "button";
+        again.id = "new-game";
+        again.textContent = "New game";
+        again.title = "start again from the set-up, saved as a new game";
+        again.addEventListener("click", () => {
+          if (window.confirm("Start a new game? This one stays saved.")) post("/api/new-game", {}).catch(() => {});
+        });
+        outcome.appendChild(again);
+      }
     }
 
     const link = state.link || {};
@@ -380,6 +399,9 @@
     // A fault of the link or the table (a bad frame, a save that cannot be made)
     // is said here until it is over: never "connected" while something is wrong.
     const problem = (state.health || {}).problem;
+    // The pill in the header: green only while the host and the board are both there.
+    if (link.connected === false) setConn("lost", `${state.simulated ? "simulated board" : "board"} not connected${link.error ? `: ${link.error}` : ""}`);
+    else setConn("live", "live");
     l.dataset.connected = link.connected && !problem ? "true" : "false";
     const where = state.simulated ? "simulated board" : "board";
     l.textContent = (link.connected
@@ -739,6 +761,7 @@
   $("buttons").addEventListener("click", (ev) => {
     const b = ev.target.closest("[data-button]");
     if (b && simulated()) post("/api/sim/press", { button: b.dataset.button }).catch(() => {});
+    // Resign asks again on the board (press resign twice); the page says so itself.
   });
   $("choices").addEventListener("click", (ev) => {
     const b = ev.target.closest("[data-choice]");
@@ -856,7 +879,6 @@
     source.onmessage = (ev) => {
       try {
         render(JSON.parse(ev.data));
-        setConn("live", "live");
       } catch (err) {
         showError(`could not draw the state: ${err.message || err}`);
         console.error(err);
