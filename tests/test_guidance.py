@@ -85,8 +85,8 @@ def test_a_button_at_the_wrong_moment_says_why_and_what_instead() -> None:
     # Resign asks first: a second press resigns, takeback plays on.
     effects = core.button("resign", 2.0)
     assert core.resigned is None
-    assert effects.messages == ["resign for blue? press resign again to resign, "
-                                "takeback to play on"]
+    asked = "resign for blue? press resign again to resign, takeback to play on"
+    assert effects.messages == [asked]
     assert core.button("takeback", 2.5).messages == ["resign cancelled: play on"]
     core.button("resign", 2.6)
     core.button("resign", 2.7)
