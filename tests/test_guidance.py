@@ -284,3 +284,43 @@ def test_a_lost_link_is_said_in_the_terminal(on_board) -> None:
     wait(lambda: any(m.startswith("lost the board's link") for m in said), "the lost link",
          table)
     assert table.state()["link"]["connected"] is False
+
+
+# ---- the clock -------------------------------------------------------------------------
+
+
+def test_a_chess_clock_counts_the_side_to_move_is_saved_and_restored() -> None:
+    core = TableCore(RULES, BOARD, Game(RULES.start()), {"Clock": "per side=60.0"})
+    readings = core.tracker.expected_readings()
+    core.tracker.observe(readings, 0.0)
+    core.count_time(0.0)
+    core.count_time(20.0)
+    clock = core.clock()
+    assert clock["blue clock"] == {"left": 40.0, "total": 60.0, "side": "blue", "running": True}
+    assert clock["red clock"]["left"] == 60.0 and not clock["red clock"]["running"]
+    headers = core.headers({})
+    assert headers["Clock"] == "blue clock=20.0; per side=60.0; red clock=0.0"
+    # Resumed: the clock goes on from the save.
+    again = TableCore(RULES, BOARD, Game(RULES.start()), headers)
+    assert again.side_seconds == 60.0 and again.clock()["blue clock"]["left"] == 40.0
+    # The last 10 s: the running side's turn lamp blinks (a board without timer lamps).
+    again.count_time(100.0)
+    again.count_time(132.0)
+    assert again.leds["turn-blue-1"].pattern == "blink"
+    # Out of time: that side loses.
+    effects = again.count_time(161.0)
+    assert again.resigned == "blue" and effects.messages == ["blue's time ran out: the game is over"]
+    assert str(again.shown_position().outcome()) == "red wins (resignation)"
+
+
+def test_play_takes_a_clock(tmp_path: Path) -> None:
+    from masume.records import read_record
+
+    games = tmp_path / "games"
+    proc = subprocess.run([*MASUME, "play", "soccer-shogi", "--simulate", "--no-web",
+                           "--clock", "5", "--games-dir", str(games)], input="quit\n",
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    (folder,) = games.iterdir()
+    clock = read_record(folder / "record.txt").headers["Clock"]
+    assert "per side=300.0" in clock and "blue clock=" in clock

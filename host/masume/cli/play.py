@@ -42,6 +42,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="a rule option, e.g. goals_to_win=3 (repeatable)")
     parser.add_argument("--resume", metavar="FOLDER|last", help="go on with a saved game")
+    parser.add_argument("--clock", type=float, metavar="MINUTES",
+                        help="a chess clock: each side has MINUTES for the game, shown on "
+                             "the page and the turn lamps; a side out of time loses")
     parser.add_argument("--games-dir", type=Path, help="where games are saved "
                         "(default: ~/.local/share/masume/games)")
     parser.add_argument("--http-host", default="127.0.0.1",
@@ -132,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
             headers = {k: v for k, v in players if v}
             if options:
                 headers["Options"] = " ".join(args.option)
+            if args.clock:
+                headers["Clock"] = f"per side={args.clock * 60:.1f}"
             store = GameStore.new(games_dir, args.game, headers)
             from masume.rules import Game
 

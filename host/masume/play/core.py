@@ -29,6 +29,9 @@ from masume.tracker import Change, Tracker, TrackerMemory
 
 log = logging.getLogger("masume.play")
 
+#: The Clock header's item for the players' own clock: the seconds each side has.
+PER_SIDE = "per side"
+
 #: The record headers the table writes (the rest are the game's and the players').
 TABLE_HEADERS = ("Resigned", "Rolls", "Clock", "Link", "Sensed", "Tracker")
 
@@ -88,6 +91,10 @@ class TableCore:
         # game: it goes on after a resume; a turn clock starts afresh), and the turn the
         # "turn" timer counts.
         self._elapsed: dict[str, float] = _read_clock(headers.get("Clock", ""))
+        #: The players' own clock, as a chess clock (``masume play --clock``): the seconds
+        #: each side has for the game (None: no such clock); each side's time used is
+        #: kept in ``_elapsed`` as "<side> clock". Saved in the Clock header ("per side").
+        self.side_seconds: float | None = self._elapsed.pop(PER_SIDE, None)
         self._clock_at: float | None = None
         self._turn: tuple[Any, ...] | None = None
         #: The board's readings as of the last event handled (None before the first
@@ -217,6 +224,10 @@ class TableCore:
         position = self.game.position
         match = {name: self._elapsed.get(name, 0.0)
                  for name, timer in position.status().timers.items() if not timer.per_turn}
+        if self.side_seconds is not None:
+            match[PER_SIDE] = self.side_seconds
+            match.update({f"{side} clock": self._elapsed.get(f"{side} clock", 0.0)
+                          for side in position.sides})
         if match:
             out["Clock"] = _write_clock(match)
         if self.handled is not None and self.readings is not None:
@@ -269,6 +280,13 @@ class TableCore:
             if timer.per_turn:
                 entry["side"] = status.to_move
             out[name] = entry
+        if self.side_seconds is not None:
+            running = status.deciding or status.to_move
+            for side in position.sides:
+                used = self._elapsed.get(f"{side} clock", 0.0)
+                out[f"{side} clock"] = {"left": round(max(0.0, self.side_seconds - used), 1),
+                                        "total": self.side_seconds, "side": side,
+                                        "running": side == running}
         return out
 
     # ---- how -------------------------------------------------------------------------
@@ -292,7 +310,11 @@ class TableCore:
         status = position.status()
         since = 0.0 if self._clock_at is None else now - self._clock_at
         self._clock_at = now
-        if self.resigned or position.outcome() is not None or not status.timers:
+        if self.resigned or position.outcome() is not None:
+            return
+        if self.side_seconds is not None and self._side_clock(status, since):
+            return
+        if not status.timers:
             return
         # A new turn: another side to move or another turn number (Status.turn: a steal
         # under the beginner rules is the same side's new turn). Rules that do not number
@@ -326,6 +348,30 @@ class TableCore:
         if shown != self._shown_second:
             self._shown_second = shown
             self._after(Change())  # the timer lamps and the page's countdown
+
+    def _side_clock(self, status: Any, since: float) -> bool:
+        """Count the running side's own clock (``--clock``); True when it ran out (that
+        side loses, as a flag falls on a chess clock: the table resigns for it)."""
+        assert self.side_seconds is not None
+        side = status.deciding or status.to_move
+        key = f"{side} clock"
+        before = self._elapsed.get(key, 0.0)
+        self._elapsed[key] = before + since
+        if int(before / 10) != int(self._elapsed[key] / 10):
+            self._out.dirty = True
+        if self._elapsed[key] < self.side_seconds:
+            if not status.timers:
+                shown = tuple(int(e["left"]) for e in self.clock().values())
+                if shown != self._shown_second:
+                    self._shown_second = shown
+                    self._after(Change())
+            return False
+        self.resigned = side
+        self.notice = f"{side}'s time ran out: the game is over"
+        self._note("clock", timer=key, action="time out")
+        self._out.dirty = True
+        self._after(Change())
+        return True
 
     def _button(self, button: str | None, now: float) -> None:
         asked, self.resigning = self.resigning, False
@@ -462,7 +508,9 @@ class TableCore:
                        pushed=[str(a) for a in change.pushed])
             self._out.dirty = True
             self._report(change)
-        clock = self.clock().get("turn")
+        clocks = self.clock()
+        clock = clocks.get("turn") or next(
+            (c for c in clocks.values() if c.get("running")), None)
         leds = picture(self.board, self.shown_position(), self.tracker.view,
                        last_squares=self._last_squares(), last_side=self._last_side(),
                        timer=(clock["side"], clock["left"], clock["total"]) if clock else None,

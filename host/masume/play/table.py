@@ -388,7 +388,9 @@ class TableSession:
         with self._lock:
             self._checkpoint()
             readings, handled = self.core.readings, self.core.handled
+            per_side = self.core.side_seconds
             self.core.restore(Game(self.game.start), {})
+            self.core.side_seconds = per_side
             self.core.handled = handled
             if readings is not None:
                 # The board as it stands is not a move of the new game: it is what to
@@ -401,6 +403,8 @@ class TableSession:
             if self.store is not None and new is not None and isinstance(folder, Path):
                 headers = {k: v for k, v in self.store.headers.items()
                            if k not in TABLE_HEADERS and k != "Result"}
+                if self.core.side_seconds is not None:  # the same clock for the new game
+                    headers["Clock"] = f"per side={self.core.side_seconds:.1f}"
                 self.store.close()
                 self.store = new(folder.parent, self.rules.name, headers)
                 if self.on_message:

@@ -420,6 +420,7 @@
     $("clock").textContent = timers.map(([name, t]) => {
       const left = Math.ceil(t.left);
       const shown = left >= 60 ? `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}` : `${left} s`;
+      if (name.endsWith(" clock")) return `${t.running ? "\u25b6 " : ""}${t.side} ${shown}`;
       return `${t.side ? `${t.side}'s ${name}` : name} ${shown}`;
     }).join(" \u00b7 ");
     drawKey(state.highlights || []);
