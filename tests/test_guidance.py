@@ -309,7 +309,8 @@ def test_a_chess_clock_counts_the_side_to_move_is_saved_and_restored() -> None:
     assert again.leds["turn-blue-1"].pattern == "blink"
     # Out of time: that side loses.
     effects = again.count_time(161.0)
-    assert again.resigned == "blue" and effects.messages == ["blue's time ran out: the game is over"]
+    assert again.resigned == "blue"
+    assert effects.messages == ["blue's time ran out: the game is over"]
     assert str(again.shown_position().outcome()) == "red wins (resignation)"
 
 
