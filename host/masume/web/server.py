@@ -88,6 +88,9 @@ from masume.web.sse import HEARTBEAT_S, Streams, event_stream, to_json
 log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).with_name("static")
+#: A Japanese font, served to the pages (Shogi-piece soccer's kanji on a phone or a
+#: machine without one): Debian's fonts-noto-cjk, which scripts/setup installs.
+CJK_FONT = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
 #: Shortest time between two pushes on one stream: at most 20 pushes a second.
 MIN_PUSH_INTERVAL_S = 0.05
 
@@ -184,6 +187,12 @@ def create_app(
             name, value = access.cookie(role)
             response.set_cookie(name, value, httponly=True, samesite="strict", path="/")
         return response
+
+    async def cjk_font(request: Request) -> Response:
+        if not CJK_FONT.is_file():
+            return _error("no Japanese font on the host (apt-get install fonts-noto-cjk)", 404)
+        return FileResponse(CJK_FONT, media_type="font/collection",
+                            headers={"Cache-Control": "max-age=86400"})
 
     async def api_access(request: Request) -> Response:
         role = access.role(request)
@@ -282,6 +291,7 @@ def create_app(
         routes=[
             Route("/", index),
             Route("/api/access", api_access),
+            Route("/fonts/cjk", cjk_font),
             Route("/api/state", api_state),
             Route("/api/stream", api_stream),
             Route("/api/act", post_route(act, sim_only=False), methods=["POST"]),

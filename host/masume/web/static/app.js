@@ -467,10 +467,26 @@
     filterChoices();
   }
 
+  // English beside the kanji of Shogi-piece soccer's notation (its pieces, its
+  // systems), so that everyone reads a choice and finds it by either word.
+  const KANJI = [["\u30b7\u30b9\u30c6\u30e0", "system"], ["\u306a\u3057", "none"],
+    ["\u98db", "rook"], ["\u89d2", "bishop"], ["\u6842", "knight"], ["\u6b69", "pawn"],
+    ["\u91d1", "gold"], ["\u9280", "silver"], ["\u9999", "lance"], ["\u738b", "king"],
+    ["\u7389", "king"], ["\u5148\u624b", "sente"], ["\u5f8c\u624b", "gote"],
+    ["\u540c", "same square"], ["\u6253", "drop"], ["\u6210", "promote"],
+    ["\u30b7\u30e5\u30fc\u30c8", "shot"], ["\u30d1\u30b9", "pass"], ["\u307e\u3067", "end"]];
+  function inEnglish(t) {
+    if (!/[\u3040-\u30ff\u4e00-\u9fff]/.test(t)) return "";
+    let out = t;
+    for (const [k, e] of KANJI) out = out.split(k).join(` ${e} `);
+    return out.replace(/\s+/g, " ").trim();
+  }
+
   function filterChoices() {
     const choices = (state && state.choices) || [];
     const words = $("choice-text").value.toLowerCase().split(/\s+/).filter(Boolean);
-    const matching = choices.filter((c) => words.every((w) => c.text.toLowerCase().includes(w)));
+    const searchable = (c) => `${c.text} ${inEnglish(c.text)}`.toLowerCase();
+    const matching = choices.filter((c) => words.every((w) => searchable(c).includes(w)));
     const box = $("choices");
     box.textContent = "";
     for (const choice of matching.slice(0, CHOICE_BUTTONS)) {
@@ -479,6 +495,14 @@
       b.className = "choice";
       b.dataset.choice = choice.text;
       b.textContent = choice.text;
+      const english = inEnglish(choice.text);
+      if (english) {
+        const e = document.createElement("span");
+        e.className = "english";
+        e.textContent = english;
+        b.append(document.createElement("br"), e);
+        b.title = english;
+      }
       box.appendChild(b);
     }
     const rest = matching.length - Math.min(matching.length, CHOICE_BUTTONS);
@@ -512,6 +536,27 @@
     $("roll-value").disabled = !simulated();
   }
 
+  // The notation in words, on hover: each game's marks (docs/rules/*.md, "Notation").
+  const NOTATION = [
+    [/^die (\d)$/, (m) => `the die showed ${m[1]}`],
+    [/^b\(([A-Z]\d+)-([A-Z]\d+)\)(f|!|goal)?$/, (m) => `the ball kicked from ${m[1]} to ${m[2]}`
+      + ({ f: ", a free ball", "!": ", taken after a sandwich", goal: ": a goal" }[m[3]] || "")],
+    [/^([A-Z]\d+)-([A-Z]\d+)$/, (m) => `a step from ${m[1]} to ${m[2]}`],
+    [/^[A-Z]\d+(\u30fb[A-Z]\d+)+!?$/, () => "a jump over pieces (\u30fb between the squares; ! where the ball is taken)"],
+    [/^([A-K]\d+) (ground|lob|inside) (\w+)$/i, (m) => `a ${m[2]} kick from ${m[1]} toward ${m[3]}`],
+    [/^restart$/, () => "the pieces set up again after a goal"],
+    [/^pass$/, () => "the side passes"],
+    [/\u30b7\u30b9\u30c6\u30e0/, (m, t) => `declares a system: ${inEnglish(t)}`],
+    [/@/, (m, t) => `a card laid: ${t.replace("@", " on ")}`],
+  ];
+  function explainNotation(t) {
+    for (const [re, say] of NOTATION) {
+      const m = t.match(re);
+      if (m) return say(m, t);
+    }
+    return inEnglish(t) || t;
+  }
+
   function drawMoves(moves) {
     const sig = JSON.stringify(moves);
     if (sig === movesSig) return;
@@ -535,6 +580,7 @@
         const a = document.createElement("span");
         a.className = "action";
         a.textContent = text(action);
+        a.title = explainNotation(text(action));
         li.appendChild(a);
       }
       list.appendChild(li);
