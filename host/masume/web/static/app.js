@@ -302,7 +302,9 @@
 
     const turn = $("turn");
     turn.textContent = "";
-    if (status.to_move) {
+    if (state.outcome != null) {
+      turn.textContent = "nobody: the game is over";  // no one moves after the end
+    } else if (status.to_move) {
       turn.dataset.side = status.to_move;
       turn.append(chip(status.to_move), document.createTextNode(` ${status.to_move}`));
       if (status.actions_per_turn > 1 && status.action_number) {
