@@ -22,7 +22,6 @@ from masume.play.table import TableSession
 from masume.records import read_record, resume
 from masume.storage import GameStore
 from test_club import Hands, first_action, play, set_up
-from test_link import wait_for
 from test_play import Play, wait_state
 from waiting import until
 
