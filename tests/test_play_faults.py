@@ -15,16 +15,15 @@ import time
 from pathlib import Path
 
 import pytest
-from test_club import Hands, first_action, play, set_up
-from test_play import Play, wait_state
-from waiting import until
-
 from masume.boards import load_board
 from masume.games import load_rules
 from masume.link import BoardSession, SerialTransport
 from masume.play.table import TableSession
 from masume.records import read_record, resume
 from masume.storage import GameStore
+from test_club import Hands, first_action, play, set_up
+from test_play import Play, wait_state
+from waiting import until
 
 pytestmark = pytest.mark.slow
 
