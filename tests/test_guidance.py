@@ -89,7 +89,7 @@ def test_a_button_at_the_wrong_moment_says_why_and_what_instead() -> None:
     assert effects.messages == [asked]
     assert core.button("takeback", 2.5).messages == ["resign cancelled: play on"]
     core.button("resign", 2.6)
-    core.button("resign", 2.7)
+    assert core.button("resign", 2.7).messages == ["blue resigns: red wins (resignation)"]
     assert core.resigned == "blue"
     assert str(core.shown_position().outcome()) == "red wins (resignation)"
     effects = core.button("resign", 3.0)
@@ -200,6 +200,11 @@ def test_an_empty_board_is_a_board_to_set_up_with_the_set_up_squares_lit(game: s
     assert effects.messages == [view.message]
     lit = [sq for sq in view.put if core.board.cell(sq).leds]
     assert all(core.leds[sq] == Led(WHITE, "blink") for sq in lit)
+    # Said once: a piece put down does not say it again.
+    square = view.put[0]
+    readings = {square: core.tracker.expected_readings()[square]}
+    core.tracker.observe(readings, 1.0)
+    assert core.redraw().messages == []
 
 
 MASUME = [sys.executable, "-m", "masume.cli"]

@@ -210,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
         link.close()
         if sim:
             sim.close()
-    outcome = table.game.position.outcome()
+    outcome = table.core.shown_position().outcome()  # a resignation too
     print(f"game over: {outcome}" if outcome else f"game saved in {store.folder}", flush=True)
     return 0
 

@@ -29,6 +29,9 @@ from masume.tracker import Change, Tracker, TrackerMemory
 
 log = logging.getLogger("masume.play")
 
+#: How the tracker's view of a board to set up begins (masume.tracker).
+SET_UP = "set up the pieces"
+
 #: The Clock header's item for the players' own clock: the seconds each side has.
 PER_SIDE = "per side"
 
@@ -414,7 +417,7 @@ class TableCore:
                                "resign again to resign, takeback to play on")
             else:
                 self.resigned = self.game.position.status().to_move
-                self.notice = ""
+                self.notice = f"{self.resigned} resigns: {self.shown_position().outcome()}"
                 self._out.dirty = True
             self._after(Change())
         elif button:
@@ -522,7 +525,9 @@ class TableCore:
         view = self.tracker.view
         said = self.notice or (view.message if view.state in ("mismatch", "follow", "remove")
                                else "")
-        if said and said != self._said:
+        # Setting up is said once, not again for every piece put down.
+        setting_up = said.startswith(SET_UP) and self._said.startswith(SET_UP)
+        if said and said != self._said and not setting_up:
             self._out.messages.append(said)
         self._said = said
         self._out.changed = True
