@@ -413,7 +413,10 @@
 
     const dieRow = $("die-row");
     dieRow.hidden = !board.die && state.last_die == null;
-    $("die").textContent = state.last_die == null ? "\u2013" : text(state.last_die);
+    // The die as people say it: "showed 3 (roll 1)", not its fields.
+    const die = state.last_die;
+    $("die").textContent = die == null ? "\u2013"
+      : typeof die === "object" && die.value != null ? `showed ${die.value} (roll ${die.roll_id})` : text(die);
 
     // The rules' timers, counted by the host: a turn's time, a match clock.
     const clock = state.clock || {};
