@@ -64,7 +64,7 @@ def test_frames_naming_what_the_board_lacks_are_bad_frames_and_the_stream_goes_o
     assert session.stats.bad_frames == len(bad) and session.stats.skipped == 0
     # A snapshot or WELCOME that cannot be read is answered by a resync: a new
     # snapshot asked for (the page says "resynchronising" until it is in).
-    wait_for(lambda: session.health.state == "running" and session.stats.snapshots >= 2)
+    until(lambda: session.health.state == "running" and session.stats.snapshots >= 2)
     assert session.alive and session.connected.is_set() and session.stats.connects == 1
     health = session.health.to_dict()
     assert health["faults"] == len(bad) and health["problem"] is None
@@ -94,12 +94,12 @@ def test_a_snapshot_naming_an_unknown_cell_is_answered_by_a_resync(make_sim, con
 
     session.health.fault = fault
     sim.inject(b"\x00" + c.encode_frame(c.SNAPSHOT, seq, c.pack_snapshot([(5000, b"\x01")])))
-    wait_for(lambda: session.stats.bad_frames >= 1)
-    wait_for(lambda: session.health.state == "running" and session.stats.snapshots >= 2)
+    until(lambda: session.stats.bad_frames >= 1)
+    until(lambda: session.health.state == "running" and session.stats.snapshots >= 2)
     sim.inject(b"\x00" + c.encode_frame(
         c.WELCOME, 0, c.pack_welcome(1, 2, 1, board.hash, "", "x")[:19]))
-    wait_for(lambda: session.stats.bad_frames >= 2)
-    wait_for(lambda: session.health.state == "running" and session.stats.snapshots >= 3)
+    until(lambda: session.stats.bad_frames >= 2)
+    until(lambda: session.health.state == "running" and session.stats.snapshots >= 3)
     assert [p and p.split(":")[0] for p in shown] == ["board link"] * 2
     assert all("from table-3, dropped; resynchronising with a snapshot" in p for p in shown)
     assert "bad frame (snapshot" in shown[0] and "bad frame (welcome" in shown[1]
