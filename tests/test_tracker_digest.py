@@ -41,7 +41,9 @@ PLAN: dict[str, int] = {
 
 EXPECTED = {
     "eyeshield21": "a8ef4cdffc1ce2110847435a92fc4840",
-    "magic-number-eleven": "dd29f3d179275eed0628aee14edbd8ba",
+    # issue 16: three synergy cards lifted at once now read as cards to set up (the
+    # view's words only; what was pushed and popped is unchanged)
+    "magic-number-eleven": "79da3c091ef77422296b0d2aafd7f961",
     "masume-tactics": "9eb8c6a5a6146da8d7e17f184f9cc953",
     "shogi-soccer": "0ac64b5a1619b42149468b4756babf4c",
     "soccer-shogi": "71c90bd8c9eaa53f9476e2114219f27a",

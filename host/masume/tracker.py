@@ -779,7 +779,9 @@ class Tracker:
         for name in differing:
             assert self._sensed is not None
             for piece in (_as_counter(want[name]) - _as_counter(self._sensed[name])):
-                label = "pieces" if piece == "?" else self._card_label(piece)
+                # Cards by kind only: the terminal is shared, a face-down card is no one's word.
+                label = ("pieces" if piece == "?" else "a card"
+                         if piece.startswith(("tag:", "card:")) else piece)
                 by_piece.setdefault(label, []).append(name)
         parts = [f"{piece} on {', '.join(sq[:8])}{' ...' if len(sq) > 8 else ''}"
                  for piece, sq in sorted(by_piece.items())]
