@@ -29,8 +29,9 @@ from masume.tracker import Change, Tracker, TrackerMemory
 
 log = logging.getLogger("masume.play")
 
-#: How the tracker's view of a board to set up begins (masume.tracker).
-SET_UP = "set up the pieces"
+#: How the tracker's views begin that the hands work through piece by piece (a board to
+#: set up, the pieces following a roll; masume.tracker): said once in the terminal.
+ONE_BY_ONE = ("set up the pieces", "move as the lights show")
 
 #: The Clock header's item for the players' own clock: the seconds each side has.
 PER_SIDE = "per side"
@@ -525,9 +526,9 @@ class TableCore:
         view = self.tracker.view
         said = self.notice or (view.message if view.state in ("mismatch", "follow", "remove")
                                else "")
-        # Setting up is said once, not again for every piece put down.
-        setting_up = said.startswith(SET_UP) and self._said.startswith(SET_UP)
-        if said and said != self._said and not setting_up:
+        # Setting up, or following a roll, is said once, not again for every piece put down.
+        going_on = any(said.startswith(p) and self._said.startswith(p) for p in ONE_BY_ONE)
+        if said and said != self._said and not going_on:
             self._out.messages.append(said)
         self._said = said
         self._out.changed = True
