@@ -136,7 +136,10 @@ def test_a_knocked_piece_is_shown_and_nothing_is_recorded() -> None:
     assert tracker.view.state == "mismatch"
     assert set(tracker.view.differing) == {"B2", "B3"} and tracker.view.placed == ("B3",)
     leds = picture(tracker.board, game.position, tracker.view)
-    assert leds["B3"] == Led(RED, "blink") and leds["B2"] == Led(ORANGE)
+    # The knocked piece blinks red, and where it goes back blinks white.
+    assert leds["B3"] == Led(RED, "blink") and leds["B2"] == Led(WHITE, "blink")
+    assert tracker.view.put == ("B2",)
+    assert tracker.view.message.endswith("to put it right: move red from B3 to B2")
     hands.lift("B3", "red")
     hands.place("B2", "red")
     hands.settle()

@@ -12,6 +12,7 @@ What a square shows, most urgent first:
 | --- | --- | --- |
 | a piece put where it does not belong | red | blink |
 | a square that differs from the game | orange | steady |
+| ... where a piece must be put back to show the game | white | blink |
 | pieces the last action took off the board, still standing | red | pulse |
 | where a lifted piece may go | green | steady |
 | where only what the lifted piece held may go (a pass, a kick) | amber | steady |
@@ -28,8 +29,9 @@ Each game declares its sides' colours and how its highlights show
 marks ``foremost`` are lit over the others, and those marked ``when_still`` only while
 the board shows the game (not while the pieces follow a roll).
 
-Frame lamps, when the board has them: ``timer-<side>-<n>`` count a turn's time down
-(lit in the side's colour, the last one blinking), and the die tray's pips
+Frame lamps, when the board has them: ``timer-<side>-<n>`` count a turn's time (or
+the side's own clock) down (lit in the side's colour, the last one blinking; on a board
+without them the side's turn lamps blink in its last tenth, or last 10 s), and the die tray's pips
 ``die-<pip>`` (tl tr ml c mr bl br) show the last roll, or breathe while the rules
 wait for the die.
 """
@@ -131,6 +133,8 @@ def picture(
     if view.state == "mismatch":
         for square in view.differing:
             light(square, Led(ORANGE))
+        for square in view.put:
+            light(square, Led(WHITE, "blink"))
         for square in view.placed:
             light(square, Led(RED, "blink"))
 
@@ -144,6 +148,9 @@ def picture(
         if side != status.to_move:
             continue
         now = Led(colour, "pulse" if status.awaiting else "steady")
+        if (timer is not None and timer[0] == side and timer[1] <= max(10.0, timer[2] / 10)
+                and not board.has_cell(f"timer-{side}-1")):
+            now = Led(colour, "blink")  # a board without timer lamps: its time runs out
         if board.has_cell(f"turn-{side}"):
             light(f"turn-{side}", now)
         for k, cell in enumerate(_turn_lamps(board, side, numbered=True), start=1):

@@ -61,9 +61,19 @@ from typing import Any, Literal, TypedDict, cast
 from masume.boards import Board
 from masume.cards import CardSet
 from masume.link.events import Reading
-from masume.rules.base import ANY_CARD, AnyPosition, Game, KnowsFootprints, Layout
+from masume.rules.base import (
+    ANY_CARD,
+    AnyPosition,
+    Game,
+    IllegalAction,
+    KnowsFootprints,
+    Layout,
+    NotationError,
+)
 
 SETTLE_S = 0.35
+#: Pieces missing on this many squares or more is a board being set up, not a lift.
+SET_UP_SQUARES = 3
 
 #: A layout entry on a cell without a sensor (Tracker.signature leaves it out).
 _UNSENSED = None
@@ -172,6 +182,9 @@ class Tracker:
         #: The position the board last showed, while the game has gone on without the
         #: board (a die roll): the pieces must follow; None when there is nothing to follow.
         self._follow_from: AnyPosition | None = None
+        #: The action the takeback button took back while the board still shows it
+        #: (the view then says how to undo it by hand); None once the board changes.
+        self.taken_back: str | None = None
         self.view = View("in-sync")
 
     # ---- what the board should read -----------------------------------------
@@ -373,6 +386,7 @@ class Tracker:
         """
         before = self.game.position
         self.game.push(action)
+        self.taken_back = None
         self._pushed.add(len(self.game.actions) - 1)
         self._choices = []
         if self._follow_from is None and self._sensed is not None and self._fits(before):
@@ -399,6 +413,7 @@ class Tracker:
         if not self.game.actions:
             return Change()
         action = self.game.pop()
+        self.taken_back = self.game.position.notation(action)
         self._forget_popped()
         self._follow_from = None
         # The board still shows the action: that is not a new one, it is what
@@ -607,6 +622,7 @@ class Tracker:
         return {name for name, was in a.items() if b[name] != was}
 
     def _apply(self, reading: _Reading) -> Change:
+        self.taken_back = None
         popped = tuple(self.game.pop() for _ in range(reading.pops))[::-1]
         self._forget_popped()
         self._chosen_popped = popped
@@ -639,6 +655,7 @@ class Tracker:
         differing = self._differences(position)
         if not differing:
             self._follow_from = None
+            self.taken_back = None
             if len(self._choices) > 1 and not self._worded:
                 chosen = self._choices[self._choice_index]
                 squares = self._squares_of(chosen)
@@ -659,6 +676,10 @@ class Tracker:
         if self._follow_from is not None:
             self.view = self._follow_view(position, differing)
             return
+        empty = not any(_as_counter(sig) for sig in self._sensed.values())
+        if (len(differing) >= SET_UP_SQUARES or empty) and self._only_missing(position, differing):
+            self.view = self._set_up_view(position, differing)
+            return
         lifted = self._lifted(position, differing)
         if lifted is not None:
             destinations = {sq: tuple(sorted(kinds)) for sq, kinds in lifted.items()}
@@ -671,11 +692,101 @@ class Tracker:
         placed = tuple(sq for sq in differing if _more(self._sensed[sq], want[sq]))
         if settled:
             names = ", ".join(differing[:6]) + (" ..." if len(differing) > 6 else "")
-            message = "; ".join(self._card_problems(differing, want)) or \
-                f"the board does not match the game at {names}"
-            self.view = View("mismatch", message, differing=differing, placed=placed)
+            steps, put, take = self._hand_steps(want, differing, worded=True)
+            problems = self._card_problems(differing, want)
+            message = "; ".join(problems) or f"the board does not match the game at {names}"
+            if problems:
+                pass  # a card out of place is named as such (its tags are no one's words)
+            elif self.taken_back is not None:
+                # The takeback button: the board still shows the action; say how to undo it.
+                message = f"take back {self.taken_back}: " + "; ".join(steps)
+            else:
+                reason = self._refusal(position, want, differing)
+                if reason:
+                    message += f": {reason}"
+                if steps:
+                    message += "; to put it right: " + "; ".join(steps)
+            self.view = View("mismatch", message, differing=differing, placed=placed,
+                             put=put, take=take)
         else:
             self.view = View("moving", differing=differing, placed=placed)
+
+    def _hand_steps(self, want: Mapping[str, Signature], differing: tuple[str, ...], *,
+                    worded: bool = False) -> tuple[list[str], tuple[str, ...], tuple[str, ...]]:
+        """The hand movements that make the board read ``want``: each piece from where
+        it is to where the game has it (as words, or ``piece A→B`` with ``worded``
+        False), then where pieces must be put down, and where they must be taken from."""
+        assert self._sensed is not None
+        extra: dict[str, list[str]] = {}
+        missing: dict[str, list[str]] = {}
+        for name in differing:
+            sensed, wanted = _as_counter(self._sensed[name]), _as_counter(want[name])
+            for piece, n in (sensed - wanted).items():
+                extra.setdefault(piece, []).extend([name] * n)
+            for piece, n in (wanted - sensed).items():
+                missing.setdefault(piece, []).extend([name] * n)
+        steps = []
+        for piece, squares in missing.items():
+            label = "a piece" if piece == "?" else piece
+            the = "the piece" if piece == "?" else piece
+            for square in squares:
+                source = extra.get(piece, [])
+                if source:
+                    start = source.pop(0)
+                    steps.append(f"move {the} from {start} to {square}" if worded
+                                 else f"{label} {start}\u2192{square}")
+                else:
+                    steps.append(f"put {label} on {square}" if worded else f"{label} to {square}")
+        for piece, squares in extra.items():
+            the = "the piece" if piece == "?" else piece
+            steps += [f"take {the} off {square}" if worded
+                      else f"{'a piece' if piece == '?' else piece} off {square}"
+                      for square in squares]
+        put = tuple(sq for sq in differing if _more(want[sq], self._sensed[sq]))
+        take = tuple(sq for sq in differing if _more(self._sensed[sq], want[sq]))
+        return steps, put, take
+
+    def _refusal(self, position: AnyPosition, want: Mapping[str, Signature],
+                 differing: tuple[str, ...]) -> str:
+        """Where the board shows one piece moved from one square to another that no legal
+        action explains: the engine's own reason why that move is not legal (its
+        IllegalAction, read through ``parse_action``), or "" where the game's notation
+        has no plain ``from-to`` move for it."""
+        assert self._sensed is not None
+        if not self._may_act(position):
+            return ""
+        sources = [sq for sq in differing if _less(self._sensed[sq], want[sq])]
+        targets = [sq for sq in differing if _more(self._sensed[sq], want[sq])]
+        if len(sources) != 1 or len(targets) != 1 or len(differing) != 2:
+            return ""
+        for form in ("{}-{}", "{}{}", "{} {}"):
+            text = form.format(sources[0], targets[0])
+            try:
+                position.parse_action(text)
+                return ""  # a legal move: the board is not that move (a stale board)
+            except IllegalAction as exc:
+                reason = str(exc)
+                return f"{text} is not legal ({reason.removeprefix(text + ': ')})"
+            except (NotationError, ValueError, KeyError):
+                continue
+        return ""
+
+    def _set_up_view(self, position: AnyPosition, differing: tuple[str, ...]) -> View:
+        """Pieces missing on many squares at once (an empty board, a board being set up):
+        where each piece goes, lit as a die roll's follow-up is."""
+        want = self.signature(position)
+        by_piece: dict[str, list[str]] = {}
+        for name in differing:
+            assert self._sensed is not None
+            for piece in (_as_counter(want[name]) - _as_counter(self._sensed[name])):
+                # Cards by kind only: the terminal is shared, a face-down card is no one's word.
+                label = ("pieces" if piece == "?" else "a card"
+                         if piece.startswith(("tag:", "card:")) else piece)
+                by_piece.setdefault(label, []).append(name)
+        parts = [f"{piece} on {', '.join(sq[:8])}{' ...' if len(sq) > 8 else ''}"
+                 for piece, sq in sorted(by_piece.items())]
+        return View("follow", f"set up the pieces on the lit squares ({len(differing)} to go): "
+                    + "; ".join(parts), differing=differing, put=differing)
 
     def _card_problems(self, differing: tuple[str, ...],
                        want: Mapping[str, Signature]) -> list[str]:
@@ -728,25 +839,7 @@ class Tracker:
         each piece from where it is to where the game has it."""
         assert self._sensed is not None and self._follow_from is not None
         want, was = self.signature(position), self.signature(self._follow_from)
-        extra: dict[str, list[str]] = {}
-        missing: dict[str, list[str]] = {}
-        for name in differing:
-            sensed, wanted = _as_counter(self._sensed[name]), _as_counter(want[name])
-            for piece, n in (sensed - wanted).items():
-                extra.setdefault(piece, []).extend([name] * n)
-            for piece, n in (wanted - sensed).items():
-                missing.setdefault(piece, []).extend([name] * n)
-        steps = []
-        for piece, squares in missing.items():
-            label = "a piece" if piece == "?" else piece
-            for square in squares:
-                source = extra.get(piece, [])
-                steps.append(f"{label} {source.pop(0)}\u2192{square}" if source
-                             else f"{label} to {square}")
-        for piece, squares in extra.items():
-            steps += [f"{'a piece' if piece == '?' else piece} off {square}" for square in squares]
-        put = tuple(sq for sq in differing if _more(want[sq], self._sensed[sq]))
-        take = tuple(sq for sq in differing if _more(self._sensed[sq], want[sq]))
+        steps, put, take = self._hand_steps(want, differing)
         # A piece where neither the game nor the board before it had one is misplaced.
         placed = tuple(sq for sq in take if _more(self._sensed[sq], was[sq]))
         return View("follow", "move as the lights show: " + ", ".join(steps),

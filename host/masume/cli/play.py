@@ -6,7 +6,8 @@ simulated board itself. The web view's links are printed, each with this run's
 secret: ``web view: URL`` (the table's page: on the simulated board the players'
 hands), ``web view for SIDE: URL`` for each player (their own cards in a card game)
 and ``web view for spectators: URL`` (read only). Actions are printed as they are
-played.
+played, and ``table: ...`` lines say what the table refused and why, and how to
+put the board right.
 
 On the simulated board the terminal takes the simulator's commands too (``place
 C5 ball``, ``lift A7``, ``press takeback``, ... as in ``masume sim``).
@@ -44,6 +45,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="a rule option, e.g. goals_to_win=3 (repeatable)")
     parser.add_argument("--resume", metavar="FOLDER|last", help="go on with a saved game")
+    parser.add_argument("--clock", type=float, metavar="MINUTES",
+                        help="a chess clock: each side has MINUTES for the game, shown on "
+                             "the page and the turn lamps; a side out of time loses")
     parser.add_argument("--games-dir", type=Path, help="where games are saved "
                         "(default: ~/.local/share/masume/games)")
     parser.add_argument("--http-host", default="127.0.0.1",
@@ -91,6 +95,34 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
+    # Everything that can refuse to start is tried before the game's folder is made
+    # (a folder left empty would be what `--resume last` picks): the web port, the
+    # serial port.
+    listening = None
+    if not args.no_web:
+        from masume.web.server import listen
+
+        try:
+            listening = listen(args.http_host, args.http_port)
+        except OSError as exc:
+            print(f"error: {exc} (is another masume play running? choose another "
+                  "--http-port, or --no-web)", file=sys.stderr)
+            return 2
+    if args.port:
+        from masume.link import LinkDown
+
+        probe = SerialTransport(args.port)
+        try:
+            probe.open()
+        except LinkDown as exc:
+            if listening is not None:
+                listening.close()
+            print(f"error: {exc} (is the board plugged in, and the port not used by another "
+                  "program? leave out --port to find the board, or --simulate)", file=sys.stderr)
+            return 2
+        finally:
+            probe.close()
+
     games_dir = args.games_dir or default_games_dir()
     try:
         if args.resume:
@@ -106,11 +138,15 @@ def run(args: argparse.Namespace) -> int:
             headers = {k: v for k, v in players if v}
             if options:
                 headers["Options"] = " ".join(args.option)
+            if args.clock:
+                headers["Clock"] = f"per side={args.clock * 60:.1f}"
             store = GameStore.new(games_dir, args.game, headers)
             from masume.rules import Game
 
             game = Game(rules.start(**options))
     except (RecordError, OSError, TypeError, ValueError) as exc:
+        if listening is not None:
+            listening.close()
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
@@ -136,8 +172,11 @@ def run(args: argparse.Namespace) -> int:
 
     # The table puts the link where the saved game left the board's events (on a
     # resume, the board then sends again what the save does not hold).
+    def tell(message: str) -> None:
+        print(f"table: {message}", flush=True)
+
     table = TableSession(rules, board, link, game=game, store=store, sim=sim, port=port,
-                         on_action=report)
+                         on_action=report, on_message=tell)
     if sim is not None:
         _set_up(sim, game.position, table.readings)
     link.start()
@@ -145,11 +184,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"board: {board.id} on {port}{' (simulated)' if sim else ''}", flush=True)
     print(f"saving to {store.folder}", flush=True)
     stop_web = None
-    if not args.no_web:
+    if listening is not None:
         from masume.web.server import serve
 
         web = serve(table, host=args.http_host, port=args.http_port,
-                    allow_hosts=args.http_allow_host)
+                    allow_hosts=args.http_allow_host, sock=listening)
         stop_web = web.stop
         for printed in web.links:  # "web view: URL", "web view for SIDE: URL", ...
             print(f"{printed.label}: {printed.url}", flush=True)
@@ -176,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
         link.close()
         if sim:
             sim.close()
-    outcome = table.game.position.outcome()
+    outcome = table.core.shown_position().outcome()  # a resignation too
     print(f"game over: {outcome}" if outcome else f"game saved in {store.folder}", flush=True)
     return 0
 

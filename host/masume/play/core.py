@@ -29,6 +29,13 @@ from masume.tracker import Change, Tracker, TrackerMemory
 
 log = logging.getLogger("masume.play")
 
+#: How the tracker's views begin that the hands work through piece by piece (a board to
+#: set up, the pieces following a roll; masume.tracker): said once in the terminal.
+ONE_BY_ONE = ("set up the pieces", "move as the lights show")
+
+#: The Clock header's item for the players' own clock: the seconds each side has.
+PER_SIDE = "per side"
+
 #: The record headers the table writes (the rest are the game's and the players').
 TABLE_HEADERS = ("Resigned", "Rolls", "Clock", "Link", "Sensed", "Tracker")
 
@@ -47,6 +54,9 @@ class Effects:
     changed: bool = False
     #: Something changed that the next save must keep.
     dirty: bool = False
+    #: What the players should be told now, for the terminal: a refusal with its reason
+    #: and what to do instead, or how to put the board right (each said once).
+    messages: list[str] = field(default_factory=list)
 
 
 class TableCore:
@@ -61,6 +71,7 @@ class TableCore:
         self.leds: dict[str, Led] = {}
         self.last_die: dict[str, int] | None = None
         self._shown_second: tuple[int, ...] = ()
+        self._said = ""  # the last message for the terminal (Effects.messages)
         self._out = Effects()
         self.restore(game, dict(headers or {}))
 
@@ -75,6 +86,8 @@ class TableCore:
         self._choices_for: tuple[Position[Any], list[Hashable]] | None = None
         #: A word button pressed before the pieces moved: (word, squares to put them on).
         self.calling: tuple[str, tuple[str, ...]] | None = None
+        #: Resign was pressed once: a second press resigns, any other button cancels.
+        self.resigning = False
         #: Which roll of the board's die made which action (action index -> roll id),
         #: kept in the record's Rolls header.
         self.rolls: dict[int, int] = _read_rolls(headers.get("Rolls", ""))
@@ -82,6 +95,10 @@ class TableCore:
         # game: it goes on after a resume; a turn clock starts afresh), and the turn the
         # "turn" timer counts.
         self._elapsed: dict[str, float] = _read_clock(headers.get("Clock", ""))
+        #: The players' own clock, as a chess clock (``masume play --clock``): the seconds
+        #: each side has for the game (None: no such clock); each side's time used is
+        #: kept in ``_elapsed`` as "<side> clock". Saved in the Clock header ("per side").
+        self.side_seconds: float | None = self._elapsed.pop(PER_SIDE, None)
         self._clock_at: float | None = None
         self._turn: tuple[Any, ...] | None = None
         #: The board's readings as of the last event handled (None before the first
@@ -211,6 +228,10 @@ class TableCore:
         position = self.game.position
         match = {name: self._elapsed.get(name, 0.0)
                  for name, timer in position.status().timers.items() if not timer.per_turn}
+        if self.side_seconds is not None:
+            match[PER_SIDE] = self.side_seconds
+            match.update({f"{side} clock": self._elapsed.get(f"{side} clock", 0.0)
+                          for side in position.sides})
         if match:
             out["Clock"] = _write_clock(match)
         if self.handled is not None and self.readings is not None:
@@ -263,6 +284,13 @@ class TableCore:
             if timer.per_turn:
                 entry["side"] = status.to_move
             out[name] = entry
+        if self.side_seconds is not None:
+            running = status.deciding or status.to_move
+            for side in position.sides:
+                used = self._elapsed.get(f"{side} clock", 0.0)
+                out[f"{side} clock"] = {"left": round(max(0.0, self.side_seconds - used), 1),
+                                        "total": self.side_seconds, "side": side,
+                                        "running": side == running}
         return out
 
     # ---- how -------------------------------------------------------------------------
@@ -286,7 +314,11 @@ class TableCore:
         status = position.status()
         since = 0.0 if self._clock_at is None else now - self._clock_at
         self._clock_at = now
-        if self.resigned or position.outcome() is not None or not status.timers:
+        if self.resigned or position.outcome() is not None:
+            return
+        if self.side_seconds is not None and self._side_clock(status, since):
+            return
+        if not status.timers:
             return
         # A new turn: another side to move or another turn number (Status.turn: a steal
         # under the beginner rules is the same side's new turn). Rules that do not number
@@ -321,11 +353,44 @@ class TableCore:
             self._shown_second = shown
             self._after(Change())  # the timer lamps and the page's countdown
 
+    def _side_clock(self, status: Any, since: float) -> bool:
+        """Count the running side's own clock (``--clock``); True when it ran out (that
+        side loses, as a flag falls on a chess clock: the table resigns for it)."""
+        assert self.side_seconds is not None
+        side = status.deciding or status.to_move
+        key = f"{side} clock"
+        before = self._elapsed.get(key, 0.0)
+        self._elapsed[key] = before + since
+        if int(before / 10) != int(self._elapsed[key] / 10):
+            self._out.dirty = True
+        if self._elapsed[key] < self.side_seconds:
+            if not status.timers:
+                shown = tuple(int(e["left"]) for e in self.clock().values())
+                if shown != self._shown_second:
+                    self._shown_second = shown
+                    self._after(Change())
+            return False
+        self.resigned = side
+        self.notice = f"{side}'s time ran out: the game is over"
+        self._note("clock", timer=key, action="time out")
+        self._out.dirty = True
+        self._after(Change())
+        return True
+
     def _button(self, button: str | None, now: float) -> None:
+        asked, self.resigning = self.resigning, False
+        if asked and button != "resign":
+            self.notice = "resign cancelled: play on"
+            self._after(Change())
+            if button == "takeback":
+                return  # the takeback said no to resigning; it takes nothing back
         if button == "takeback":
             if self.resigned:
                 self.resigned = None
                 self._out.dirty = True
+                self._after(Change())
+            elif not self.game.actions:
+                self.notice = "takeback: nothing to take back yet"
                 self._after(Change())
             else:
                 self._after(self.tracker.takeback())
@@ -342,9 +407,19 @@ class TableCore:
                 self._after(Change())
                 return
             self._after(change)
-        elif button == "resign" and self.game.position.outcome() is None and not self.resigned:
-            self.resigned = self.game.position.status().to_move
-            self._out.dirty = True
+        elif button == "resign":
+            if self.game.position.outcome() is not None or self.resigned:
+                self.notice = ("resign: the game is over already; press takeback to go back "
+                               "into it" if self.resigned else "resign: the game is over already")
+            elif not asked:
+                # Resigning ends the game: asked first (the board has no screen).
+                self.resigning = True
+                self.notice = (f"resign for {self.game.position.status().to_move}? press "
+                               "resign again to resign, takeback to play on")
+            else:
+                self.resigned = self.game.position.status().to_move
+                self.notice = f"{self.resigned} resigns: {self.shown_position().outcome()}"
+                self._out.dirty = True
             self._after(Change())
         elif button:
             self._word_button(button, now)
@@ -394,12 +469,17 @@ class TableCore:
         self._after(self.tracker.tick(now, force=True))
         position = self.game.position
         refused = ""
+        status = position.status()
         if self.resigned or position.outcome() is not None:
             refused = "the game is over"
         elif self.tracker.view.state not in ("in-sync", "ambiguous"):
-            refused = "the board does not match the game yet: put the pieces right, then roll"
-        elif position.status().awaiting != "die":
-            refused = "the game is not waiting for a roll"
+            fix = self.tracker.view.message or "put the pieces as the lights show"
+            refused = (f"the board does not match the game yet ({fix}): "
+                       "put the pieces right, then roll again")
+        elif status.awaiting != "die":
+            refused = ("the game is not waiting for a roll: "
+                       f"{status.message or status.to_move + ' to play'}; roll when the "
+                       "die lamps breathe")
         action = next((a for a in position.legal_actions()
                        if isinstance(a, Roll) and a.die == value), None) if not refused else None
         if not refused and action is None:
@@ -432,7 +512,9 @@ class TableCore:
                        pushed=[str(a) for a in change.pushed])
             self._out.dirty = True
             self._report(change)
-        clock = self.clock().get("turn")
+        clocks = self.clock()
+        clock = clocks.get("turn") or next(
+            (c for c in clocks.values() if c.get("running")), None)
         leds = picture(self.board, self.shown_position(), self.tracker.view,
                        last_squares=self._last_squares(), last_side=self._last_side(),
                        timer=(clock["side"], clock["left"], clock["total"]) if clock else None,
@@ -441,6 +523,14 @@ class TableCore:
         if leds != self.leds:
             self.leds = leds
             self._out.leds = leds
+        view = self.tracker.view
+        said = self.notice or (view.message if view.state in ("mismatch", "follow", "remove")
+                               else "")
+        # Setting up, or following a roll, is said once, not again for every piece put down.
+        going_on = any(said.startswith(p) and self._said.startswith(p) for p in ONE_BY_ONE)
+        if said and said != self._said and not going_on:
+            self._out.messages.append(said)
+        self._said = said
         self._out.changed = True
 
     def _report(self, change: Change) -> None:

@@ -57,13 +57,14 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Hashable
+from pathlib import Path
 from typing import Any
 
 from masume.boards import Board
 from masume.health import Health
 from masume.link import BoardEvent, BoardMismatch, Led, Link, Reading
 from masume.play.cards import card_list, card_piece
-from masume.play.core import Effects, TableCore
+from masume.play.core import TABLE_HEADERS, Effects, TableCore
 from masume.play.view import HealthView, TableState, table_state
 from masume.rules import Game, Position, Rules
 from masume.storage import CannotSave, LogEntry, Store
@@ -94,6 +95,7 @@ class TableSession:
         sim: Any = None,
         port: str = "",
         on_action: Callable[[str, str, str], None] | None = None,
+        on_message: Callable[[str], None] | None = None,
         name: str | None = None,
     ) -> None:
         self.rules = rules
@@ -103,11 +105,13 @@ class TableSession:
         self.sim = sim
         self.port = port
         self.on_action = on_action  # (what: "played" or "took back", side, notation)
+        self.on_message = on_message  # a refusal or a fix to tell the players (Effects.messages)
         self.name = name or link.name or board.id  # in messages
         self.health = Health("table", self.name)
         self._lock = threading.RLock()
         self._subscribers = Subscribers("masume.play")
         self._stop = threading.Event()
+        self._link_was: bool | None = None  # the link as last seen (None: not yet)
         self._thread: threading.Thread | None = None
         # Saving: log entries not saved yet, whether anything changed since the last
         # save, the last event committed to the link ((boot, seq); the last handled is
@@ -205,6 +209,9 @@ class TableSession:
         if self.on_action:
             for what, side, notation in effects.reports:
                 self.on_action(what, side, notation)
+        if self.on_message:
+            for message in effects.messages:
+                self.on_message(message)
         if effects.leds is not None:
             try:
                 self.link.set_leds(effects.leds)
@@ -279,6 +286,7 @@ class TableSession:
                     # the board counts as still only for as long as it really was.
                     self.carry_out(self.core.tick(now, min(now, self.link.clock())))
                     self._checkpoint()
+                self._watch_link()
                 if self.health.state == "recovering":
                     self.health.recovered()
                 faults = 0
@@ -293,6 +301,19 @@ class TableSession:
                 self._fault(exc)
                 if self._stop.wait(FAULT_BACKOFF_S[min(faults, len(FAULT_BACKOFF_S)) - 1]):
                     return
+
+    def _watch_link(self) -> None:
+        """Say in the terminal when the board's link is lost, and when it is back."""
+        connected = self.link.connected.is_set()
+        if connected == self._link_was:
+            return
+        was, self._link_was = self._link_was, connected
+        if self.on_message and was is not None:
+            error = getattr(self.link, "error", "") or ""
+            self.on_message(f"board connected on {self.port or self.name}" if connected
+                            else f"lost the board's link{': ' + error if error else ''}; "
+                                 "waiting for it to come back (check the cable)")
+        self._notify()
 
     def _fault(self, exc: Exception) -> None:
         where = self._handling
@@ -359,6 +380,38 @@ class TableSession:
             return action
 
     # ---- what the web view reads -----------------------------------------------------
+
+    def new_game(self) -> None:
+        """Start the game afresh at this table, from the same start (the same options),
+        saved in a new folder beside the last; the board stays as it stands (set it up
+        as the lights show)."""
+        with self._lock:
+            self._checkpoint()
+            readings, handled = self.core.readings, self.core.handled
+            per_side = self.core.side_seconds
+            self.core.restore(Game(self.game.start), {})
+            self.core.side_seconds = per_side
+            self.core.handled = handled
+            if readings is not None:
+                # The board as it stands is not a move of the new game: it is what to
+                # set up from (settled on, the view says how).
+                self.core.readings = dict(readings)
+                self.core.tracker.restore(readings, {"settled": True, "pushed": [],
+                                                     "follow": None}, time.monotonic())
+            new = getattr(type(self.store), "new", None)
+            folder = getattr(self.store, "folder", None)
+            if self.store is not None and new is not None and isinstance(folder, Path):
+                headers = {k: v for k, v in self.store.headers.items()
+                           if k not in TABLE_HEADERS and k != "Result"}
+                if self.core.side_seconds is not None:  # the same clock for the new game
+                    headers["Clock"] = f"per side={self.core.side_seconds:.1f}"
+                self.store.close()
+                self.store = new(folder.parent, self.rules.name, headers)
+                if self.on_message:
+                    self.on_message(f"new game: saving to {getattr(self.store, 'folder', '')}")
+            self._dirty = True
+            self.carry_out(self.core.redraw())
+            self._checkpoint()
 
     def positions(self) -> tuple[Position[Any], ...]:
         """The game's positions so far, the start first (a replay slider's steps)."""

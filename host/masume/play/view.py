@@ -142,7 +142,8 @@ def table_state(core: TableCore, *, viewer: str | None, simulated: bool,
     outcome = position.outcome()
     view = core.tracker.view
     tracker_squares = sorted(set(view.differing) | set(view.choice) | set(view.destinations))
-    message = saving_problem or view.message or core.notice
+    # A refusal (a die rolled too soon) comes first, with what the board needs.
+    message = saving_problem or " — ".join(m for m in (core.notice, view.message) if m)
     choices = core.choices()
     state: TableState = {
         "game": core.rules.name,

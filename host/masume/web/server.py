@@ -88,6 +88,9 @@ from masume.web.sse import HEARTBEAT_S, Streams, event_stream, to_json
 log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).with_name("static")
+#: A Japanese font, served to the pages (Shogi-piece soccer's kanji on a phone or a
+#: machine without one): Debian's fonts-noto-cjk, which scripts/setup installs.
+CJK_FONT = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
 #: Shortest time between two pushes on one stream: at most 20 pushes a second.
 MIN_PUSH_INTERVAL_S = 0.05
 
@@ -185,6 +188,12 @@ def create_app(
             response.set_cookie(name, value, httponly=True, samesite="strict", path="/")
         return response
 
+    async def cjk_font(request: Request) -> Response:
+        if not CJK_FONT.is_file():
+            return _error("no Japanese font on the host (apt-get install fonts-noto-cjk)", 404)
+        return FileResponse(CJK_FONT, media_type="font/collection",
+                            headers={"Cache-Control": "max-age=86400"})
+
     async def api_access(request: Request) -> Response:
         role = access.role(request)
 
@@ -244,6 +253,13 @@ def create_app(
         table.act(_text(data, "action"))
         return {}
 
+    def new_game(data: dict[str, Any]) -> dict[str, Any]:
+        start = getattr(table, "new_game", None)
+        if start is None:
+            raise BadRequest("this table starts its games elsewhere")
+        start()
+        return {}
+
     def lift(data: dict[str, Any]) -> dict[str, Any]:
         return {"piece": table.sim_lift(_text(data, "square"))}
 
@@ -275,9 +291,11 @@ def create_app(
         routes=[
             Route("/", index),
             Route("/api/access", api_access),
+            Route("/fonts/cjk", cjk_font),
             Route("/api/state", api_state),
             Route("/api/stream", api_stream),
             Route("/api/act", post_route(act, sim_only=False), methods=["POST"]),
+            Route("/api/new-game", post_route(new_game, sim_only=False), methods=["POST"]),
             Route("/api/sim/lift", post_route(lift), methods=["POST"]),
             Route("/api/sim/place", post_route(place), methods=["POST"]),
             Route("/api/sim/card", post_route(place_card), methods=["POST"]),
@@ -331,20 +349,10 @@ class WebView:
         return next(x.url for x in self.links if x.role == role)
 
 
-def serve(
-    table: TableFace, host: str = "127.0.0.1", port: int = 0, *, allow_hosts: Iterable[str] = (),
-    **options: Any
-) -> WebView:
-    """Run the web view with uvicorn in a background thread.
-
-    ``port=0`` picks a free port. ``allow_hosts``: more names the server answers to
-    (beside its own, see :class:`masume.web.guard.HostNames`). Returns the links
-    (e.g. ``http://127.0.0.1:41234/?token=...``) and ``stop()``, which ends the
-    open event streams and the server and waits for its thread. ``options`` go to
-    :func:`create_app`.
-    """
-    import uvicorn
-
+def listen(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
+    """The web view's listening socket on ``host``:``port``; OSError, saying so, when the
+    port is taken (bound first, so that ``masume play`` refuses a busy port before it
+    makes anything)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
@@ -353,7 +361,28 @@ def serve(
         sock.listen(128)
     except OSError as exc:
         sock.close()
-        raise OSError(f"cannot serve the web view on {host}:{port}: {exc}") from exc
+        raise OSError(f"cannot serve the web view on {host}:{port}: {exc.strerror or exc}"
+                      ) from exc
+    return sock
+
+
+def serve(
+    table: TableFace, host: str = "127.0.0.1", port: int = 0, *, allow_hosts: Iterable[str] = (),
+    sock: socket.socket | None = None, **options: Any
+) -> WebView:
+    """Run the web view with uvicorn in a background thread.
+
+    ``port=0`` picks a free port; ``sock``: a socket :func:`listen` bound already (then
+    ``port`` is its). ``allow_hosts``: more names the server answers to
+    (beside its own, see :class:`masume.web.guard.HostNames`). Returns the links
+    (e.g. ``http://127.0.0.1:41234/?token=...``) and ``stop()``, which ends the
+    open event streams and the server and waits for its thread. ``options`` go to
+    :func:`create_app`.
+    """
+    import uvicorn
+
+    if sock is None:
+        sock = listen(host, port)
     real_port = sock.getsockname()[1]
     access = Access(table.sides, f"http://{url_host(host)}:{real_port}/")
     app = create_app(table, access=access, hosts=HostNames.for_bind(host, allow_hosts),

@@ -302,7 +302,9 @@
 
     const turn = $("turn");
     turn.textContent = "";
-    if (status.to_move) {
+    if (state.outcome != null) {
+      turn.textContent = "nobody: the game is over";  // no one moves after the end
+    } else if (status.to_move) {
       turn.dataset.side = status.to_move;
       turn.append(chip(status.to_move), document.createTextNode(` ${status.to_move}`));
       if (status.actions_per_turn > 1 && status.action_number) {
@@ -373,6 +375,25 @@
       } else {
         outcome.textContent = text(o);
       }
+      // The score as it ended, and a new game at the same table.
+      const score = Object.entries(status.score || {});
+      if (score.length) {
+        const s = document.createElement("div");
+        s.className = "final-score";
+        s.textContent = "score: " + score.map(([side, n]) => `${side} ${text(n)}`).join(" \u2013 ");
+        outcome.appendChild(s);
+      }
+      if (access.can_act) {
+        const again = document.createElement("button");
+        again.type = "button";
+        again.id = "new-game";
+        again.textContent = "New game";
+        again.title = "start again from the set-up, saved as a new game";
+        again.addEventListener("click", () => {
+          if (window.confirm("Start a new game? This one stays saved.")) post("/api/new-game", {}).catch(() => {});
+        });
+        outcome.appendChild(again);
+      }
     }
 
     const link = state.link || {};
@@ -380,6 +401,9 @@
     // A fault of the link or the table (a bad frame, a save that cannot be made)
     // is said here until it is over: never "connected" while something is wrong.
     const problem = (state.health || {}).problem;
+    // The pill in the header: green only while the host and the board are both there.
+    if (link.connected === false) setConn("lost", `${state.simulated ? "simulated board" : "board"} not connected${link.error ? `: ${link.error}` : ""}`);
+    else setConn("live", "live");
     l.dataset.connected = link.connected && !problem ? "true" : "false";
     const where = state.simulated ? "simulated board" : "board";
     l.textContent = (link.connected
@@ -389,7 +413,10 @@
 
     const dieRow = $("die-row");
     dieRow.hidden = !board.die && state.last_die == null;
-    $("die").textContent = state.last_die == null ? "\u2013" : text(state.last_die);
+    // The die as people say it: "showed 3 (roll 1)", not its fields.
+    const die = state.last_die;
+    $("die").textContent = die == null ? "\u2013"
+      : typeof die === "object" && die.value != null ? `showed ${die.value} (roll ${die.roll_id})` : text(die);
 
     // The rules' timers, counted by the host: a turn's time, a match clock.
     const clock = state.clock || {};
@@ -398,6 +425,7 @@
     $("clock").textContent = timers.map(([name, t]) => {
       const left = Math.ceil(t.left);
       const shown = left >= 60 ? `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}` : `${left} s`;
+      if (name.endsWith(" clock")) return `${t.running ? "\u25b6 " : ""}${t.side} ${shown}`;
       return `${t.side ? `${t.side}'s ${name}` : name} ${shown}`;
     }).join(" \u00b7 ");
     drawKey(state.highlights || []);
@@ -444,10 +472,26 @@
     filterChoices();
   }
 
+  // English beside the kanji of Shogi-piece soccer's notation (its pieces, its
+  // systems), so that everyone reads a choice and finds it by either word.
+  const KANJI = [["\u30b7\u30b9\u30c6\u30e0", "system"], ["\u306a\u3057", "none"],
+    ["\u98db", "rook"], ["\u89d2", "bishop"], ["\u6842", "knight"], ["\u6b69", "pawn"],
+    ["\u91d1", "gold"], ["\u9280", "silver"], ["\u9999", "lance"], ["\u738b", "king"],
+    ["\u7389", "king"], ["\u5148\u624b", "sente"], ["\u5f8c\u624b", "gote"],
+    ["\u540c", "same square"], ["\u6253", "drop"], ["\u6210", "promote"],
+    ["\u30b7\u30e5\u30fc\u30c8", "shot"], ["\u30d1\u30b9", "pass"], ["\u307e\u3067", "end"]];
+  function inEnglish(t) {
+    if (!/[\u3040-\u30ff\u4e00-\u9fff]/.test(t)) return "";
+    let out = t;
+    for (const [k, e] of KANJI) out = out.split(k).join(` ${e} `);
+    return out.replace(/\s+/g, " ").trim();
+  }
+
   function filterChoices() {
     const choices = (state && state.choices) || [];
     const words = $("choice-text").value.toLowerCase().split(/\s+/).filter(Boolean);
-    const matching = choices.filter((c) => words.every((w) => c.text.toLowerCase().includes(w)));
+    const searchable = (c) => `${c.text} ${inEnglish(c.text)}`.toLowerCase();
+    const matching = choices.filter((c) => words.every((w) => searchable(c).includes(w)));
     const box = $("choices");
     box.textContent = "";
     for (const choice of matching.slice(0, CHOICE_BUTTONS)) {
@@ -456,6 +500,14 @@
       b.className = "choice";
       b.dataset.choice = choice.text;
       b.textContent = choice.text;
+      const english = inEnglish(choice.text);
+      if (english) {
+        const e = document.createElement("span");
+        e.className = "english";
+        e.textContent = english;
+        b.append(document.createElement("br"), e);
+        b.title = english;
+      }
       box.appendChild(b);
     }
     const rest = matching.length - Math.min(matching.length, CHOICE_BUTTONS);
@@ -489,6 +541,27 @@
     $("roll-value").disabled = !simulated();
   }
 
+  // The notation in words, on hover: each game's marks (docs/rules/*.md, "Notation").
+  const NOTATION = [
+    [/^die (\d)$/, (m) => `the die showed ${m[1]}`],
+    [/^b\(([A-Z]\d+)-([A-Z]\d+)\)(f|!|goal)?$/, (m) => `the ball kicked from ${m[1]} to ${m[2]}`
+      + ({ f: ", a free ball", "!": ", taken after a sandwich", goal: ": a goal" }[m[3]] || "")],
+    [/^([A-Z]\d+)-([A-Z]\d+)$/, (m) => `a step from ${m[1]} to ${m[2]}`],
+    [/^[A-Z]\d+(\u30fb[A-Z]\d+)+!?$/, () => "a jump over pieces (\u30fb between the squares; ! where the ball is taken)"],
+    [/^([A-K]\d+) (ground|lob|inside) (\w+)$/i, (m) => `a ${m[2]} kick from ${m[1]} toward ${m[3]}`],
+    [/^restart$/, () => "the pieces set up again after a goal"],
+    [/^pass$/, () => "the side passes"],
+    [/\u30b7\u30b9\u30c6\u30e0/, (m, t) => `declares a system: ${inEnglish(t)}`],
+    [/@/, (m, t) => `a card laid: ${t.replace("@", " on ")}`],
+  ];
+  function explainNotation(t) {
+    for (const [re, say] of NOTATION) {
+      const m = t.match(re);
+      if (m) return say(m, t);
+    }
+    return inEnglish(t) || t;
+  }
+
   function drawMoves(moves) {
     const sig = JSON.stringify(moves);
     if (sig === movesSig) return;
@@ -512,6 +585,7 @@
         const a = document.createElement("span");
         a.className = "action";
         a.textContent = text(action);
+        a.title = explainNotation(text(action));
         li.appendChild(a);
       }
       list.appendChild(li);
@@ -739,6 +813,7 @@
   $("buttons").addEventListener("click", (ev) => {
     const b = ev.target.closest("[data-button]");
     if (b && simulated()) post("/api/sim/press", { button: b.dataset.button }).catch(() => {});
+    // Resign asks again on the board (press resign twice); the page says so itself.
   });
   $("choices").addEventListener("click", (ev) => {
     const b = ev.target.closest("[data-choice]");
@@ -856,7 +931,6 @@
     source.onmessage = (ev) => {
       try {
         render(JSON.parse(ev.data));
-        setConn("live", "live");
       } catch (err) {
         showError(`could not draw the state: ${err.message || err}`);
         console.error(err);
