@@ -41,8 +41,7 @@ PLAN: dict[str, int] = {
 
 EXPECTED = {
     "eyeshield21": "a8ef4cdffc1ce2110847435a92fc4840",
-    # issue 14: substitutions any time in one's own turn (more legal actions); issue 16:
-    # three synergy cards lifted at once read as cards to set up (the view's words only)
+    # issue 14: substitutions any time in one's own turn (more legal actions)
     "magic-number-eleven": "242e5672b7727d1f623292701b7c677b",
     "masume-tactics": "5cd22b6dcee15c1b5016c1f345029b7e",
     "shogi-soccer": "222a04ed7a8d267a5f82bc4f0e3ac411",
