@@ -457,8 +457,10 @@ def test_confirm_with_several_choices_says_to_use_the_web_view() -> None:
 def test_play_takes_the_options_saves_the_rolls_and_resumes(tmp_path: Path) -> None:
     from test_play import Play
 
+    # The turn clock is the wall clock's: long enough that no turn of this test runs out
+    # on a loaded machine (what is tested here is that the options are kept).
     play = Play("masume-tactics", "--simulate", "--no-web", "--games-dir", str(tmp_path),
-                "--option", "turn_seconds=30", "--option", "goals_to_win=1")
+                "--option", "turn_seconds=900", "--option", "goals_to_win=1")
     try:
         play.until("saving to ")
         for line in ("lift G8", "lift G8", "place G8 home-9", "lift E6", "place E6 ball",
@@ -478,7 +480,7 @@ def test_play_takes_the_options_saves_the_rolls_and_resumes(tmp_path: Path) -> N
         play.proc.wait()
     folder = next(tmp_path.iterdir())
     record = (folder / "record.txt").read_text()
-    assert '[Options "turn_seconds=30 goals_to_win=1"]' in record
+    assert '[Options "turn_seconds=900 goals_to_win=1"]' in record
     assert '[Rolls "4=1"]' in record
     assert record.splitlines()[-1] == "G8 inside SW2, keep, E6 ground N, die 2"
 
