@@ -99,11 +99,11 @@ def _heap_session(heap: str, **kwargs: Any) -> Any:
                 size = getattr(_thread_heap, "size", None)
                 if size:
                     value[1:1] = ["-X", f"heapsize={size}"]
-                base.argv.fset(self, value)  # type: ignore[attr-defined, misc]
+                base.argv.fset(self, value)  # type: ignore[misc]
 
         wasmtime.WasiConfig = HeapConfig  # type: ignore[misc]
 
-    class HeapSession(MicroPythonSession):  # type: ignore[misc]
+    class HeapSession(MicroPythonSession):
         def _thread_main(self) -> None:
             _thread_heap.size = heap
             super()._thread_main()

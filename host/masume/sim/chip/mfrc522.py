@@ -80,7 +80,7 @@ def with_crc(data):
     return bytes(data) + bytes((crc & 0xFF, crc >> 8))
 
 
-def ntag_uid(serial):
+def ntag_uid(serial: int) -> bytes:
     """A 7-byte NXP-style UID (manufacturer 0x04, six serial bytes) for a number."""
     out = bytearray(7)
     out[0] = 0x04
