@@ -22,6 +22,11 @@
 # ISO/IEC 14443-3:2018. Written independently of firmware/mfrc522.py, which is
 # tested against it.
 
+try:  # for the type checker: MicroPython has no typing module (annotations are not run there)
+    from typing import Any
+except ImportError:
+    pass
+
 FIFO_SIZE = 64
 FC_KHZ = 13560  # the carrier, 13.56 MHz
 POWER_UP_US = 5000  # -3 5.2.1: a tag may take this long to accept a request
@@ -206,18 +211,18 @@ class Mfrc522:
     (CONTRACT.md). 214 of them live in a 1 MB VM heap: few attributes, nothing
     made per access."""
 
-    def __init__(self, world, cell, version=0x92):
+    def __init__(self, world: "Any", cell: int, version: int = 0x92) -> None:
         self.world = world
         self.cell = cell
         self.version = version
-        self.dead = None  # a value every register reads as: a dead reader
+        self.dead: int | None = None  # a value every register reads as: a dead reader
         self.regs = bytearray(64)
         self.fifo = _Fifo()
-        self.mem = None  # the Mem command's 25 bytes, made at its first use
+        self.mem: bytearray | None = None  # the Mem command's 25 bytes, made at its first use
         self.field_since = None  # board time the field came on, None when off
         self.field_queried = False  # the tags were asked for since the field came on
         self.field_epoch = 0  # fields switched on so far: a tag state of an older one is void
-        self.states = {}  # tag -> _TagState, for the tags on the cell
+        self.states: dict[Ntag213, _TagState] = {}  # tag -> _TagState, for the tags on the cell
         self._reset_registers()
         self.asleep_until = 0  # PowerDown reads 1 until then (waking, or in reset)
         self.powered_down = False
@@ -237,13 +242,13 @@ class Mfrc522:
 
     # ---- SPI (DS 8.1.2): an address byte (bit 7: read), then data or addresses
 
-    def begin(self):
+    def begin(self) -> None:
         self._addr = None
 
-    def end(self):
+    def end(self) -> None:
         self._addr = None
 
-    def exchange(self, out, into, n):
+    def exchange(self, out: bytes, into: bytearray, n: int) -> None:
         for i in range(n):
             into[i] = self._byte(out[i])
 
