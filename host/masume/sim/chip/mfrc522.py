@@ -103,7 +103,7 @@ class Ntag213:
 
     PAGES = 45
 
-    def __init__(self, uid, code=None, sak=0x00):
+    def __init__(self, uid: bytes, code: int | None = None, sak: int = 0x00) -> None:
         if len(uid) not in (4, 7, 10):
             raise ValueError("a UID has 4, 7 or 10 bytes")
         self.uid = bytes(uid)
