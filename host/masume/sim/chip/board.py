@@ -6,11 +6,11 @@ with a real pseudo-terminal as its USB port.
 :class:`ChipBoard` has the interface of :class:`masume.sim.board.SimulatedBoard`
 (place, lift, press, roll, noise, unplug, replug, reboot, port, LEDs, and
 ``at``, script, caught_up, now_ms in the chip's board time), whose
-pseudo-terminal and power methods it inherits. What differs is below the firmware: nothing calls
-back into this process but the peripherals' own traffic (the bytes on USB, the
-frames sent down the LED chain, the random source) and, once a scan pass, the
-board's hand: the pieces put down or lifted since, each at its moment in board
-time (``_Timeline``). Board time moves only as the emulated chip works, so the
+pseudo-terminal and power methods it inherits. What differs is below the
+firmware: nothing calls back into this process but the peripherals' own traffic
+(the bytes on USB, the frames sent down the LED chain, the random source) and,
+once a scan pass, the board's hand: the pieces put down or lifted since, each at
+its moment in board time (``_Timeline``). Board time moves only as the emulated chip works, so the
 firmware sees the same piece movements however slow this host is.
 
 The LEDs are seen as a person sees them: :attr:`chain` is what every LED of the
