@@ -24,11 +24,11 @@ from pathlib import Path
 
 import pytest
 import test_link
-from masume.link import BoardEvent, BoardSession, Led
-from test_link import wait_for
+from waiting import connected, take, until
+
+from masume.link import BoardEvent, Led
 
 pytestmark = pytest.mark.slow
-ROUND_S = 120.0  # a safety net per round on a loaded host, not a pace: events are awaited
 
 
 @pytest.fixture
@@ -59,16 +59,6 @@ test_an_unknown_board_is_refused = test_link.test_an_unknown_board_is_refused
 test_die_and_buttons = test_link.test_die_and_buttons
 
 
-def take(session: BoardSession, count: int) -> list[BoardEvent]:
-    got: list[BoardEvent] = []
-    deadline = time.monotonic() + ROUND_S
-    while len(got) < count:
-        left = deadline - time.monotonic()
-        assert left > 0, f"only {len(got)} of {count} events arrived: {got[-3:]}; {session.stats}"
-        got += [e for e in session.events(timeout=min(left, 0.5)) if e.type != "snapshot"]
-    return got
-
-
 def reading_of(chip, square: str) -> object:
     stack = tuple(chip.table.stacks[square])
     return bool(stack) if chip.board.cell(square).sensor == "presence" else stack
@@ -85,7 +75,7 @@ def test_thousands_of_changes_arrive_once_in_order_through_noise_and_unplugging(
     # longer pause of the hand means nothing to the link (ChipBoard's hold).
     chip = make_sim(board, hold=0.3)
     session = connect(chip.port)
-    assert session.wait_connected(60)
+    assert connected(session)
     squares = [c.name for c in chip.board.sensed if c.sensor == "identity"]
     pieces = list(chip.board.pieces)
     received: list[BoardEvent] = []
@@ -135,17 +125,17 @@ def test_leds_as_the_chain_shows_them(make_sim, connect) -> None:
     chip = make_sim("shogi-soccer")
     cap = chip.board.power["brightness_cap"]
     session = connect(chip.port)
-    assert session.wait_connected(60)
+    assert connected(session)
     session.set_leds({"5-K": Led((0, 255, 0), "blink"), "1-K": Led((255, 0, 0)),
                       "9-K": Led((0, 0, 255), "pulse")})
     # What a person sees: the colours after the brightness cap, steady, blinking, pulsing.
-    wait_for(lambda: chip.led_patterns == {"5-K": 2, "1-K": 1, "9-K": 3}, 60)
+    until(lambda: chip.led_patterns == {"5-K": 2, "1-K": 1, "9-K": 3}, "the three patterns")
     assert chip.led_colours["1-K"] == (cap, 0, 0) and chip.led_colours["5-K"] == (0, cap, 0)
     position = chip.board.cell("1-K").leds[0]
     assert chip.chain[position] == (cap, 0, 0)
     session.set_leds({"1-K": Led((0, 0, 255))})  # a whole frame: the others go dark
-    wait_for(lambda: (chip.led_colours, chip.led_patterns)
-             == ({"1-K": (0, 0, cap)}, {"1-K": 1}), 60)
+    until(lambda: (chip.led_colours, chip.led_patterns) == ({"1-K": (0, 0, cap)}, {"1-K": 1}),
+          "the new frame")
 
 
 def test_masume_sim_chip_as_a_user_runs_it_with_a_dead_reader() -> None:
@@ -183,7 +173,7 @@ def test_masume_sim_chip_as_a_user_runs_it_with_a_dead_reader() -> None:
 def test_a_card_on_the_eyeshield21_mat_is_read_by_its_uid(make_sim, connect) -> None:
     chip = make_sim("eyeshield21")
     session = connect(chip.port)
-    assert session.wait_connected(60)
+    assert connected(session)
     zone = next(c.name for c in chip.board.sensed if c.sensor == "card")
     readings = []
     for act in (lambda: chip.place(zone, "tag:04a1b2c3d4e5f6"),

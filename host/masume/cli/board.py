@@ -140,6 +140,7 @@ def _test(args: argparse.Namespace) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         board = session.board
+        assert board is not None  # connected: the handshake named it
         cells = args.cells.split(",") if args.cells else None
         try:
             if args.piece:

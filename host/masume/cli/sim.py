@@ -82,8 +82,8 @@ def run(args: argparse.Namespace) -> int:
                 raise ValueError("--chip runs the USB link; club mode (--mqtt) is the simulator's")
             from masume.sim.chip.board import ChipBoard
 
-            sim = ChipBoard(args.board, link=args.link, seed=args.seed, faults=args.fault,
-                            on_log=log)
+            sim: SimulatedBoard = ChipBoard(args.board, link=args.link, seed=args.seed,
+                                            faults=args.fault, on_log=log)
         else:
             sim = SimulatedBoard(args.board, link=args.link, seed=args.seed, mqtt=mqtt,
                                  unit=args.unit, on_log=log)

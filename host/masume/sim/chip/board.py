@@ -4,12 +4,13 @@ neopixel.py, time.py, os.py and the virtual board world.py beside this file),
 with a real pseudo-terminal as its USB port.
 
 :class:`ChipBoard` has the interface of :class:`masume.sim.board.SimulatedBoard`
-(place, lift, press, roll, noise, unplug, replug, reboot, port, LEDs), whose
-pseudo-terminal it inherits. What differs is below the firmware: nothing calls
-back into this process but the peripherals' own traffic (the bytes on USB, the
-frames sent down the LED chain, the random source) and, once a scan pass, the
-board's hand: the pieces put down or lifted since, each at its moment in board
-time (``_Timeline``). Board time moves only as the emulated chip works, so the
+(place, lift, press, roll, noise, unplug, replug, reboot, port, LEDs, and
+``at``, script, caught_up, now_ms in the chip's board time), whose
+pseudo-terminal and power methods it inherits. What differs is below the
+firmware: nothing calls back into this process but the peripherals' own traffic
+(the bytes on USB, the frames sent down the LED chain, the random source) and,
+once a scan pass, the board's hand: the pieces put down or lifted since, each at
+its moment in board time (``_Timeline``). Board time moves only as the emulated chip works, so the
 firmware sees the same piece movements however slow this host is.
 
 The LEDs are seen as a person sees them: :attr:`chain` is what every LED of the
@@ -31,11 +32,14 @@ Faults a built board can have (:data:`FAULTS`, ``masume sim --fault``)::
 from __future__ import annotations
 
 import json
+import os
+import select
 import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any, Self
@@ -43,7 +47,7 @@ from typing import Any, Self
 from masume.boards import Board, load_board
 
 from ..board import SimulatedBoard, default_link_path
-from ..table import Table
+from ..table import Table, TableError
 
 FAULTS = ("dead-reader", "swapped-columns", "swapped-cells", "missing-led", "crc-errors")
 #: The VM's heap: the emulated readers of the largest board (about 120 KB) and the
@@ -95,11 +99,11 @@ def _heap_session(heap: str, **kwargs: Any) -> Any:
                 size = getattr(_thread_heap, "size", None)
                 if size:
                     value[1:1] = ["-X", f"heapsize={size}"]
-                base.argv.fset(self, value)  # type: ignore[attr-defined, misc]
+                base.argv.fset(self, value)  # type: ignore[misc]
 
         wasmtime.WasiConfig = HeapConfig  # type: ignore[misc]
 
-    class HeapSession(MicroPythonSession):  # type: ignore[misc]
+    class HeapSession(MicroPythonSession):
         def _thread_main(self) -> None:
             _thread_heap.size = heap
             super()._thread_main()
@@ -183,7 +187,8 @@ class _Timeline:
     """The hand's movements, each due at a board time: as far apart in board time
     as they were on the wall clock (up to ``hold`` seconds), and never before the
     board time last seen. A host that waits on a slow board pushes its next move
-    at most ``hold`` into the board's future."""
+    at most ``hold`` into the board's future. A scripted move (``at``) is due at
+    the board time it names."""
 
     def __init__(self, hold: float = HOLD_S) -> None:
         self.hold = hold
@@ -192,15 +197,31 @@ class _Timeline:
         self.last_due = 0.0
         self.last_wall = 0.0
 
-    def add(self, presses: list[int], cells: list[list[Any]]) -> None:
+    def check(self, at: int | None) -> None:
+        """Refuse a scripted board time (ms) the board has passed or that comes
+        before the last move (the wording of masume.sim.table's)."""
+        if at is None:
+            return
+        if at * 1000 < self.last_due:
+            raise TableError(f"changes go in time order: {at} ms is before the last one "
+                             f"({self.last_due / 1000:.0f} ms)")
+        if at * 1000 <= self.board_us:
+            raise TableError(f"board time {at} ms has passed (the board is at "
+                             f"{self.board_us // 1000:.0f} ms): script changes ahead of it "
+                             f"(SimulatedBoard.script)")
+
+    def add(self, presses: list[int], cells: list[list[Any]], at: int | None = None) -> None:
         wall = time.monotonic()
-        due = self.board_us
-        if self.last_wall:
-            due = max(due, self.last_due + min(wall - self.last_wall, self.hold) * 1e6)
+        if at is not None:
+            due = at * 1000.0
+        else:
+            due = self.board_us
+            if self.last_wall:
+                due = max(due, self.last_due + min(wall - self.last_wall, self.hold) * 1e6)
         self.last_due, self.last_wall = due, wall
         self.steps.append((due, presses, cells))
 
-    def due(self, board_us: int) -> list[Any] | None:
+    def due(self, board_us: float) -> list[Any] | None:
         self.board_us = board_us
         n = 0
         while n < len(self.steps) and self.steps[n][0] <= board_us:
@@ -250,6 +271,14 @@ class ChipBoard(SimulatedBoard):
         self.frames = 0  # frames with new data the chip sent down the chain
         self._io_lock = threading.Lock()
         self._hand_lock = threading.Lock()
+        # A script's end (or the hand) lets the chip go on past a fence.
+        self._script_end = threading.Condition(self._hand_lock)
+        self._fences: list[int] = []  # board times (ms) the chip must not reach yet (script)
+        # The chip's thread sleeps on this pipe between paced passes: a power cut or a
+        # stop wakes it (SimulatedBoard's _wake writes to it).
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
         self._master: int | None = None
         self._slave: int | None = None
         self._to_board = bytearray()
@@ -283,21 +312,53 @@ class ChipBoard(SimulatedBoard):
 
     # ---- the hand ------------------------------------------------------------
 
-    def place(self, square: str, piece: str) -> None:
-        with self._hand_lock:
-            self.table.place(square, piece)
-            self._timeline.add([], [self._cell_state(self.board.cell(square))])
+    # Each move happens now, or at the chip's board time ``at`` (ms, ahead of the
+    # chip: see :meth:`script`).
 
-    def lift(self, square: str) -> str:
+    def place(self, square: str, piece: str, at: int | None = None) -> None:
         with self._hand_lock:
+            self._timeline.check(at)
+            self.table.place(square, piece)
+            self._timeline.add([], [self._cell_state(self.board.cell(square))], at)
+
+    def lift(self, square: str, at: int | None = None) -> str:
+        with self._hand_lock:
+            self._timeline.check(at)
             piece = self.table.lift(square)
-            self._timeline.add([], [self._cell_state(self.board.cell(square))])
+            self._timeline.add([], [self._cell_state(self.board.cell(square))], at)
         return piece
 
-    def press(self, button: str) -> None:
+    def press(self, button: str, at: int | None = None) -> None:
         index = self.board.button(button).index
         with self._hand_lock:
-            self._timeline.add([index], [])
+            self._timeline.check(at)
+            self._timeline.add([index], [], at)
+
+    @contextmanager
+    def script(self) -> Iterator[int]:
+        """Hold the chip before board time t (ms) while moves are scripted at t and
+        after; yields t, as :meth:`SimulatedBoard.script` does. t comes after
+        every move made so far."""
+        with self._hand_lock:
+            start = int(max(self._timeline.board_us, self._timeline.last_due)) // 1000 + 1
+            self._fences.append(start)
+        try:
+            yield start
+        finally:
+            with self._script_end:
+                self._fences.remove(start)
+                self._script_end.notify_all()
+
+    def caught_up(self) -> bool:
+        """Every move so far has reached the firmware, and board time is HOLD_S past
+        the last one (its debounce, a reader's turn, a piece in the air)."""
+        with self._hand_lock:
+            timeline = self._timeline
+            return not timeline.steps and self.board_us >= timeline.last_due + HOLD_S * 1e6
+
+    def now_ms(self) -> int:
+        """The chip's board time (ms) at its latest pass: it moves only as the chip works."""
+        return self.board_us // 1000
 
     def _cell_state(self, cell: Any) -> list[Any]:
         """[cell index, pieces on it, [[uid hex, code], ...]]: what its sensors meet.
@@ -361,7 +422,10 @@ class ChipBoard(SimulatedBoard):
         self._settle_patterns(board_us)
         if self.paced:
             self._pace(board_us)
-        with self._hand_lock:
+        with self._script_end:
+            while (self._fences and board_us >= min(self._fences) * 1000
+                   and not self._stopping()):
+                self._script_end.wait(0.5)  # a script holds the chip (a stop ends it too)
             news = self._timeline.due(board_us)
             if news:
                 self.applied_us.append(board_us)
@@ -374,9 +438,23 @@ class ChipBoard(SimulatedBoard):
             self._anchor = (now, board_us)
         ahead = self._anchor[0] + (board_us - self._anchor[1]) / 1e6 - now
         if ahead > 0:
-            time.sleep(ahead)
+            self._sleep(ahead)
         elif ahead < -LATE_S:
             self._anchor = (now, board_us)  # a slow host: board time falls behind, never races
+
+    def _sleep(self, seconds: float) -> None:
+        """Sleep ``seconds``, or until a power cut or a stop (a wake-up)."""
+        deadline = time.monotonic() + seconds
+        while not self._stopping():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            ready, _, _ = select.select([self._wake_r], [], [], left)
+            if ready:
+                try:
+                    os.read(self._wake_r, 4096)
+                except (BlockingIOError, OSError):
+                    pass
 
     def _chip_urandom(self, n: int) -> str:
         if n == 1 and self._forced_die:

@@ -22,6 +22,11 @@
 # ISO/IEC 14443-3:2018. Written independently of firmware/mfrc522.py, which is
 # tested against it.
 
+try:  # for the type checker: MicroPython has no typing module (annotations are not run there)
+    from typing import Any
+except ImportError:
+    pass
+
 FIFO_SIZE = 64
 FC_KHZ = 13560  # the carrier, 13.56 MHz
 POWER_UP_US = 5000  # -3 5.2.1: a tag may take this long to accept a request
@@ -65,7 +70,7 @@ SEL = (0x93, 0x95, 0x97)
 CASCADE_TAG = 0x88
 
 
-def crc_a(data, preset=0x6363):
+def crc_a(data: bytes | bytearray, preset: int = 0x6363) -> int:
     """-3 6.2.4, annex B: CRC-16 (x^16 + x^12 + x^5 + 1) reflected, no final XOR."""
     crc = preset
     for byte in data:
@@ -75,12 +80,12 @@ def crc_a(data, preset=0x6363):
     return crc
 
 
-def with_crc(data):
+def with_crc(data: bytes | bytearray) -> bytes:
     crc = crc_a(data)
     return bytes(data) + bytes((crc & 0xFF, crc >> 8))
 
 
-def ntag_uid(serial):
+def ntag_uid(serial: int) -> bytes:
     """A 7-byte NXP-style UID (manufacturer 0x04, six serial bytes) for a number."""
     out = bytearray(7)
     out[0] = 0x04
@@ -98,7 +103,7 @@ class Ntag213:
 
     PAGES = 45
 
-    def __init__(self, uid, code=None, sak=0x00):
+    def __init__(self, uid: bytes, code: int | None = None, sak: int = 0x00) -> None:
         if len(uid) not in (4, 7, 10):
             raise ValueError("a UID has 4, 7 or 10 bytes")
         self.uid = bytes(uid)
@@ -117,11 +122,11 @@ class Ntag213:
             memory[16] = code
         self.memory = memory
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Ntag213({})".format(":".join(f"{b:02x}" for b in self.uid))
 
 
-def _levels(uid):
+def _levels(uid: bytes) -> list[bytes]:
     """The tag's cascade levels (-3 6.5.4): 5 bytes each, four UID bytes (or CT and
     three) and their BCC."""
     if len(uid) == 4:
@@ -133,7 +138,7 @@ def _levels(uid):
     return [p + bytes((p[0] ^ p[1] ^ p[2] ^ p[3],)) for p in parts]
 
 
-def _bits(data, nbits):
+def _bits(data: bytes | bytearray, nbits: int) -> bytearray:
     """data as bits, one a byte, least significant first (-3 6.2.3)."""
     out = bytearray(nbits)
     for i in range(nbits):
@@ -144,22 +149,22 @@ def _bits(data, nbits):
 class _Fifo:
     """The 64-byte FIFO (DS 8.3.1), in a buffer made once."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.buf = bytearray(FIFO_SIZE)
         self.start = 0
         self.level = 0
 
-    def clear(self):
+    def clear(self) -> None:
         self.start = self.level = 0
 
-    def push(self, value):
+    def push(self, value: int) -> bool:
         if self.level >= FIFO_SIZE:
             return False
         self.buf[(self.start + self.level) % FIFO_SIZE] = value
         self.level += 1
         return True
 
-    def pop(self):
+    def pop(self) -> int:
         if not self.level:
             return 0
         value = self.buf[self.start]
@@ -167,7 +172,7 @@ class _Fifo:
         self.level -= 1
         return value
 
-    def take(self, n=FIFO_SIZE):
+    def take(self, n: int = FIFO_SIZE) -> bytearray:
         out = bytearray(min(n, self.level))
         for i in range(len(out)):
             out[i] = self.pop()
@@ -179,7 +184,7 @@ EV_TX, EV_RX, EV_TIMER, EV_CRC = 0, 1, 2, 3
 
 
 class _TagState:
-    def __init__(self, tag):
+    def __init__(self, tag: Ntag213) -> None:
         self.tag = tag
         self.epoch = -1  # the field that powers it
         self.levels = _levels(tag.uid)
@@ -192,7 +197,7 @@ class _TagState:
         self.powered_at = 0  # it ignores everything before
         self.from_halt = False  # reached READY by WUPA from HALT: errors send it back
 
-    def power_up(self, epoch, since):
+    def power_up(self, epoch: int, since: int) -> None:
         self.epoch = epoch
         self.state = IDLE_STATE
         self.level = 0
@@ -206,18 +211,18 @@ class Mfrc522:
     (CONTRACT.md). 214 of them live in a 1 MB VM heap: few attributes, nothing
     made per access."""
 
-    def __init__(self, world, cell, version=0x92):
+    def __init__(self, world: "Any", cell: int, version: int = 0x92) -> None:
         self.world = world
         self.cell = cell
         self.version = version
-        self.dead = None  # a value every register reads as: a dead reader
+        self.dead: int | None = None  # a value every register reads as: a dead reader
         self.regs = bytearray(64)
         self.fifo = _Fifo()
-        self.mem = None  # the Mem command's 25 bytes, made at its first use
+        self.mem: bytearray | None = None  # the Mem command's 25 bytes, made at its first use
         self.field_since = None  # board time the field came on, None when off
         self.field_queried = False  # the tags were asked for since the field came on
         self.field_epoch = 0  # fields switched on so far: a tag state of an older one is void
-        self.states = {}  # tag -> _TagState, for the tags on the cell
+        self.states: dict[Ntag213, _TagState] = {}  # tag -> _TagState, for the tags on the cell
         self._reset_registers()
         self.asleep_until = 0  # PowerDown reads 1 until then (waking, or in reset)
         self.powered_down = False
@@ -225,10 +230,10 @@ class Mfrc522:
         self.due_arg = [None, None, None, None]
         self.crc_result = 0xFFFF
         self.frames = 0  # exchanges with tags, for the tests
-        self._addr = None
+        self._addr: int | None = None
         self._write = False
 
-    def _reset_registers(self):
+    def _reset_registers(self) -> None:
         regs = self.regs
         for i in range(64):
             regs[i] = RESET.get(i, 0)
@@ -237,17 +242,17 @@ class Mfrc522:
 
     # ---- SPI (DS 8.1.2): an address byte (bit 7: read), then data or addresses
 
-    def begin(self):
+    def begin(self) -> None:
         self._addr = None
 
-    def end(self):
+    def end(self) -> None:
         self._addr = None
 
-    def exchange(self, out, into, n):
+    def exchange(self, out: bytes, into: bytearray, n: int) -> None:
         for i in range(n):
             into[i] = self._byte(out[i])
 
-    def _byte(self, mosi):
+    def _byte(self, mosi: int) -> int:
         if self.dead is not None:
             return self.dead
         if self._addr is None:  # the address byte; MISO undefined (reads 0)
@@ -263,7 +268,7 @@ class Mfrc522:
 
     # ---- registers
 
-    def _load(self, reg):
+    def _load(self, reg: int) -> int:
         self._advance()
         regs = self.regs
         if reg == FIFO_DATA:
@@ -283,7 +288,7 @@ class Mfrc522:
             return self.crc_result & 0xFF
         return regs[reg]
 
-    def _status1(self):
+    def _status1(self) -> int:
         level = self.fifo.level
         water = self.regs[WATER_LEVEL] & 0x3F
         value = 0
@@ -297,11 +302,11 @@ class Mfrc522:
             value |= 0x20  # CRCReady
         return value
 
-    def _error_bits(self, bits):
+    def _error_bits(self, bits: int) -> None:
         self.regs[ERROR] |= bits
         self.regs[COM_IRQ] |= ERR_IRQ
 
-    def _store(self, reg, value):
+    def _store(self, reg: int, value: int) -> None:
         self._advance()
         regs = self.regs
         if reg == FIFO_DATA:
@@ -340,7 +345,7 @@ class Mfrc522:
 
     # ---- time
 
-    def _advance(self):
+    def _advance(self) -> None:
         """Let whatever was due by now happen."""
         now = self.world.clock.now_us()
         due = self.due
@@ -357,16 +362,16 @@ class Mfrc522:
             self.due_arg[first] = None
             self._happen(at, first, arg)
 
-    def _schedule(self, at, kind, arg=None):
+    def _schedule(self, at: int, kind: int, arg: Any = None) -> None:
         self.due[kind] = at
         self.due_arg[kind] = arg
 
-    def _cancel(self):
+    def _cancel(self) -> None:
         for kind in range(4):
             self.due[kind] = -1
             self.due_arg[kind] = None
 
-    def _happen(self, at, what, arg):
+    def _happen(self, at: int, what: int, arg: Any) -> None:
         regs = self.regs
         if what == EV_TX:  # the frame is out; the tags answer, or the timer runs
             regs[COM_IRQ] |= TX_IRQ
@@ -389,18 +394,18 @@ class Mfrc522:
             self.crc_result = crc_a(arg, self._crc_preset())
             regs[DIV_IRQ] |= CRC_IRQ
 
-    def _timer_us(self):
+    def _timer_us(self) -> int:
         regs = self.regs
         prescaler = ((regs[T_MODE] & 0x0F) << 8) | regs[T_PRESCALER]
         reload = (regs[T_RELOAD_H] << 8) | regs[T_RELOAD_L]
         return (reload + 1) * (2 * prescaler + 1) * 1000 // FC_KHZ
 
-    def _crc_preset(self):
+    def _crc_preset(self) -> int:
         return (0x0000, 0x6363, 0xA671, 0xFFFF)[self.regs[MODE] & 0x03]
 
     # ---- commands (DS 10.3)
 
-    def _command(self, value):
+    def _command(self, value: int) -> None:
         regs = self.regs
         now = self.world.clock.now_us()
         was_down = self.powered_down
@@ -454,9 +459,9 @@ class Mfrc522:
             return
         # TRANSCEIVE: waits for StartSend (DS 10.3.1.8)
 
-    def _transmit(self, receive):
+    def _transmit(self, receive: bool) -> None:
         regs = self.regs
-        data = self.fifo.take()
+        data: bytes | bytearray = self.fifo.take()
         last = regs[BIT_FRAMING] & 0x07
         regs[ERROR] &= BUFFER_OVFL
         if regs[TX_MODE] & 0x80 and data:  # TxCRCEn: the chip appends CRC_A
@@ -471,7 +476,7 @@ class Mfrc522:
 
     # ---- the RF field and the tags
 
-    def _field(self, on):
+    def _field(self, on: bool) -> None:
         now = self.world.clock.now_us()
         on = on and not self.powered_down
         if on and self.field_since is None:
@@ -481,7 +486,8 @@ class Mfrc522:
         elif not on and self.field_since is not None:
             self.field_since = None  # every tag back to POWER-OFF (the epoch moves on)
 
-    def _tags_answer(self, frame):
+    def _tags_answer(self, frame: tuple[bytes | bytearray, int]
+                     ) -> tuple[bytearray, int, int] | None:
         """Each powered tag's answer to the frame (-3 6.3, 6.4, 6.5; NTAG 10.2),
         superposed bit by bit; None if none answers, else (bits, their number,
         the first collision's position from 1, or 0)."""
@@ -538,7 +544,7 @@ class Mfrc522:
             out[i] = 1 if ones else 0
         return out, length, collision
 
-    def _tag_command(self, st, data, nbits):
+    def _tag_command(self, st: _TagState, data: bytes | bytearray, nbits: int) -> bytearray | None:
         """One tag's answer, as bits, or None."""
         tag = st.tag
         if nbits == 7:  # REQA, WUPA (-3 6.4.1)
@@ -574,7 +580,7 @@ class Mfrc522:
                 return self._nak(st, 0x1)
         return self._error(st)
 
-    def _select(self, st, data, nbits):
+    def _select(self, st: _TagState, data: bytes | bytearray, nbits: int) -> bytearray | None:
         """ANTICOLLISION or SELECT at the tag's cascade level (-3 6.5.3)."""
         level = SEL.index(data[0])
         if level != st.level:
@@ -604,7 +610,7 @@ class Mfrc522:
                 return None  # another tag's branch: silent, still READY
         return cl_bits[known:]
 
-    def _answer_crc(self, tag, body):
+    def _answer_crc(self, tag: Ntag213, body: bytes | bytearray) -> bytearray:
         out = bytearray(with_crc(body))
         errors = getattr(tag, "crc_errors", 0)
         if errors:
@@ -613,17 +619,18 @@ class Mfrc522:
                 tag.crc_errors = errors - 1
         return out
 
-    def _nak(self, st, code):
+    def _nak(self, st: _TagState, code: int) -> bytearray:
         st.state = HALT if st.from_halt else IDLE_STATE
         return _bits(bytes((code,)), 4)
 
-    def _error(self, st):
+    def _error(self, st: _TagState) -> bytearray | None:
         # -3 6.3: an unexpected frame sends READY and ACTIVE tags back to where
         # they came from, without an answer.
         if st.state == READY or st.state == ACTIVE:
             st.state = HALT if st.from_halt else IDLE_STATE
+        return None
 
-    def _receive(self, answer):
+    def _receive(self, answer: tuple[bytearray, int, int]) -> None:
         """The answer arrives in the FIFO, from bit RxAlign of its first byte (DS 9.3.1.14)."""
         bits, nbits, collision = answer
         regs = self.regs
@@ -658,12 +665,12 @@ class Mfrc522:
         regs[COM_IRQ] |= RX_IRQ
 
 
-def _crc_ok(data):
+def _crc_ok(data: bytes | bytearray) -> bool:
     if len(data) < 3:
         return False
     crc = crc_a(data[:-2])
     return data[-2] == crc & 0xFF and data[-1] == crc >> 8
 
 
-def _before(now, at):
+def _before(now: int, at: int) -> bool:
     return now < at

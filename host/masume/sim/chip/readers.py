@@ -8,21 +8,26 @@
 
 from .mfrc522 import Mfrc522
 
+try:  # for the type checker: MicroPython has no typing module (annotations are not run there)
+    from typing import Any
+except ImportError:
+    pass
+
 READERS = ("identity", "card")
 
 
 class ReaderTree:
-    def __init__(self, world, definition):
+    def __init__(self, world: "Any", definition: "dict[str, Any]") -> None:
         self.world = world
         pins = definition["pins"]
         self.mux = list(pins["reader_mux"])
         self.cs = pins["reader_cs"]
         self.sense = pins.get("reader_sense")
         reeds = definition.get("readers", {}).get("reeds", False)
-        self.chips = {}  # tree address -> Mfrc522
-        self.cells = {}  # tree address -> cell index
-        self.reeds = {}  # tree address -> cell index, for cells with a reed switch
-        self.by_cell = {}  # cell index and name -> tree address
+        self.chips: dict[int, Mfrc522] = {}  # tree address -> Mfrc522
+        self.cells: dict[int, int] = {}  # tree address -> cell index
+        self.reeds: dict[int, int] = {}  # tree address -> cell index, for cells with a reed switch
+        self.by_cell: dict[int | str, int] = {}  # cell index and name -> tree address
         for index, cell in enumerate(definition["cells"]):
             name, kind, address = cell[0], cell[1], cell[3]
             if kind == "none":
@@ -34,12 +39,12 @@ class ReaderTree:
                 self.chips[k] = Mfrc522(world, index)
             if kind == "presence" or (kind == "identity" and reeds):
                 self.reeds[k] = index
-        self.current = None  # the reader selected by the transfer under way
+        self.current: Mfrc522 | None = None  # the reader selected by the transfer under way
         world.spi_bus(pins["reader_spi"]["id"]).attach(self, self._selected)
         if self.sense is not None:
             world.drive(self.sense, self._sense_level)
 
-    def address(self):
+    def address(self) -> int:
         """The address the mux lines carry now, bit 0 on the first line."""
         k = 0
         level = self.world.level
@@ -50,31 +55,31 @@ class ReaderTree:
             bit <<= 1
         return k
 
-    def _selected(self):
-        return self.world.level(self.cs) == 0
+    def _selected(self) -> bool:
+        return bool(self.world.level(self.cs) == 0)
 
     # ---- the SPI device: the selected reader, or a MISO nobody drives
 
-    def begin(self):
+    def begin(self) -> None:
         self.current = self.chips.get(self.address())
         if self.current is not None:
             self.current.begin()
 
-    def exchange(self, out, into, n):
+    def exchange(self, out: bytes, into: bytearray, n: int) -> None:
         if self.current is None:
             for i in range(n):
                 into[i] = 0xFF  # no reader at this address: MISO floats high
             return
         self.current.exchange(out, into, n)
 
-    def end(self):
+    def end(self) -> None:
         if self.current is not None:
             self.current.end()
         self.current = None
 
     # ---- the sense line
 
-    def _sense_level(self):
+    def _sense_level(self) -> int | None:
         if self.world.level(self.cs):
             return None  # decoders off: every chip-select line high, no reed conducts
         index = self.reeds.get(self.address())
@@ -84,11 +89,11 @@ class ReaderTree:
 
     # ---- faults and inspection
 
-    def reader(self, cell):
+    def reader(self, cell: int | str) -> Mfrc522:
         """The emulated MFRC522 of a cell (index or name)."""
         return self.chips[self.by_cell[cell]]
 
-    def kill(self, cell, version=0x00):
+    def kill(self, cell: int | str, version: int = 0x00) -> None:
         """A dead reader: every register reads ``version`` (0x00: MISO held low, 0xFF:
         floating high); it hears nothing."""
         self.reader(cell).dead = version

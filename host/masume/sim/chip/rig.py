@@ -19,41 +19,47 @@ from .mfrc522 import Ntag213, ntag_uid
 from .readers import ReaderTree
 from .world import PIN_US, SPI_BYTE_US, SPI_CALL_US  # the firmware's work in board time
 
+try:  # for the type checker: MicroPython has no typing module (annotations are not run there)
+    from collections.abc import Callable
+    from typing import Any
+except ImportError:
+    pass
+
 LOCKED = [False]  # a check locked the heap: unlock it around the emulated hardware
 
 
-def hardware_side():
+def hardware_side() -> None:
     if LOCKED[0]:
         micropython.heap_unlock()
 
 
-def firmware_side():
+def firmware_side() -> None:
     if LOCKED[0]:
         micropython.heap_lock()
 
 
 class Clock:
-    def __init__(self):
+    def __init__(self) -> None:
         self.t = 1000
 
-    def now_us(self):
+    def now_us(self) -> int:
         return self.t
 
-    def advance_us(self, us):
+    def advance_us(self, us: int) -> None:
         self.t += us
 
-    def ticks_us(self):
+    def ticks_us(self) -> int:
         return self.t & 0x3FFFFFFF
 
 
 class Bus:
-    def __init__(self):
-        self.devices = []  # [device, selected(), selected now]
+    def __init__(self) -> None:
+        self.devices: list[list[Any]] = []  # [device, selected(), selected now]
 
-    def attach(self, device, selected):
+    def attach(self, device: Any, selected: Callable[[], bool]) -> None:
         self.devices.append([device, selected, False])
 
-    def pins_changed(self, gpio, level):
+    def pins_changed(self, gpio: int, level: int) -> None:
         for d in self.devices:
             now = d[1]()
             if now != d[2]:
@@ -63,7 +69,7 @@ class Bus:
                 else:
                     d[0].end()
 
-    def transfer(self, out, into, n):
+    def transfer(self, out: bytes, into: bytearray, n: int) -> None:
         for d in self.devices:
             if d[2]:
                 d[0].exchange(out, into, n)
@@ -75,15 +81,15 @@ class Bus:
 class World:
     """What the reader wiring needs from a world (CONTRACT.md), and no more."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.clock = Clock()
-        self.levels = {}
-        self.drives = {}
-        self.callbacks = []
-        self.buses = {}
-        self.tags = {}
+        self.levels: dict[int, int] = {}
+        self.drives: dict[int, Callable[[], int | None]] = {}
+        self.callbacks: list[Callable[[int, int], None]] = []
+        self.buses: dict[int, Bus] = {}
+        self.tags: dict[int, list[Ntag213]] = {}
 
-    def level(self, gpio):
+    def level(self, gpio: int) -> int:
         drive = self.drives.get(gpio)
         if drive is not None:
             v = drive()
@@ -91,43 +97,44 @@ class World:
                 return v
         return self.levels.get(gpio, 1)  # pull-ups everywhere
 
-    def set_level(self, gpio, level):
+    def set_level(self, gpio: int, level: int) -> None:
         self.levels[gpio] = level
         for cb in self.callbacks:
             cb(gpio, level)
 
-    def on_pin_change(self, callback):
+    def on_pin_change(self, callback: Callable[[int, int], None]) -> None:
         self.callbacks.append(callback)
 
-    def drive(self, gpio, level_fn):
+    def drive(self, gpio: int, level_fn: Callable[[], int | None]) -> None:
         self.drives[gpio] = level_fn
 
-    def spi_bus(self, spi_id):
+    def spi_bus(self, spi_id: int) -> Bus:
         if spi_id not in self.buses:
             bus = self.buses[spi_id] = Bus()
             self.on_pin_change(bus.pins_changed)
         return self.buses[spi_id]
 
-    def tags_at(self, cell):
-        return self.tags.get(cell, ())
+    def tags_at(self, cell: int) -> list[Ntag213]:
+        return self.tags.get(cell, [])
 
-    def occupied(self, cell):
+    def occupied(self, cell: int) -> bool:
         return bool(self.tags.get(cell))
 
-    def put(self, cell, *tags):
+    def put(self, cell: int, *tags: Ntag213) -> None:
         self.tags[cell] = list(tags)
 
 
-def pin_class(world):
+def pin_class(world: World) -> type:
     class Pin:
         IN, OUT, OPEN_DRAIN, PULL_UP = 0, 1, 2, 1
 
-        def __init__(self, gpio, mode=0, pull=None, value=None):
+        def __init__(self, gpio: int, mode: int = 0, pull: int | None = None,
+                     value: int | None = None) -> None:
             self.gpio = gpio
             if value is not None:
                 self.value(value)
 
-        def value(self, v=None):
+        def value(self, v: int | None = None) -> int | None:
             world.clock.t += PIN_US
             hardware_side()
             if v is None:
@@ -142,18 +149,18 @@ def pin_class(world):
 
 
 class SPI:
-    def __init__(self, world, spi_id):
+    def __init__(self, world: World, spi_id: int) -> None:
         self.world = world
         self.bus = world.spi_bus(spi_id)
         self.scratch = bytearray(80)
 
-    def write(self, buf):
+    def write(self, buf: bytes) -> None:
         self._transfer(buf, self.scratch, len(buf))
 
-    def write_readinto(self, out, into):
+    def write_readinto(self, out: bytes, into: bytearray) -> None:
         self._transfer(out, into, len(out))
 
-    def _transfer(self, out, into, n):
+    def _transfer(self, out: bytes, into: bytearray, n: int) -> None:
         self.world.clock.t += SPI_CALL_US + SPI_BYTE_US * n
         hardware_side()
         self.bus.transfer(out, into, n)
@@ -166,13 +173,14 @@ PINS = {"reader_spi": {"id": 1, "sck": 26, "mosi": 27, "miso": 28}, "reader_cs":
         "reader_mux": [2, 3, 4, 5, 6, 7, 8, 9], "reader_sense": 10}
 
 
-def definition(kinds, reeds=False, fields=1, columns=8):
+def definition(kinds: list[str], reeds: bool = False, fields: int = 1,
+               columns: int = 8) -> dict[str, Any]:
     """A board.json of ``kinds`` (one per cell) on the reader tree, in a grid
     ``columns`` wide, as masume.boards lays one out."""
-    cells = []
+    cells: list[list[Any]] = []
     k = 0
     for i, kind in enumerate(kinds):
-        address = []
+        address: list[int] = []
         if kind != "none":
             address = [k // 16, k % 16]
             if kind != "presence":
@@ -186,7 +194,7 @@ def definition(kinds, reeds=False, fields=1, columns=8):
 class Rig:
     """The driver's scan over the emulated readers of a board definition."""
 
-    def __init__(self, defn, boot=True):
+    def __init__(self, defn: dict[str, Any], boot: bool = True) -> None:
         self.world = World()
         self.defn = defn
         self.tree = ReaderTree(self.world, defn)
@@ -199,20 +207,20 @@ class Rig:
             self.scan.boot()
             self.sample()
 
-    def now(self):
+    def now(self) -> int:
         return self.world.clock.t
 
-    def sample(self):
+    def sample(self) -> None:
         self.scan.sample(self.raw)
 
-    def passes(self, ms):
+    def passes(self, ms: int) -> None:
         """Scan passes as main.py runs them (a pass, then 1 ms asleep) for ``ms``."""
         end = self.now() + ms * 1000
         while self.now() < end:
             self.sample()
             self.world.clock.t += 1000
 
-    def until(self, slot, reading, limit_ms=2000):
+    def until(self, slot: int, reading: bytes, limit_ms: int = 2000) -> int:
         """Passes until sensed cell ``slot`` reads ``reading``; the board time taken."""
         start = self.now()
         while self.reading(slot) != reading:
@@ -221,12 +229,12 @@ class Rig:
             self.world.clock.t += 1000
         return self.now() - start
 
-    def reading(self, slot):
+    def reading(self, slot: int) -> bytes:
         base = slot * SLOT
         return bytes(self.raw[base + 1:base + 1 + self.raw[base]])
 
 
-def tag(serial, code=None, size=7):
+def tag(serial: int, code: int | None = None, size: int = 7) -> Ntag213:
     """An NTAG213 with a UID made from ``serial`` (4, 7 or 10 bytes) holding ``code``."""
     uid = ntag_uid(serial)
     if size == 4:
