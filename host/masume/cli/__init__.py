@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 #: Subcommand modules, in the order ``masume --help`` lists them.
 COMMANDS = ("play", "sim", "board", "record", "cards", "bench", "club", "schema")
@@ -30,6 +32,15 @@ def add_password_file(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--password-file", type=Path, metavar="FILE",
                         help="the broker password: a file holding it, or the credentials.toml "
                         "of broker-config (default: $MASUME_MQTT_PASSWORD)")
+
+
+def leave_without_teardown(code: int) -> NoReturn:
+    """Exit once everything is closed and printed, skipping the interpreter's teardown:
+    the MicroPython VM runtime's (wasmtime's) worker threads can panic while it tears
+    down (a Rust "panic in a function that cannot unwind" printed after the output)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -115,8 +115,7 @@ def _chip(args: argparse.Namespace) -> int:
 
 
 def _club(args: argparse.Namespace) -> int:
-    import os
-    import sys
+    from masume.cli import leave_without_teardown
 
     if args.emulated:
         from masume.bench.club_emulated import run as run_emulated
@@ -128,27 +127,18 @@ def _club(args: argparse.Namespace) -> int:
 
         code = run(boards=args.boards, seconds=args.seconds,
                    pace=0.7 if args.pace is None else args.pace, cut=args.cut)
-    # Everything is closed and printed by now. With many MicroPython VMs made in one
-    # process, the wasm runtime's worker threads can panic while the interpreter tears
-    # down (a Rust "panic in a function that cannot unwind" after the figures): leave
-    # without that teardown.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    leave_without_teardown(code)
 
 
 def _faults(args: argparse.Namespace) -> int:
-    import os
-    import sys
-
     from masume.bench.faults import run
+    from masume.cli import leave_without_teardown
 
     code = run(tables=args.tables, kills=args.kills, pace=args.pace, payloads=args.payloads,
                seed=args.seed)
-    # As `bench club`: the VM runtime's threads may panic in the interpreter's teardown.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    leave_without_teardown(code)
+
+
 def _sim(args: argparse.Namespace) -> int:
     from masume.bench.sim import run
 

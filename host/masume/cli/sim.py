@@ -106,7 +106,9 @@ def run(args: argparse.Namespace) -> int:
             if words[0] == "quit":
                 break
             print(execute(sim, words), flush=True)
-    return 0
+    from masume.cli import leave_without_teardown
+
+    leave_without_teardown(0)  # the board is closed: nothing is left to tear down
 
 
 def execute(sim: SimulatedBoard, words: list[str]) -> str:
