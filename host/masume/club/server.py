@@ -311,7 +311,9 @@ class ClubServer:
 
     def _ensure(self, unit: str) -> None:
         with self._lock:
-            if unit in self.tables or self._stop.is_set():
+            # An ended game waits for the arbiter's next assignment (end() marks it
+            # here before its table stops, so that no look-up starts it again).
+            if unit in self.tables or unit in self.ended or self._stop.is_set():
                 return
         ended = self.store.ended_game(unit)
         if ended is not None:
@@ -410,17 +412,28 @@ class ClubServer:
         next assignment. KeyError when the table has no game to end."""
         with self._lock:
             table = self.tables.pop(unit, None)
-        if table is not None:
-            self._stop_table(table, release=False)
-            game_id = table.game_id
-        else:
-            active = self.store.active_game(unit)
-            if active is None:
-                raise KeyError(f"table {unit!r} has no game to end")
-            game_id = active[0]
-        self.store.end_game(game_id, result)
-        with self._lock:
+            # Marked at once: the leases thread looks again at every online board
+            # without a table, and would start this game again while it stops.
+            had_ended, previous = unit in self.ended, self.ended.get(unit)
             self.ended[unit] = result
+        try:
+            if table is not None:
+                self._stop_table(table, release=False)
+                game_id = table.game_id
+            else:
+                active = self.store.active_game(unit)
+                if active is None:
+                    raise KeyError(f"table {unit!r} has no game to end")
+                game_id = active[0]
+            self.store.end_game(game_id, result)
+        except BaseException:
+            with self._lock:  # not ended after all: the game goes on from its save
+                if had_ended:
+                    self.ended[unit] = previous
+                else:
+                    self.ended.pop(unit, None)
+            self._look_at(unit)
+            raise
         log.info("table %s: game %d ended by the arbiter: %s", unit, game_id, result)
         self._changed(unit)
 
