@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -167,13 +168,22 @@ def run(args: argparse.Namespace) -> int:
         port = sim.port
     link = BoardSession(SerialTransport(port), expect=board.id, resolve=lambda _id: board)
 
+    # The table's thread and this one both print: each line goes out whole (print()
+    # writes the text and its newline apart, and two threads' lines ran together).
+    printing = threading.Lock()
+
+    def say(line: str) -> None:
+        with printing:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+
     def report(what: str, side: str, notation: str) -> None:
-        print(f"{side}: {notation}" if what == "played" else f"took back {notation}", flush=True)
+        say(f"{side}: {notation}" if what == "played" else f"took back {notation}")
 
     # The table puts the link where the saved game left the board's events (on a
     # resume, the board then sends again what the save does not hold).
     def tell(message: str) -> None:
-        print(f"table: {message}", flush=True)
+        say(f"table: {message}")
 
     table = TableSession(rules, board, link, game=game, store=store, sim=sim, port=port,
                          on_action=report, on_message=tell)
@@ -201,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
                 if words and words[0] == "quit":
                     break
                 if words:
-                    print(execute(sim, words), flush=True)
+                    say(execute(sim, words))
             else:
                 _wait_forever()
         else:
@@ -248,6 +258,4 @@ def _stop_on_sigterm() -> None:
 
 
 def _wait_forever() -> None:
-    import threading
-
     threading.Event().wait()
