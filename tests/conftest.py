@@ -68,48 +68,14 @@ def small_disk(tmp_path: Path):
     read-only: ``fill()`` takes all its room, ``free()`` gives it back,
     ``read_only(True/False)`` remounts it. Needs root (mount); skipped otherwise."""
     import os
-    import subprocess
 
-    folder = tmp_path / "disk"
-    folder.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(folder)],
-                             capture_output=True, text=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip() or 'not root'}")
+    from masume.bench.faults import Disk
 
-    class Disk:
-        path = folder
-        filler = folder / "filler"
-
-        def fill(self) -> None:
-            fd = os.open(self.filler, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
-            try:
-                for size in (1 << 16, 4096, 1):  # to the last byte
-                    while True:
-                        try:
-                            os.write(fd, bytes(size))
-                        except OSError:
-                            break
-            finally:
-                os.close(fd)
-
-        def free(self) -> None:
-            self.filler.unlink()
-
-        def read_only(self, on: bool) -> None:
-            # A file open for writing makes the remount busy for a moment: try again.
-            for _ in range(200):
-                done = subprocess.run(["mount", "-o", f"remount,{'ro' if on else 'rw'}",
-                                       str(folder)], capture_output=True, text=True)
-                if done.returncode == 0:
-                    return
-                time.sleep(0.05)
-            raise AssertionError(f"cannot remount {folder}: {done.stderr}")
-
+    disk = Disk.mount(tmp_path / "disk", size="2m")
+    if disk is None:
+        pytest.skip("cannot mount a tmpfs here (not root?)")
     try:
-        yield Disk()
+        yield disk
     finally:
-        subprocess.run(["mount", "-o", "remount,rw", str(folder)], capture_output=True)
-        if subprocess.run(["umount", str(folder)], capture_output=True).returncode != 0:
-            subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+        disk.unmount()
         os.sync()

@@ -97,7 +97,20 @@ class Disk:
     def free(self) -> None:
         self.filler.unlink(missing_ok=True)
 
+    def read_only(self, on: bool) -> None:
+        """Remount it read-only (or writable again)."""
+        # A file open for writing makes the remount busy for a moment: try again.
+        for _ in range(200):
+            done = subprocess.run(["mount", "-o", f"remount,{'ro' if on else 'rw'}",
+                                   str(self.path)], capture_output=True, text=True, check=False)
+            if done.returncode == 0:
+                return
+            time.sleep(0.05)
+        raise OSError(f"cannot remount {self.path}: {done.stderr.strip()}")
+
     def unmount(self) -> None:
+        subprocess.run(["mount", "-o", "remount,rw", str(self.path)], capture_output=True,
+                       check=False)
         if subprocess.run(["umount", str(self.path)], capture_output=True,
                           check=False).returncode != 0:
             subprocess.run(["umount", "-l", str(self.path)], capture_output=True, check=False)
