@@ -58,6 +58,7 @@ from .club import (
     Planned,
     _cpu_seconds,
     _quantiles,
+    _settled,
     plan_games,
     steps_for,
 )
@@ -574,11 +575,3 @@ def run(boards: int, seconds: float, pace: float, canaries: int = 2) -> int:
     print(f"largest number of boards with p99 under {P99_LIMIT_MS:.0f} ms: {best}"
           f"{'' if best < boards else ' (the most tried: raise --boards)'}")
     return 0 if ok else 1
-
-
-def _settled(r: dict[str, Any]) -> str:
-    if not r["settled"]:
-        return "none answered after the settle"
-    return (f"{r['settled']} after the settle: p50 {r['settled_p50']:.1f} ms, "
-            f"p99 {r['settled_p99']:.1f} ms past it")
-
