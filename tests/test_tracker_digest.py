@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from masume.bench.rules import lift_sources
 from masume.boards import load_board
 from masume.games import load_rules
 from masume.play.cards import cards_of
@@ -128,11 +129,7 @@ def lines(game: str) -> Iterator[str]:
         after = start.apply(first)
         if after.outcome() is not None or after.status().awaiting:
             continue
-        layout = after.layout()
-        sources = sorted({cell for action in after.legal_actions()
-                          for cell, pieces in layout.items()
-                          if pieces and board.has_cell(cell)
-                          and len(after.apply(action).layout().get(cell, ())) < len(pieces)})
+        sources = lift_sources(after, board)
         if not sources:
             continue
         lifted = rng.choice(sources)

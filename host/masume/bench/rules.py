@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from masume.boards import Board
 from masume.games import load_rules
 from masume.rules import Position, Rules
 
@@ -207,6 +208,16 @@ def _reading_time(rules: Rules, texts: Sequence[str], rng: random.Random,
             "max_width": slowest_width, "read": read, "cases": cases}
 
 
+def lift_sources(position: Any, board: Board) -> list[str]:
+    """The sensed cells a piece can be lifted from by some legal action of ``position``
+    (the cells whose stack some action makes lower), in order."""
+    layout = position.layout()
+    return sorted({cell for action in position.legal_actions()
+                   for cell, pieces in layout.items()
+                   if pieces and board.has_cell(cell)
+                   and len(position.apply(action).layout().get(cell, ())) < len(pieces)})
+
+
 def _lift_time(rules: Rules, texts: Sequence[str], rng: random.Random,
                seconds: float) -> dict[str, float]:
     """Mean and slowest ms of the settle decision (observe, then tick) with a piece
@@ -230,10 +241,7 @@ def _lift_time(rules: Rules, texts: Sequence[str], rng: random.Random,
         if after.outcome() is not None or after.status().awaiting:
             continue
         layout = after.layout()
-        sources = sorted({cell for action in after.legal_actions()
-                          for cell, pieces in layout.items()
-                          if pieces and board.has_cell(cell)
-                          and len(after.apply(action).layout().get(cell, ())) < len(pieces)})
+        sources = lift_sources(after, board)
         if not sources:
             continue
         lifted = rng.choice(sources)
