@@ -21,13 +21,13 @@ prints every line that goes into the hash).
 
 from __future__ import annotations
 
-import hashlib
 import random
 import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from digests import digest_of
 
 from masume.games import load_rules
 from masume.rules import HidesInformation
@@ -111,10 +111,7 @@ def lines(game: str) -> Iterator[str]:
 
 
 def digest(game: str) -> str:
-    h = hashlib.sha256()
-    for line in lines(game):
-        h.update(line.encode() + b"\n")
-    return h.hexdigest()[:32]
+    return digest_of(lines(game))
 
 
 @pytest.mark.parametrize("game", sorted(PLAN))

@@ -17,13 +17,13 @@ speed work. A digest that changes says a reading changed somewhere: find where w
 
 from __future__ import annotations
 
-import hashlib
 import random
 import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from digests import digest_of
 from masume.bench.rules import lift_sources
 from masume.boards import load_board
 from masume.games import load_rules
@@ -146,10 +146,7 @@ def lines(game: str) -> Iterator[str]:
 
 
 def digest(game: str) -> str:
-    h = hashlib.sha256()
-    for line in lines(game):
-        h.update(line.encode() + b"\n")
-    return h.hexdigest()[:32]
+    return digest_of(lines(game))
 
 
 @pytest.mark.parametrize("game", sorted(PLAN))
