@@ -75,6 +75,14 @@ def _row(rank: int) -> tuple[int, ...]:
     return tuple(square(f, rank) for f in range(1, 10))
 
 
+#: Sente's set-up squares in order, and gote's set-up rows (without its goalkeeper's 5-A).
+_SENTE_SETUP_ORDER = tuple(sorted(_SETUP_SQUARES[SENTE]))
+_GOTE_ROWS = tuple(tuple(i for i in _row(rank) if i != KING_HOME[GOTE])
+                   for rank in SETUP_RANKS[GOTE])
+#: The squares a kick-off pass from 5-F to each square crosses.
+_WAY_FROM_KICKOFF = tuple(path_between(KICKOFF, t) for t in range(SIZE))
+
+
 def _canonical_group(letters: str) -> str:
     return "".join(sorted(letters, key=SYSTEM_ORDER.index))
 
@@ -256,7 +264,8 @@ class Position:
     def _find_placement_squares(self, letter: str) -> list[int]:
         side = self.turn
         board = self.board
-        if self._count(side)[letter] >= FULL_SET[letter]:
+        piece = letter if side == SENTE else letter.lower()
+        if board.count(piece) >= FULL_SET[letter]:
             return []
         if letter == "K":
             home = KING_HOME[side]
@@ -264,35 +273,98 @@ class Position:
         if side == GOTE:
             assert self.system is not None
             out: list[int] = []
-            for area, rank in enumerate(SETUP_RANKS[GOTE]):
-                row = [i for i in _row(rank) if i != KING_HOME[GOTE]]
-                here = sum(1 for i in row if board[i] == letter.lower())
+            for area, row in enumerate(_GOTE_ROWS):
+                here = sum(1 for i in row if board[i] == piece)
                 if self.system[area].count(letter) > here:
                     out.extend(i for i in row if board[i] == EMPTY)
             # Reading R6: gote leaves the kick-off a receiver (see _kickoff_stays_open).
-            return sorted(i for i in out
-                          if self._kickoff_stays_open(board[:i] + letter.lower() + board[i + 1:]))
-        candidates = [i for i in sorted(_SETUP_SQUARES[SENTE]) if board[i] == EMPTY]
+            return [i for i in sorted(out) if self._gote_may_set_up(i, piece)]
+        candidates = [i for i in _SENTE_SETUP_ORDER if board[i] == EMPTY]
         if board[KICKOFF] == EMPTY:
             candidates.append(KICKOFF)
-        return [
-            i for i in candidates if self._sente_setup_feasible(board[:i] + letter + board[i + 1 :])
-        ]
+        # Sente's pieces still to set up once this one is (the goalkeeper aside: it has one square).
+        rest = [c for c, n in FULL_SET.items() if c != "K"
+                for _ in range(n - board.count(c) - (c == letter))]
+        if board[KICKOFF] != EMPTY:
+            kickers = {board[KICKOFF]}
+        else:
+            kickers = set(rest)
+        reached = {KICKOFF}.union(*(self._kickoff_targets(x) for x in kickers))
+        elsewhere: bool | None = None  # one answer for every square no kick-off pass reaches
+        found = []
+        for i in candidates:
+            if i in reached:
+                ok = self._sente_setup_feasible(i, letter, rest)
+            else:
+                if elsewhere is None:
+                    elsewhere = self._sente_setup_feasible(i, letter, rest)
+                ok = elsewhere
+            if ok:
+                found.append(i)
+        return found
+
+    # The set-up checks ask, for a piece set up on a square, whether the kick-off piece on
+    # 5-F keeps a team-mate it can pass to. A piece changes the answer only on a square
+    # that piece's passes reach (:meth:`_kickoff_targets`): elsewhere it blocks no pass,
+    # is no receiver and narrows no pass's way, and gote's rows are counted, not placed
+    # (:meth:`_gote_rows`). So each check is made once for all such squares, and once per
+    # reached square (not once per kind of piece).
+
+    @cached_property
+    def _kickoff_reach(self) -> dict[str, frozenset[int]]:
+        return {}
+
+    @cached_property
+    def _kickoff_passes(self) -> dict[tuple[str, int, bool], bool]:
+        return {}
+
+    @cached_property
+    def _open_passes(self) -> dict[int, bool]:
+        return {}
+
+    def _sente_trial(self, kicker: str) -> list[str]:
+        """This board with ``kicker`` on 5-F and sente's goalkeeper on 5-K if it is still
+        to set up (:meth:`_sente_setup_feasible` puts it there first)."""
+        cells = list(self.board)
+        if "K" not in self.board:
+            cells[KING_HOME[SENTE]] = "K"
+        cells[KICKOFF] = kicker
+        return cells
+
+    def _kickoff_targets(self, kicker: str) -> frozenset[int]:
+        """The squares the kick-off's passes reach on :meth:`_sente_trial`."""
+        known = self._kickoff_reach.get(kicker)
+        if known is None:
+            known = self._kickoff_reach[kicker] = frozenset(
+                pass_targets("".join(self._sente_trial(kicker)), KICKOFF, KICKOFF))
+        return known
+
+    @cached_property
+    def _reached_from_kickoff(self) -> frozenset[int]:
+        return frozenset(pass_targets(self.board, KICKOFF, KICKOFF))
+
+    def _gote_may_set_up(self, i: int, piece: str) -> bool:
+        """Does gote's ``piece`` on ``i`` leave the kick-off a receiver (reading R6)?"""
+        key = i if i in self._reached_from_kickoff else -1
+        known = self._kickoff_passes.get(("", key, False))
+        if known is None:
+            known = self._kickoff_passes["", key, False] = self._kickoff_stays_open(
+                self.board[:i] + piece + self.board[i + 1:])
+        return known
 
     def _gote_rows(self, cells: list[str] | str) -> list[tuple[list[int], int]]:
         """Gote's set-up rows still to fill: (their free squares, the pieces still due there).
         The goalkeeper's square 5-A is not free: the goalkeeper goes there."""
         system = self.system or ("", "", "")
         out = []
-        for area, rank in enumerate(SETUP_RANKS[GOTE]):
-            row = [i for i in _row(rank) if i != KING_HOME[GOTE]]
+        for row, group in zip(_GOTE_ROWS, system):
             placed = sum(1 for i in row if cells[i] != EMPTY and side_of(cells[i]) == GOTE)
-            out.append(([i for i in row if cells[i] == EMPTY], len(system[area]) - placed))
+            out.append(([i for i in row if cells[i] == EMPTY], len(group) - placed))
         return out
 
     def _gote_can_leave_open(self, cells: list[str] | str, target: int) -> bool:
         """Can gote finish its set-up leaving the kick-off's pass to ``target`` clear?"""
-        way = path_between(KICKOFF, target)
+        way = _WAY_FROM_KICKOFF[target]
         return all(due <= len(free) - sum(1 for i in free if i in way)
                    for free, due in self._gote_rows(cells))
 
@@ -304,32 +376,34 @@ class Position:
                    and self._gote_can_leave_open(board, t)
                    for t in pass_targets(board, KICKOFF, KICKOFF))
 
-    def _sente_setup_feasible(self, board: str) -> bool:
-        """Can sente finish setting up with a team-mate the kick-off can reach?
+    def _sente_setup_feasible(self, i: int, letter: str, rest: list[str]) -> bool:
+        """Can sente finish setting up with a team-mate the kick-off can reach, after
+        ``letter`` on ``i`` (``rest``: the pieces left to set up then, the goalkeeper aside)?
 
         【配置】「その駒がパス可能な地点に最低一つ、パスを受ける駒を配置しなければならない」: the
         kick-off piece stands on 5-F with at least one piece it can pass to. A receiver
         counts when gote's declared system can leave its pass clear (reading R6); gote's
         set-up is then held to leaving one clear (:meth:`_kickoff_stays_open`).
         """
-        cells = list(board)
-        placed = Counter(c for c in board if c.isupper())
-        rest: list[str] = []
-        for c, n in FULL_SET.items():
-            rest.extend([c] * (n - placed[c]))
-        if "K" in rest:
-            rest.remove("K")
-            cells[KING_HOME[SENTE]] = "K"
-        if cells[KICKOFF] == EMPTY:
-            for letter in set(rest):
-                trial = cells.copy()
-                trial[KICKOFF] = letter
-                others = rest.copy()
-                others.remove(letter)
-                if self._receivers_possible(trial, bool(others)):
-                    return True
-            return False
-        return self._receivers_possible(cells, bool(rest))
+        if self.board[KICKOFF] != EMPTY:
+            return self._kickoff_can_pass(self.board[KICKOFF], i, letter, bool(rest))
+        if i == KICKOFF:
+            return self._kickoff_can_pass(letter, i, letter, bool(rest))
+        return any(self._kickoff_can_pass(kicker, i, letter, len(rest) > 1)
+                   for kicker in set(rest))
+
+    def _kickoff_can_pass(self, kicker: str, i: int, letter: str, more_to_place: bool) -> bool:
+        """With ``kicker`` on 5-F, sente's goalkeeper on 5-K and ``letter`` on ``i``: can
+        the kick-off reach a receiver (``more_to_place``: a piece still to set up may be
+        one)?"""
+        key = i if i != KICKOFF and i in self._kickoff_targets(kicker) else -1
+        known = self._kickoff_passes.get((kicker, key, more_to_place))
+        if known is None:
+            cells = self._sente_trial(kicker)
+            cells[i] = letter
+            known = self._kickoff_passes[kicker, key, more_to_place] = self._receivers_possible(
+                cells, more_to_place)
+        return known
 
     def _receivers_possible(self, cells: list[str], more_to_place: bool) -> bool:
         board = "".join(cells)
@@ -338,9 +412,17 @@ class Position:
                 continue
             receiver = board[t].isupper() or (
                 more_to_place and board[t] == EMPTY and t in _SETUP_SQUARES[SENTE])
-            if receiver and self._gote_can_leave_open(board, t):
+            if receiver and self._sente_pass_may_stay_open(t):
                 return True
         return False
+
+    def _sente_pass_may_stay_open(self, target: int) -> bool:
+        """:meth:`_gote_can_leave_open` in sente's set-up: gote's rows are as on this
+        board whatever sente sets up (its rows are others), so once per target."""
+        known = self._open_passes.get(target)
+        if known is None:
+            known = self._open_passes[target] = self._gote_can_leave_open(self.board, target)
+        return known
 
     # ------------------------------------------------------------------ actions
 
