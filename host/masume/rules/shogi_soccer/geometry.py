@@ -203,6 +203,60 @@ def move_targets(board: str, ball: int, i: int) -> list[int]:
     return out
 
 
+#: A line a pass follows: its squares, whether each is listed, whether it ends in the goal.
+PassLine = tuple[tuple[int, ...], tuple[bool, ...], bool]
+
+
+def _pass_lines(side: int, kind: str, i: int) -> tuple[PassLine, ...]:
+    """The lines a pass of ``kind`` (a letter; any but N, B, R, K passes as a pawn) from
+    ``i`` follows, in order: (its squares, whether each is listed, whether it goes on into
+    the attacked goal mouth). A knight's jumps are lines of one square (or none: the goal).
+    Made once per (side, kind, square) for :func:`pass_targets`."""
+    goal = ATTACKED_GOAL[side]
+    gf, gr = GOAL_COORD[goal]
+    f0, r0 = FILE_OF[i], RANK_OF[i]
+    lines: list[PassLine] = []
+    if kind == "N":
+        for df, dr in KNIGHT_JUMPS:
+            f, r = f0 + df, r0 + dr
+            if f == gf and r == gr:
+                lines.append(((), (), True))
+            elif on_board(f, r):
+                lines.append(((square(f, r),), (True,), False))
+        return tuple(lines)
+    dirs: tuple[tuple[int, int], ...]
+    if kind in ("B", "R"):
+        dirs = DIAGONAL if kind == "B" else ORTHOGONAL
+        steps = RANKS
+        reach = pass_reach(side, r0)
+    else:
+        dirs = ALL_EIGHT if kind == "K" and i in PENALTY_AREA[side] else ORTHOGONAL
+        steps = 2
+        reach = RANKS
+    for df, dr in dirs:
+        squares: list[int] = []
+        listed: list[bool] = []
+        to_goal = False
+        f, r = f0, r0
+        for _ in range(steps):
+            f, r = f + df, r + dr
+            if f == gf and r == gr:
+                to_goal = True
+                break
+            if not on_board(f, r):
+                break
+            squares.append(square(f, r))
+            listed.append(depth(side, r) <= reach)
+        lines.append((tuple(squares), tuple(listed), to_goal))
+    return tuple(lines)
+
+
+_PASS_LINES: Final = {
+    (side, kind, i): _pass_lines(side, kind, i)
+    for side in (SENTE, GOTE) for kind in "KRBNP" for i in range(SIZE)
+}
+
+
 def pass_targets(board: str, ball: int, i: int) -> list[int]:
     """Where the piece on ``i`` can play the ball: squares, and the goal it attacks.
 
@@ -214,45 +268,21 @@ def pass_targets(board: str, ball: int, i: int) -> list[int]:
     piece = board[i]
     side = side_of(piece)
     kind = piece.upper()
+    lines = _PASS_LINES.get((side, kind, i))
+    if lines is None:
+        lines = _PASS_LINES[side, "P", i]
     goal = ATTACKED_GOAL[side]
-    gf, gr = GOAL_COORD[goal]
-    keeper = "k" if side == SENTE else "K"
-    shot_open = board[GOAL_FRONT[goal]] != keeper
-    f0, r0 = FILE_OF[i], RANK_OF[i]
+    shot_open = board[GOAL_FRONT[goal]] != ("k" if side == SENTE else "K")
     out: list[int] = []
-    if kind == "N":
-        for df, dr in KNIGHT_JUMPS:
-            f, r = f0 + df, r0 + dr
-            if f == gf and r == gr:
-                if shot_open:
-                    out.append(goal)
-            elif on_board(f, r):
-                out.append(square(f, r))
-        return out
-    dirs: tuple[tuple[int, int], ...]
-    if kind in "BR":
-        dirs = DIAGONAL if kind == "B" else ORTHOGONAL
-        steps = RANKS
-        reach = pass_reach(side, r0)
-    else:
-        dirs = ALL_EIGHT if kind == "K" and i in PENALTY_AREA[side] else ORTHOGONAL
-        steps = 2
-        reach = RANKS
-    for df, dr in dirs:
-        f, r = f0, r0
-        for _ in range(steps):
-            f, r = f + df, r + dr
-            if f == gf and r == gr:
-                if shot_open:
-                    out.append(goal)
-                break
-            if not on_board(f, r):
-                break
-            t = square(f, r)
-            if depth(side, r) <= reach:
+    for squares, listed, to_goal in lines:
+        for t, shown in zip(squares, listed):
+            if shown:
                 out.append(t)
             if board[t] != EMPTY:
                 break
+        else:
+            if to_goal and shot_open:
+                out.append(goal)
     return out
 
 

@@ -289,7 +289,7 @@ class Position:
             kickers = {board[KICKOFF]}
         else:
             kickers = set(rest)
-        reached = {KICKOFF}.union(*(self._kickoff_targets(x) for x in kickers))
+        reached = {KICKOFF}.union(*(self._kickoff_targets(x)[1] for x in kickers))
         elsewhere: bool | None = None  # one answer for every square no kick-off pass reaches
         found = []
         for i in candidates:
@@ -311,7 +311,7 @@ class Position:
     # reached square (not once per kind of piece).
 
     @cached_property
-    def _kickoff_reach(self) -> dict[str, frozenset[int]]:
+    def _kickoff_reach(self) -> dict[str, tuple[str, tuple[int, ...]]]:
         return {}
 
     @cached_property
@@ -322,21 +322,19 @@ class Position:
     def _open_passes(self) -> dict[int, bool]:
         return {}
 
-    def _sente_trial(self, kicker: str) -> list[str]:
+    def _kickoff_targets(self, kicker: str) -> tuple[str, tuple[int, ...]]:
         """This board with ``kicker`` on 5-F and sente's goalkeeper on 5-K if it is still
-        to set up (:meth:`_sente_setup_feasible` puts it there first)."""
-        cells = list(self.board)
-        if "K" not in self.board:
-            cells[KING_HOME[SENTE]] = "K"
-        cells[KICKOFF] = kicker
-        return cells
-
-    def _kickoff_targets(self, kicker: str) -> frozenset[int]:
-        """The squares the kick-off's passes reach on :meth:`_sente_trial`."""
+        to set up (:meth:`_sente_setup_feasible` puts it there first), and the squares
+        the kick-off's passes reach on it."""
         known = self._kickoff_reach.get(kicker)
         if known is None:
-            known = self._kickoff_reach[kicker] = frozenset(
-                pass_targets("".join(self._sente_trial(kicker)), KICKOFF, KICKOFF))
+            cells = list(self.board)
+            if "K" not in self.board:
+                cells[KING_HOME[SENTE]] = "K"
+            cells[KICKOFF] = kicker
+            board = "".join(cells)
+            known = self._kickoff_reach[kicker] = (
+                board, tuple(pass_targets(board, KICKOFF, KICKOFF)))
         return known
 
     @cached_property
@@ -396,18 +394,22 @@ class Position:
         """With ``kicker`` on 5-F, sente's goalkeeper on 5-K and ``letter`` on ``i``: can
         the kick-off reach a receiver (``more_to_place``: a piece still to set up may be
         one)?"""
-        key = i if i != KICKOFF and i in self._kickoff_targets(kicker) else -1
+        board, targets = self._kickoff_targets(kicker)
+        key = i if i != KICKOFF and i in targets else -1
         known = self._kickoff_passes.get((kicker, key, more_to_place))
         if known is None:
-            cells = self._sente_trial(kicker)
-            cells[i] = letter
+            if key >= 0:  # a piece the passes reach: a receiver, and in the way of others
+                board = board[:i] + letter + board[i + 1:]
+                targets = tuple(pass_targets(board, KICKOFF, KICKOFF))
             known = self._kickoff_passes[kicker, key, more_to_place] = self._receivers_possible(
-                cells, more_to_place)
+                board, targets, more_to_place)
         return known
 
-    def _receivers_possible(self, cells: list[str], more_to_place: bool) -> bool:
-        board = "".join(cells)
-        for t in pass_targets(board, KICKOFF, KICKOFF):
+    def _receivers_possible(self, board: str, targets: tuple[int, ...],
+                            more_to_place: bool) -> bool:
+        """Is one of the kick-off's ``targets`` on ``board`` a receiver whose pass gote can
+        leave clear?"""
+        for t in targets:
             if t >= SIZE:
                 continue
             receiver = board[t].isupper() or (
@@ -438,6 +440,8 @@ class Position:
         """
         if self.outcome() is not None:
             return iter(())
+        if self.stage == "system":
+            return iter(_declarations())  # 1,501 of them: no generator in between
         return self._legal_actions()
 
     def _legal_actions(self) -> Iterator[Action]:
@@ -460,7 +464,7 @@ class Position:
         if stage == "setup":
             for letter in "KRBNP":
                 for i in self._placement_squares(letter):
-                    yield Place(side, KIND_OF_LETTER[letter], NAMES[i])
+                    yield _PLACES[self.turn, letter, i]
             return
         board, ball, turn = self.board, self.ball, self.turn
         if stage == "kickoff":
@@ -1022,5 +1026,8 @@ def _move(side: str, kind: str, origin: str, target: str, trap: bool = True) -> 
         return made
 
 
+#: Every set-up action, by (side, piece letter, square).
+_PLACES: Final = {(side, letter, i): Place(SIDES[side], KIND_OF_LETTER[letter], NAMES[i])
+                  for side in (SENTE, GOTE) for letter in "KRBNP" for i in range(SIZE)}
 _END_TURN: Final = EndTurn("sente")
 _FOULS: Final = (Foul("sente"), Foul("gote"))
