@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any, ClassVar, NamedTuple
 
 from ..base import (
@@ -43,7 +43,7 @@ from ..base import (
     TableView,
 )
 from ..card_set import Card, CardSet
-from .actions import Action, Adjust, Call, Move, Place, Use
+from .actions import OFF_MAT, Action, Adjust, Call, Move, Place, Use
 from .cards import (
     Ability,
     Table,
@@ -125,6 +125,17 @@ class Options:
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
         return made
+
+
+#: The piles of both sides: a count that reaches or leaves 0 shows or hides one.
+_PILES = frozenset(pile_cell(side, pile) for side in SIDES for pile in ("deck", "guts", "discard"))
+
+
+@cache
+def _touching(*cells: str) -> frozenset[str]:
+    """A footprint: ``cells`` (those of the mat: not ``discard``, ``hand``, ``off`` nor
+    none) and the piles."""
+    return _PILES.union(cell for cell in cells if cell and cell not in OFF_MAT)
 
 
 def _other(side: int) -> int:
@@ -453,6 +464,37 @@ class Position:
 
     def is_legal(self, action: object) -> bool:
         return action in self._legal_set
+
+    # ------------------------------------------------------------- footprints
+
+    def footprint(self, action: Action) -> frozenset[str] | None:
+        """Where ``action`` may change the mat (:class:`~masume.rules.KnowsFootprints`):
+        the cells it lays a card on or takes one from, and the six piles (a count that
+        reaches or leaves 0 shows or hides a pile). What ``_after`` and ``_settle`` do
+        besides moves only counts piles and turns cards over, which the layout does not
+        show. A combination card (its members go to the discard pile) says None."""
+        if isinstance(action, Place):
+            if self.table.kind(action.copy) == "combination":
+                return None
+            return _touching(action.cell)
+        if isinstance(action, Move):
+            return _touching(action.frm, action.to)
+        if isinstance(action, Use):
+            return _touching(action.cell, action.bench)
+        if isinstance(action, Adjust):
+            if action.what == "move":
+                return _touching(action.card, action.to)
+            if action.what == "discard":
+                return _touching(*(cell for cell, copy, _ in self.cells if copy == action.card))
+        return _touching()
+
+    def actions_changing(self, squares: frozenset[str]) -> Iterator[Action]:
+        """The legal actions, in their order, whose footprint holds all of ``squares`` or
+        is unknown (:class:`~masume.rules.KnowsFootprints`)."""
+        for action in self._legal:
+            footprint = self.footprint(action)
+            if footprint is None or squares <= footprint:
+                yield action
 
     def _refill_max(self) -> int:
         return min(self.refill_limit(), self.piles[self.defender].deck)
