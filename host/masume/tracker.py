@@ -55,7 +55,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
 from typing import Any, Literal, TypedDict, cast
 
 from masume.boards import Board
@@ -72,6 +72,14 @@ from masume.rules.base import (
 )
 
 SETTLE_S = 0.35
+
+
+@cache
+def _knows_footprints(kind: type) -> bool:
+    """``isinstance(position, KnowsFootprints)``, asked once per class (a protocol's
+    isinstance looks at every member each time: some 60 us)."""
+    return issubclass(kind, KnowsFootprints)
+
 #: Pieces missing on this many squares or more is a board being set up, not a lift.
 SET_UP_SQUARES = 3
 
@@ -254,15 +262,16 @@ class Tracker:
         of every one of ``every`` and, given ``some``, of at least one of ``some``: where
         the game knows its actions' footprints (:class:`KnowsFootprints`), the others
         are not even applied; else all of them, kept."""
-        if base in self._successors or not isinstance(base, KnowsFootprints):
+        if base in self._successors or not _knows_footprints(type(base)):
             return self._successors_of(base)
         if not self._may_act(base):
             return []
         every = frozenset(every)
         out = []
-        actions = base.actions_changing(every) if every else base.legal_actions()
+        known = cast("KnowsFootprints[Any]", base)
+        actions = known.actions_changing(every) if every else base.legal_actions()
         for action in actions:
-            footprint = base.footprint(action)
+            footprint = known.footprint(action)
             if footprint is not None and (not every <= footprint
                                           or (some is not None and footprint.isdisjoint(some))):
                 continue
@@ -462,15 +471,26 @@ class Tracker:
     # ---- the search ---------------------------------------------------------------
 
     def _differences(self, position: AnyPosition) -> tuple[str, ...]:
+        return tuple(self._mismatched(self.signature(position)))
+
+    def _mismatched(self, want: dict[str, Signature]) -> list[str]:
+        """The sensed cells that do not show what ``want`` says, in order (most cells
+        read what they should: they are compared before ``_match`` is called)."""
         assert self._sensed is not None
-        want = self.signature(position)
-        return tuple(name for name, sig in self._sensed.items() if not self._match(sig, want[name]))
+        match = self._match
+        return [name for name, sig in self._sensed.items()
+                if sig != want[name] and not match(sig, want[name])]
 
     def _fits(self, position: AnyPosition) -> bool:
         assert self._sensed is not None
         want = self.signature(position)
-        return want == self._sensed or all(self._match(sig, want[name])
-                                           for name, sig in self._sensed.items())
+        if want == self._sensed:
+            return True
+        match = self._match
+        for name, sig in self._sensed.items():
+            if sig != want[name] and not match(sig, want[name]):
+                return False
+        return True
 
     def _actions(self, position: AnyPosition) -> Iterable[Hashable]:
         """Actions the sensors may show: none while the rules wait for a die."""
@@ -561,7 +581,7 @@ class Tracker:
         """
         assert self._sensed is not None
         want = self.signature(after)
-        differing = [n for n, sig in self._sensed.items() if not self._match(sig, want[n])]
+        differing = self._mismatched(want)
         if not differing:
             return None
         had = self.signature(before)
