@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from ..base import (
     Awaiting,
@@ -537,10 +537,12 @@ class Position:
             return out
         if self.pending and self.pending[0] in ("replace", "lineup"):
             return dict.fromkeys(self._candidates())  # every candidate of these is legal
+        free = self.must_kick < 0  # then every step is legal (see _move_ok)
         for action in self._candidates():
-            if isinstance(action, Move):
-                ok = self._move_ok(action)
-            elif isinstance(action, (Setup, Choice, Roll, Restart, Whistle, Timeout)):
+            kind = type(action)
+            if kind is Move:
+                ok = free or self._move_ok(action)  # type: ignore[arg-type]
+            elif kind in _ALWAYS_LEGAL:
                 ok = True  # every candidate of these is legal
             else:
                 ok = self._result(action) is not None
@@ -601,8 +603,8 @@ class Position:
             yield Setup("ready")
             movers, empty = self._replacements()
             for i in movers:
-                for s in empty:
-                    yield _replacement(self.players[i], s)
+                row = _replacements_from(self.players[i])
+                yield from [row[s] for s in empty]
             return
         if kind == "guard":
             for s in PENALTY_GUARD[self.to_move]:
@@ -623,10 +625,13 @@ class Position:
             square = self.players[i]
             used = (self.used >> i) & 1
             if not used:
-                for to in self._steps(i):
-                    yield _step(square, to, False)
-                    if i == keeper:
-                        yield _step(square, to, True)
+                at = self._at
+                banned_ball = self.ball if i == self.banned else -1
+                for to, step, leaving in _step_actions(square):
+                    if to not in at and to != banned_ball:  # :meth:`_steps`
+                        yield step
+                        if i == keeper:
+                            yield leaving
             if i == keeper and side == self.offence:
                 for name in DIRECTIONS:
                     yield Kick(SQUARE_NAMES[square], "ground", name)
@@ -1319,6 +1324,21 @@ _REPLACEMENTS: dict[tuple[int, int], Setup] = {}
 _REPLACEMENT_SQUARES: dict[object, frozenset[str]] = {}
 
 
+#: The kinds of action whose every candidate is legal (:attr:`Position._legal`).
+_ALWAYS_LEGAL: Final = frozenset({Setup, Choice, Roll, Restart, Whistle, Timeout})
+#: Square -> (square -> the re-placement from the one to the other), each made once.
+_REPLACEMENTS_FROM: dict[int, dict[int, Setup]] = {}
+
+
+def _replacements_from(frm: int) -> dict[int, Setup]:
+    """Every re-placement from square ``frm``, by the square it goes to."""
+    try:
+        return _REPLACEMENTS_FROM[frm]
+    except KeyError:
+        made = _REPLACEMENTS_FROM[frm] = {to: _replacement(frm, to) for to in _PITCH_ORDER}
+        return made
+
+
 def _replacement(frm: int, to: int) -> Setup:
     """``Setup("replace", ...)`` from square ``frm`` to ``to``, made once."""
     try:
@@ -1346,6 +1366,20 @@ def _pitch_steps(square: int) -> tuple[int, ...]:
 #: Steps met so far, (from, to, leave) -> the action: the generation lists them again
 #: and again.
 _STEPS: dict[tuple[int, int, bool], Move] = {}
+
+
+#: Square -> (square one step away, the step there, the step there leaving the ball).
+_STEP_ACTIONS: dict[int, tuple[tuple[int, Move, Move], ...]] = {}
+
+
+def _step_actions(square: int) -> tuple[tuple[int, Move, Move], ...]:
+    try:
+        return _STEP_ACTIONS[square]
+    except KeyError:
+        made = _STEP_ACTIONS[square] = tuple(
+            (to, _step(square, to, False), _step(square, to, True))
+            for to in _pitch_steps(square))
+        return made
 
 
 def _step(frm: int, to: int, leave: bool) -> Move:
