@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from itertools import chain
@@ -69,6 +69,15 @@ _SETUP_SQUARES = tuple(
     ) - {KING_HOME[side]}
     for side in (SENTE, GOTE)
 )
+
+
+def _passing(candidates: list[int], reached: Collection[int],
+             check: Callable[[int], bool]) -> list[int]:
+    """The ``candidates`` that pass a set-up ``check``, asked once for all the squares
+    not ``reached`` by a kick-off pass (it says the same for each: see
+    :meth:`Position._kickoff_targets`)."""
+    elsewhere = next((check(i) for i in candidates if i not in reached), False)
+    return [i for i in candidates if (check(i) if i in reached else elsewhere)]
 
 
 def _row(rank: int) -> tuple[int, ...]:
@@ -278,7 +287,8 @@ class Position:
                 if self.system[area].count(letter) > here:
                     out.extend(i for i in row if board[i] == EMPTY)
             # Reading R6: gote leaves the kick-off a receiver (see _kickoff_stays_open).
-            return [i for i in sorted(out) if self._gote_may_set_up(i, piece)]
+            return _passing(sorted(out), self._reached_from_kickoff,
+                            lambda i: self._gote_may_set_up(i, piece))
         candidates = [i for i in _SENTE_SETUP_ORDER if board[i] == EMPTY]
         if board[KICKOFF] == EMPTY:
             candidates.append(KICKOFF)
@@ -290,18 +300,8 @@ class Position:
         else:
             kickers = set(rest)
         reached = {KICKOFF}.union(*(self._kickoff_targets(x)[1] for x in kickers))
-        elsewhere: bool | None = None  # one answer for every square no kick-off pass reaches
-        found = []
-        for i in candidates:
-            if i in reached:
-                ok = self._sente_setup_feasible(i, letter, rest)
-            else:
-                if elsewhere is None:
-                    elsewhere = self._sente_setup_feasible(i, letter, rest)
-                ok = elsewhere
-            if ok:
-                found.append(i)
-        return found
+        return _passing(candidates, reached,
+                        lambda i: self._sente_setup_feasible(i, letter, rest))
 
     # The set-up checks ask, for a piece set up on a square, whether the kick-off piece on
     # 5-F keeps a team-mate it can pass to. A piece changes the answer only on a square
@@ -328,11 +328,11 @@ class Position:
         the kick-off's passes reach on it."""
         known = self._kickoff_reach.get(kicker)
         if known is None:
-            cells = list(self.board)
-            if "K" not in self.board:
-                cells[KING_HOME[SENTE]] = "K"
-            cells[KICKOFF] = kicker
-            board = "".join(cells)
+            board = self.board
+            if "K" not in board:
+                home = KING_HOME[SENTE]
+                board = board[:home] + "K" + board[home + 1:]
+            board = board[:KICKOFF] + kicker + board[KICKOFF + 1:]
             known = self._kickoff_reach[kicker] = (
                 board, tuple(pass_targets(board, KICKOFF, KICKOFF)))
         return known
@@ -360,18 +360,20 @@ class Position:
             out.append(([i for i in row if cells[i] == EMPTY], len(group) - placed))
         return out
 
-    def _gote_can_leave_open(self, cells: list[str] | str, target: int) -> bool:
-        """Can gote finish its set-up leaving the kick-off's pass to ``target`` clear?"""
+    @staticmethod
+    def _gote_can_leave_open(rows: list[tuple[list[int], int]], target: int) -> bool:
+        """Can gote finish its set-up (its ``rows``, :meth:`_gote_rows`) leaving the
+        kick-off's pass to ``target`` clear?"""
         way = _WAY_FROM_KICKOFF[target]
-        return all(due <= len(free) - sum(1 for i in free if i in way)
-                   for free, due in self._gote_rows(cells))
+        return all(due <= len(free) - sum(1 for i in free if i in way) for free, due in rows)
 
     def _kickoff_stays_open(self, cells: list[str] | str) -> bool:
         """Reading R6 (gote's side): gote's set-up must leave the kick-off piece a
         team-mate it can pass to, which sente's set-up made possible (【配置】)."""
         board = "".join(cells)
+        rows = self._gote_rows(board)
         return any(t < SIZE and board[t] != EMPTY and side_of(board[t]) == SENTE
-                   and self._gote_can_leave_open(board, t)
+                   and self._gote_can_leave_open(rows, t)
                    for t in pass_targets(board, KICKOFF, KICKOFF))
 
     def _sente_setup_feasible(self, i: int, letter: str, rest: list[str]) -> bool:
@@ -423,7 +425,8 @@ class Position:
         board whatever sente sets up (its rows are others), so once per target."""
         known = self._open_passes.get(target)
         if known is None:
-            known = self._open_passes[target] = self._gote_can_leave_open(self.board, target)
+            known = self._open_passes[target] = self._gote_can_leave_open(
+                self._gote_rows(self.board), target)
         return known
 
     # ------------------------------------------------------------------ actions
