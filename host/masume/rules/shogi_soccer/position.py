@@ -289,19 +289,30 @@ class Position:
             # Reading R6: gote leaves the kick-off a receiver (see _kickoff_stays_open).
             return _passing(sorted(out), self._reached_from_kickoff,
                             lambda i: self._gote_may_set_up(i, piece))
-        candidates = [i for i in _SENTE_SETUP_ORDER if board[i] == EMPTY]
-        if board[KICKOFF] == EMPTY:
-            candidates.append(KICKOFF)
         # Sente's pieces still to set up once this one is (the goalkeeper aside: it has one square).
         rest = [c for c, n in FULL_SET.items() if c != "K"
                 for _ in range(n - board.count(c) - (c == letter))]
         if board[KICKOFF] != EMPTY:
-            kickers = {board[KICKOFF]}
+            kickers = frozenset(board[KICKOFF])
+            more = bool(rest)
         else:
-            kickers = set(rest)
-        reached = {KICKOFF}.union(*(self._kickoff_targets(x)[1] for x in kickers))
-        return _passing(candidates, reached,
-                        lambda i: self._sente_setup_feasible(i, letter, rest))
+            kickers = frozenset(rest)
+            more = len(rest) > 1
+        # Off 5-F a piece's kind changes nothing but what is left to set up: the squares
+        # are the same for every kind that leaves the same kick-off pieces.
+        found = self._sente_squares.get((kickers, more))
+        if found is None:
+            reached = frozenset().union(*(self._kickoff_targets(x)[1] for x in kickers))
+            found = self._sente_squares[kickers, more] = _passing(
+                [i for i in _SENTE_SETUP_ORDER if board[i] == EMPTY], reached,
+                lambda i: self._sente_setup_feasible(i, letter, rest))
+        if board[KICKOFF] == EMPTY and self._sente_setup_feasible(KICKOFF, letter, rest):
+            return [*found, KICKOFF]
+        return found
+
+    @cached_property
+    def _sente_squares(self) -> dict[tuple[frozenset[str], bool], list[int]]:
+        return {}
 
     # The set-up checks ask, for a piece set up on a square, whether the kick-off piece on
     # 5-F keeps a team-mate it can pass to. A piece changes the answer only on a square
