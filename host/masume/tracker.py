@@ -511,14 +511,14 @@ class Tracker:
         def one(base: AnyPosition, pops: int) -> list[_Reading]:
             need = self._differences(base)
             return [_Reading(pops, (a,)) for a, after in self._successors_changing(base, need)
-                    if (not pops or self._same_origin(base, a))
+                    if (not pops or self._same_origin(base, after))
                     and self._changes_all(base, after, need) and self._shows(base, after)]
 
         def two(base: AnyPosition, pops: int) -> list[_Reading]:
             differ = set(self._differences(base))
             out = []
             for a, mid in self._successors_changing(base, (), differ):
-                if pops and not self._same_origin(base, a):
+                if pops and not self._same_origin(base, mid):
                     continue
                 # The first action must change a cell that ended up changed, and
                 # leave at least one of those as the board shows it: the second
@@ -607,15 +607,15 @@ class Tracker:
             return None
         return self._leftovers(positions[-2], positions[-1])
 
-    def _same_origin(self, base: AnyPosition, action: Hashable) -> bool:
-        """Does ``action`` take pieces from where the last action took them? Only
-        then can it be the last action, read again."""
+    def _same_origin(self, base: AnyPosition, after: AnyPosition) -> bool:
+        """Does the action ``base -> after`` take pieces from where the last action took
+        them? Only then can it be the last action, read again."""
         current = self.game.position
         memo = self._origin
         if memo is None or memo[0] is not base or memo[1] is not current:
             memo = self._origin = (base, current, self._sources(base, current))
         last = memo[2]
-        return bool(last) and last <= self._sources(base, self._after(base, action))
+        return bool(last) and last <= self._sources(base, after)
 
     def _sources(self, before: AnyPosition, after: AnyPosition) -> set[str]:
         a, b = self.signature(before), self.signature(after)
