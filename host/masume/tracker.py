@@ -72,14 +72,6 @@ from masume.rules.base import (
 )
 
 SETTLE_S = 0.35
-
-
-@cache
-def _knows_footprints(kind: type) -> bool:
-    """``isinstance(position, KnowsFootprints)``, asked once per class (a protocol's
-    isinstance looks at every member each time: some 60 us)."""
-    return issubclass(kind, KnowsFootprints)
-
 #: Pieces missing on this many squares or more is a board being set up, not a lift.
 SET_UP_SQUARES = 3
 
@@ -89,6 +81,13 @@ _UNSENSED = None
 #: What one cell shows to its sensor, comparable across sensor kinds:
 #: presence -> bool, identity and card -> sorted piece names.
 Signature = bool | tuple[str, ...]
+
+
+@cache
+def _knows_footprints(kind: type) -> bool:
+    """``isinstance(position, KnowsFootprints)``, asked once per class (a protocol's
+    isinstance looks at every member each time: some 60 us)."""
+    return issubclass(kind, KnowsFootprints)
 
 
 @dataclass(frozen=True)
