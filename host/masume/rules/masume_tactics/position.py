@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
+from operator import itemgetter
 from typing import Any, ClassVar, Final
 
 from ..base import (
@@ -239,8 +240,7 @@ class Position:
             hashed: int = self.__dict__["_hash"]
             return hashed
         except KeyError:
-            value = self.__dict__["_hash"] = hash(tuple(
-                self.__dict__[name] for name in _COMPARED))
+            value = self.__dict__["_hash"] = hash(_compared_values(self.__dict__))
             return value
 
     def __getstate__(self) -> dict[str, Any]:
@@ -1303,6 +1303,8 @@ class Position:
 #: The fields of a position, and those that make it equal to another (and its hash).
 _FIELDS = tuple(f.name for f in fields(Position))
 _COMPARED = tuple(f.name for f in fields(Position) if f.compare)
+#: A position's fields -> the tuple of the compared ones (what its hash is of), in C.
+_compared_values = itemgetter(*_COMPARED)
 _new_object = object.__new__
 _PITCH_ORDER = tuple(sorted(PITCH))
 #: Player i's stack in a layout, standing alone.
