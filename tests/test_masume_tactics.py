@@ -465,9 +465,10 @@ def test_throw_in_step_in_and_no_goal_straight_from_a_throw() -> None:
     assert {str(a) for a in thrown.legal_actions()} == {"in B7", "in B8"}  # B9 holds the ball
     stepped = play(thrown, "in B8")
     assert stepped.status().action_number == 2 and stepped.must_kick < 0
-    # A throw straight into a goal does not count.
-    goal = setup({9: "G12"}, {4: "M16"}, "M16", offence="away", extra="kicker=14 restart=throw")
-    assert goal.is_legal(Kick("M16", "ground", "NW"))
+    # A throw from M16 along the touchline (S) or into the field (W) is legal.
+    corner = setup({9: "G12"}, {4: "M16"}, "M16", offence="away", extra="kicker=14 restart=throw")
+    assert corner.is_legal(Kick("M16", "ground", "W"))
+    assert corner.is_legal(Kick("M16", "ground", "SW"))
 
 
 def test_a_throw_straight_into_a_goal_does_not_count() -> None:
@@ -821,6 +822,21 @@ def test_beginner_rules_one_play_a_turn_even_after_a_charge() -> None:
     status = won.status()
     assert status.to_move == "home" and status.actions_per_turn == 1
     assert won.offence == 1  # away keeps the ball: the roles swap, the turn does not repeat
+
+
+def test_a_throw_in_from_the_last_touch_square_goes_only_into_the_field() -> None:
+    """スローイン: 「スローインは、セットプレーの手順通り進め、フィールド内の3方向いずれかへ
+    向けてプレーします」: from M16 (or A1, A16, M1) the diagonal over the end line is not into
+    the field."""
+    throw = setup({9: "G12"}, {4: "M16"}, "M16", offence="away", extra="kicker=14 restart=throw")
+    kicks = {a.direction for a in throw.legal_actions()
+             if isinstance(a, Kick) and a.kind == "ground"}
+    assert kicks == {"W", "SW"}  # NW would cross the end line at L17
+    with pytest.raises(IllegalAction, match="throw-in goes into the field"):
+        play(throw, "M16 lob NW")
+    low = setup({9: "G12"}, {4: "A1"}, "A1", offence="away", extra="kicker=14 restart=throw")
+    assert {a.direction for a in low.legal_actions()
+            if isinstance(a, Kick) and a.kind == "ground"} == {"E", "NE"}
 
 
 def test_inside_kick_closed_only_by_an_opponent() -> None:
