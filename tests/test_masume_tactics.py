@@ -900,3 +900,39 @@ def test_a_hand_written_header() -> None:
         RULES.from_text(players)
     with pytest.raises(NotationError, match="11 players a side"):
         RULES.from_text(players.replace("G2,", "", 1) + " G10")
+
+
+# --------------------------------------------------------------------------- second reading (issue 14)
+
+
+def test_players_play_on_the_pitch_the_thrower_alone_stands_off_it() -> None:
+    """「スローインをした選手は、スローインと共にサイド(タッチ)ラインを挟んで隣接する3マス…の
+    どれかに移動し、すぐプレーに参加できます」: play is on the pitch; only a thrower stands on
+    the touch file, and a player never enters a goal."""
+    position = setup({7: "B8", 9: "G12"}, {}, "G12")
+    with pytest.raises(IllegalAction, match="A8 is off the pitch"):
+        play(position, "B8-A8")
+    near_goal = setup({7: "G16", 9: "G12"}, {}, "G12")
+    assert not near_goal.is_legal(Move("G16", "G17"))
+
+
+def test_goal_kick_2_keeper_may_kick_first_or_dribble_first_but_must_kick() -> None:
+    """ゴールキック2: 「1手目にゴールキーパー自身が“移動(ドリブル)”し、2手目に“キック…”することも
+    できます」 and セットプレー ④ 「キープ選手は、そのターン1手目または2手目で“キック”をします」:
+    both orders are offered; a step that leaves the ball would make the kick impossible."""
+    caught = play(setup({9: "G9"}, {1: "G14"}, "G9"), "G9 ground N", "die 6", "keep", "ready")
+    assert caught.is_legal(Kick("G14", "ground", "S")) and caught.is_legal(Move("G14", "G13"))
+    assert not caught.is_legal(Move("G14", "G13", leave=True))
+    dribbled = play(caught, "G14-G13")
+    assert {type(a) for a in dribbled.legal_actions()} <= {Kick}  # action 2: the kick
+
+
+def test_a_headed_ball_that_lands_on_a_player_is_his() -> None:
+    """★ヘディング 「ヘディングはロブキックをした選手のプレー(1手)の範囲と見なされます」 and the
+    worked example 「ヘディングした場合、1手目と…一気にバスが届いた…ので、…2手目をプレー」: the
+    headed pass reaches its man and the action ends there (reading 4: he keeps it; the
+    seed's record `seed-lob-header-shot.txt` plays on from him without a choice)."""
+    position = setup({7: "G4", 9: "G9", 10: "G10"}, {4: "G6"}, "G4")
+    headed = play(position, "G4 lob N", "die 3", "head N1")
+    assert where(headed, "G10") == ("ball", "home-10")
+    assert headed.pending == () and headed.status().action_number == 2
