@@ -767,8 +767,9 @@ class Position:
             return None
         direction = DIRECTIONS[kick.direction]
         if frm in TOUCH:
-            # スローイン: 「フィールド内の3方向いずれかへ向けてプレーします」: the first square is
-            # in the field (from A1 or A16 only two of the inward three are: not over the end line).
+            # スローイン: 「フィールド内の3方向いずれかへ向けてプレーします」: the first square
+            # is in the field (from A1, A16, M1, M16 two of the inward three: not over the end
+            # line).
             x, y = _xy(frm)
             if not _on_pitch(x + direction[0], y + direction[1]):
                 return None
