@@ -936,3 +936,31 @@ def test_a_headed_ball_that_lands_on_a_player_is_his() -> None:
     headed = play(position, "G4 lob N", "die 3", "head N1")
     assert where(headed, "G10") == ("ball", "home-10")
     assert headed.pending == () and headed.status().action_number == 2
+
+
+def test_only_the_offences_ball_keeper_kicks() -> None:
+    """キック ①: 「キープ選手は、前後左右斜めの8方向どの方向にもボールを蹴る(=キック)ことができ」:
+    the player keeping the ball kicks, nobody else (the defence never keeps it: the moment
+    it does, it is the offence)."""
+    position = setup({7: "G6", 8: "F6"}, {4: "H7"}, "G6")
+    kickers = {a.frm for a in position.legal_actions() if isinstance(a, Kick)}
+    assert kickers == {"G6"}
+    with pytest.raises(IllegalAction, match="does not keep the ball"):
+        play(position, "F6 ground N")
+    defence = setup({7: "G6"}, {4: "H7"}, "G6", move="away")
+    assert not any(isinstance(a, Kick) for a in defence.legal_actions())
+
+
+def test_set_piece_taker_kicks_by_action_2_and_then_waits() -> None:
+    """セットプレー ④: 「キープ選手は、そのターン1手目または2手目で“キック…”をします…キック後は、
+    他の選手が1度ボールに触れるまで、ボールに触れる事はできません」."""
+    corner = play(setup({9: "D12"}, {4: "D14"}, "D12"), "D12 ground N", "die 6", "bounce N",
+                  "kicker D12", "ready")
+    first = play(corner, "C2-C1")  # another player may play action 1
+    assert {a.frm for a in first.legal_actions()} == {"B16"}  # action 2: the taker's kick
+    assert all(isinstance(a, Kick) for a in first.legal_actions())
+    kicked = play(corner, "B16 inside E1")  # action 1: the kick, the ball loose on C16
+    assert where(kicked, "C16") == ("ball",) and kicked.status().action_number == 2
+    with pytest.raises(IllegalAction, match="may not touch the ball again"):
+        play(kicked, "B16-C16")
+    assert kicked.is_legal(Move("B16", "C15"))  # he may move, not onto the ball
