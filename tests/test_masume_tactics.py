@@ -19,6 +19,7 @@ from masume.rules.masume_tactics import (
     PITCH,
     SQUARE_INDEX,
     TOUCH,
+    Charge,
     Kick,
     Move,
     Position,
@@ -964,3 +965,21 @@ def test_set_piece_taker_kicks_by_action_2_and_then_waits() -> None:
     with pytest.raises(IllegalAction, match="may not touch the ball again"):
         play(kicked, "B16-C16")
     assert kicked.is_legal(Move("B16", "C15"))  # he may move, not onto the ball
+
+
+def test_a_called_kick_waits_for_the_die_and_nothing_else() -> None:
+    """キック ③: 「※サイコロを振った後に、キックの種類や方向、キック以外のプレーへの変更は
+    できません」: once called, the kick waits for the die; the call cannot change."""
+    called = play(setup({7: "G6", 8: "G9"}, {}, "G6"), "G6 ground N")
+    assert set(called.legal_actions()) == {Roll(n) for n in range(1, 7)}
+    assert not called.is_legal(Kick("G6", "lob", "N"))
+    assert not called.is_legal(Move("G9", "G10"))
+
+
+def test_beginner_charge_only_from_the_five_squares_in_front_and_beside() -> None:
+    """ビギナールール チャージ: 「ボールをキープしているせん手の、前・ななめ前・となりの5マスに
+    まもりがわのチームのせん手がいるとき、チャージ…をすることができます」: not from behind (the
+    standard rules make that a foul: バックチャージ)."""
+    behind = setup({7: "G6"}, {4: "G5", 5: "F6"}, "G6", move="away", options="rules=beginner")
+    charges = {a.frm for a in behind.legal_actions() if isinstance(a, Charge)}
+    assert charges == {"F6"}  # beside; G5 is behind home-7 (home attacks north)
