@@ -354,6 +354,15 @@ class CardRules(Protocol):
         through ``cards``."""
 
 
+@runtime_checkable
+class WarnsOfCards(Protocol):
+    """Card rules (:class:`CardRules`) that have more to say of a set that passed their
+    checks: never a refusal (what the players apply by hand, say)."""
+
+    def card_warnings(self, card_set: CardSet) -> list[str]:
+        """One line per warning ([] when there is nothing to say)."""
+
+
 class Rules(Protocol):
     """A game's entry point, as returned by :func:`masume.games.load_rules`."""
 
