@@ -16,6 +16,7 @@ What a game has beyond that it declares, and the layers above check it with
 - :class:`OnCards`: a position whose pieces are the cards of a set (``card_set``);
 - :class:`CardRules`: rules that read card sets (``check_cards``), given the
   loader that finds a set by name (``with_card_source``; ``masume.games`` does it);
+  :class:`WarnsOfCards`: card rules with warnings about a set that passed (``card_warnings``);
 - chance: ``Status.awaiting`` names the chance event the rules wait for, and a die's
   outcomes are :class:`Roll` actions.
 
