@@ -102,12 +102,13 @@ def problems_of(name: str) -> tuple[Any, list[str]]:
 
 
 def warnings_of(cards: Any) -> list[str]:
-    """The game's warnings about a set that passed its checks (never a refusal): rules
-    that read sets loosely have ``card_warnings``, an optional part of CardRules."""
+    """The game's warnings about a set that passed its checks (never a refusal):
+    :class:`masume.rules.WarnsOfCards`."""
     from masume.games import load_rules
+    from masume.rules import WarnsOfCards
 
-    warn = getattr(load_rules(cards.game), "card_warnings", None)
-    return [str(w) for w in warn(cards)] if callable(warn) else []
+    rules = load_rules(cards.game)
+    return [str(w) for w in rules.card_warnings(cards)] if isinstance(rules, WarnsOfCards) else []
 
 
 def _read_on_a_mat(game: str) -> bool:
