@@ -5,6 +5,8 @@ at most 3 of a name, no ball cards), each problem as one clear line."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -13,6 +15,7 @@ from masume.cards import SETS_DIR, load_card_set
 from masume.games import load_rules
 from masume.rules.eyeshield21 import check_cards, deck_lists
 from masume.rules.eyeshield21.cards import KINDS, ability_of, card_warnings
+from masume.rules.eyeshield21.geometry import SIDES
 
 RULES = load_rules("eyeshield21")
 
@@ -188,6 +191,7 @@ def test_any_real_card_plays_by_hand_with_recorded_adjustments(tmp_path: Path) -
     from masume.records import parse_record, replay, write_record
     from masume.rules import Game
     from masume.rules.eyeshield21 import Use
+    from masume.rules.eyeshield21.actions import Adjust
 
     cards = load_card_set(variant(tmp_path, *ANY_CARD_CHANGES))
     assert check_cards(cards) == []
@@ -224,8 +228,12 @@ def test_any_real_card_plays_by_hand_with_recorded_adjustments(tmp_path: Path) -
     assert p.damage() == 8 - 5 + 2 and p.piles[0].hand == hand + 1
     assert not p.is_legal(Use("home-pass-1", ability=2))  # once a turn
     assert "used=F01.1#2" in p.to_text() and RULES.from_text(p.to_text()) == p
+    # an ability may concern the opponent: home, to move, may record one on away's cards
+    # and hand (a card moved to a free place of its owner's, a named card discarded)
+    assert p.is_legal(p.parse_action("adjust move away-run-1>away-bench-1"))
+    assert p.is_legal(Adjust("discard", card=next(iter(p._pools[1]))))
     with pytest.raises(Exception, match="not an adjustment of this moment"):
-        p.parse_action("adjust move away-run-1>away-bench-1")  # not the mover's card
+        p.parse_action("adjust move away-run-1>home-bench-1")  # not a place of its owner's
     play("done")
     while game.position.step != "damage":
         play("done" if game.position.step != "refill" else "refill 0")
@@ -234,6 +242,12 @@ def test_any_real_card_plays_by_hand_with_recorded_adjustments(tmp_path: Path) -
     play("damage 5", "adjust discard S03.1")  # Gondo discarded by the text, named
     p = game.position
     assert "S03.1" in p.gone[1] and p.card_at("away-run-2") is None
+    # the side not to move has a card of its hand discarded, named, by the same text
+    other = 1 - SIDES.index(p.status().to_move)
+    named, hand = min(p._pools[other]), p.piles[other].hand
+    play(f"adjust discard {named}")
+    p = game.position
+    assert named in p.gone[other] and p.piles[other].hand == hand - 1
     play("done")  # the change; then home tidies (the record's line ends with home's turn)
     while game.position.status().to_move == "home":
         game.push(next(a for a in game.legal_actions() if not str(a).startswith("adjust")))
@@ -242,9 +256,17 @@ def test_any_real_card_plays_by_hand_with_recorded_adjustments(tmp_path: Path) -
     text = write_record(game)
     assert "adjust away power -2" in text and "use home-pass-1#2" in text
     assert "adjust discard S03.1" in text
-    again = replay(parse_record(text.replace('[Game "eyeshield21"]',
-                                             f'[Game "eyeshield21"]\n[Options "cards={tmp_path / "variant.toml"}"]')))
+    assert f"adjust discard {named}" in text
+    text = text.replace('[Game "eyeshield21"]',
+                        f'[Game "eyeshield21"]\n[Options "cards={tmp_path / "variant.toml"}"]')
+    again = replay(parse_record(text))
     assert again.position == p
+    record = tmp_path / "by-hand.txt"
+    record.write_text(text, encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "masume.cli", "record", "check", "--game",
+                             "eyeshield21", str(record)], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0 and "ok," in result.stdout, result.stderr
     # a set without by-hand cards offers no adjustment: the demo plays as before
     demo = RULES.start()
     assert not any(type(a).__name__ == "Adjust" for a in demo.legal_actions())

@@ -48,7 +48,7 @@ from .actions import (
     Synergy,
 )
 from .cards import EFFECTS, PlayerCard, is_tackle, player, stars
-from .geometry import Symbol, completed_symbols, placements
+from .geometry import Symbol, completed_symbols, free_cells, placements
 
 SIDES: tuple[str, str] = ("home", "away")
 HOME, AWAY = 0, 1
@@ -453,8 +453,11 @@ class Position:
                      if self.player_card(c).by_hand)
 
     def _adjustments(self) -> Iterator[Action]:
-        """What a by-hand effect may do, applied by the players: power ±1-5 in the shot under
-        way, draw 1-3 (the hand of five, the cards left), discard 1-3 from a hand, press 1-3."""
+        """What a by-hand effect may do, applied by the players, to either side (the effect
+        may concern the opponent): power ±1-5 in the shot under way, draw 1-3 (the hand of
+        five, the cards left), discard 1-3 from a hand, press 1-3; discard a named synergy
+        card lying on a synergy area; move a player card of the field to a free cell of its
+        own field, or back in front of its owner."""
         for side in (HOME, AWAY):
             name = SIDES[side]
             if self.shot is not None and self.phase in (ATTACK, DEFENCE):
@@ -468,6 +471,17 @@ class Position:
             if self._may_press(side, 1):
                 for n in range(1, 4):
                     yield Adjust("press", name, n)
+        for side in (HOME, AWAY):
+            for _, copy_id, _ in self.areas[side]:
+                yield Adjust("discard", card=copy_id)
+        for side in (HOME, AWAY):
+            own = self.field_of(side)
+            for cell in own:
+                others = {c: p for c, p in own.items() if c != cell}
+                for target in free_cells(others, SIDES[side]):
+                    if target != cell:
+                        yield Adjust("move", card=cell, to=target)
+                yield Adjust("move", card=cell, to="hand")
 
     def legal_actions(self) -> Iterator[Action]:
         """Every legal action, each once (cards from unseen pools: every candidate)."""
@@ -659,8 +673,9 @@ class Position:
             if not self.by_hand():
                 return "an adjustment applies a by-hand effect: no such card lies on the field"
             return ("power only in a shot under way; draw within the hand of five and the cards "
-                    "left; discard what the hand holds; press while the marker can move; 1-3 "
-                    "(power 1-5)")
+                    "left; discard what the hand holds, or a synergy card lying on an area; press "
+                    "while the marker can move; 1-3 (power 1-5); move a player card of the "
+                    "field to free cells of its own field, or to hand")
         return "not allowed here"
 
     def _sub_problem(self, action: Sub) -> str:
@@ -1015,6 +1030,14 @@ class _State:
         self.phase = ATTACK
 
     def do_adjust(self, action: Adjust) -> None:
+        if action.what == "move":
+            _move_by_hand(self, action.card, action.to)
+            return
+        if action.card:  # a named synergy card from its area to the discard pile, seen
+            self.areas = tuple(tuple(a for a in areas if a[1] != action.card)
+                               for areas in self.areas)
+            self.discard_known = frozenset(self.discard_known | {action.card})
+            return
         side = SIDES.index(action.side)
         if action.what == "power":
             self.pair("mods", side, self.mods[side] + action.amount)
@@ -1161,6 +1184,37 @@ class _State:
                 break
         position = self.now()
         return position
+
+
+def _move_by_hand(s: _State, cell: str, to: str) -> None:
+    """A by-hand effect moves the card read at ``cell`` to ``to`` (a free cell of its own
+    field, or ``hand``: in front of its owner). As for a substitution, the shot tokens on
+    the symbols it leaves go back (「交代アウトされる選手カードの上にあったシュートトークンは
+    全て保管所に戻す」), and a team action still to come uses no symbol it broke."""
+    position = s.now()
+    side = HOME if cell[0] == "H" else AWAY
+    copy_id = dict(s.field)[cell]
+    gone = {sym.name for sym in _symbols(s.cards, position._side_field(side))
+            if cell in sym.cards}
+    s.used = frozenset(s.used - gone)
+    rest = tuple(p for p in s.field if p[0] != cell)
+    if to == "hand":
+        s.field = rest
+        s.pair("unplaced", side, s.unplaced[side] + (copy_id,))
+    else:
+        s.field = tuple(sorted(rest + ((to, copy_id),)))
+    if s.shot is not None and s.shot.shooter == cell:
+        # the shot stands; its token goes back if its symbol is gone
+        token = "" if s.shot.token in gone else s.shot.token
+        s.shot = replace(s.shot, shooter=to if to != "hand" else "", token=token)
+    if s.placed == cell:
+        s.placed = to if to != "hand" else ""
+        if not s.placed and s.phase == EFFECT:
+            s.phase = AFTER
+    if s.phase == TEAM and side == s.turn:
+        now = s.now()
+        s.team_symbols = (min(s.team_symbols[0], now.count(side, "link")),
+                          min(s.team_symbols[1], now.count(side, "press")))
 
 
 def _to_bench_phase(s: _State) -> None:
