@@ -77,8 +77,6 @@ def test_the_demo_set_says_it_is_not_the_publishers_and_keeps_the_public_counts(
     (lambda d: d.update(published_counts="yes"), "published_counts must be true or false"),
     (lambda d: entry(d, "PK03").update(role="goalkeeper"),
      "card PK03: role 'goalkeeper' is not kick"),
-    (lambda d: entry(d, "PK08").update(course="upper-90"),
-     "penalty-kick courses no save card can guess: centre"),
     (lambda d: entry(d, "PK01").update(kind="trainer"), "card PK01: kind 'trainer' is not player"),
     (lambda d: entry(d, "A01").update(team="home"), "home players: 11, the game needs 10"),
     (lambda d: d["card"].remove(entry(d, "ST12")), "star players: 11, the game needs 12"),
@@ -90,6 +88,19 @@ def test_check_cards_names_each_problem(change: Any, message: str) -> None:
     change(data)
     problems = RULES.check_cards(CardSet(data))
     assert any(p.startswith(message) for p in problems), problems
+
+
+def test_a_kick_course_no_save_card_names_is_a_warning_never_a_refusal() -> None:
+    """The courses are printed on the penalty-kick cards (a lost figure); the seed only
+    says 「守備側が攻撃側のシュートコースを当てられたら守備に成功する」: a box whose save cards
+    never name a kick's course plays (that kick always scores), with a warning."""
+    data = copy.deepcopy(demo_data())
+    entry(data, "PK08").update(course="upper-90")
+    cards = CardSet(data)
+    assert RULES.check_cards(cards) == []
+    assert "penalty-kick courses no save card can guess: centre" in RULES.card_warnings(cards)
+    position = RULES.start(cards=cards)
+    assert position.cards is cards
 
 
 def test_counts_from_the_lost_figure_warn_and_never_refuse() -> None:
@@ -245,8 +256,14 @@ def test_a_by_hand_card_records_moves_and_named_discards_for_either_side(tmp_pat
     p = game.position
     sy20 = cards.card("SY20")["stars"]
     assert p.to_move == "away" and p.phase == "defence" and p.attack_total() == 2 + sy20
-    # ... and away, defending, records the attacker's power change and a named discard
+    # ... and away, defending, records the attacker's power change and a named discard;
+    # how much is the card's to say, bounded only by what exists (the hand of five, the track)
     assert p.is_legal(p.parse_action("adjust home power -1"))
+    assert p.is_legal(p.parse_action("adjust home power +12"))
+    assert p.is_legal(p.parse_action("adjust away draw 5"))
+    with pytest.raises(IllegalAction, match="draw within the hand of five"):
+        p.parse_action("adjust away draw 6")  # 「シナジーカードは5枚まで持つことができて」
+    assert p.is_legal(p.parse_action("adjust home press 6"))
     game.push_notation("adjust discard SY20")
     p = game.position
     assert p.areas[0] == () and "SY20" in p.discard_known and p.attack_total() == 2

@@ -61,6 +61,9 @@ MIDDLE = 4
 ATTACK_CARDS = {"attacking": 3, "normal": 2, "defending": 1}
 DEFENCE_CARDS = 2
 WONDER = 11  # the magic number
+#: The largest power change a by-hand adjustment offers (a menu must end somewhere; no
+#: attack or defence total of the game comes near it).
+ADJUST_POWER = 30
 SHOOTOUT_KICKS = 5
 #: Draft rounds: who picks first in each (away, home, away).
 DRAFT_FIRST = (AWAY, HOME, AWAY)
@@ -455,21 +458,22 @@ class Position:
     def _adjustments(self) -> Iterator[Action]:
         """What a by-hand effect may do, applied by the players, to either side (the effect
         may concern the opponent): power ±1-5 in the shot under way, draw 1-3 (the hand of
-        five, the cards left), discard 1-3 from a hand, press 1-3; discard a named synergy
-        card lying on a synergy area; move a player card of the field to a free cell of its
-        own field, or back in front of its owner."""
+        five, the cards left), discard from a hand what it holds, press the track's length;
+        discard a named synergy card lying on a synergy area; move a player card of the field
+        to a free cell of its own field, or back in front of its owner. No other bound: the
+        card says how much (power up to ±ADJUST_POWER, more than any total reaches)."""
         for side in (HOME, AWAY):
             name = SIDES[side]
             if self.shot is not None and self.phase in (ATTACK, DEFENCE):
-                for n in (*range(-5, 0), *range(1, 6)):
+                for n in (*range(-ADJUST_POWER, 0), *range(1, ADJUST_POWER + 1)):
                     yield Adjust("power", name, n)
-            for n in range(1, min(3, HAND_LIMIT - self.hands[side],
+            for n in range(1, min(HAND_LIMIT - self.hands[side],
                                   self.deck + self._discard_size()) + 1):
                 yield Adjust("draw", name, n)
-            for n in range(1, min(3, self.hands[side]) + 1):
+            for n in range(1, self.hands[side] + 1):
                 yield Adjust("discard", name, n)
             if self._may_press(side, 1):
-                for n in range(1, 4):
+                for n in range(1, TRACK):
                     yield Adjust("press", name, n)
         for side in (HOME, AWAY):
             for _, copy_id, _ in self.areas[side]:
@@ -674,8 +678,9 @@ class Position:
                 return "an adjustment applies a by-hand effect: no such card lies on the field"
             return ("power only in a shot under way; draw within the hand of five and the cards "
                     "left; discard what the hand holds, or a synergy card lying on an area; press "
-                    "while the marker can move; 1-3 (power 1-5); move a player card of the "
-                    "field to free cells of its own field, or to hand")
+                    f"while the marker can move (1-{TRACK - 1}); power 1-{ADJUST_POWER} either "
+                    "way; move a player card of the field to free cells of its own field, or to "
+                    "hand")
         return "not allowed here"
 
     def _sub_problem(self, action: Sub) -> str:
