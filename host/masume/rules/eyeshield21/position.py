@@ -508,7 +508,7 @@ class Position:
             for cell, _ in waiting:
                 for target in spots:
                     yield Move(cell, target)
-            if hand and len(spots) > len(waiting):  # leave a place for every character
+            if hand:  # a half has no last place: the next one opens (see _area)
                 for copy in self._pool_of(me, "tactics"):
                     for target in spots:
                         yield Place(copy, target)
