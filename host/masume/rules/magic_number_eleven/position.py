@@ -576,35 +576,47 @@ class Position:
         if area == 1:
             for copy_id in self.pool():
                 yield Synergy(copy_id, 1, "deck")
-            return
-        if self.hands[side]:
-            for copy_id in self.pool():
-                yield Synergy(copy_id, 2, "hand")
-        if self._drawable():
-            for copy_id in self.pool():
-                yield Synergy(copy_id, 2, "deck")
-        yield Done()
+        else:
+            if self.hands[side]:
+                for copy_id in self.pool():
+                    yield Synergy(copy_id, 2, "hand")
+            if self._drawable():
+                for copy_id in self.pool():
+                    yield Synergy(copy_id, 2, "deck")
+            yield Done()
+        yield from self._subs()  # the attacker's: the defence is within its turn
 
     def _actions_pk(self) -> Iterator[Action]:
         role = "kick" if not self.penalty[0] else "save"
         for copy in self.cards.copies("penalty"):
             if copy.card.get("role") == role:
                 yield Penalty(role, copy.id)
+        if self.phase == PK:  # the kicker's turn goes on until the judgement is over
+            yield from self._subs()
 
     _actions_shootout = _actions_pk
 
     def _actions_clear(self) -> Iterator[Action]:
         yield Clear()
+        if self.then == "pk":  # a tackle's judgement is over only after its penalty kick
+            yield from self._subs()
 
     def _actions_half(self) -> Iterator[Action]:
         yield Ready()
         yield from self._subs()
 
+    def _sub_side(self) -> int:
+        """Whose substitutions are offered: at half time the side to act, else the side
+        whose turn it is, through all of it (「自分のターン中いつでも」): the opponent's
+        defence and a penalty kick are part of the turn (「得点判定が全部終わるとターンが
+        終了する」), though the other side places its cards then."""
+        return self._mover() if self.phase == HALF else self.turn
+
     def _subs(self) -> Iterator[Action]:
         """「選手交代は自分のターン中いつでも、そしてハーフタイムで行える」: any of one's
         own players, on the field (the card just placed too) or not yet placed, for a
         face-up bench card, at most 3 a match (「最大3回まで」)."""
-        side = self._mover()
+        side = self._sub_side()
         if self.subs[side] >= MAX_SUBS:
             return
         incoming = [copy_id for _, copy_id, out in self.bench[side] if not out]
@@ -684,16 +696,17 @@ class Position:
         return "not allowed here"
 
     def _sub_problem(self, action: Sub) -> str:
-        side = self._mover()
+        side = self._sub_side()
+        name = SIDES[side]
         if self.subs[side] >= MAX_SUBS:
-            return f"{self.to_move} has made its {MAX_SUBS} substitutions"
+            return f"{name} has made its {MAX_SUBS} substitutions"
         own = [c for _, c in self._side_field(side)] + list(self.unplaced[side])
         if action.out not in own:
-            return f"{action.out} is not a player of {self.to_move} on the field or in front " \
+            return f"{action.out} is not a player of {name} on the field or in front " \
                    "of them"
         bench = {c: out for _, c, out in self.bench[side]}
         if action.into not in bench:
-            return f"{action.into} is not on {self.to_move}'s bench"
+            return f"{action.into} is not on {name}'s bench"
         return f"{action.into} was substituted out: he cannot come back (「一度交代アウトされた" \
                "選手は試合が終わるまで投入できない」)"
 
@@ -1119,7 +1132,7 @@ class _State:
     # ---- substitutions and half time
 
     def do_sub(self, action: Sub) -> None:
-        side = self.now()._mover()
+        side = self.now()._sub_side()
         position = self.now()
         cells = [cell for cell, c in self.field if c == action.out]
         if cells:
