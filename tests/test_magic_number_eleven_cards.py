@@ -280,3 +280,34 @@ def test_a_by_hand_card_records_moves_and_named_discards_for_either_side(tmp_pat
     assert result.returncode == 0, result.stderr
     assert "ok," in result.stdout
     assert replay(read_record(record_path)).position == game.position
+
+
+def test_both_seats_pages_offer_both_sides_adjustments(tmp_path: Path) -> None:
+    """Issue 14: a by-hand effect can concern either player, so the page of each seat lists
+    the adjustments of both sides (those no sensor sees: draw, discard, press, power) as
+    choices, whoever is to move; moves and named discards are made by moving the card."""
+    from masume.boards import load_board
+    from masume.play.cards import for_viewer
+    from masume.play.core import TableCore
+
+    data = copy.deepcopy(demo_data())
+    entry(data, "H05")["effect"] = {"by_hand": True, "text": "the opponent draws 2"}
+    cards = CardSet(data)
+    game = Game(RULES.start(cards=cards, home_stars="ST01/ST04/ST07",
+                            away_stars="ST02/ST05/ST08", home_bench="H08/H09/H10",
+                            away_bench="A07/A06/A05"))
+    game.push_notation("H05 H2a")
+    board = load_board(RULES.board)
+    core = TableCore(RULES, board, game)
+    core.tracker.observe(core.tracker.expected_readings(), 0.0)
+    core.redraw()
+    assert core.tracker.view.state == "in-sync" and game.position.to_move == "away"
+    choices = core.choices()
+    texts = [game.position.notation(a) for a in choices]
+    assert {"adjust home draw 2", "adjust away draw 2", "adjust home press 1"} <= set(texts)
+    assert not any(t.startswith("adjust move") for t in texts)  # a move is the card moved
+    for viewer in ("home", "away", None):
+        seen = for_viewer({"choices": [{"text": t} for t in texts], "pieces": {}},
+                          position=game.position, board=board, viewer=viewer, choices=choices)
+        shown = {c["text"] for c in seen["choices"]}
+        assert {"adjust home draw 2", "adjust away draw 2"} <= shown, viewer
