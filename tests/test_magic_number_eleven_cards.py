@@ -243,7 +243,7 @@ def test_a_by_hand_card_records_moves_and_named_discards_for_either_side(tmp_pat
     assert p.to_move == "home"
     # home, on its own turn, moves away's striker (the effect concerns the opponent) ...
     assert p.is_legal(p.parse_action("adjust move A2a>A1c"))
-    assert p.is_legal(p.parse_action("adjust move H2a>hand"))
+    assert p.is_legal(p.parse_action("adjust move H2a>H4c"))  # its own card, any row
     game.push_notation("adjust move A2a>A1c")
     p = game.position
     assert dict(p.field)["A1c"] == "A01" and "A2a" not in dict(p.field)

@@ -178,7 +178,7 @@ class Adjust:
     cards), ``discard`` (N from ``side``'s hand, unseen; or the synergy card ``card`` from
     its synergy area, named), ``press`` (the initiative marker N spaces toward ``side``'s
     opponent), ``move`` (the player card read at the cell ``card`` to the free cell ``to``
-    of its own field, or ``hand``: back in front of its owner).
+    of its own field).
 
     >>> str(Adjust("power", "home", 2)), str(Adjust("discard", "away", 1))
     ('adjust home power +2', 'adjust away discard 1')

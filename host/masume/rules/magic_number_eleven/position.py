@@ -460,7 +460,8 @@ class Position:
         may concern the opponent): power ±1-5 in the shot under way, draw 1-3 (the hand of
         five, the cards left), discard from a hand what it holds, press the track's length;
         discard a named synergy card lying on a synergy area; move a player card of the field
-        to a free cell of its own field, or back in front of its owner. No other bound: the
+        to free cells of its own field (not off it: a card lifted a moment is no action). No
+        other bound: the
         card says how much (power up to ±ADJUST_POWER, more than any total reaches)."""
         for side in (HOME, AWAY):
             name = SIDES[side]
@@ -485,7 +486,6 @@ class Position:
                 for target in free_cells(others, SIDES[side]):
                     if target != cell:
                         yield Adjust("move", card=cell, to=target)
-                yield Adjust("move", card=cell, to="hand")
 
     def legal_actions(self) -> Iterator[Action]:
         """Every legal action, each once (cards from unseen pools: every candidate)."""
@@ -691,8 +691,7 @@ class Position:
             return ("power only in a shot under way; draw within the hand of five and the cards "
                     "left; discard what the hand holds, or a synergy card lying on an area; press "
                     f"while the marker can move (1-{TRACK - 1}); power 1-{ADJUST_POWER} either "
-                    "way; move a player card of the field to free cells of its own field, or to "
-                    "hand")
+                    "way; move a player card of the field to free cells of its own field")
         return "not allowed here"
 
     def _sub_problem(self, action: Sub) -> str:
@@ -1205,30 +1204,23 @@ class _State:
 
 
 def _move_by_hand(s: _State, cell: str, to: str) -> None:
-    """A by-hand effect moves the card read at ``cell`` to ``to`` (a free cell of its own
-    field, or ``hand``: in front of its owner). As for a substitution, the shot tokens on
-    the symbols it leaves go back (「交代アウトされる選手カードの上にあったシュートトークンは
-    全て保管所に戻す」), and a team action still to come uses no symbol it broke."""
+    """A by-hand effect moves the card read at ``cell`` to the free cell ``to`` of its own
+    field. As for a substitution, the shot tokens on the symbols it leaves go back
+    (「交代アウトされる選手カードの上にあったシュートトークンは全て保管所に戻す」), and a team
+    action still to come uses no symbol it broke."""
     position = s.now()
     side = HOME if cell[0] == "H" else AWAY
     copy_id = dict(s.field)[cell]
     gone = {sym.name for sym in _symbols(s.cards, position._side_field(side))
             if cell in sym.cards}
     s.used = frozenset(s.used - gone)
-    rest = tuple(p for p in s.field if p[0] != cell)
-    if to == "hand":
-        s.field = rest
-        s.pair("unplaced", side, s.unplaced[side] + (copy_id,))
-    else:
-        s.field = tuple(sorted(rest + ((to, copy_id),)))
+    s.field = tuple(sorted(tuple(p for p in s.field if p[0] != cell) + ((to, copy_id),)))
     if s.shot is not None and s.shot.shooter == cell:
         # the shot stands; its token goes back if its symbol is gone
         token = "" if s.shot.token in gone else s.shot.token
-        s.shot = replace(s.shot, shooter=to if to != "hand" else "", token=token)
+        s.shot = replace(s.shot, shooter=to, token=token)
     if s.placed == cell:
-        s.placed = to if to != "hand" else ""
-        if not s.placed and s.phase == EFFECT:
-            s.phase = AFTER
+        s.placed = to
     if s.phase == TEAM and side == s.turn:
         now = s.now()
         s.team_symbols = (min(s.team_symbols[0], now.count(side, "link")),
