@@ -457,12 +457,11 @@ class Position:
 
     def _adjustments(self) -> Iterator[Action]:
         """What a by-hand effect may do, applied by the players, to either side (the effect
-        may concern the opponent): power ±1-5 in the shot under way, draw 1-3 (the hand of
-        five, the cards left), discard from a hand what it holds, press the track's length;
-        discard a named synergy card lying on a synergy area; move a player card of the field
-        to free cells of its own field (not off it: a card lifted a moment is no action). No
-        other bound: the
-        card says how much (power up to ±ADJUST_POWER, more than any total reaches)."""
+        may concern the opponent): power ±1-ADJUST_POWER in the shot under way, draw within
+        the hand of five and the cards left, discard from a hand what it holds, press the
+        track's length; discard a named synergy card lying on a synergy area; move a player
+        card of the field to free cells of its own field (not off it: a card lifted a moment
+        is no action). No other bound: the card says how much."""
         for side in (HOME, AWAY):
             name = SIDES[side]
             if self.shot is not None and self.phase in (ATTACK, DEFENCE):
