@@ -95,7 +95,14 @@ def test_each_game_declares_its_card_fields(tmp_path: Path) -> None:
     path.write_text(mne.replace('left = "press"', 'left = 3', 1), encoding="utf-8")
     with pytest.raises(CardSetError, match="card H05: symbol 3 is not one of shot, defence"):
         load_card_set(path)
-    # ... else with the schema's: the line, the key and the type
+    # ... else with the schema's: the line, the key and the type (also where a value is odd
+    # enough to trip the game's checks: never a crash)
+    es21 = tmp_path / "es21.toml"
+    es21.write_text(source.replace('play = ["pass"]', "play = 5", 1), encoding="utf-8")
+    play = source.splitlines().index('play = ["pass"]') + 1
+    with pytest.raises(CardSetError, match=re.escape(
+            f"line {play}: [[card]] 1: 'play': expected str | array, got int")):
+        load_card_set(es21)
     path.write_text(mne.replace('title = "Magic', 'title = 3\n# "Magic', 1), encoding="utf-8")
     title = next(k for k, text in enumerate(lines) if text.startswith("title = ")) + 1
     with pytest.raises(CardSetError, match=re.escape(
