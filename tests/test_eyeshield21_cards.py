@@ -279,3 +279,34 @@ def test_any_real_card_plays_by_hand_with_recorded_adjustments(tmp_path: Path) -
     # a set without by-hand cards offers no adjustment: the demo plays as before
     demo = RULES.start()
     assert not any(type(a).__name__ == "Adjust" for a in demo.legal_actions())
+
+
+def test_both_seats_pages_offer_both_sides_adjustments(tmp_path: Path) -> None:
+    """Issue 14: an ability may concern either player, so each seat's page lists both
+    sides' adjustments that no sensor sees (draw, power) as choices, whoever is to move;
+    a move or a discard (the card laid on its owner's discard pile) is the card moved."""
+    from masume.boards import load_board
+    from masume.play.cards import for_viewer
+    from masume.play.core import TableCore
+    from masume.rules import Game
+    from masume.rules.eyeshield21.actions import Adjust
+
+    game = Game(RULES.start(cards=load_card_set(variant(tmp_path, *ANY_CARD_CHANGES))))
+    for text in ("F01.1@home-character-1", "F02.1@home-character-2", "F05.1@home-character-3",
+                 "deal", "S02.1@away-character-1", "S03.1@away-character-2",
+                 "S05.1@away-character-3", "deal", "reveal"):
+        game.push_notation(text)
+    board = load_board(RULES.board)
+    core = TableCore(RULES, board, game)
+    core.tracker.observe(core.tracker.expected_readings(), 0.0)
+    core.redraw()
+    assert core.tracker.view.state == "in-sync" and game.position.to_move == "home"
+    choices = core.choices()
+    texts = [game.position.notation(a) for a in choices]
+    wanted = {"adjust home draw 1", "adjust away draw 2"}
+    assert wanted <= set(texts)
+    assert game.position.is_legal(Adjust("discard", card=min(game.position._pools[1])))
+    for viewer in ("home", "away", None):
+        seen = for_viewer({"choices": [{"text": t} for t in texts], "pieces": {}},
+                          position=game.position, board=board, viewer=viewer, choices=choices)
+        assert wanted <= {c["text"] for c in seen["choices"]}, viewer
