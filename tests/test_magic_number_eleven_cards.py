@@ -259,7 +259,7 @@ def test_a_by_hand_card_records_moves_and_named_discards_for_either_side(tmp_pat
     # ... and away, defending, records the attacker's power change and a named discard;
     # how much is the card's to say, bounded only by what exists (the hand of five, the track)
     assert p.is_legal(p.parse_action("adjust home power -1"))
-    assert p.is_legal(p.parse_action("adjust home power +12"))
+    assert p.is_legal(p.parse_action("adjust home power +10"))
     assert p.is_legal(p.parse_action("adjust away draw 5"))
     with pytest.raises(IllegalAction, match="draw within the hand of five"):
         p.parse_action("adjust away draw 6")  # 「シナジーカードは5枚まで持つことができて」

@@ -86,9 +86,9 @@ ATTACK_STEPS = STEPS[5:17]
 START_HAND = (4, 5)  # (the side that starts, the other)
 START_CHARACTERS = 3
 FIELD_LIMIT = 5  # characters and combination cards a side may have
-#: The largest power change a by-hand adjustment offers (a menu must end somewhere; no
-#: power of the game comes near it).
-ADJUST_POWER = 30
+#: The largest power change and draw one by-hand adjustment offers: a menu must end
+#: somewhere, and adjustments add up, so a card that says more is recorded in two.
+ADJUST_POWER = 10
 READY, DONE = Call("ready"), Call("done")
 
 
@@ -588,15 +588,15 @@ class Position:
     def _adjustments(self) -> Iterator[Adjust]:
         """What a by-hand ability may do, as the players apply it, to either side (an
         ability may concern the opponent): power ±1-ADJUST_POWER in an attack being resolved
-        (the damage follows), draw what the deck holds, discard a named card (from the mat,
-        or from its owner's hand), move a card on the mat to a free place of its owner's.
-        No other bound: the card says how much."""
+        (the damage follows), draw up to ADJUST_POWER of what the deck holds, discard a named
+        card (from the mat, or from its owner's hand), move a card on the mat to a free place
+        of its owner's. Adjustments add up: the card says how much."""
         if self.area and self.step in ATTACK_STEPS and self.step not in (CHANGE, TIDY):
             for side in SIDES:
                 for n in (*range(-ADJUST_POWER, 0), *range(1, ADJUST_POWER + 1)):
                     yield Adjust("power", side, n)
         for s, side in enumerate(SIDES):
-            for n in range(1, self.piles[s].deck + 1):
+            for n in range(1, min(ADJUST_POWER, self.piles[s].deck) + 1):
                 yield Adjust("draw", side, n)
         for cell, copy, _ in self.cells:
             if self.table.kind(copy) != "ball":
@@ -766,8 +766,8 @@ class Position:
                 return ("an adjustment applies a by-hand ability: no card with one lies face up "
                         "on the mat")
             return (f"not an adjustment of this moment ({self._message()}): power (1-"
-                    f"{ADJUST_POWER} either way) in an attack being resolved, draw from a deck "
-                    "that has the cards, discard a card that is "
+                    f"{ADJUST_POWER} either way, several add up) in an attack being resolved, "
+                    f"draw 1-{ADJUST_POWER} from a deck that has the cards, discard a card that is "
                     "on the mat or in its owner's hand, move a card on the mat to a free place "
                     "of its owner's")
         if isinstance(action, Call) and action.word in ("ready",) and self.step in (ALLOT, BLOCK):

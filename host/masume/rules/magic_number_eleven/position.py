@@ -61,9 +61,9 @@ MIDDLE = 4
 ATTACK_CARDS = {"attacking": 3, "normal": 2, "defending": 1}
 DEFENCE_CARDS = 2
 WONDER = 11  # the magic number
-#: The largest power change a by-hand adjustment offers (a menu must end somewhere; no
-#: attack or defence total of the game comes near it).
-ADJUST_POWER = 30
+#: The largest power change one by-hand adjustment offers: a menu must end somewhere,
+#: and adjustments add up, so a card that says more is recorded in two.
+ADJUST_POWER = 10
 SHOOTOUT_KICKS = 5
 #: Draft rounds: who picks first in each (away, home, away).
 DRAFT_FIRST = (AWAY, HOME, AWAY)
@@ -461,7 +461,7 @@ class Position:
         the hand of five and the cards left, discard from a hand what it holds, press the
         track's length; discard a named synergy card lying on a synergy area; move a player
         card of the field to free cells of its own field (not off it: a card lifted a moment
-        is no action). No other bound: the card says how much."""
+        is no action). Adjustments add up: the card says how much."""
         for side in (HOME, AWAY):
             name = SIDES[side]
             if self.shot is not None and self.phase in (ATTACK, DEFENCE):
@@ -690,7 +690,8 @@ class Position:
             return ("power only in a shot under way; draw within the hand of five and the cards "
                     "left; discard what the hand holds, or a synergy card lying on an area; press "
                     f"while the marker can move (1-{TRACK - 1}); power 1-{ADJUST_POWER} either "
-                    "way; move a player card of the field to free cells of its own field")
+                    "way, several add up; move a player card of the field to free cells of its "
+                    "own field")
         return "not allowed here"
 
     def _sub_problem(self, action: Sub) -> str:
