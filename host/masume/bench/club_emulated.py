@@ -560,7 +560,8 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
         moved = [min(t for t in b.hellos if t > killed_at[0]) - killed_at[0] for b in boards
                  if killed_at and any(t > killed_at[0] for t in b.hellos)]
         if differ:
-            log(f"  kept for a look: {work} (the database, the servers' logs)")
+            log(f"  kept for a look: {work} (the servers' logs)"
+                + (f" and the database {db}" if drop_db else " and the database"))
         else:
             keep = False
         p50, p99 = _quantiles([x for b in boards for x in b.measure.latencies])
@@ -575,7 +576,8 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
                 "canary_p50": c50, "canary_p99": c99,
                 "cpu_per_board": cpu_used / busy / (n + canaries) * 100,
                 "idle_per_table": idle, "servers": servers,
-                "failover_s": max(moved) if moved else None, "moved": len(moved),
+                "failover": _quantiles(moved) + (max(moved),) if moved else None,
+                "moved": len(moved),
                 "rss_mb": rss, "bench_cpu": own, "startup_s": startup,
                 "actions": sum(len(v) for v in want.values()), "differ": differ,
                 "bad_frames": sum(b.bad_frames for b in boards)}
@@ -593,7 +595,7 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
                 proc.wait()
         for b in boards:
             b.client.disconnect()
-        if drop_db is not None:
+        if drop_db is not None and not keep:
             drop_db()
         for sim in sims:
             sim.close()
@@ -648,7 +650,8 @@ def run(boards: int, seconds: float, pace: float, canaries: int = 2, servers: in
               f"{r['startup_s']:.1f} s", flush=True)
         if kill:
             print("            failover: " + (
-                f"{r['moved']} boards moved, the last {r['failover_s']:.2f} s after the SIGKILL"
+                f"{r['moved']} boards moved after the SIGKILL: half by {r['failover'][0]:.2f} s, "
+                f"the last {r['failover'][2]:.2f} s"
                 if r["moved"] else "the killed server ran no board"), flush=True)
         ok &= not r["differ"]
         if r["p99"] < P99_LIMIT_MS and not over:
