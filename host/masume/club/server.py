@@ -330,7 +330,7 @@ class ClubServer:
             if not self.preferred(unit):
                 # Another live server should run it: take it only once it has been
                 # left without an owner for a whole lease (that server is gone).
-                owner = self.store.owners().get(unit)
+                owner = self.store.owner(unit)
                 now = time.time()
                 since = self._unowned.setdefault(unit, now)
                 if owner is not None and owner[1] >= now:

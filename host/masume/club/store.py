@@ -373,6 +373,12 @@ class ClubStore:
         return sorted(r[0] for r in self._read("SELECT server FROM servers WHERE expires >= ?",
                                                 (time.time(),)))
 
+    def owner(self, unit: str) -> tuple[str, float] | None:
+        """(server, expires) of ``unit``'s lease, or None: one row, where
+        :meth:`owners` reads a hall's worth."""
+        rows = self._read("SELECT server, expires FROM owners WHERE unit = ?", (unit,))
+        return (rows[0][0], float(rows[0][1])) if rows else None
+
     def owners(self) -> dict[str, tuple[str, float]]:
         return {u: (s, e) for u, s, e in self._read("SELECT unit, server, expires FROM owners")}
 
