@@ -215,7 +215,12 @@ class TableSession:
             try:
                 self.link.set_leds(effects.leds)
             except RuntimeError:
-                pass  # no board yet: the picture goes out at the handshake
+                # No board yet. The core must not count this picture as shown: the
+                # snapshot after the handshake often draws the same one, which would
+                # then never go out (a loaded server's tables ticked before their
+                # handshakes: 53 of 300 boards dark, docs/benchmarks.md). Drawn
+                # again at the next tick, it goes out once the board is there.
+                self.core.leds = {}
         if effects.changed:
             self._notify()
 
