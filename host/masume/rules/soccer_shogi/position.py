@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Union
 
 from ..base import IllegalAction, Legend, Light, NotationError, Outcome, Restart, Status
 from .actions import STEP_ACTIONS, Action, Jump, Kick, Pass, Step, Take
@@ -17,9 +17,7 @@ from .geometry import (
     ALL_GOALS,
     AREA_SQUARES,
     BB_AREAS,
-    BB_HOPS,
     BB_LINES,
-    BB_PITCH,
     BB_QUIET,
     BB_SQUARES,
     BB_STEPS,
@@ -28,6 +26,7 @@ from .geometry import (
     EMPTY,
     FILES,
     GOAL_SQUARES,
+    JUMPS,
     KEEPER_AREA,
     PIECE_CHARS,
     PIECE_NAMES,
@@ -47,7 +46,6 @@ from .geometry import (
     _square,
     _start_cells,
     bb_count,
-    bb_jumpers,
     bb_squares,
     bitboards,
 )
@@ -97,10 +95,9 @@ _FAMILIES = (((), (1,)), ((0,), (0, 1)))
 #: The Jump of each (path of square indices, steal) met so far: actions are immutable.
 _JUMPS: dict[tuple[tuple[int, ...], int], Jump] = {}
 
-#: Per pitch square, each step from it: (target, target's bit, the Step, (square, target)).
-_STEP_TABLE: dict[int, tuple[tuple[int, int, Step, tuple[int, int]], ...]] = {
-    square: tuple((target, BB_SQUARES[target], action, (square, target))
-                  for target, action in steps)
+#: Per pitch square, each step from it: (target, the Step, (square, target)).
+_STEP_TABLE: dict[int, tuple[tuple[int, Step, tuple[int, int]], ...]] = {
+    square: tuple((target, action, (square, target)) for target, action in steps)
     for square, steps in STEP_ACTIONS.items()
 }
 
@@ -146,6 +143,10 @@ class _Effect:
                 self._cells = tuple(new)
         return self._cells
 
+
+#: What a legal action leads to, as generated: the position, or what ``Position.apply``
+#: makes it from (a kick's effect, a step's squares, a jump's (Jump, from, to, ball taken)).
+_Found = Union["Position", _Effect, tuple[int, int], tuple[Jump, int, int, bool]]
 
 #: The sides' colours, and how the highlights of ``status()`` show.
 LEGEND = Legend(
@@ -318,7 +319,7 @@ class Position:
         >>> len(list(RULES.start().legal_actions())) > 0
         True
         """
-        return iter(self._legal)
+        return iter(self._generated[0])
 
     def is_legal(self, action: object) -> bool:
         try:
@@ -359,72 +360,102 @@ class Position:
         return {action: self.apply(action) for action in self._legal}
 
     @cached_property
-    def _legal(self) -> dict[Action, Position | _Effect | tuple[int, int]
-                                | tuple[Jump, int, int, bool]]:
-        """Legal action -> the position it leads to, or for an action the quick test
-        found legal, what :meth:`apply` makes it from: its effect (a kick), its squares
-        (a step), or the chain's result (a jump: the Jump, from, to, ball taken).
-        In the order of :meth:`_effects`."""
+    def _legal(self) -> dict[Action, _Found]:
+        """Legal action -> the position it leads to, or what :meth:`apply` makes it from
+        (see :meth:`_generated`); made when an action is first looked up, not when
+        they are only listed (hashing the actions is a fair part of listing them)."""
+        actions, found = self._generated
+        return dict(zip(actions, found))
+
+    @cached_property
+    def _generated(self) -> tuple[list[Action], list[_Found]]:
+        """The legal actions in the order of :meth:`_effects`, and for each the position
+        it leads to, or for an action the quick test found legal, what :meth:`apply`
+        makes it from: its effect (a kick), its squares (a step), or the chain's result
+        (a jump: the Jump, from, to, ball taken)."""
         if self.phase == OVER or self.outcome() is not None:
-            return {}
+            return [], []
         if self.phase == GOAL:
-            return {Restart(): Position._start(self.side, self.score, self.options)}
+            return [Restart()], [Position._start(self.side, self.score, self.options)]
         if self.phase == TAKE:
             every, legal = self._take_variants()
             # Should no choice let the turn go on, the steal still happens (docs: "Pass").
-            return dict(legal or every)
-        children: dict[Action, Position | _Effect | tuple[int, int]
-                       | tuple[Jump, int, int, bool]] = {}
+            chosen = legal or every
+            return list(chosen), list(chosen.values())
+        actions: list[Action] = []
+        found: list[_Found] = []
+        add_action, add_found = actions.append, found.append
         quick = self._quick_test()
         ball = self.ball
         if quick is None:  # a sandwich on the board: the full test for every step
             for square, target, action, _, _ in self._judged_steps(quick):
                 child, _ = self._resolve(self._step_effect(square, target, action))
                 if child is not None:
-                    children[action] = child
+                    add_action(action)
+                    add_found(child)
         else:  # _judged_steps, inlined: the hottest loop
-            empty, active, _ = self._boards
-            plain, plain_from, plain_to = quick.plain, quick.plain_from, quick.plain_to
-            for square in bb_squares(active):
-                plain_here = plain_to if BB_SQUARES[square] & plain_from else 0
-                spare = quick.spare(square) if plain_here and plain is None else 0
-                for target, bit, action, pair in _STEP_TABLE[square]:
-                    if not empty & bit:
+            cells, verdict_of = self.cells, quick.verdict
+            plain_from, plain_to = quick.plain_from_flags, quick.plain_to_flags
+            for square in self._active_squares:
+                if plain_from[square]:
+                    sure, lone = quick.plain_verdict(square)
+                    for target, action, pair in _STEP_TABLE[square]:
+                        if cells[target]:
+                            continue
+                        if plain_to[target]:
+                            verdict = None if target == lone else sure
+                        else:  # a step onto the free ball takes it
+                            verdict = verdict_of(square, target, target if ball == target else ball)
+                        if verdict:
+                            add_action(action)
+                            add_found(pair)
+                        elif verdict is None:
+                            child, _ = self._resolve(self._step_effect(square, target, action))
+                            if child is not None:
+                                add_action(action)
+                                add_found(child)
+                    continue
+                for target, action, pair in _STEP_TABLE[square]:
+                    if cells[target]:
                         continue
-                    if plain_here & bit:
-                        verdict = True if spare & ~bit else plain
-                    else:
-                        # A dribble carries the ball; a step onto the free ball takes it.
-                        verdict = quick.verdict(
-                            square, target, target if ball == square or ball == target else ball)
+                    # A dribble carries the ball; a step onto the free ball takes it.
+                    verdict = verdict_of(
+                        square, target, target if ball == square or ball == target else ball)
                     if verdict:
-                        children[action] = pair
+                        add_action(action)
+                        add_found(pair)
                     elif verdict is None:
                         child, _ = self._resolve(self._step_effect(square, target, action))
                         if child is not None:
-                            children[action] = child
+                            add_action(action)
+                            add_found(child)
         for effect in self._kick_effects() if self.cells[ball] == ACTIVE[self.side] else ():
             verdict = None
             if quick and not effect.goal:  # -1, -1: only the ball moves
                 verdict = quick.judge(-1, -1, effect.ball)
             if verdict:
-                children[effect.action] = effect
+                add_action(effect.action)
+                add_found(effect)
             elif verdict is None:
                 child, _ = self._resolve(effect)
                 if child is not None:
-                    children[effect.action] = child
-        for square, families in self._jumpers():
-            for jump, end, has_ball in self._chains(square, families):
+                    add_action(effect.action)
+                    add_found(child)
+        for square in self._jumpers():
+            for jump, end, has_ball in self._chains(square):
                 verdict = quick.judge(square, end, end if has_ball else ball) if quick else None
                 if verdict:
-                    children[jump] = (jump, square, end, has_ball)
+                    add_action(jump)
+                    add_found((jump, square, end, has_ball))
                 elif verdict is None:
                     child, _ = self._resolve(self._jump_effect(jump, square, end, has_ball))
                     if child is not None:
-                        children[jump] = child
-        if not children:
-            children[Pass()] = self._end_turn(self.cells, self.ball, self.keepers, ())
-        return children
+                        add_action(jump)
+                        add_found(child)
+        if not actions:
+            add_action(Pass())
+            add_found(self._end_turn(self.cells, self.ball, self.keepers, ()))
+        return actions, found
 
     @cached_property
     def _boards(self) -> tuple[int, int, int]:
@@ -441,25 +472,29 @@ class Position:
         quick test counts, so one verdict per position holds for all of them (at the
         first action: given one of the position's quiet steps is left for the second,
         see :meth:`_QuickTest.spare`): they are judged with bit operations only."""
-        empty, active, _ = self._boards
-        ball = self.ball
-        plain_from = plain_to = 0
-        plain: bool | None = None
-        if quick is not None:
-            plain, plain_from, plain_to = quick.plain, quick.plain_from, quick.plain_to
-        for square in bb_squares(active):
-            plain_here = plain_to if BB_SQUARES[square] & plain_from else 0
-            spare = quick.spare(square) if quick and plain_here and plain is None else 0
-            for target, bit, action, pair in _STEP_TABLE[square]:
-                if not empty & bit:
+        cells, ball = self.cells, self.ball
+        for square in self._active_squares:
+            sure: bool | None = None
+            lone = -1
+            plain_to = b""
+            if quick is not None and quick.plain_from_flags[square]:
+                sure, lone = quick.plain_verdict(square)
+                plain_to = quick.plain_to_flags
+            for target, action, pair in _STEP_TABLE[square]:
+                if cells[target]:
                     continue
-                if plain_here & bit:
-                    yield square, target, action, pair, True if spare & ~bit else plain
+                if plain_to and plain_to[target]:
+                    yield square, target, action, pair, None if target == lone else sure
                     continue
                 # A dribble carries the ball; a step onto the free ball takes it.
                 new_ball = target if ball == square or ball == target else ball
                 yield square, target, action, pair, (
                     quick.verdict(square, target, new_ball) if quick else None)
+
+    @cached_property
+    def _active_squares(self) -> tuple[int, ...]:
+        """The squares of the side to move's active players, in PITCH order."""
+        return tuple(bb_squares(self._boards[1]))
 
     def _quick_test(self) -> _QuickTest | None:
         """The quick test of this position's actions, or None where it cannot be used
@@ -545,20 +580,15 @@ class Position:
         cells = self.cells
         if cells[self.ball] == mine:
             yield from self._kick_effects()
-        for square, families in self._jumpers():
-            yield from self._jump_effects(square, families)
+        for square in self._jumpers():
+            yield from self._jump_effects(square)
 
-    def _jumpers(self) -> Iterator[tuple[int, tuple[int, ...]]]:
-        """The players that may start a chain, each with the families (0 orthogonal, 1
-        diagonal) it has a first hop in: few, most players have none."""
-        me = self.side
-        cannot_jump = self.keepers[me] if self.options.keepers_cannot_jump else -1
-        empty, active, _ = self._boards
-        orthogonal, diagonal = bb_jumpers(active, BB_PITCH & ~empty, empty)
-        for square in bb_squares(orthogonal | diagonal):
-            if square != cannot_jump:
-                bit = BB_SQUARES[square]
-                yield square, _FAMILIES[bool(orthogonal & bit)][bool(diagonal & bit)]
+    def _jumpers(self) -> tuple[int, ...]:
+        """The players that may start a chain (``_chains`` finds none for most)."""
+        if not self.options.keepers_cannot_jump:
+            return self._active_squares
+        keeper = self.keepers[self.side]
+        return tuple(square for square in self._active_squares if square != keeper)
 
     def _moved_keepers(self, frm: int, to: int) -> tuple[int, int]:
         if self.keepers[self.side] != frm:
@@ -615,9 +645,9 @@ class Position:
                     )
                 break
 
-    def _jump_effects(self, square: int, families: tuple[int, ...] = (0, 1)) -> Iterator[_Effect]:
+    def _jump_effects(self, square: int) -> Iterator[_Effect]:
         """The effects of :meth:`_chains`."""
-        for jump, end, has_ball in self._chains(square, families):
+        for jump, end, has_ball in self._chains(square):
             yield self._jump_effect(jump, square, end, has_ball)
 
     def _jump_effect(self, jump: Jump, square: int, end: int, has_ball: bool) -> _Effect:
@@ -627,50 +657,59 @@ class Position:
             (ball,) if jump.steal else (), False, square, end, self.side,
         )
 
-    def _chains(self, square: int, families: tuple[int, ...] = (0, 1)) -> Iterator[
-            tuple[Jump, int, bool]]:
+    def _chains(self, square: int) -> list[tuple[Jump, int, bool]]:
         """One chain per distinct result (end square, ball taken or not), the shortest:
         (the Jump, its end square, whether the jumper has the ball there).
 
         While the jumper is in the air its own square is empty; the only thing
         a chain changes on the way is the ball (picked up from the ground, or
         taken from the opponent who is then flipped), so (square, has ball) is
-        the whole state of a chain.
+        the whole state of a chain. A breadth-first search per family (orthogonal,
+        then diagonal), on the cells (one index a square); the shortest path is the
+        first found, the orthogonal one on a tie.
         """
-        cells, ball, me = self.cells, self.ball, self.side
-        empty = self._boards[0]
-        # While the jumper is in the air its square is empty; nothing else empties or fills.
-        empty |= BB_SQUARES[square]
-        occupied = BB_PITCH & ~empty
-        free_ball = ball if cells[ball] == EMPTY else -1
-        victim_bit = BB_SQUARES[ball] if cells[ball] == ACTIVE[1 - me] else 0
+        board, ball, me = self._board, self.ball, self.side
+        free_ball = ball if board[ball] == EMPTY else -1
+        victim = ball if board[ball] == ACTIVE[1 - me] else -1
+        board[square] = EMPTY  # while the jumper is in the air; nothing else empties or fills
         # A chain's state: 2 * square + (1 if the jumper has the ball).
         start = 2 * square + (ball == square)
         best: dict[int, tuple[tuple[int, ...], int]] = {}
-        for family in families:  # those with a first hop
+        for family in (0, 1):
+            for mid, land in JUMPS[square][family]:
+                if board[mid] and not board[land]:
+                    break
+            else:
+                continue  # no first hop in this family (most players have none)
             paths: dict[int, tuple[tuple[int, ...], int]] = {start: ((square,), 0)}
-            frontier = [start]
-            while frontier:
-                following = []
-                for state in frontier:
-                    path, steal = paths[state]
-                    for mid_bit, land, land_bit in BB_HOPS[state >> 1][family]:
-                        if not (occupied & mid_bit and empty & land_bit):
-                            continue
-                        new_steal = steal
-                        if state & 1 or land == free_ball:
-                            new_state = 2 * land + 1
-                        elif mid_bit == victim_bit:
-                            new_state, new_steal = 2 * land + 1, len(path)
-                        else:
-                            new_state = 2 * land
+            queue = [start]
+            for state in queue:  # grows while it is read: breadth first
+                path, steal = paths[state]
+                for mid, land in JUMPS[state >> 1][family]:
+                    if not board[mid] or board[land]:
+                        continue
+                    if state & 1 or land == free_ball:
+                        new_state = 2 * land + 1
+                    elif mid == victim:
+                        new_state = 2 * land + 1
                         if new_state not in paths:
-                            paths[new_state] = (path + (land,), new_steal)
-                            following.append(new_state)
-                frontier = following
+                            paths[new_state] = (path + (land,), len(path))
+                            queue.append(new_state)
+                        continue
+                    else:
+                        new_state = 2 * land
+                    if new_state not in paths:
+                        paths[new_state] = (path + (land,), steal)
+                        queue.append(new_state)
+            del paths[start]
+            if not best:
+                best = paths
+                continue
             for state, found in paths.items():
-                if state != start and (state not in best or len(found[0]) < len(best[state][0])):
+                if state not in best or len(found[0]) < len(best[state][0]):
                     best[state] = found
+        board[square] = self.cells[square]
+        out = []
         for state, (path, steal) in best.items():
             try:
                 jump = _JUMPS[path, steal]
@@ -678,7 +717,13 @@ class Position:
                 if len(_JUMPS) >= 1 << 16:  # bounded: chains are many, few are met
                     _JUMPS.clear()
                 jump = _JUMPS[path, steal] = Jump(tuple(SQUARE_NAMES[i] for i in path), steal)
-            yield jump, state >> 1, bool(state & 1)
+            out.append((jump, state >> 1, bool(state & 1)))
+        return out
+
+    @cached_property
+    def _board(self) -> list[int]:
+        """The cells as a list the chain search marks the jumper's square in (and restores)."""
+        return list(self.cells)
 
     # ------------------------------------------------------------- turn rules
 
@@ -1192,8 +1237,8 @@ class _QuickTest:
     ``Position._judged_steps``) two ANDs.
     """
 
-    __slots__ = ("_may_spare", "_spares", "_targets", "_witnesses", "own", "plain", "plain_from",
-                 "plain_to", "position", "their")
+    __slots__ = ("_may_spare", "_spares", "_targets", "_witnesses", "own", "plain",
+                 "plain_from_flags", "plain_to_flags", "position", "their")
 
     def __init__(self, position: Position) -> None:
         self.position = position
@@ -1205,8 +1250,11 @@ class _QuickTest:
         free = empty & BB_QUIET & ~BB_SQUARES[ball]
         #: the targets of plain steps (see ``Position._judged_steps``), and their verdict
         #: at the second action (at the first: ``spare``, else None)
-        self.plain_from = BB_QUIET & ~BB_SQUARES[ball]
-        self.plain_to = free & ~BB_LINES[ball] if cells[ball] == ACTIVE[1 - me] else free
+        plain_to = free & ~BB_LINES[ball] if cells[ball] == ACTIVE[1 - me] else free
+        #: the same two sets as one byte per square (a set's bytes: square i is byte i),
+        #: read with one index per square
+        self.plain_from_flags = (BB_QUIET & ~BB_SQUARES[ball]).to_bytes(50, "little")
+        self.plain_to_flags = plain_to.to_bytes(50, "little")
         bad = self.own > 1 or self.their > 0 or (
             ball in KEEPER_AREA[me] and cells[ball] in (ACTIVE[me], RESTING[me]))
         self.plain: bool | None = None
@@ -1263,13 +1311,25 @@ class _QuickTest:
         return new_ball == to or not (
             new_ball in own_area and cells[new_ball] in (ACTIVE[me], RESTING[me]))
 
+    def plain_verdict(self, frm: int) -> tuple[bool | None, int]:
+        """The verdict on the plain moves of the player on ``frm`` (see
+        ``Position._judged_steps``), and the one target (-1: none) where it is None
+        instead: at the first action, the target of the only quiet step left."""
+        if self.plain is not None:
+            return self.plain, -1
+        spare = self.spare(frm)
+        if not spare:
+            return None, -1
+        if spare & (spare - 1):  # two or more targets: one is left whatever the move
+            return True, -1
+        return True, (spare.bit_length() - 1) >> 3
+
     def judge(self, frm: int, to: int, new_ball: int) -> bool | None:
-        """:meth:`verdict`, for a plain move (see ``Position._judged_steps``) from bits."""
-        if new_ball == self.position.ball and frm >= 0 and BB_SQUARES[frm] & self.plain_from \
-                and BB_SQUARES[to] & self.plain_to:
-            if self.plain is None:
-                return True if self.spare(frm) & ~BB_SQUARES[to] else None
-            return self.plain
+        """:meth:`verdict`, for a plain move (see ``Position._judged_steps``) from flags."""
+        if new_ball == self.position.ball and frm >= 0 and self.plain_from_flags[frm] \
+                and self.plain_to_flags[to]:
+            sure, lone = self.plain_verdict(frm)
+            return None if to == lone else sure
         return self.verdict(frm, to, new_ball)
 
     def verdict(self, frm: int, to: int, new_ball: int) -> bool | None:
