@@ -101,6 +101,14 @@ _STEP_TABLE: dict[int, tuple[tuple[int, Step, tuple[int, int]], ...]] = {
     for square, steps in STEP_ACTIONS.items()
 }
 
+#: Per pitch square, per square a kick from it may reach: (the Kick, the Kick free).
+_KICKS: dict[int, dict[int, tuple[Kick, Kick]]] = {
+    frm: {target: (Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target]),
+                   Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target], free=True))
+          for ray in RAYS[frm] for target in ray}
+    for frm in PITCH
+}
+
 PLAY, TAKE, GOAL, OVER = "play", "take", "goal", "over"
 
 
@@ -614,6 +622,7 @@ class Position:
     def _kick_effects(self) -> Iterator[_Effect]:
         cells, frm, me = self.cells, self.ball, self.side
         opponent_pieces = (ACTIVE[1 - me], RESTING[1 - me])
+        kicks = _KICKS[frm]
         # Rule 1-4: a kick from the own keeper area takes the ball out of it.
         stays_in_area = KEEPER_AREA[me] if frm in KEEPER_AREA[me] else frozenset()
         for ray in RAYS[frm]:
@@ -622,10 +631,8 @@ class Position:
                     guard = CORNER_SHOT_GUARD.get((frm, target))
                     blocked = guard is not None and cells[guard] in opponent_pieces
                     if target in GOAL_SQUARES[1 - me] and not blocked:
-                        yield _Effect(
-                            Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target]),
-                            cells, target, self.keepers, (), True, -1, -1, me,
-                        )
+                        yield _Effect(kicks[target][0], cells, target, self.keepers, (), True,
+                                      -1, -1, me)
                     break
                 occupant = cells[target]
                 if target in stays_in_area:
@@ -633,16 +640,12 @@ class Position:
                         continue
                     break
                 if occupant == EMPTY:
-                    yield _Effect(
-                        Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target], free=True),
-                        cells, target, self.keepers, (), False, -1, -1, me,
-                    )
+                    yield _Effect(kicks[target][1], cells, target, self.keepers, (), False,
+                                  -1, -1, me)
                     continue
                 if occupant == ACTIVE[me]:
-                    yield _Effect(
-                        Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target]),
-                        cells, target, self.keepers, (), False, -1, -1, me,
-                    )
+                    yield _Effect(kicks[target][0], cells, target, self.keepers, (), False,
+                                  -1, -1, me)
                 break
 
     def _jump_effects(self, square: int) -> Iterator[_Effect]:
@@ -1237,7 +1240,8 @@ class _QuickTest:
     ``Position._judged_steps``) two ANDs.
     """
 
-    __slots__ = ("_may_spare", "_spares", "_targets", "_witnesses", "own", "plain",
+    __slots__ = ("_holder_lines", "_keeper", "_may_spare", "_mine", "_own_area", "_spares",
+                 "_targets", "_their_area", "_theirs", "_witnesses", "own", "plain",
                  "plain_from_flags", "plain_to_flags", "position", "their")
 
     def __init__(self, position: Position) -> None:
@@ -1268,13 +1272,20 @@ class _QuickTest:
                 targets = BB_STEPS[square] & free
                 if targets:
                     self._targets[square] = targets
-        self._witnesses: list[tuple[int, int]] | None = None
+        self._witnesses: list[tuple[int, int]] = []
         self._spares: dict[int, int] = {}
+        # What verdict() reads on every call, looked up once.
+        self._own_area, self._their_area = KEEPER_AREA[me], KEEPER_AREA[1 - me]
+        self._keeper = position.keepers[me]
+        self._mine, self._theirs = (ACTIVE[me], RESTING[me]), (ACTIVE[1 - me], RESTING[1 - me])
+        #: the holder's file and rank as flags, when an opponent holds the ball
+        self._holder_lines = BB_LINES[ball].to_bytes(50, "little") \
+            if cells[ball] == ACTIVE[1 - me] else b""
 
     @property
     def witnesses(self) -> list[tuple[int, int]]:
         """The quiet steps (square, target) a second action could make, in PITCH order."""
-        if self._witnesses is None:
+        if not self._witnesses:
             self._witnesses = [(square, target) for square, targets in self._targets.items()
                                for target in bb_squares(targets)]
         return self._witnesses
@@ -1336,19 +1347,19 @@ class _QuickTest:
         """A player moving ``frm`` -> ``to`` (-1, -1 for a kick), the ball ending on
         ``new_ball`` (with the mover, a team-mate, free, or where it was)."""
         p = self.position
-        me, cells, ball = p.side, p.cells, p.ball
-        if new_ball == ball and to >= 0 and cells[ball] == ACTIVE[1 - me] \
-                and BB_SQUARES[to] & BB_LINES[ball] \
-                and cells[_toward(to, ball)] in (ACTIVE[1 - me], RESTING[1 - me]):
+        ball = p.ball
+        if new_ball == ball and to >= 0 and self._holder_lines and self._holder_lines[to] \
+                and p.cells[_toward(to, ball)] in self._theirs:
             # It lands on the holder's file or rank, right behind the holder or the
             # opponents lined up with it: does it close a sandwich?
-            after = list(cells)
-            after[frm], after[to] = EMPTY, ACTIVE[me]
-            if _sandwich(tuple(after), ball, me)[0]:
+            after = list(p.cells)
+            after[frm], after[to] = EMPTY, ACTIVE[p.side]
+            if _sandwich(tuple(after), ball, p.side)[0]:
                 return None
-        own_area, their_area = KEEPER_AREA[me], KEEPER_AREA[1 - me]
-        if p.done == 0:
-            if to in own_area and frm != p.keepers[me] and frm not in own_area:
+        own_area, their_area = self._own_area, self._their_area
+        done = p.done
+        if done == 0:
+            if to in own_area and frm != self._keeper and frm not in own_area:
                 # it enters its keeper area: the second action must take it out
                 return True if self._steps_out(frm, to, new_ball) else None
         elif p.entered >= 0 and (frm != p.entered or to in own_area):
@@ -1357,17 +1368,19 @@ class _QuickTest:
         if frm >= 0:
             own += (to in own_area) - (frm in own_area)
             their += (to in their_area) - (frm in their_area)
-        holds = new_ball == to if frm >= 0 and new_ball in (frm, to) \
-            else cells[new_ball] in (ACTIVE[me], RESTING[me])
+            holds = new_ball == to if new_ball == frm or new_ball == to \
+                else p.cells[new_ball] in self._mine
+        else:
+            holds = p.cells[new_ball] in self._mine
         if own > 1 or their > 0 or (holds and new_ball in own_area):
-            if p.done != 0:
+            if done != 0:
                 return False  # the turn may not end so
             return True if frm >= 0 and self._steps_out(frm, to, new_ball) else None
-        if p.done != 0:
+        if done != 0:
             return True
         if not self._targets:
             return None
-        for square, target in self.witnesses:
+        for square, target in self._witnesses or self.witnesses:
             if square != frm and target != to and square != new_ball and target != new_ball:
                 return True
         return None
