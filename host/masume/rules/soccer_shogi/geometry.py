@@ -249,6 +249,26 @@ def bitboards(cells: tuple[int, ...], side: int) -> tuple[int, int, int]:
             int.from_bytes(raw.translate(_PIECE_TABLES[side]), "little"))
 
 
+def position_sets(cells: tuple[int, ...], side: int) -> tuple[tuple[int, int, int], list[int]]:
+    """:func:`bitboards`, and the squares of ``side``'s active players in ascending
+    order (one ``bytes.find`` each): what a position keeps of itself as sets.
+
+    >>> sets, squares = position_sets(_start_cells(0)[0], RED)
+    >>> sets == bitboards(_start_cells(0)[0], RED), [SQUARE_NAMES[i] for i in squares]
+    (True, ['C1', 'A2', 'B2', 'C2', 'D2', 'E2'])
+    """
+    raw = bytes(cells)
+    code = ACTIVE[side]
+    squares = []
+    found = raw.find(code)
+    while found >= 0:
+        squares.append(found)
+        found = raw.find(code, found + 1)
+    return ((int.from_bytes(raw.translate(_EMPTY_TABLE), "little") & BB_PITCH,
+             int.from_bytes(raw.translate(_ACTIVE_TABLES[side]), "little"),
+             int.from_bytes(raw.translate(_PIECE_TABLES[side]), "little")), squares)
+
+
 def _direction_offset(direction: tuple[int, int]) -> int:
     return direction[1] * 5 + direction[0]
 

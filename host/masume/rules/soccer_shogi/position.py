@@ -47,7 +47,7 @@ from .geometry import (
     _start_cells,
     bb_count,
     bb_squares,
-    bitboards,
+    position_sets,
 )
 
 # --------------------------------------------------------------------------- options
@@ -100,6 +100,10 @@ _STEP_TABLE: dict[int, tuple[tuple[int, Step, tuple[int, int]], ...]] = {
     square: tuple((target, action, (square, target)) for target, action in steps)
     for square, steps in STEP_ACTIONS.items()
 }
+
+#: Per family (orthogonal, diagonal), per square (all 50): its hops (jumped, landing).
+_FAMILY_HOPS: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
+    tuple(JUMPS[s][family] if s in JUMPS else () for s in range(50)) for family in (0, 1))
 
 #: Per pitch square, per square a kick from it may reach: (the Kick, the Kick free).
 _KICKS: dict[int, dict[int, tuple[Kick, Kick]]] = {
@@ -440,7 +444,7 @@ class Position:
         for effect in self._kick_effects() if self.cells[ball] == ACTIVE[self.side] else ():
             verdict = None
             if quick and not effect.goal:  # -1, -1: only the ball moves
-                verdict = quick.judge(-1, -1, effect.ball)
+                verdict = quick.verdict(-1, -1, effect.ball)
             if verdict:
                 add_action(effect.action)
                 add_found(effect)
@@ -450,8 +454,21 @@ class Position:
                     add_action(effect.action)
                     add_found(child)
         for square in self._jumpers():
-            for jump, end, has_ball in self._chains(square):
-                verdict = quick.judge(square, end, end if has_ball else ball) if quick else None
+            chains = self._chains(square)
+            if not chains:
+                continue
+            # quick.judge, inlined: a chain that takes no ball, from and to plain squares,
+            # has the verdict of its player's plain steps
+            sure, lone, plain_to = None, -1, b""
+            if quick is not None and quick.plain_from_flags[square]:
+                sure, lone = quick.plain_verdict(square)
+                plain_to = quick.plain_to_flags
+            for jump, end, has_ball in chains:
+                if plain_to and not has_ball and plain_to[end]:
+                    verdict = None if end == lone else sure
+                else:
+                    verdict = quick.verdict(square, end, end if has_ball else ball) \
+                        if quick else None
                 if verdict:
                     add_action(jump)
                     add_found((jump, square, end, has_ball))
@@ -465,10 +482,15 @@ class Position:
             add_found(self._end_turn(self.cells, self.ball, self.keepers, ()))
         return actions, found
 
+    def __post_init__(self) -> None:
+        _keep_sets(self)
+
     @cached_property
     def _boards(self) -> tuple[int, int, int]:
-        """(empty pitch squares, the side to move's active players, all its players)."""
-        return bitboards(self.cells, self.side)
+        """(empty pitch squares, the side to move's active players, all its players):
+        made with the position (``_keep_sets``), as python-chess's board keeps its
+        occupancy sets."""
+        return position_sets(self.cells, self.side)[0]
 
     def _judged_steps(self, quick: _QuickTest | None) -> Iterator[
             tuple[int, int, Step, tuple[int, int], bool | None]]:
@@ -500,9 +522,10 @@ class Position:
                     quick.verdict(square, target, new_ball) if quick else None)
 
     @cached_property
-    def _active_squares(self) -> tuple[int, ...]:
-        """The squares of the side to move's active players, in PITCH order."""
-        return tuple(bb_squares(self._boards[1]))
+    def _active_squares(self) -> list[int]:
+        """The squares of the side to move's active players, in PITCH order (made with
+        the position, ``_keep_sets``)."""
+        return position_sets(self.cells, self.side)[1]
 
     def _quick_test(self) -> _QuickTest | None:
         """The quick test of this position's actions, or None where it cannot be used
@@ -591,12 +614,12 @@ class Position:
         for square in self._jumpers():
             yield from self._jump_effects(square)
 
-    def _jumpers(self) -> tuple[int, ...]:
+    def _jumpers(self) -> list[int]:
         """The players that may start a chain (``_chains`` finds none for most)."""
         if not self.options.keepers_cannot_jump:
             return self._active_squares
         keeper = self.keepers[self.side]
-        return tuple(square for square in self._active_squares if square != keeper)
+        return [square for square in self._active_squares if square != keeper]
 
     def _moved_keepers(self, frm: int, to: int) -> tuple[int, int]:
         if self.keepers[self.side] != frm:
@@ -669,7 +692,9 @@ class Position:
         taken from the opponent who is then flipped), so (square, has ball) is
         the whole state of a chain. A breadth-first search per family (orthogonal,
         then diagonal), on the cells (one index a square); the shortest path is the
-        first found, the orthogonal one on a tie.
+        first found, the orthogonal one on a tie. Where the ball was taken follows
+        from the path (the first hop over its holder), found only for a chain that
+        took it.
         """
         board, ball, me = self._board, self.ball, self.side
         free_ball = ball if board[ball] == EMPTY else -1
@@ -677,43 +702,37 @@ class Position:
         board[square] = EMPTY  # while the jumper is in the air; nothing else empties or fills
         # A chain's state: 2 * square + (1 if the jumper has the ball).
         start = 2 * square + (ball == square)
-        best: dict[int, tuple[tuple[int, ...], int]] = {}
-        for family in (0, 1):
-            for mid, land in JUMPS[square][family]:
+        best: dict[int, tuple[int, ...]] = {}
+        for hops in _FAMILY_HOPS:
+            for mid, land in hops[square]:
                 if board[mid] and not board[land]:
                     break
             else:
                 continue  # no first hop in this family (most players have none)
-            paths: dict[int, tuple[tuple[int, ...], int]] = {start: ((square,), 0)}
+            paths: dict[int, tuple[int, ...]] = {start: (square,)}
             queue = [start]
             for state in queue:  # grows while it is read: breadth first
-                path, steal = paths[state]
-                for mid, land in JUMPS[state >> 1][family]:
+                path = paths[state]
+                has_ball = state & 1
+                for mid, land in hops[state >> 1]:
                     if not board[mid] or board[land]:
                         continue
-                    if state & 1 or land == free_ball:
-                        new_state = 2 * land + 1
-                    elif mid == victim:
-                        new_state = 2 * land + 1
-                        if new_state not in paths:
-                            paths[new_state] = (path + (land,), len(path))
-                            queue.append(new_state)
-                        continue
-                    else:
-                        new_state = 2 * land
+                    new_state = 2 * land + 1 if has_ball or land == free_ball or mid == victim \
+                        else 2 * land
                     if new_state not in paths:
-                        paths[new_state] = (path + (land,), steal)
+                        paths[new_state] = path + (land,)
                         queue.append(new_state)
             del paths[start]
             if not best:
                 best = paths
                 continue
             for state, found in paths.items():
-                if state not in best or len(found[0]) < len(best[state][0]):
+                if state not in best or len(found) < len(best[state]):
                     best[state] = found
         board[square] = self.cells[square]
         out = []
-        for state, (path, steal) in best.items():
+        for state, path in best.items():
+            steal = _steal(path, victim) if state & 1 and victim >= 0 else 0
             try:
                 jump = _JUMPS[path, steal]
             except KeyError:
@@ -1213,7 +1232,15 @@ def _position(cells: tuple[int, ...], ball: int, side: int, done: int, phase: st
     fields["resigned"] = resigned
     fields["flipped"] = flipped
     fields["options"] = options
+    _keep_sets(made)
     return made
+
+
+def _keep_sets(position: Position) -> None:
+    """Make a position's sets with it (``Position._boards``, ``_active_squares``): every
+    position made is listed, so their cost belongs with the making."""
+    fields = position.__dict__
+    fields["_boards"], fields["_active_squares"] = position_sets(position.cells, position.side)
 
 
 _new_object = object.__new__
@@ -1384,6 +1411,15 @@ class _QuickTest:
             if square != frm and target != to and square != new_ball and target != new_ball:
                 return True
         return None
+
+
+def _steal(path: tuple[int, ...], victim: int) -> int:
+    """The index in ``path`` of the landing after the first hop over ``victim`` (0: none).
+    A hop's jumped square is halfway between its two squares (index = rank * 5 + file)."""
+    for k in range(1, len(path)):
+        if path[k - 1] + path[k] == 2 * victim:
+            return k
+    return 0
 
 
 def _toward(square: int, other: int) -> int:
