@@ -334,11 +334,8 @@ class Position:
         return iter(self._generated[0])
 
     def is_legal(self, action: object) -> bool:
-        try:
-            if action in self._legal:
-                return True
-        except TypeError:  # not hashable, so not an action
-            return False
+        if self._index(action) >= 0:
+            return True
         if isinstance(action, Jump):
             try:
                 self._apply_jump_path(action)
@@ -349,18 +346,18 @@ class Position:
 
     def apply(self, action: Action) -> Position:
         """The position after ``action``; IllegalAction says why it is not allowed."""
-        try:
-            found = self._legal[action]
-        except (KeyError, TypeError):
-            found = None
-        if isinstance(found, Position):
-            return found
-        if found is not None:  # an action the quick test found legal: made now, once
+        index = self._index(action)
+        if index >= 0:
+            results = self._generated[1]
+            found = results[index]
+            if isinstance(found, Position):
+                return found
+            # an action the quick test found legal: made now, once
             if isinstance(found, tuple):
                 found = (self._step_effect(found[0], found[1], action) if len(found) == 2
                          else self._jump_effect(*found))
             child = self._quickly_legal_child(found)
-            self._legal[action] = child
+            results[index] = child
             return child
         if isinstance(action, Jump):
             return self._apply_jump_path(action)
@@ -369,15 +366,32 @@ class Position:
     @property
     def _children(self) -> dict[Action, Position]:
         """Legal action -> resulting position, every one made."""
-        return {action: self.apply(action) for action in self._legal}
+        return {action: self.apply(action) for action in self._generated[0]}
+
+    def _index(self, action: object) -> int:
+        """Where a legal action is in :meth:`_generated` (-1: not legal). An action
+        taken from :meth:`legal_actions` is found by identity, without hashing (a
+        playout applies one action a position); any other by equality."""
+        try:
+            return self._identities.index(id(action))
+        except ValueError:
+            pass
+        try:
+            return self._legal.get(action, -1)
+        except TypeError:  # not hashable, so not an action
+            return -1
 
     @cached_property
-    def _legal(self) -> dict[Action, _Found]:
-        """Legal action -> the position it leads to, or what :meth:`apply` makes it from
-        (see :meth:`_generated`); made when an action is first looked up, not when
-        they are only listed (hashing the actions is a fair part of listing them)."""
-        actions, found = self._generated
-        return dict(zip(actions, found))
+    def _identities(self) -> list[int]:
+        """``id()`` of each legal action, in order: searched in C (``list.index``)."""
+        return list(map(id, self._generated[0]))
+
+    @cached_property
+    def _legal(self) -> dict[object, int]:
+        """Legal action -> its index in :meth:`_generated`; made when an action is first
+        looked up by equality, not when they are only listed (hashing the actions is a
+        fair part of listing them)."""
+        return {action: index for index, action in enumerate(self._generated[0])}
 
     @cached_property
     def _generated(self) -> tuple[list[Action], list[_Found]]:
@@ -442,9 +456,9 @@ class Position:
                             add_action(action)
                             add_found(child)
         for effect in self._kick_effects() if self.cells[ball] == ACTIVE[self.side] else ():
-            verdict = None
-            if quick and not effect.goal:  # -1, -1: only the ball moves
-                verdict = quick.verdict(-1, -1, effect.ball)
+            verdict = True  # a goal: always legal, nothing to look ahead to
+            if not effect.goal:  # -1, -1: only the ball moves
+                verdict = quick.verdict(-1, -1, effect.ball) if quick else None
             if verdict:
                 add_action(effect.action)
                 add_found(effect)
@@ -696,9 +710,8 @@ class Position:
         from the path (the first hop over its holder), found only for a chain that
         took it.
         """
-        board, ball, me = self._board, self.ball, self.side
-        free_ball = ball if board[ball] == EMPTY else -1
-        victim = ball if board[ball] == ACTIVE[1 - me] else -1
+        board, free_ball, victim = self._chain_setting
+        ball = self.ball
         board[square] = EMPTY  # while the jumper is in the air; nothing else empties or fills
         # A chain's state: 2 * square + (1 if the jumper has the ball).
         start = 2 * square + (ball == square)
@@ -743,9 +756,13 @@ class Position:
         return out
 
     @cached_property
-    def _board(self) -> list[int]:
-        """The cells as a list the chain search marks the jumper's square in (and restores)."""
-        return list(self.cells)
+    def _chain_setting(self) -> tuple[list[int], int, int]:
+        """What every chain search of the position reads: the cells as a list (the search
+        empties the jumper's square in it, and restores it), the free ball's square and
+        the square of the opponent holding the ball (-1: none)."""
+        cells, ball = self.cells, self.ball
+        return (list(cells), ball if cells[ball] == EMPTY else -1,
+                ball if cells[ball] == ACTIVE[1 - self.side] else -1)
 
     # ------------------------------------------------------------- turn rules
 
@@ -795,8 +812,12 @@ class Position:
         return self._end_turn(effect.cells, effect.ball, effect.keepers, effect.flipped), ""
 
     def _quickly_legal_child(self, effect: _Effect) -> Position:
-        """What :meth:`_resolve` makes of an effect the quick test found legal (no goal,
-        no sandwich, a turn that may end), without its look ahead."""
+        """What :meth:`_resolve` makes of an effect the quick test found legal (no
+        sandwich, a turn that may end; or a goal, always legal), without its look ahead."""
+        if effect.goal:
+            child, _ = self._resolve(effect)  # a goal: no look ahead
+            assert child is not None
+            return child
         me = self.side
         if self.done == 0:
             entered = -1
@@ -960,7 +981,7 @@ class Position:
         if self.phase == GOAL:
             return "a goal was scored: the pieces go back to the start first (restart)"
         if self.phase == TAKE:
-            choices = " or ".join(str(a) for a in self._legal)
+            choices = " or ".join(str(a) for a in self._generated[0])
             return (f"{self.to_move} first takes the ball from the sandwiched {self.ball_square} "
                     f"({choices})")
         return ""
@@ -987,7 +1008,7 @@ class Position:
         if isinstance(action, Take):
             if self.phase != TAKE:
                 return "no sandwich to resolve: a kick never goes to an opponent"
-            choices = " or ".join(str(a) for a in self._legal)
+            choices = " or ".join(str(a) for a in self._generated[0])
             return (f"the ball goes from {self.ball_square} to one of the sandwiching pieces "
                     f"({choices})")
         if phase_reason:
