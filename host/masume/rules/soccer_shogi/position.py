@@ -1289,7 +1289,7 @@ class _QuickTest:
     """
 
     __slots__ = ("_holder_lines", "_keeper", "_may_spare", "_mine", "_own_area", "_spares",
-                 "_targets", "_their_area", "_theirs", "_witnesses", "own", "plain",
+                 "_targets", "_their_area", "_theirs", "own", "plain",
                  "plain_from_flags", "plain_to_flags", "position", "their")
 
     def __init__(self, position: Position) -> None:
@@ -1320,7 +1320,6 @@ class _QuickTest:
                 targets = BB_STEPS[square] & free
                 if targets:
                     self._targets[square] = targets
-        self._witnesses: list[tuple[int, int]] = []
         self._spares: dict[int, int] = {}
         # What verdict() reads on every call, looked up once.
         self._own_area, self._their_area = KEEPER_AREA[me], KEEPER_AREA[1 - me]
@@ -1330,20 +1329,14 @@ class _QuickTest:
         self._holder_lines = BB_LINES[ball].to_bytes(50, "little") \
             if cells[ball] == ACTIVE[1 - me] else b""
 
-    @property
-    def witnesses(self) -> list[tuple[int, int]]:
-        """The quiet steps (square, target) a second action could make, in PITCH order."""
-        if not self._witnesses:
-            self._witnesses = [(square, target) for square, targets in self._targets.items()
-                               for target in bb_squares(targets)]
-        return self._witnesses
-
     def spare(self, frm: int) -> int:
         """The targets of the quiet steps left for the second action when ``frm`` moves
         first (0 at the second action, or where the turn could not end at once): a plain
         step from ``frm`` to a square outside this set leaves one of them."""
-        if not self._may_spare:
-            return 0
+        return self._others(frm) if self._may_spare else 0
+
+    def _others(self, frm: int) -> int:
+        """The targets of the first action's quiet steps of the players other than ``frm``."""
         out = self._spares.get(frm, -1)
         if out < 0:
             out = 0
@@ -1426,12 +1419,15 @@ class _QuickTest:
             return True if frm >= 0 and self._steps_out(frm, to, new_ball) else None
         if done != 0:
             return True
-        if not self._targets:
-            return None
-        for square, target in self._witnesses or self.witnesses:
-            if square != frm and target != to and square != new_ball and target != new_ball:
-                return True
-        return None
+        # A quiet step of another player left for the second action, not to the
+        # squares the ball and the mover end on (the ball's is no player's step:
+        # a mover's new_ball is the ball's square or its landing; a kick's may be a
+        # team-mate's).
+        if frm >= 0:
+            left = self._others(frm) & ~BB_SQUARES[to] & ~BB_SQUARES[new_ball]
+        else:
+            left = self._others(new_ball) & ~BB_SQUARES[new_ball]
+        return True if left else None
 
 
 def _steal(path: tuple[int, ...], victim: int) -> int:
