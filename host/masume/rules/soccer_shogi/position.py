@@ -46,7 +46,6 @@ from .geometry import (
     _square,
     _start_cells,
     bb_count,
-    bb_squares,
     position_sets,
 )
 
@@ -265,6 +264,8 @@ class Position:
         return out
 
     def outcome(self) -> Outcome | None:
+        if self.resigned < 0 and max(self.score) < self.options.goals_to_win:
+            return None  # the common case, asked once an action: nothing built
         score = {SIDES[0]: self.score[0], SIDES[1]: self.score[1]}
         if self.resigned >= 0:
             return Outcome(SIDES[1 - self.resigned], "resignation", score)
@@ -1288,14 +1289,14 @@ class _QuickTest:
     ``Position._judged_steps``) two ANDs.
     """
 
-    __slots__ = ("_holder_lines", "_keeper", "_may_spare", "_mine", "_own_area", "_spares",
-                 "_targets", "_their_area", "_theirs", "own", "plain",
+    __slots__ = ("_every_target", "_holder_lines", "_keeper", "_may_spare", "_mine", "_own_area",
+                 "_spares", "_targets", "_their_area", "_theirs", "own", "plain",
                  "plain_from_flags", "plain_to_flags", "position", "their")
 
     def __init__(self, position: Position) -> None:
         self.position = position
         me, ball, cells = position.side, position.ball, position.cells
-        empty, active, players = position._boards
+        empty, _, players = position._boards
         #: the side's players in its own keeper area, and in the opponent's
         self.own = bb_count(players & BB_AREAS[me])
         self.their = bb_count(players & BB_AREAS[1 - me])
@@ -1314,12 +1315,16 @@ class _QuickTest:
             self.plain = not bad and position.entered < 0
         #: the quiet steps of the first action, per player: square -> its targets
         self._targets: dict[int, int] = {}
+        every = 0
         self._may_spare = position.done == 0 and not bad
         if position.done == 0:
-            for square in bb_squares(active & BB_QUIET & ~BB_SQUARES[ball]):
-                targets = BB_STEPS[square] & free
+            quiet_from = self.plain_from_flags
+            for square in position._active_squares:
+                targets = BB_STEPS[square] & free if quiet_from[square] else 0
                 if targets:
                     self._targets[square] = targets
+                    every |= targets
+        self._every_target = every
         self._spares: dict[int, int] = {}
         # What verdict() reads on every call, looked up once.
         self._own_area, self._their_area = KEEPER_AREA[me], KEEPER_AREA[1 - me]
@@ -1337,6 +1342,8 @@ class _QuickTest:
 
     def _others(self, frm: int) -> int:
         """The targets of the first action's quiet steps of the players other than ``frm``."""
+        if frm not in self._targets:
+            return self._every_target
         out = self._spares.get(frm, -1)
         if out < 0:
             out = 0
