@@ -423,9 +423,10 @@ class Position:
         else:  # _judged_steps, inlined: the hottest loop
             cells, verdict_of = self.cells, quick.verdict
             plain_from, plain_to = quick.plain_from_flags, quick.plain_to_flags
+            plain = quick.plain
             for square in self._active_squares:
                 if plain_from[square]:
-                    sure, lone = quick.plain_verdict(square)
+                    sure, lone = (plain, -1) if plain is not None else quick.plain_verdict(square)
                     for target, action, pair in _STEP_TABLE[square]:
                         if cells[target]:
                             continue
@@ -476,7 +477,8 @@ class Position:
             # has the verdict of its player's plain steps
             sure, lone, plain_to = None, -1, b""
             if quick is not None and quick.plain_from_flags[square]:
-                sure, lone = quick.plain_verdict(square)
+                sure, lone = (quick.plain, -1) if quick.plain is not None \
+                    else quick.plain_verdict(square)
                 plain_to = quick.plain_to_flags
             for jump, end, has_ball in chains:
                 if plain_to and not has_ball and plain_to[end]:
