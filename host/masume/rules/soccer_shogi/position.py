@@ -104,6 +104,9 @@ _STEP_TABLE: dict[int, tuple[tuple[int, Step, tuple[int, int]], ...]] = {
 _FAMILY_HOPS: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
     tuple(JUMPS[s][family] if s in JUMPS else () for s in range(50)) for family in (0, 1))
 
+#: What a position's pickled or copied state leaves out (``Position.__getstate__``).
+_NOT_COPIED = frozenset(("_hash", "_identities"))
+
 #: Per pitch square, per square a kick from it may reach: (the Kick, the Kick free).
 _KICKS: dict[int, dict[int, tuple[Kick, Kick]]] = {
     frm: {target: (Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target]),
@@ -217,8 +220,9 @@ class Position:
             return value
 
     def __getstate__(self) -> dict[str, Any]:
-        # Not the cached hash: a string's hash differs from one process to another.
-        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+        # Not the cached hash (a string's hash differs from one process to another),
+        # nor the legal actions' ids (a copy's actions are other objects).
+        return {k: v for k, v in self.__dict__.items() if k not in _NOT_COPIED}
 
     # ------------------------------------------------------------- reading
 
