@@ -484,7 +484,8 @@ class Position:
                 sure, lone = (quick.plain, -1) if quick.plain is not None \
                     else quick.plain_verdict(square)
                 plain_to = quick.plain_to_flags
-            for jump, end, has_ball in chains:
+            for chain in chains:
+                jump, _, end, has_ball = chain
                 if plain_to and not has_ball and plain_to[end]:
                     verdict = None if end == lone else sure
                 else:
@@ -492,7 +493,7 @@ class Position:
                         if quick else None
                 if verdict:
                     add_action(jump)
-                    add_found((jump, square, end, has_ball))
+                    add_found(chain)
                 elif verdict is None:
                     child, _ = self._resolve(self._jump_effect(jump, square, end, has_ball))
                     if child is not None:
@@ -694,7 +695,7 @@ class Position:
 
     def _jump_effects(self, square: int) -> Iterator[_Effect]:
         """The effects of :meth:`_chains`."""
-        for jump, end, has_ball in self._chains(square):
+        for jump, _, end, has_ball in self._chains(square):
             yield self._jump_effect(jump, square, end, has_ball)
 
     def _jump_effect(self, jump: Jump, square: int, end: int, has_ball: bool) -> _Effect:
@@ -704,9 +705,9 @@ class Position:
             (ball,) if jump.steal else (), False, square, end, self.side,
         )
 
-    def _chains(self, square: int) -> list[tuple[Jump, int, bool]]:
+    def _chains(self, square: int) -> list[tuple[Jump, int, int, bool]]:
         """One chain per distinct result (end square, ball taken or not), the shortest:
-        (the Jump, its end square, whether the jumper has the ball there).
+        (the Jump, its start and end squares, whether the jumper has the ball there).
 
         While the jumper is in the air its own square is empty; the only thing
         a chain changes on the way is the ball (picked up from the ground, or
@@ -759,7 +760,7 @@ class Position:
                 if len(_JUMPS) >= 1 << 16:  # bounded: chains are many, few are met
                     _JUMPS.clear()
                 jump = _JUMPS[path, steal] = Jump(tuple(SQUARE_NAMES[i] for i in path), steal)
-            out.append((jump, state >> 1, bool(state & 1)))
+            out.append((jump, square, state >> 1, bool(state & 1)))
         return out
 
     @cached_property
