@@ -504,15 +504,13 @@ class Position:
             add_found(self._end_turn(self.cells, self.ball, self.keepers, ()))
         return actions, found
 
-    def __post_init__(self) -> None:
-        _keep_sets(self)
-
     @cached_property
     def _boards(self) -> tuple[int, int, int]:
-        """(empty pitch squares, the side to move's active players, all its players):
-        made with the position (``_keep_sets``), as python-chess's board keeps its
-        occupancy sets."""
-        return position_sets(self.cells, self.side)[0]
+        """(empty pitch squares, the side to move's active players, all its players),
+        made with :meth:`_active_squares` on first use: not with the position (the
+        tracker makes many positions it never lists the actions of)."""
+        boards, self.__dict__["_active_squares"] = position_sets(self.cells, self.side)
+        return boards
 
     def _judged_steps(self, quick: _QuickTest | None) -> Iterator[
             tuple[int, int, Step, tuple[int, int], bool | None]]:
@@ -546,8 +544,9 @@ class Position:
     @cached_property
     def _active_squares(self) -> list[int]:
         """The squares of the side to move's active players, in PITCH order (made with
-        the position, ``_keep_sets``)."""
-        return position_sets(self.cells, self.side)[1]
+        :meth:`_boards`)."""
+        self.__dict__["_boards"], squares = position_sets(self.cells, self.side)
+        return squares
 
     def _quick_test(self) -> _QuickTest | None:
         """The quick test of this position's actions, or None where it cannot be used
@@ -1261,15 +1260,7 @@ def _position(cells: tuple[int, ...], ball: int, side: int, done: int, phase: st
     fields["resigned"] = resigned
     fields["flipped"] = flipped
     fields["options"] = options
-    _keep_sets(made)
     return made
-
-
-def _keep_sets(position: Position) -> None:
-    """Make a position's sets with it (``Position._boards``, ``_active_squares``): every
-    position made is listed, so their cost belongs with the making."""
-    fields = position.__dict__
-    fields["_boards"], fields["_active_squares"] = position_sets(position.cells, position.side)
 
 
 _new_object = object.__new__
