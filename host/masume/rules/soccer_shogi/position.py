@@ -521,7 +521,7 @@ class Position:
         not onto the file or rank of an opponent holding the ball) changes nothing the
         quick test counts, so one verdict per position holds for all of them (at the
         first action: given one of the position's quiet steps is left for the second,
-        see :meth:`_QuickTest.spare`): they are judged with bit operations only."""
+        see :meth:`_QuickTest.plain_verdict`): they are judged with two flag reads."""
         cells, ball = self.cells, self.ball
         for square in self._active_squares:
             sure: bool | None = None
@@ -1283,8 +1283,8 @@ class _QuickTest:
     closes a sandwich on the ball's holder goes to the full test (tested only for a
     move landing right behind the holder's line of pieces on its file or rank), as
     does every action where a sandwich stands on the board already. The sets of
-    squares involved are bitboards (``geometry.BB_*``), the test of a plain move (see
-    ``Position._judged_steps``) two ANDs.
+    squares involved are bitboards (``geometry.BB_*``), read per square as byte flags;
+    the test of a plain move (see ``Position._judged_steps``) is two flag reads.
     """
 
     __slots__ = ("_every_target", "_holder_lines", "_keeper", "_may_spare", "_mine", "_own_area",
