@@ -473,8 +473,9 @@ class Position:
                 if child is not None:
                     add_action(effect.action)
                     add_found(child)
+        setting = self._chain_setting()
         for square in self._jumpers():
-            chains = self._chains(square)
+            chains = self._chains(square, setting)
             if not chains:
                 continue
             # quick.judge, inlined: a chain that takes no ball, from and to plain squares,
@@ -694,7 +695,7 @@ class Position:
 
     def _jump_effects(self, square: int) -> Iterator[_Effect]:
         """The effects of :meth:`_chains`."""
-        for jump, _, end, has_ball in self._chains(square):
+        for jump, _, end, has_ball in self._chains(square, self._chain_setting()):
             yield self._jump_effect(jump, square, end, has_ball)
 
     def _jump_effect(self, jump: Jump, square: int, end: int, has_ball: bool) -> _Effect:
@@ -704,7 +705,8 @@ class Position:
             (ball,) if jump.steal else (), False, square, end, self.side,
         )
 
-    def _chains(self, square: int) -> list[tuple[Jump, int, int, bool]]:
+    def _chains(self, square: int, setting: tuple[list[int], int, int]) -> list[
+            tuple[Jump, int, int, bool]]:
         """One chain per distinct result (end square, ball taken or not), the shortest:
         (the Jump, its start and end squares, whether the jumper has the ball there).
 
@@ -717,7 +719,7 @@ class Position:
         from the path (the first hop over its holder), found only for a chain that
         took it.
         """
-        board, free_ball, victim = self._chain_setting
+        board, free_ball, victim = setting
         ball = self.ball
         board[square] = EMPTY  # while the jumper is in the air; nothing else empties or fills
         # A chain's state: 2 * square + (1 if the jumper has the ball).
@@ -762,11 +764,11 @@ class Position:
             out.append((jump, square, state >> 1, bool(state & 1)))
         return out
 
-    @cached_property
     def _chain_setting(self) -> tuple[list[int], int, int]:
-        """What every chain search of the position reads: the cells as a list (the search
-        empties the jumper's square in it, and restores it), the free ball's square and
-        the square of the opponent holding the ball (-1: none)."""
+        """What the chain searches of one listing read: the cells as a list (a search
+        empties the jumper's square in it, and restores it: one list a listing, not one
+        a position, so that two threads listing the same position share none), the free
+        ball's square and the square of the opponent holding the ball (-1: none)."""
         cells, ball = self.cells, self.ball
         return (list(cells), ball if cells[ball] == EMPTY else -1,
                 ball if cells[ball] == ACTIVE[1 - self.side] else -1)
