@@ -25,6 +25,7 @@ from masume.leds import RED, WHITE
 from masume.link import BoardSession, Led, NoBoard, SerialTransport
 from masume.play.core import Effects, TableCore
 from masume.play.table import TableSession
+from masume.records import RecordError, check_record, parse_record, write_record
 from masume.rules import Game
 
 RULES = load_rules("soccer-shogi")
@@ -315,8 +316,20 @@ def test_a_chess_clock_counts_the_side_to_move_is_saved_and_restored() -> None:
     # Out of time: that side loses.
     effects = again.count_time(161.0)
     assert again.resigned == "blue"
-    assert effects.messages == ["blue's time ran out: the game is over"]
-    assert str(again.shown_position().outcome()) == "red wins (resignation)"
+    assert effects.messages == ["blue's time ran out: red wins (time)"]
+    assert str(again.shown_position().outcome()) == "red wins (time)"
+    # Recorded as a loss on time, which record check reads back as it.
+    headers = again.headers({"Game": "soccer-shogi"})
+    assert headers["Timeout"] == "blue" and "Resigned" not in headers
+    record = parse_record(write_record(again.game, {**headers, "Result": "red wins (time)"}))
+    assert str(check_record(record).outcome()) == "red wins (time)"
+    wrong = parse_record(write_record(again.game, {**headers,
+                                                   "Result": "red wins (resignation)"}))
+    with pytest.raises(RecordError, match=r"the replay ends: red wins \(time\)"):
+        check_record(wrong)
+    # Resumed, it is still over on time.
+    assert str(TableCore(RULES, BOARD, again.game, headers).shown_position().outcome()) == \
+        "red wins (time)"
 
 
 def test_play_takes_a_clock(tmp_path: Path) -> None:

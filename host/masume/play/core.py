@@ -23,6 +23,7 @@ from masume.leds import picture
 from masume.link import BoardEvent, Led, Reading
 from masume.link.events import parse_readings, readings_text
 from masume.play.cards import cards_of
+from masume.records import ended
 from masume.rules import Game, Position, Rules
 from masume.rules.base import AnyPosition, HidesInformation, IllegalAction, NotationError, Roll
 from masume.tracker import Change, Tracker, TrackerMemory
@@ -37,7 +38,7 @@ ONE_BY_ONE = ("set up the pieces", "move as the lights show")
 PER_SIDE = "per side"
 
 #: The record headers the table writes (the rest are the game's and the players').
-TABLE_HEADERS = ("Resigned", "Rolls", "Clock", "Link", "Sensed", "Tracker")
+TABLE_HEADERS = ("Resigned", "Timeout", "Rolls", "Clock", "Link", "Sensed", "Tracker")
 
 
 @dataclass
@@ -81,7 +82,10 @@ class TableCore:
         self.game = game
         self._out = Effects()  # what an input that faulted half-way caused is dropped
         self.tracker = Tracker(game, self.board, cards=cards_of(game.position))
-        self.resigned: str | None = headers.get("Resigned") or None
+        #: The side that resigned, or lost on time (``timed_out``: its clock ran out).
+        self.resigned: str | None = (headers.get("Resigned") or headers.get("Timeout")
+                                     or None)
+        self.timed_out = not headers.get("Resigned") and bool(headers.get("Timeout"))
         self.notice = ""  # the latest message worth showing (a refused die roll, ...)
         self._choices_for: tuple[Position[Any], list[Hashable]] | None = None
         #: A word button pressed before the pieces moved: (word, squares to put them on).
@@ -222,7 +226,7 @@ class TableCore:
         (``Link``, ``Sensed``, ``Tracker``)."""
         out = {k: v for k, v in headers.items() if k not in TABLE_HEADERS}
         if self.resigned:
-            out["Resigned"] = self.resigned
+            out["Timeout" if self.timed_out else "Resigned"] = self.resigned
         if self.rolls:
             out["Rolls"] = _write_rolls(self.rolls)
         position = self.game.position
@@ -250,9 +254,10 @@ class TableCore:
         return out
 
     def shown_position(self) -> AnyPosition:
-        """The game's position, resigned if a side resigned."""
+        """The game's position, ended if a side resigned or lost on time."""
         if self.resigned:
-            return self.rules.resign(self.game.position, self.resigned)
+            return ended(self.rules, self.game.position, self.resigned,
+                         on_time=self.timed_out)
         return self.game.position
 
     def choices(self) -> list[Hashable]:
@@ -370,8 +375,8 @@ class TableCore:
                     self._shown_second = shown
                     self._after(Change())
             return False
-        self.resigned = side
-        self.notice = f"{side}'s time ran out: the game is over"
+        self.resigned, self.timed_out = side, True
+        self.notice = f"{side}'s time ran out: {self.shown_position().outcome()}"
         self._note("clock", timer=key, action="time out")
         self._out.dirty = True
         self._after(Change())
@@ -386,7 +391,7 @@ class TableCore:
                 return  # the takeback said no to resigning; it takes nothing back
         if button == "takeback":
             if self.resigned:
-                self.resigned = None
+                self.resigned, self.timed_out = None, False
                 self._out.dirty = True
                 self._after(Change())
             elif not self.game.actions:
@@ -417,7 +422,7 @@ class TableCore:
                 self.notice = (f"resign for {self.game.position.status().to_move}? press "
                                "resign again to resign, takeback to play on")
             else:
-                self.resigned = self.game.position.status().to_move
+                self.resigned, self.timed_out = self.game.position.status().to_move, False
                 self.notice = f"{self.resigned} resigns: {self.shown_position().outcome()}"
                 self._out.dirty = True
             self._after(Change())
