@@ -343,3 +343,11 @@ def test_play_takes_a_clock(tmp_path: Path) -> None:
     (folder,) = games.iterdir()
     clock = read_record(folder / "record.txt").headers["Clock"]
     assert "per side=300.0" in clock and "blue clock=" in clock
+
+
+@pytest.mark.parametrize("command", ["play", "sim", "cards", "club", "record", "board", "bench"])
+def test_help_is_plain_words(command: str) -> None:
+    """``--help`` prints words, not the reStructuredText marks of the docstrings."""
+    proc = subprocess.run([*MASUME, command, "--help"], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert "`" not in proc.stdout and ":class:" not in proc.stdout, proc.stdout
