@@ -693,10 +693,12 @@ class Tracker:
         if settled:
             names = ", ".join(differing[:6]) + (" ..." if len(differing) > 6 else "")
             steps, put, take = self._hand_steps(want, differing, worded=True)
-            problems = self._card_problems(differing, want)
+            problems = self._card_problems(position, differing, want)
             message = "; ".join(problems) or f"the board does not match the game at {names}"
             if problems:
-                pass  # a card out of place is named as such (its tags are no one's words)
+                # A card out of place is named as such (its tags are no one's words),
+                # and so is what to do with the hands.
+                message += "; to put it right: " + "; ".join(self._card_steps(differing, want))
             elif self.taken_back is not None:
                 # The takeback button: the board still shows the action; say how to undo it.
                 message = f"take back {self.taken_back}: " + "; ".join(steps)
@@ -788,9 +790,10 @@ class Tracker:
         return View("follow", f"set up the pieces on the lit squares ({len(differing)} to go): "
                     + "; ".join(parts), differing=differing, put=differing)
 
-    def _card_problems(self, differing: tuple[str, ...],
+    def _card_problems(self, position: AnyPosition, differing: tuple[str, ...],
                        want: Mapping[str, Signature]) -> list[str]:
-        """On a card mat, what is wrong in words: an unknown tag, a card out of place."""
+        """On a card mat, what is wrong in words: an unknown tag, a card out of place
+        (with the engine's reason why it may not be played there)."""
         assert self._sensed is not None
         out: list[str] = []
         for name in differing:
@@ -812,12 +815,50 @@ class Tracker:
                            f"{self._card_label(wanted[-1])}")
             else:
                 out.append(f"{label} is on {name}: the game has no card there")
+            if copy is not None:
+                out[-1] += self._card_refusal(position, copy.id, name)
         for name in differing:
             wanted = want.get(name, ())
             if self._sensed[name] == () and wanted and not isinstance(wanted, bool) \
                     and str(wanted[-1]).startswith(("tag:", "card:")):
                 out.append(f"{name} is empty: the game has {self._card_label(wanted[-1])} there")
         return out
+
+    def _card_refusal(self, position: AnyPosition, copy_id: str, cell: str) -> str:
+        """Why the engine refuses card ``copy_id`` laid on ``cell`` (its IllegalAction,
+        the card called "it"), as " (not legal: ...)"; "" where the game's notation has
+        no such laying, or it is legal (the board is then not that action alone)."""
+        if not self._may_act(position):
+            return ""
+        for form in ("{}@{}", "{} {}"):
+            text = form.format(copy_id, cell)
+            try:
+                position.parse_action(text)
+                return ""
+            except IllegalAction as exc:
+                reason = str(exc).removeprefix(text + ": ")
+                reason = reason.replace(text, f"laying it on {cell}").replace(copy_id, "it")
+                return f" ({reason})" if "not legal" in reason else f" (not legal: {reason})"
+            except (NotationError, ValueError, KeyError):
+                continue
+        return ""
+
+    def _card_steps(self, differing: tuple[str, ...],
+                    want: Mapping[str, Signature]) -> list[str]:
+        """The hand movements that put a card mat right, each card by what the game
+        has there: take a card off, put one back (lit on the board as any fix is)."""
+        assert self._sensed is not None
+        steps: list[str] = []
+        for name in differing:
+            sensed, wanted = self._sensed[name], want.get(name, ())
+            if isinstance(sensed, bool) or isinstance(wanted, bool):
+                continue
+            other = bool(sensed and wanted) and wanted[-1] not in (sensed[-1], ANY_CARD)
+            if sensed and (not wanted or other):
+                steps.append(f"take the card off {name}")
+            if wanted and (not sensed or other):
+                steps.append(f"put {self._card_label(wanted[-1])} on {name}")
+        return steps
 
     def _card_label(self, piece: str) -> str:
         if piece == ANY_CARD:

@@ -63,11 +63,7 @@ def for_viewer(state: dict[str, Any], *, position: AnyPosition, board: Any,
     cards = cards_of(position)
     tracker = dict(state.get("tracker", {}))
     if cards is not None and tracker.get("message"):
-        seen = _seen_text(out)
-        if any(word in tracker["message"] and word not in seen
-               for word in _secret_words(cards)):
-            tracker["message"] = ("the board does not match the game at "
-                                  + ", ".join(tracker.get("squares", [])[:6]))
+        tracker["message"] = _unnamed(tracker["message"], cards, _seen_text(out))
         out["tracker"] = tracker
     return out
 
@@ -91,12 +87,29 @@ def _readable(position: Any, text: str, choices: Iterable[Hashable], viewer: str
     return False
 
 
-def _secret_words(cards: CardSet) -> Iterator[str]:
-    """What names a card: its tags, copy ids and names."""
+def said_to_all(position: AnyPosition, message: str) -> str:
+    """``message`` as the table's terminal may say it (everyone reads it): a card that
+    is not face up for all is "a card"."""
+    cards = cards_of(position)
+    if cards is None or not isinstance(position, HidesInformation):
+        return message
+    view = position.seen_by(None)
+    seen = [label for labels in view.cells.values() for label in labels]
+    seen += [f"{k} {v}" for k, v in view.panel]
+    return _unnamed(message, cards, "\n".join(seen))
+
+
+def _unnamed(message: str, cards: CardSet, seen: str) -> str:
+    """``message`` with every card the viewer may not see called "a card" (its name and
+    copy id, ``Aoki (F01.1)``, or its tag), the reason and the next step kept."""
     for copy in cards.copies():
-        if copy.tag:
-            yield copy.tag
-        yield copy.card.name
+        named = f"{copy.card.name} ({copy.id})"
+        if named in message and copy.card.name not in seen:
+            message = message.replace(named, "a card")
+        for word in (copy.tag, copy.card.name):
+            if word and word in message and word not in seen:
+                message = message.replace(word, "a card")
+    return message
 
 
 def _seen_text(state: Mapping[str, Any]) -> str:

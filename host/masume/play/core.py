@@ -22,7 +22,7 @@ from masume.boards import Board
 from masume.leds import picture
 from masume.link import BoardEvent, Led, Reading
 from masume.link.events import parse_readings, readings_text
-from masume.play.cards import cards_of
+from masume.play.cards import cards_of, said_to_all
 from masume.records import ended
 from masume.rules import Game, Position, Rules
 from masume.rules.base import AnyPosition, HidesInformation, IllegalAction, NotationError, Roll
@@ -534,7 +534,7 @@ class TableCore:
         # Setting up, or following a roll, is said once, not again for every piece put down.
         going_on = any(said.startswith(p) and self._said.startswith(p) for p in ONE_BY_ONE)
         if said and said != self._said and not going_on:
-            self._out.messages.append(said)
+            self._out.messages.append(said_to_all(self.game.position, said))
         self._said = said
         self._out.changed = True
 
