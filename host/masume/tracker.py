@@ -696,12 +696,13 @@ class Tracker:
             problems = self._card_problems(position, differing, want)
             message = "; ".join(problems) or f"the board does not match the game at {names}"
             if problems:
-                # A card out of place is named as such (its tags are no one's words),
-                # and so is what to do with the hands.
-                message += "; to put it right: " + "; ".join(self._card_steps(differing, want))
-            elif self.taken_back is not None:
+                # A card is named by what it is, never by its tag (no one's word).
+                steps = self._card_steps(differing, want)
+            if self.taken_back is not None:
                 # The takeback button: the board still shows the action; say how to undo it.
                 message = f"take back {self.taken_back}: " + "; ".join(steps)
+            elif problems:
+                message += "; to put it right: " + "; ".join(steps)
             else:
                 reason = self._refusal(position, want, differing)
                 if reason:
@@ -759,6 +760,8 @@ class Tracker:
             return ""
         sources = [sq for sq in differing if _less(self._sensed[sq], want[sq])]
         targets = [sq for sq in differing if _more(self._sensed[sq], want[sq])]
+        if not sources and len(targets) == 1 == len(differing):
+            return self._drop_refusal(position, targets[0], want)
         if len(sources) != 1 or len(targets) != 1 or len(differing) != 2:
             return ""
         for form in ("{}-{}", "{}{}", "{} {}"):
@@ -772,6 +775,24 @@ class Tracker:
             except (NotationError, ValueError, KeyError):
                 continue
         return ""
+
+    def _drop_refusal(self, position: AnyPosition, square: str,
+                      want: Mapping[str, Signature]) -> str:
+        """A piece put down from the hand on ``square`` that no legal action puts there
+        (a drop, a set-up piece): the squares the rules let it go on now, from the legal
+        actions. "" where the sensors cannot tell pieces apart."""
+        assert self._sensed is not None
+        extra = _as_counter(self._sensed[square]) - _as_counter(want[square])
+        if len(extra) != 1 or "?" in extra:
+            return ""
+        (piece,) = extra
+        allowed = sorted({sq for _, after in self._successors_of(position)
+                          for sq, sig in self.signature(after).items()
+                          if (_as_counter(sig) - _as_counter(want[sq]))[piece] > 0})
+        if not allowed:
+            return f"no {piece} may be put down now"
+        shown = ", ".join(allowed[:8]) + (" ..." if len(allowed) > 8 else "")
+        return f"{piece} may not go on {square} now; it may go on {shown}"
 
     def _set_up_view(self, position: AnyPosition, differing: tuple[str, ...]) -> View:
         """Pieces missing on many squares at once (an empty board, a board being set up):
@@ -828,7 +849,7 @@ class Tracker:
         """Why the engine refuses card ``copy_id`` laid on ``cell`` (its IllegalAction,
         the card called "it"), as " (not legal: ...)"; "" where the game's notation has
         no such laying, or it is legal (the board is then not that action alone)."""
-        if not self._may_act(position):
+        if position.outcome() is not None:
             return ""
         for form in ("{}@{}", "{} {}"):
             text = form.format(copy_id, cell)
