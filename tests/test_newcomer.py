@@ -17,6 +17,7 @@ Screenshots go to ``$MASUME_SCREENSHOTS`` (default: the test's tmp folder), name
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -278,6 +279,54 @@ def test_a_newcomers_first_minutes(game: str, width: int, browser: Any, make_sim
         w.shot("link-lost")
         assert not errors, errors
         assert not w.problems, "\n".join(w.problems)
+    finally:
+        page.close()
+        web.stop()
+        table.close()
+        link.close()
+
+
+def test_magic_number_elevens_card_edge_symbols_are_drawn(browser: Any, make_sim,
+                                                          tmp_path: Path) -> None:
+    """A player card laid on the field shows its half symbols on its two cells' edges,
+    turned with its team (home's front north), each a glyph named on hover."""
+    from playwright.sync_api import expect
+
+    from masume.web.server import serve
+
+    shots = Path(os.environ.get("MASUME_SCREENSHOTS") or tmp_path / "shots")
+    shots.mkdir(parents=True, exist_ok=True)
+    rules = load_rules("magic-number-eleven")
+    board = load_board(rules.board)
+    start = rules.start(home_stars="ST01/ST04/ST07", away_stars="ST02/ST05/ST08",
+                        home_bench="H08/H09/H10", away_bench="A08/A09/A10")
+    sim = make_sim(board.id)
+    for square, piece in set_up(dict(start.layout()), start):
+        sim.place(square, piece)
+    link = BoardSession(SerialTransport(sim.port), expect=board.id,
+                        resolve=lambda _id: board).start()
+    table = TableSession(rules, board, link, game=Game(start), sim=sim).start()
+    web = serve(table)
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    try:
+        page.goto(web.link("table"))
+        until(lambda: table.tracker.view.state == "in-sync" and link.connected.is_set(),
+              "the set-up read")
+        table.sim_place_card("H2b", "H01")  # H01: top shot/shot, bottom shot/link, crack|shot
+        until(lambda: len(table.game.actions) == 1, "the card laid")
+        marks = {"H2b": {"n": "shot", "s": "shot", "w": "crack"},
+                 "H2c": {"n": "shot", "s": "link", "e": "shot"}}
+        for cell, edges in marks.items():
+            for edge, name in edges.items():
+                mark = page.locator(f'[data-cell="{cell}"] .mark-{edge}[data-mark="{name}"]')
+                expect(mark).to_have_count(1)
+                expect(mark).to_have_attribute("title", re.compile(f"^{name} "))
+        page.screenshot(path=str(shots / "magic-number-eleven-1100-symbols.png"), full_page=True)
+        # Flipped, the compass turns round.
+        page.locator("#flip").click()
+        expect(page.locator('[data-cell="H2b"] .mark-w[data-mark="crack"]')).to_have_count(0)
+        expect(page.locator('[data-cell="H2b"] .mark-e[data-mark="crack"]')).to_have_count(1)
+        page.locator("#flip").click()
     finally:
         page.close()
         web.stop()

@@ -22,7 +22,7 @@ card set of a position on cards (:class:`masume.rules.base.OnCards`).
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from masume.cards import CardSet
 from masume.rules.base import ANY_CARD, AnyPosition, HidesInformation, OnCards
@@ -41,10 +41,20 @@ def viewer_of(position: AnyPosition, viewer: str | None) -> str | None:
     return viewer if viewer in position.sides else None
 
 
+@runtime_checkable
+class DrawsMarks(Protocol):
+    """Rules whose cards carry marks the page draws at the cells' edges (Magic Number
+    Eleven's half symbols): cell -> ``n``/``s``/``e``/``w`` (the board's compass,
+    +y north) or ``c`` (the middle) -> the mark's name. Only what lies face up."""
+
+    def edge_marks(self, position: Any) -> Mapping[str, Mapping[str, str]]: ...
+
+
 def for_viewer(state: dict[str, Any], *, position: AnyPosition, board: Any,
-               viewer: str | None, choices: Iterable[Hashable]) -> dict[str, Any]:
+               viewer: str | None, choices: Iterable[Hashable],
+               marks: Mapping[str, Mapping[str, str]] | None = None) -> dict[str, Any]:
     """The table's whole ``state`` as ``viewer`` may see it (unchanged for games
-    that hide nothing)."""
+    that hide nothing); ``marks``: the rules' :class:`DrawsMarks`, as ``view.marks``."""
     if not isinstance(position, HidesInformation):
         return state
     viewer = viewer_of(position, viewer)
@@ -57,6 +67,7 @@ def for_viewer(state: dict[str, Any], *, position: AnyPosition, board: Any,
         "cells": {cell: list(labels) for cell, labels in table_view.cells.items()},
         "hand": list(table_view.hand),
         "panel": [[name, value] for name, value in table_view.panel],
+        "marks": {cell: dict(edges) for cell, edges in (marks or {}).items()},
     }
     out["choices"] = [c for c in state.get("choices", [])
                       if _readable(position, c["text"], choices, viewer)]

@@ -880,7 +880,7 @@
     drawCells();
     drawPanel();
     drawHand();
-    if (window.masumeCards) window.masumeCards.render(state, { post, showError, api });  // cards.js
+    if (window.masumeCards) window.masumeCards.render(state, { post, showError, api, flipped: () => flipped });  // cards.js
     document.body.dataset.ready = "true";
   }
 
