@@ -202,6 +202,7 @@ def magic_number_eleven(w: Walk) -> None:
     w.shot("legal-move")
     w.click('[data-button="takeback"]')
     w.wait(lambda: w.actions() == 0, "the reveal taken back")
+    w.says("took back reveal ST01: nothing to move on the board")
     w.shot("takeback")
     w.table.sim_place_card("H4a", "H01")
     w.says("not now: star draft round 1")

@@ -34,6 +34,9 @@ log = logging.getLogger("masume.play")
 #: set up, the pieces following a roll; masume.tracker): said once in the terminal.
 ONE_BY_ONE = ("set up the pieces", "move as the lights show")
 
+#: How the table says a takeback that moved nothing on the board (a choice).
+TOOK_BACK = "took back "
+
 #: The Clock header's item for the players' own clock: the seconds each side has.
 PER_SIDE = "per side"
 
@@ -137,6 +140,8 @@ class TableCore:
             if change:
                 self._after(change)
         self._note("board", **event.to_dict())
+        if event.type in ("snapshot", "square") and self.notice.startswith(TOOK_BACK):
+            self.notice = ""  # said until the hands go on
         if event.type == "snapshot":
             self.readings = dict(event.readings)
             self.tracker.observe(event.readings, now)
@@ -398,7 +403,14 @@ class TableCore:
                 self.notice = "takeback: nothing to take back yet"
                 self._after(Change())
             else:
-                self._after(self.tracker.takeback())
+                change = self.tracker.takeback()
+                self._after(change)
+                if change.popped and self.tracker.view.state == "in-sync":
+                    # A choice taken back moved nothing: say so, or the page shows nothing.
+                    taken = ", ".join(_public(self.game.position, a, taken_back=True)
+                                      for a in change.popped)
+                    self.notice = f"{TOOK_BACK}{taken}: nothing to move on the board"
+                    self._after(Change())
         elif button == "confirm":
             change = self.tracker.confirm()
             if not change and self.tracker.view.state == "in-sync":
