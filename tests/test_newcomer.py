@@ -176,7 +176,7 @@ def eyeshield21(w: Walk) -> None:
     w.wait(lambda: w.actions() == 1, "the character laid")
     w.shot("legal-move")
     w.click('[data-button="takeback"]')
-    w.says("take the card off home-character-1")
+    w.says("take back ?@home-character-1: take the card off home-character-1")
     w.shot("takeback")
     w.table.sim_lift("home-character-1")
     w.in_sync(0)

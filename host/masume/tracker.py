@@ -65,6 +65,7 @@ from masume.rules.base import (
     ANY_CARD,
     AnyPosition,
     Game,
+    HidesInformation,
     IllegalAction,
     KnowsFootprints,
     Layout,
@@ -413,7 +414,11 @@ class Tracker:
         if not self.game.actions:
             return Change()
         action = self.game.pop()
-        self.taken_back = self.game.position.notation(action)
+        position = self.game.position
+        # Said to the whole table: a face-down card is not named.
+        self.taken_back = (position.notation_for(action, None)
+                           if isinstance(position, HidesInformation)
+                           else position.notation(action))
         self._forget_popped()
         self._follow_from = None
         # The board still shows the action: that is not a new one, it is what
