@@ -272,6 +272,7 @@ def test_a_newcomers_first_minutes(game: str, width: int, browser: Any, make_sim
         expect(page.locator("#outcome .final-score")).to_contain_text("score:")
         expect(page.locator("#new-game")).to_be_visible()
         expect(page.locator("#turn")).to_have_text("nobody: the game is over")
+        expect(page.locator("#choices-card")).to_be_hidden()  # nothing left to choose
         w.shot("game-over")
         w.click("#new-game")
         expect(page.locator("#outcome")).to_be_hidden()

@@ -270,14 +270,14 @@ class TableCore:
         cannot show them), in the engine's order; none while the rules wait for a
         chance event, after the game, or while a resignation stands."""
         position = self.game.position
+        if self.resigned:  # before the cache: it holds the choices from before
+            return []
         if self._choices_for is not None and self._choices_for[0] is position:
             return list(self._choices_for[1])
-        found: list[Hashable] = []
-        if not self.resigned:
-            # The table clock's own actions (a timeout, a whistle) are not the players'.
-            layout = _comparable(position.layout())
-            found = [a for a in self._sensed_actions(position)
-                     if _comparable(position.apply(a).layout()) == layout]
+        # The table clock's own actions (a timeout, a whistle) are not the players'.
+        layout = _comparable(position.layout())
+        found = [a for a in self._sensed_actions(position)
+                 if _comparable(position.apply(a).layout()) == layout]
         self._choices_for = (position, found)
         return list(found)
 
