@@ -26,10 +26,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from masume.cli import described
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("cards", help="card sets of the card games: list, check, show, enroll",
-                            description=__doc__,
+                            description=described(__doc__),
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     cmds = parser.add_subparsers(dest="cards_command", metavar="COMMAND", required=True)
     p = cmds.add_parser("list", help="the card sets that ship with masume")

@@ -134,7 +134,8 @@ class TableStore:
     def save(self, game: Game[Any], log: Iterable[LogEntry] = ()) -> None:
         outcome = game.position.outcome()
         result = str(outcome) if outcome else (
-            f"{self.headers['Resigned']} resigned" if self.headers.get("Resigned") else None)
+            f"{self.headers['Resigned']} resigned" if self.headers.get("Resigned") else
+            f"{self.headers['Timeout']} lost on time" if self.headers.get("Timeout") else None)
         self.store.save_game(self.game_id, write_record(game, self.headers), self.headers,
                              result, log)
 

@@ -363,6 +363,8 @@ class Position:
             highlights["phase"] = (f"phase-{phase}",)
         targets = sorted({a.cell if isinstance(a, Place) else a.to for a in self._legal
                           if isinstance(a, Place) or (isinstance(a, Move) and "-" in a.to)})
+        if self.step == SETUP and Call("deal") in self._legal_set:
+            targets = [pile_cell(side, "guts")]  # the guts dealt face down: lit where they go
         if targets:
             highlights["place"] = tuple(targets)
         if self.step in (ALLOT, BLOCK):
@@ -391,7 +393,9 @@ class Position:
                 return (f"{side}: set-up: lay {START_CHARACTERS - placed} more character(s) face "
                         "down")
             n = START_HAND[0 if self.mover == self.first else 1]
-            return f"{side}: set-up: shuffle, then deal: draw {n} cards and set {n} guts face down"
+            return (f"{side}: set-up: shuffle your deck on {pile_cell(side, 'deck')}, then deal: "
+                    f"draw {n} cards into your hand and put {n} guts face down on "
+                    f"{pile_cell(side, 'guts')} (lit)")
         if self.step == SHOW:
             return f"{side}: turn every character face up (reveal); {side} begins"
         if self.step == DRAW:
