@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("masume.club")
 
+SLOW_COMMIT_S = 1.0  # a commit this slow is said in the log
 Statements = list[tuple[str, tuple[Any, ...]]]
 Done = Callable[[Exception | None], None]
 
@@ -81,10 +82,14 @@ class Committer:
                 if not self._waiting:
                     return
                 group, self._waiting = self._waiting, []
+            began = time.monotonic()
             try:
                 errors: list[Exception | None] = self.store.commit_saves([g[0] for g in group])
             except Exception as exc:  # noqa: BLE001 (each table hears it, and reloads)
                 errors = [exc] * len(group)
+            took = time.monotonic() - began
+            if took > SLOW_COMMIT_S:
+                log.warning("a commit of %d saves took %.2f s", len(group), took)
             later = []
             for (_, done, at_once), error in zip(group, errors):
                 if at_once:

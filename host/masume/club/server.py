@@ -59,6 +59,7 @@ log = logging.getLogger("masume.club")
 
 LEASE_S = 6.0  # a board's owner must renew within this long, or another server takes it
 RENEW_S = 2.0  # also how often boards online without a running table are looked at again
+LOOP_LAG_S = 0.5  # a loop this late is said in the log
 UNREGISTERED_NAMED = 100  # unregistered boards named in the log; more are only counted
 
 
@@ -209,6 +210,7 @@ class ClubServer:
         self.health = {name: Health(name, f"club server {server_id}")
                        for name in ("club-loop", "club-commit", "club-tables", "club-leases")}
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.loop_lag = 0.0  # how late the loop ran lately, in seconds (a decaying maximum)
         self.committer: Committer | None = None
 
     # ---- running ----------------------------------------------------------------
@@ -228,8 +230,20 @@ class ClubServer:
             thread.start()
             self._threads[name] = thread
         self._on_loop(self.hub.start_on, loop)
+        self._on_loop(self._watch_loop, time.monotonic())
         self.hub.connected.wait(wait)
         return self
+
+    def _watch_loop(self, planned: float) -> None:
+        """Once a second on the loop: how late it runs (a loop held up holds every
+        board up); a lag over LOOP_LAG_S is said in the log and kept in the report."""
+        now = time.monotonic()
+        lag = now - planned
+        self.loop_lag = max(self.loop_lag * 0.9, lag)
+        if lag > LOOP_LAG_S:
+            log.warning("the loop ran %.2f s late", lag)
+        assert self.loop is not None
+        self.loop.call_at(now + 1.0, self._watch_loop, now + 1.0)
 
     def close(self) -> None:
         if self._stop.is_set():
@@ -569,6 +583,7 @@ class ClubServer:
                        for name, h in self.health.items()},
             "tables": {unit: t.session.health_report() for unit, t in sorted(tables.items())},
             "hub": self.hub.health_report() if self.hub else None,
+            "loop_lag_s": round(self.loop_lag, 3),
             "unregistered": self.unregistered_seen,
         }
 

@@ -63,8 +63,9 @@ class _HubSend:
     def close(self) -> None:
         pass
 
-    def send(self, frame: bytes) -> None:
-        self.hub.publish(self.commands, frame[:-1] if frame.endswith(b"\x00") else frame)
+    def send(self, frame: bytes, qos: int = 1) -> None:
+        self.hub.publish(self.commands, frame[:-1] if frame.endswith(b"\x00") else frame,
+                         qos=qos)
 
     def receive(self, timeout: float) -> list[bytes]:
         raise LinkDown("a loop link is handed its frames")
@@ -77,8 +78,8 @@ class LoopLink(BoardSession):
     def __init__(self, hub: MqttHub, unit: str, loop: asyncio.AbstractEventLoop, *,
                  expect: str | None = None, resolve: Callable[[str], Board] = load_board,
                  name: str | None = None) -> None:
-        super().__init__(_HubSend(hub, unit), expect=expect, resolve=resolve,
-                         name=name or unit)
+        self._hub_send = _HubSend(hub, unit)
+        super().__init__(self._hub_send, expect=expect, resolve=resolve, name=name or unit)
         self.hub = hub
         self.unit = unit
         self.loop = loop
@@ -252,7 +253,10 @@ class LoopLink(BoardSession):
                 raise LinkDown("board silent")
             if now - self._last_heartbeat >= HEARTBEAT_S:
                 self._last_heartbeat = now
-                self._send(c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(0, 0, 0, 0)))
+                # QoS 0: a heartbeat lost is made good by the next, and a thousand boards'
+                # heartbeats a second need no broker's acknowledgement each.
+                self._hub_send.send(c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(0, 0, 0, 0)),
+                                    qos=0)
             self._flush_commands(now)
             wake = self._last_heartbeat + HEARTBEAT_S
             if self._pending:

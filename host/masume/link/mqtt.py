@@ -262,12 +262,17 @@ class MqttHub:
         self.stray = 0
         self._routes: dict[str, Receiver] = {}
         self.on_connection: Callable[[bool], None] | None = None
+        #: The QoS the boards' events are asked for with (start_on: 0, see there).
+        self.events_qos = 1
         self._loop: asyncio.AbstractEventLoop | None = None  # start_on's
         self._closing = False
         self._retry = 0  # reconnects tried since the last connection (start_on)
         self._subscribed: set[str] = set()  # events topics asked for on this connection
         self._lock = threading.Lock()
         self._client = new_client(client_id)
+        # No limit of paho's on messages awaiting the broker's PUBACK (20 by default):
+        # a server's thousand boards' LED frames and ACKs would queue behind it.
+        self._client.max_inflight_messages_set(0)
         self.url.configure(self._client)
         self._client.reconnect_delay_set(0.1, 2)  # type: ignore[arg-type]  # seconds, a float
         self._client.on_connect = self._guarded(self._on_connect)
@@ -288,6 +293,10 @@ class MqttHub:
         loop API, its socket watched by the loop; keepalive once a second, and the
         reconnects (0.1 s, doubling up to 2 s) are the hub's own."""
         self._loop = loop
+        # The events at QoS 0 to this server: the link's own acks and resends make
+        # them good, and the broker's window of 20 messages in flight a client (each
+        # waiting for its PUBACK) no longer paces a thousand boards' traffic.
+        self.events_qos = 0
         client = self._client
         client.on_socket_open = self._socket_open
         client.on_socket_close = self._socket_close
@@ -500,7 +509,7 @@ class MqttHub:
             self._subscribed.add(name)
         # Outside our lock: paho's own locks are taken in there, and its thread
         # takes ours in the connect handler.
-        result, _ = self._client.subscribe(name, 1)
+        result, _ = self._client.subscribe(name, self.events_qos)
         if result != 0:
             with self._lock:
                 self._subscribed.discard(name)
