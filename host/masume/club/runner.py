@@ -130,6 +130,7 @@ class LoopTable(TableSession):
         self._saving = False
         self._generation = 0  # a reload makes the save in flight an old one
         self._faults_in_row = 0
+        self._wake_pending = False
 
     @property
     def alive(self) -> bool:
@@ -138,7 +139,7 @@ class LoopTable(TableSession):
     def start(self) -> LoopTable:
         self._started = True
         link = self.loop_link
-        link.on_change = self.wake
+        link.on_change = self.wake_soon
         self.health.running()
         with self._lock:
             self._dirty = True
@@ -180,6 +181,18 @@ class LoopTable(TableSession):
 
     # ---- woken by what happens ------------------------------------------------------
 
+    def wake_soon(self) -> None:
+        """:meth:`wake` once the loop has read what came: the frames of one read (a
+        board's resent journal) make one turn of the table, and the other boards'
+        traffic is read before this table's tracker works."""
+        if not self._wake_pending:
+            self._wake_pending = True
+            self.loop.call_soon(self._woken)
+
+    def _woken(self) -> None:
+        self._wake_pending = False
+        self.wake()
+
     def wake(self) -> None:
         """Take the link's events, tick, save: the thread's turn, for what happened."""
         if not self._started or self._closed:
@@ -202,7 +215,7 @@ class LoopTable(TableSession):
                 self.health.recovered()
             self._faults_in_row = 0
             if self.loop_link.waiting:
-                self.loop.call_soon(self.wake)  # more than one batch came
+                self.wake_soon()  # more than one batch came
             self._arm_deadline(now)
         except BoardMismatch as exc:
             with self._lock:
@@ -304,7 +317,7 @@ class LoopTable(TableSession):
                 self.health.recovered()
                 log.warning("table %s: saved again; play goes on", self.name)
                 self._notify()
-                self.loop.call_soon(self.wake)  # the events the board kept meanwhile
+                self.wake_soon()  # the events the board kept meanwhile
             if handled is not None and handled != self._committed:
                 self.link.commit(*handled)
                 self._committed = handled

@@ -139,19 +139,18 @@ class TableStore:
         self.folder = f"game {game_id}"
 
     def save(self, game: Game[Any], log: Iterable[LogEntry] = ()) -> None:
-        outcome = game.position.outcome()
-        result = str(outcome) if outcome else (
-            f"{self.headers['Resigned']} resigned" if self.headers.get("Resigned") else None)
         self.store.save_game(self.game_id, write_record(game, self.headers), self.headers,
-                             result, log)
+                             self._result(game), log)
 
     def statements(self, game: Game[Any], log: Iterable[LogEntry] = ()) -> Statements:
         """What :meth:`save` writes, for the committer (masume.club.runner)."""
-        outcome = game.position.outcome()
-        result = str(outcome) if outcome else (
-            f"{self.headers['Resigned']} resigned" if self.headers.get("Resigned") else None)
         return self.store.game_save(self.game_id, write_record(game, self.headers),
-                                    self.headers, result, log)
+                                    self.headers, self._result(game), log)
+
+    def _result(self, game: Game[Any]) -> str | None:
+        outcome = game.position.outcome()
+        return str(outcome) if outcome else (
+            f"{self.headers['Resigned']} resigned" if self.headers.get("Resigned") else None)
 
     def close(self) -> None:
         pass
@@ -258,7 +257,7 @@ class ClubServer:
             self.tables.clear()
         if self.loop is not None and self.loop.is_running():
             # Every table's last save goes to the committer at once; then wait for them.
-            saves = self._on_loop(lambda: [self._halt(t, wait=False) for t in tables])
+            saves = self._on_loop(lambda: [self._halt(t) for t in tables])
             deadline = time.monotonic() + 30
             for done in saves:
                 done.wait(max(0.0, deadline - time.monotonic()))
@@ -479,20 +478,20 @@ class ClubServer:
         self.hub.attach(table.unit, table.link)
         table.session.start()
 
-    def _halt(self, table: ClubTable, wait: bool = True) -> threading.Event:
-        """On the loop: the table stopped and its last save handed over (set once made;
-        ``wait``: waited for), its link closed, its frames no more."""
+    def _halt(self, table: ClubTable) -> threading.Event:
+        """On the loop: the table stopped and its last save handed over (the event is
+        set once it is made), its link closed, its frames no more."""
         done = table.session.finish()
         table.link.close()
         if self.hub:
             self.hub.forget(table.unit)
-        if wait:
-            done.wait(10)
         return done
 
     def _stop_table(self, table: ClubTable, release: bool) -> None:
+        """Stop a table (from any thread but the loop's), its last save made before
+        this returns (the arbiter's end of its game comes after it)."""
         if self.loop is not None and self.loop.is_running():
-            self._on_loop(self._halt, table)
+            self._on_loop(self._halt, table).wait(30)
         if release and self.shared:
             self.store.release(table.unit, self.server_id)
 
