@@ -351,6 +351,13 @@ class Tracker:
         self._changed_at = now
         self._update_view()
 
+    def due(self) -> float | None:
+        """When :meth:`tick` may next decide (the board still for ``settle`` since its
+        last change); None while there is nothing to decide until the board changes."""
+        if self._sensed is None or self._settled_on == self._sensed:
+            return None
+        return self._changed_at + self.settle
+
     def tick(self, now: float, *, force: bool = False) -> Change:
         """Decide, once the board has been still for ``settle`` seconds, or at once with
         ``force`` (a button press says the hand is done)."""

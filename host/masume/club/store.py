@@ -294,6 +294,12 @@ class ClubStore:
                   result: str | None, log: Iterable[LogEntry] = ()) -> None:
         """The game's record and the log lines that led to it, in one transaction
         (perhaps with other tables' saves: group commit); returns once committed."""
+        self._write_grouped(self.game_save(game_id, record, headers, result, log))
+
+    @staticmethod
+    def game_save(game_id: int, record: str, headers: Mapping[str, str], result: str | None,
+                  log: Iterable[LogEntry] = ()) -> list[tuple[str, tuple[Any, ...]]]:
+        """The statements of :meth:`save_game`, for :meth:`commit_saves`."""
         statements: list[tuple[str, tuple[Any, ...]]] = [
             ("INSERT INTO log (game_id, t, kind, data) VALUES (?, ?, ?, ?)",
              (game_id, t, kind, json.dumps(dict(fields), ensure_ascii=False)))
@@ -301,7 +307,18 @@ class ClubStore:
         statements.append((
             "UPDATE games SET record = ?, headers = ?, result = ?, updated = ? WHERE id = ?",
             (record, json.dumps(dict(headers)), result, time.time(), game_id)))
-        self._write_grouped(statements)
+        return statements
+
+    def commit_saves(self, saves: list[list[tuple[str, tuple[Any, ...]]]]
+                     ) -> list[Exception | None]:
+        """Several saves (:meth:`game_save`) committed in one transaction, for a caller
+        that gathers them itself (the club server's committer): each save's error, or
+        None once it is committed. A group that fails for a reason of its own is made
+        again one save a transaction, as :meth:`save_game`'s."""
+        group = [_Save(statements) for statements in saves]
+        if group:
+            self._commit_group(group)
+        return [save.error for save in group]
 
     def end_game(self, game_id: int, result: str) -> None:
         """The arbiter ends a game: its result, and no longer its table's active game."""

@@ -14,6 +14,7 @@ pages. See masume.play.table for what a table does.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -217,6 +218,27 @@ class TableCore:
                              "on the board, not chosen here")
         self._make(action)
         return action, self._flush()
+
+    def due(self) -> float | None:
+        """When a :meth:`tick` may next change something (monotonic seconds): the
+        tracker's decision on a board gone still, a countdown's next second shown or
+        its end; None when nothing will until an input comes (a runner that waits on
+        its inputs wakes for this alone)."""
+        due = self.tracker.due()
+        position = self.game.position
+        if self.resigned or position.outcome() is not None or self._clock_at is None:
+            return due
+        left = [timer.seconds - self._elapsed.get(name, 0.0)
+                for name, timer in position.status().timers.items()]
+        if self.side_seconds is not None:
+            left += [self.side_seconds - self._elapsed.get(f"{side} clock", 0.0)
+                     for side in position.sides]
+        if not left:
+            return due
+        # The seconds shown are whole (int(left)): the next changes at the next whole second.
+        step = min(x - math.floor(x) if x - math.floor(x) > 1e-3 else 1.0 for x in left)
+        clock = self._clock_at + step + 1e-3
+        return clock if due is None else min(due, clock)
 
     def pause_clock(self) -> None:
         """The time until the next tick does not count (play stood still: a save failed)."""
