@@ -1,7 +1,7 @@
 """What mypy checks of each engine against the contract of masume.rules.base (not run:
 tests/test_contract.py has mypy check this file): its RULES is a Rules (and a CardRules
-for the card games), its Position a Position over its actions, and the card games'
-positions hide information and lie on cards."""
+and WarnsOfCards for the card games), its Position a Position over its actions, and the
+card games' positions hide information and lie on cards."""
 
 from __future__ import annotations
 
@@ -12,12 +12,21 @@ from masume.rules import (
     shogi_soccer,
     soccer_shogi,
 )
-from masume.rules.base import CardRules, HidesInformation, OnCards, Position, Rules
+from masume.rules.base import (
+    CardRules,
+    HidesInformation,
+    OnCards,
+    Position,
+    Rules,
+    WarnsOfCards,
+)
 
 RULES: tuple[Rules, ...] = (soccer_shogi.RULES, shogi_soccer.RULES, masume_tactics.RULES,
                             magic_number_eleven.RULES, eyeshield21.RULES)
 CARD_RULES: tuple[CardRules, ...] = (masume_tactics.RULES, magic_number_eleven.RULES,
                                      eyeshield21.RULES)
+WARNING_RULES: tuple[WarnsOfCards, ...] = (masume_tactics.RULES, magic_number_eleven.RULES,
+                                           eyeshield21.RULES)
 
 
 def soccer_shogi_position(p: soccer_shogi.Position) -> Position[soccer_shogi.Action]:

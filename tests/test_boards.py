@@ -200,7 +200,8 @@ def test_hash_does_not_depend_on_the_order_of_pin_keys(
         ('name = "score-home"', 'name = "score-h"'),  # a cell's name
         ('x = 8\ny = 0\nsensor = "none"', 'x = 8\ny = 0\nsensor = "identity"'),  # its sensor
         ('name = "score-home"', 'name = "score-home"\nleds = 2'),  # its LEDs
-        ('name = "roll"', 'name = "dice"\n[[button]]\nname = "roll"'),  # a button's pin
+        ('name = "roll"\n[[button]]\nname = "ground"',
+         'name = "ground"\n[[button]]\nname = "roll"'),  # a button's pin (two swapped)
     ],
 )
 def test_hash_changes_when_a_cell_or_button_changes(

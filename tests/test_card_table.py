@@ -113,16 +113,20 @@ def test_a_mismatch_names_a_face_down_card_to_its_owner_only(table) -> None:
     table.sim_lift("home-synergy-1")
     table.sim_place_card("home-synergy-1", "H04")
     wait(lambda: table.state("home")["tracker"]["state"] == "mismatch", what="the mismatch")
+    fix = "; to put it right: take the card off home-synergy-1; put {} on home-synergy-1"
     assert table.state("home")["tracker"]["message"] == (
-        "Home player 4 (H04) is on home-synergy-1, where the game has Home player 3 (H03)")
+        "Home player 4 (H04) is on home-synergy-1, where the game has Home player 3 (H03)"
+        " (laying it on home-synergy-1 is not legal here)" + fix.format("Home player 3 (H03)"))
     for viewer in (None, "away"):
         text = json.dumps(table.state(viewer))
         assert "Home player 4" not in text and "Home player 3" not in text and "H03" not in text
         assert table.state(viewer)["tracker"]["message"] == (
-            "the board does not match the game at home-synergy-1")
+            "a card is on home-synergy-1, where the game has a card (laying it on "
+            "home-synergy-1 is not legal here)" + fix.format("a card"))
     # An unknown tag names no card: everyone reads it.
     table.sim_lift("home-synergy-1")
     table.sim_place("home-synergy-1", "tag:04DEADBEEF0001")
     wait(lambda: "unknown card" in table.state(None)["tracker"]["message"], what="the stranger")
     assert table.state(None)["tracker"]["message"] == (
-        "unknown card on home-synergy-1 (tag 04DEADBEEF0001): enroll it with masume cards enroll")
+        "unknown card on home-synergy-1 (tag 04DEADBEEF0001): enroll it with masume cards enroll"
+        + fix.format("a card"))

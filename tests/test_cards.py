@@ -12,7 +12,7 @@ SET = """
 id = "tiny"
 game = "magic-number-eleven"
 title = "Two cards"
-title_font = "serif"
+published_counts = false
 
 [[card]]
 id = "P1"
@@ -47,7 +47,12 @@ def test_a_set_loads_with_copies_tags_and_game_fields(tmp_path: Path) -> None:
     assert cards.copy("S1.1").tag == "04000000000001"
     assert [c.id for c in cards.untagged()] == ["S1.2"]
     assert cards.card("S1")["stars"] == 3
-    assert cards.extra == {"title_font": "serif"}  # the file's other keys, for the game
+    assert cards.extra == {"published_counts": False}  # the game's own keys, for the game
+    # a key the game's schema does not name is refused (issue 13), with the nearest one
+    with pytest.raises(CardSetError, match=r"tiny.toml: line 5: the top level: unknown key "
+                                           r"'title_font' \(did you mean 'title'\?\)"):
+        load_card_set(write(tmp_path, SET.replace("published_counts = false",
+                                                  'title_font = "serif"')))
     assert load_card_set(write(tmp_path, SET)) == cards  # same content, equal sets
 
 

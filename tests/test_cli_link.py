@@ -73,7 +73,11 @@ def test_sim_answers_bad_commands_with_errors_and_goes_on() -> None:
         assert command(sim, "place C5 dragon").startswith("error: unknown piece 'dragon'")
         assert command(sim, "lift A1") == "error: A1 is empty"
         assert command(sim, "roll 3") == "error: board 'soccer-shogi-reed' has no die"
-        assert command(sim, "fly away").startswith("error: unknown command")
+        assert command(sim, "fly away").startswith("error: unknown command 'fly away'; "
+                                                   "the commands: place SQ PIECE | lift SQ")
+        assert command(sim, "help") == ("ok help: place SQ PIECE | lift SQ | roll [N] | "
+                                        "press NAME | noise N | unplug | replug | leds | "
+                                        "help | quit")
         assert command(sim, "place B2 red") == "ok place B2 red"
         assert command(sim, "leds") == "ok leds"
         assert command(sim, "quit") == ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 import uuid
 
 import pytest
@@ -204,3 +205,24 @@ def test_saves_that_come_during_a_commit_are_committed_together(store_url):
         assert store.record(games[k]) == f"record {k}"
         assert [e["k"] for e in store.log_entries(games[k])] == [k]
     store.close()
+
+
+def test_renew_extends_every_lease_a_server_holds_and_says_which(store_url):
+    """One statement renews a server's leases (ClubServer's leases thread, every
+    second); a unit another server took once the lease ran out is not among them."""
+    a, b = ClubStore(store_url), ClubStore(store_url)
+    try:
+        assert a.claim("t-1", "club-a", 30) and a.claim("t-2", "club-a", 30)
+        assert not b.claim("t-1", "club-b", 30)  # a live lease is kept
+        assert a.renew("club-a", 30) == {"t-1", "t-2"}
+        server, expires = a.owner("t-1")
+        assert server == "club-a" and expires > time.time() + 20
+        assert a.owner("t-9") is None
+        a.renew("club-a", -1)  # as if club-a had stopped renewing: both run out
+        assert b.claim("t-1", "club-b", 30)  # taken over
+        assert a.renew("club-a", 30) == {"t-2"}  # t-1 is gone: club-a stops its table
+        assert b.renew("club-b", 30) == {"t-1"}
+        assert b.owner("t-1")[0] == "club-b"
+    finally:
+        a.close()
+        b.close()

@@ -14,6 +14,9 @@ One change of meaning is in them on purpose: Magic Number Eleven's turn lamps ar
 board file gives them; its digest was computed on the old code with only that name
 changed.
 
+Eyeshield 21's digest since issue 16: its "shuffle, then deal" step names the deck and
+the guts pile, and lights the guts pile (status message and highlights only).
+
 A digest that changes says the engine now behaves differently somewhere: find where
 with ``python tests/test_engine_digest.py GAME`` on both versions and compare (it
 prints every line that goes into the hash).
@@ -43,7 +46,7 @@ PLAN: dict[str, tuple[int, int]] = {
 }
 
 EXPECTED = {
-    "eyeshield21": "f52364c37ca76bd6f27f2dddcb538ad8",
+    "eyeshield21": "a3c87b47bba5964f37e51ed053d87f79",
     "magic-number-eleven": "7597d4462920691c339f6995b0c0b2f9",
     "masume-tactics": "7746b100c9e08c574254f4d3c33bdce1",
     "shogi-soccer": "cefa545f937b0492c885c1e7a2796e9e",

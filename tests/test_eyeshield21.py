@@ -682,3 +682,27 @@ def test_a_half_area_holds_every_card_the_side_allots() -> None:
     p = p.apply(Place("F31.1", "home-pass-8"))
     assert p.is_legal(Place("F31.2", "home-pass-9"))
     assert RULES.from_text(p.to_text()) == p and p.card_at("home-pass-8") == "F31.1"
+
+
+def test_a_tactics_card_never_waits_for_a_place_a_character_needs() -> None:
+    """「手札の任意のタクティクスカード」 with 「全部を片方に寄せてもよい」: a half has no last
+    place (the next one opens when its places are taken), so a tactics card is offered even
+    when the free places are no more than the characters still waiting; every character
+    still finds a place."""
+    fill = ("F03.1", "F03.2", "F03.3", "F04.1", "F04.2", "F04.3", "F06.1", "F06.2", "F06.3",
+            "F07.1", "F07.2", "F08.1", "F08.2")
+    cells = [f"home-pass-{n}:{c}:down" for n, c in enumerate(fill[:7], 1)]
+    cells += [f"home-run-{n}:{c}:down" for n, c in enumerate(fill[7:], 1)]
+    cells += [f"home-character-{n}:{c}" for n, c in enumerate(("F01.1", "F02.1", "F05.1"), 1)]
+    p = RULES.from_text("cards=eyeshield21-demo decks=falcons/sharks first=home step=allot "
+                        "move=home turn=home n=1 home=16/4/4/0 away=30/5/5/0 "
+                        f"cells={','.join(cells)}")
+    spots = {a.to for a in p.legal_actions() if isinstance(a, Move)}
+    assert spots == {"home-pass-8", "home-run-7"}  # two free places, three characters
+    assert p.is_legal(Place("F30.1", "home-run-7"))
+    p = p.apply(Place("F30.1", "home-run-7"))
+    for character in ("home-character-1", "home-character-2", "home-character-3"):
+        target = next(a.to for a in p.legal_actions()
+                      if isinstance(a, Move) and a.frm == character)
+        p = p.apply(Move(character, target))
+    assert not p.cards_on(character_cells("home"))

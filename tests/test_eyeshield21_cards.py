@@ -5,14 +5,17 @@ at most 3 of a name, no ball cards), each problem as one clear line."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from masume.cards import SETS_DIR, load_card_set
+from masume.cards import SETS_DIR, CardSetError, load_card_set
 from masume.games import load_rules
 from masume.rules.eyeshield21 import check_cards, deck_lists
 from masume.rules.eyeshield21.cards import KINDS, ability_of, card_warnings
+from masume.rules.eyeshield21.geometry import SIDES
 
 RULES = load_rules("eyeshield21")
 
@@ -74,10 +77,15 @@ def test_demo_decks_are_legal_and_exercise_every_rule() -> None:
      "card F20: members must list at least two character names"),
     (('mark = true', 'mark = "yes"'), "card B1: mark must be true (the ball mark) or false"),
     (('game = "eyeshield21"', 'game = "magic-number-eleven"'),
-     "the set is for 'magic-number-eleven', not eyeshield21"),
+     "line 25: [[card]] 1: unknown key 'play' (known: id, name, kind, copies, tags, team, "
+     "position, symbols, effect, stars, tackle, role, course) (the file reads as a eyeshield21 "
+     "set: is game = 'magic-number-eleven' right?)"),
 ])
 def test_each_card_problem_is_one_clear_line(tmp_path: Path, change: tuple[str, str], message: str) -> None:
-    problems = check_cards(load_card_set(variant(tmp_path, change)))
+    try:
+        problems = check_cards(load_card_set(variant(tmp_path, change)))
+    except CardSetError as exc:  # the schema refuses it at loading, in the game's words
+        problems = str(exc).split(": ", 1)[1].split("; ")
     assert message in problems, problems
 
 
@@ -120,7 +128,10 @@ def test_an_ability_outside_the_vocabulary_is_a_warning_never_a_refusal(
     (('id = "sharks"', 'id = "falcons"'), "deck falcons: the id is used twice"),
 ])
 def test_deck_building_problems(tmp_path: Path, change: tuple[str, str], message: str) -> None:
-    problems = check_cards(load_card_set(variant(tmp_path, change)))
+    try:
+        problems = check_cards(load_card_set(variant(tmp_path, change)))
+    except CardSetError as exc:  # the schema refuses it at loading, in the game's words
+        problems = str(exc).split(": ", 1)[1].split("; ")
     assert message in problems, problems
 
 
@@ -188,6 +199,7 @@ def test_any_real_card_plays_by_hand_with_recorded_adjustments(tmp_path: Path) -
     from masume.records import parse_record, replay, write_record
     from masume.rules import Game
     from masume.rules.eyeshield21 import Use
+    from masume.rules.eyeshield21.actions import Adjust
 
     cards = load_card_set(variant(tmp_path, *ANY_CARD_CHANGES))
     assert check_cards(cards) == []
@@ -208,6 +220,7 @@ def test_any_real_card_plays_by_hand_with_recorded_adjustments(tmp_path: Path) -
     assert p.by_hand() == (("home-character-2", "when Kuroda plays, the opponent loses 2 "
                                                 "power and you draw 1"),)
     assert p.is_legal(p.parse_action("adjust home draw 1"))
+    assert p.is_legal(p.parse_action("adjust away draw 10"))  # adjustments add up for more
     # home attacks in pass with Aoki (PASS 3) and Kuroda (PASS 4); away guesses run
     play("attack", "home-character-1>home-pass-1", "home-character-2>home-pass-2",
          "home-character-3>home-run-1", "B1.1@home-pass-ball", "B0.1@home-run-ball", "ready",
@@ -224,8 +237,12 @@ def test_any_real_card_plays_by_hand_with_recorded_adjustments(tmp_path: Path) -
     assert p.damage() == 8 - 5 + 2 and p.piles[0].hand == hand + 1
     assert not p.is_legal(Use("home-pass-1", ability=2))  # once a turn
     assert "used=F01.1#2" in p.to_text() and RULES.from_text(p.to_text()) == p
+    # an ability may concern the opponent: home, to move, may record one on away's cards
+    # and hand (a card moved to a free place of its owner's, a named card discarded)
+    assert p.is_legal(p.parse_action("adjust move away-run-1>away-bench-1"))
+    assert p.is_legal(Adjust("discard", card=next(iter(p._pools[1]))))
     with pytest.raises(Exception, match="not an adjustment of this moment"):
-        p.parse_action("adjust move away-run-1>away-bench-1")  # not the mover's card
+        p.parse_action("adjust move away-run-1>home-bench-1")  # not a place of its owner's
     play("done")
     while game.position.step != "damage":
         play("done" if game.position.step != "refill" else "refill 0")
@@ -234,6 +251,12 @@ def test_any_real_card_plays_by_hand_with_recorded_adjustments(tmp_path: Path) -
     play("damage 5", "adjust discard S03.1")  # Gondo discarded by the text, named
     p = game.position
     assert "S03.1" in p.gone[1] and p.card_at("away-run-2") is None
+    # the side not to move has a card of its hand discarded, named, by the same text
+    other = 1 - SIDES.index(p.status().to_move)
+    named, hand = min(p._pools[other]), p.piles[other].hand
+    play(f"adjust discard {named}")
+    p = game.position
+    assert named in p.gone[other] and p.piles[other].hand == hand - 1
     play("done")  # the change; then home tidies (the record's line ends with home's turn)
     while game.position.status().to_move == "home":
         game.push(next(a for a in game.legal_actions() if not str(a).startswith("adjust")))
@@ -242,9 +265,48 @@ def test_any_real_card_plays_by_hand_with_recorded_adjustments(tmp_path: Path) -
     text = write_record(game)
     assert "adjust away power -2" in text and "use home-pass-1#2" in text
     assert "adjust discard S03.1" in text
-    again = replay(parse_record(text.replace('[Game "eyeshield21"]',
-                                             f'[Game "eyeshield21"]\n[Options "cards={tmp_path / "variant.toml"}"]')))
+    assert f"adjust discard {named}" in text
+    text = text.replace('[Game "eyeshield21"]',
+                        f'[Game "eyeshield21"]\n[Options "cards={tmp_path / "variant.toml"}"]')
+    again = replay(parse_record(text))
     assert again.position == p
+    record = tmp_path / "by-hand.txt"
+    record.write_text(text, encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "masume.cli", "record", "check", "--game",
+                             "eyeshield21", str(record)], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0 and "ok," in result.stdout, result.stderr
     # a set without by-hand cards offers no adjustment: the demo plays as before
     demo = RULES.start()
     assert not any(type(a).__name__ == "Adjust" for a in demo.legal_actions())
+
+
+def test_both_seats_pages_offer_both_sides_adjustments(tmp_path: Path) -> None:
+    """Issue 14: an ability may concern either player, so each seat's page lists both
+    sides' adjustments that no sensor sees (draw, power) as choices, whoever is to move;
+    a move or a discard (the card laid on its owner's discard pile) is the card moved."""
+    from masume.boards import load_board
+    from masume.play.cards import for_viewer
+    from masume.play.core import TableCore
+    from masume.rules import Game
+    from masume.rules.eyeshield21.actions import Adjust
+
+    game = Game(RULES.start(cards=load_card_set(variant(tmp_path, *ANY_CARD_CHANGES))))
+    for text in ("F01.1@home-character-1", "F02.1@home-character-2", "F05.1@home-character-3",
+                 "deal", "S02.1@away-character-1", "S03.1@away-character-2",
+                 "S05.1@away-character-3", "deal", "reveal"):
+        game.push_notation(text)
+    board = load_board(RULES.board)
+    core = TableCore(RULES, board, game)
+    core.tracker.observe(core.tracker.expected_readings(), 0.0)
+    core.redraw()
+    assert core.tracker.view.state == "in-sync" and game.position.to_move == "home"
+    choices = core.choices()
+    texts = [game.position.notation(a) for a in choices]
+    wanted = {"adjust home draw 1", "adjust away draw 2"}
+    assert wanted <= set(texts)
+    assert game.position.is_legal(Adjust("discard", card=min(game.position._pools[1])))
+    for viewer in ("home", "away", None):
+        seen = for_viewer({"choices": [{"text": t} for t in texts], "pieces": {}},
+                          position=game.position, board=board, viewer=viewer, choices=choices)
+        assert wanted <= {c["text"] for c in seen["choices"]}, viewer

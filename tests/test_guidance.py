@@ -25,6 +25,7 @@ from masume.leds import RED, WHITE
 from masume.link import BoardSession, Led, NoBoard, SerialTransport
 from masume.play.core import Effects, TableCore
 from masume.play.table import TableSession
+from masume.records import RecordError, check_record, parse_record, write_record
 from masume.rules import Game
 
 RULES = load_rules("soccer-shogi")
@@ -120,6 +121,53 @@ def test_the_page_shows_the_refusal_and_the_fix_together() -> None:
     message = table.state()["tracker"]["message"]
     assert message.startswith("die roll 2 (roll 1) ignored: ")
     assert "to put it right: move blue from A3 to A7" in message
+
+
+def card_core(game: str, **options: str) -> tuple[TableCore, dict]:
+    rules = load_rules(game)
+    core = TableCore(rules, load_board(rules.board), Game(rules.start(**options)))
+    readings = dict(core.tracker.expected_readings())
+    core.tracker.observe(readings, 0.0)
+    core.redraw()
+    return core, readings
+
+
+@pytest.mark.parametrize(("game", "options", "card", "cell", "reason"), [
+    ("eyeshield21", {}, "F01.1", "away-character-1",
+     "it may go to home-character-1, home-character-2, home-character-3, "
+     "home-character-4, home-character-5 now"),
+    ("magic-number-eleven", {"home_stars": "ST01/ST04/ST07", "away_stars": "ST02/ST05/ST08",
+                             "home_bench": "H08/H09/H10", "away_bench": "A08/A09/A10"},
+     "H01", "H4a", "it may go on H2a, H2b, H2c, H2d, H2e"),
+])
+def test_a_card_laid_where_it_may_not_go_says_the_engines_reason_and_the_fix(
+        game: str, options: dict, card: str, cell: str, reason: str) -> None:
+    core, readings = card_core(game, **options)
+    copy = core.tracker.cards.copy(card)
+    readings[cell] = copy.tag
+    effects = settle(core, readings, 1.0)
+    view = core.tracker.view
+    assert view.state == "mismatch" and not core.game.actions
+    assert reason in view.message  # the engine's own reason, the card called "it"
+    assert view.message.endswith(f"; to put it right: take the card off {cell}")
+    # The terminal is shared: the card laid is named to nobody there.
+    (said,) = effects.messages
+    assert said.startswith(f"a card is on {cell}: the game has no card there (")
+    assert copy.card.name not in said and reason in said
+    # Lit: the card to take off blinks red.
+    assert core.leds[cell] == Led(RED, "blink")
+
+
+def test_eyeshield21s_deal_says_where_the_guts_go_and_lights_it() -> None:
+    core, readings = card_core("eyeshield21")
+    for k, card in enumerate(("F01.1", "F02.1", "F03.1"), start=1):
+        readings[f"home-character-{k}"] = core.tracker.cards.copy(card).tag
+        settle(core, readings, float(k * 10))
+    assert len(core.game.actions) == 3
+    status = core.game.position.status()
+    assert status.message.endswith("put 4 guts face down on home-guts (lit)")
+    assert status.highlights["place"] == ("home-guts",)
+    assert core.leds["home-guts"].rgb != (0, 0, 0)
 
 
 # ---- through the simulated board ------------------------------------------------
@@ -315,8 +363,20 @@ def test_a_chess_clock_counts_the_side_to_move_is_saved_and_restored() -> None:
     # Out of time: that side loses.
     effects = again.count_time(161.0)
     assert again.resigned == "blue"
-    assert effects.messages == ["blue's time ran out: the game is over"]
-    assert str(again.shown_position().outcome()) == "red wins (resignation)"
+    assert effects.messages == ["blue's time ran out: red wins (time)"]
+    assert str(again.shown_position().outcome()) == "red wins (time)"
+    # Recorded as a loss on time, which record check reads back as it.
+    headers = again.headers({"Game": "soccer-shogi"})
+    assert headers["Timeout"] == "blue" and "Resigned" not in headers
+    record = parse_record(write_record(again.game, {**headers, "Result": "red wins (time)"}))
+    assert str(check_record(record).outcome()) == "red wins (time)"
+    wrong = parse_record(write_record(again.game, {**headers,
+                                                   "Result": "red wins (resignation)"}))
+    with pytest.raises(RecordError, match=r"the replay ends: red wins \(time\)"):
+        check_record(wrong)
+    # Resumed, it is still over on time.
+    assert str(TableCore(RULES, BOARD, again.game, headers).shown_position().outcome()) == \
+        "red wins (time)"
 
 
 def test_play_takes_a_clock(tmp_path: Path) -> None:
@@ -330,3 +390,11 @@ def test_play_takes_a_clock(tmp_path: Path) -> None:
     (folder,) = games.iterdir()
     clock = read_record(folder / "record.txt").headers["Clock"]
     assert "per side=300.0" in clock and "blue clock=" in clock
+
+
+@pytest.mark.parametrize("command", ["play", "sim", "cards", "club", "record", "board", "bench"])
+def test_help_is_plain_words(command: str) -> None:
+    """``--help`` prints words, not the reStructuredText marks of the docstrings."""
+    proc = subprocess.run([*MASUME, command, "--help"], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert "`" not in proc.stdout and ":class:" not in proc.stdout, proc.stdout

@@ -390,7 +390,8 @@ def test_a_tackle_calls_a_penalty_kick_even_against_the_wonder_goal() -> None:
     position = play(position, "clear")
     assert position.phase == "pk" and position.to_move == "home"
     assert position.status().highlights["legal"] == ("penalty-home",)
-    assert names(position.legal_actions()) == [f"kick PK0{k}" for k in range(1, 6)]
+    assert [a for a in names(position.legal_actions()) if not a.startswith("sub ")] == [
+        f"kick PK0{k}" for k in range(1, 6)]
     kicked = play(position, "kick PK01")  # left-high
     assert kicked.to_move == "away"
     assert kicked.seen_by("away").cells["penalty-home"] == ("face down",)  # laid at once
@@ -532,6 +533,34 @@ def test_substitutions_any_time_in_ones_own_turn() -> None:
     assert not attack.is_legal(Sub("A09", "A07"))
     with pytest.raises(IllegalAction, match="H01 was substituted out"):
         play(play(started(), "sub out H01 in H08"), "sub out H02 in H01")
+
+
+def test_substitutions_through_the_whole_turn_the_defence_and_the_penalty_kick_too() -> None:
+    """「選手交代は自分のターン中いつでも」 and 「得点判定が全部終わるとターンが終了する」: the
+    opponent's defence and a tackle's penalty kick are part of the attacker's turn, so the
+    attacker may substitute then too (the sub goes into the record's line of the side
+    placing cards); the defender may not, it is not its turn."""
+    defence = play(wing_position(hands=(1, 0)), "shoot H1c at H1c^", "deck SY24 on 1",
+                   "hand SY09 on 2")
+    assert defence.phase == "defence" and defence.to_move == "away"
+    assert defence.is_legal(Sub("H03", "H08")) and not defence.is_legal(Sub("A09", "A07"))
+    subbed = play(defence, "sub out H03 in H08")
+    assert subbed.to_move == "away" and subbed.subs == (1, 0) and "H03" not in dict(
+        subbed.field).values()
+    tackled = play(subbed, "deck SY01 on 1", "done")
+    assert tackled.last.endswith("tackle! penalty kick") and tackled.phase == "clear"
+    assert tackled.is_legal(Sub("H04", "H09"))
+    kick = play(tackled, "clear")
+    assert kick.phase == "pk" and kick.is_legal(Sub("H04", "H09"))
+    laid = play(kick, "sub out H04 in H09", "kick PK01")
+    assert laid.subs == (2, 0) and laid.to_move == "away"
+    assert laid.is_legal(Sub("H01", "H10"))  # still home's turn while away guesses
+    over = play(laid, "save PK07", "clear")
+    assert over.to_move == "away" and over.turn == 1  # away's turn now
+    assert not any(isinstance(a, Sub) and a.out.startswith("H") for a in over.legal_actions())
+    # a shoot-out is no one's turn: no substitution there
+    shootout = replace(started(), phase="shootout", turn=HOME)
+    assert not any(isinstance(a, Sub) for a in shootout.legal_actions())
 
 
 def test_substitutions_at_half_time() -> None:

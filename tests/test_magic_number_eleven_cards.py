@@ -20,6 +20,7 @@ from masume.records import read_record, replay, write_record
 from dataclasses import replace
 
 from masume.rules import Game, IllegalAction
+from masume.rules.magic_number_eleven import Adjust
 from test_records import expected_failure
 
 RULES = load_rules("magic-number-eleven")
@@ -76,8 +77,6 @@ def test_the_demo_set_says_it_is_not_the_publishers_and_keeps_the_public_counts(
     (lambda d: d.update(published_counts="yes"), "published_counts must be true or false"),
     (lambda d: entry(d, "PK03").update(role="goalkeeper"),
      "card PK03: role 'goalkeeper' is not kick"),
-    (lambda d: entry(d, "PK08").update(course="upper-90"),
-     "penalty-kick courses no save card can guess: centre"),
     (lambda d: entry(d, "PK01").update(kind="trainer"), "card PK01: kind 'trainer' is not player"),
     (lambda d: entry(d, "A01").update(team="home"), "home players: 11, the game needs 10"),
     (lambda d: d["card"].remove(entry(d, "ST12")), "star players: 11, the game needs 12"),
@@ -89,6 +88,19 @@ def test_check_cards_names_each_problem(change: Any, message: str) -> None:
     change(data)
     problems = RULES.check_cards(CardSet(data))
     assert any(p.startswith(message) for p in problems), problems
+
+
+def test_a_kick_course_no_save_card_names_is_a_warning_never_a_refusal() -> None:
+    """The courses are printed on the penalty-kick cards (a lost figure); the seed only
+    says 「守備側が攻撃側のシュートコースを当てられたら守備に成功する」: a box whose save cards
+    never name a kick's course plays (that kick always scores), with a warning."""
+    data = copy.deepcopy(demo_data())
+    entry(data, "PK08").update(course="upper-90")
+    cards = CardSet(data)
+    assert RULES.check_cards(cards) == []
+    assert "penalty-kick courses no save card can guess: centre" in RULES.card_warnings(cards)
+    position = RULES.start(cards=cards)
+    assert position.cards is cards
 
 
 def test_counts_from_the_lost_figure_warn_and_never_refuse() -> None:
@@ -202,3 +214,100 @@ def test_an_effect_outside_the_vocabulary_plays_by_hand_with_recorded_adjustment
     assert "mods=2|0" in shot.to_text() and RULES.from_text(shot.to_text(), cards=cards) == shot
     with pytest.raises(IllegalAction, match="power only in a shot under way"):
         position.parse_action("adjust home power +2")
+
+
+def test_a_by_hand_card_records_moves_and_named_discards_for_either_side(tmp_path: Path) -> None:
+    """Issue 14: the generic adjustments are power +N, discard a named card, draw N and
+    move a card, and a by-hand effect can concern either player, so both sides' adjustments
+    are offered whoever is to move. A card outside the vocabulary ("push an opponent
+    forward, then cancel a synergy card") is played, its effect recorded, and ``masume
+    record check`` replays the record exactly."""
+    text = DEMO.read_text(encoding="utf-8").replace(
+        'id = "magic-number-eleven-demo"', 'id = "by-hand"').replace(
+        'symbols = { top = ["link", "shot"], bottom = ["defence", "press"], left = "press", '
+        'right = "link" }\n',
+        'symbols = { top = ["link", "shot"], bottom = ["defence", "press"], left = "press", '
+        'right = "link" }\neffect = { by_hand = true, text = "push one opposing player to '
+        'any free place; cancel one synergy card in play" }\n', 1)
+    path = tmp_path / "by-hand.toml"
+    path.write_text(text, encoding="utf-8")
+    cards = CardSet(tomllib.loads(text))
+    assert cards.card("H05")["effect"]["by_hand"] is True and RULES.check_cards(cards) == []
+    options = ("home_stars=ST01/ST04/ST07 away_stars=ST02/ST05/ST08 home_bench=H08/H09/H10 "
+               "away_bench=A07/A06/A05")
+    game = Game(RULES.start(cards=str(path), **{k: v for k, _, v in
+                                                (o.partition("=") for o in options.split())}))
+    for action in ("H05 H2a", "A01 A2a"):
+        game.push_notation(action)
+    p = game.position
+    assert p.to_move == "home"
+    # home, on its own turn, moves away's striker (the effect concerns the opponent) ...
+    assert p.is_legal(p.parse_action("adjust move A2a>A1c"))
+    assert p.is_legal(p.parse_action("adjust move H2a>H4c"))  # its own card, any row
+    game.push_notation("adjust move A2a>A1c")
+    p = game.position
+    assert dict(p.field)["A1c"] == "A01" and "A2a" not in dict(p.field)
+    assert p.layout()["A1c"] == (cards.copy("A01").piece,)
+    assert [s.name for s in p.symbols(1)] == ["A1c^", "A1d^"]  # its symbols went with it
+    with pytest.raises(IllegalAction, match="move a player card of the field to free cells"):
+        p.parse_action("adjust move A1c>H3a")
+    for action in ("H01 H1a", "shoot H1a at H1a^", "deck SY20 on 1"):
+        game.push_notation(action)
+    p = game.position
+    sy20 = cards.card("SY20")["stars"]
+    assert p.to_move == "away" and p.phase == "defence" and p.attack_total() == 2 + sy20
+    # ... and away, defending, records the attacker's power change and a named discard;
+    # how much is the card's to say, bounded only by what exists (the hand of five, the track)
+    assert p.is_legal(p.parse_action("adjust home power -1"))
+    assert p.is_legal(p.parse_action("adjust home power +10"))
+    assert p.is_legal(p.parse_action("adjust away draw 5"))
+    with pytest.raises(IllegalAction, match="draw within the hand of five"):
+        p.parse_action("adjust away draw 6")  # 「シナジーカードは5枚まで持つことができて」
+    assert p.is_legal(p.parse_action("adjust home press 6"))
+    game.push_notation("adjust discard SY20")
+    p = game.position
+    assert p.areas[0] == () and "SY20" in p.discard_known and p.attack_total() == 2
+    assert "home-synergy-1" not in p.layout()
+    while game.position.to_move == "away":
+        game.push(next(a for a in game.legal_actions() if not isinstance(a, Adjust)))
+    record = write_record(game, {"Options": f"cards={path} {options}"})
+    assert "adjust move A2a>A1c" in record and "adjust discard SY20" in record
+    record_path = tmp_path / "by-hand.txt"
+    record_path.write_text(record, encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "masume.cli", "record", "check", "--game",
+                             "magic-number-eleven", str(record_path)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "ok," in result.stdout
+    assert replay(read_record(record_path)).position == game.position
+
+
+def test_both_seats_pages_offer_both_sides_adjustments(tmp_path: Path) -> None:
+    """Issue 14: a by-hand effect can concern either player, so the page of each seat lists
+    the adjustments of both sides (those no sensor sees: draw, discard, press, power) as
+    choices, whoever is to move; moves and named discards are made by moving the card."""
+    from masume.boards import load_board
+    from masume.play.cards import for_viewer
+    from masume.play.core import TableCore
+
+    data = copy.deepcopy(demo_data())
+    entry(data, "H05")["effect"] = {"by_hand": True, "text": "the opponent draws 2"}
+    cards = CardSet(data)
+    game = Game(RULES.start(cards=cards, home_stars="ST01/ST04/ST07",
+                            away_stars="ST02/ST05/ST08", home_bench="H08/H09/H10",
+                            away_bench="A07/A06/A05"))
+    game.push_notation("H05 H2a")
+    board = load_board(RULES.board)
+    core = TableCore(RULES, board, game)
+    core.tracker.observe(core.tracker.expected_readings(), 0.0)
+    core.redraw()
+    assert core.tracker.view.state == "in-sync" and game.position.to_move == "away"
+    choices = core.choices()
+    texts = [game.position.notation(a) for a in choices]
+    assert {"adjust home draw 2", "adjust away draw 2", "adjust home press 1"} <= set(texts)
+    assert not any(t.startswith("adjust move") for t in texts)  # a move is the card moved
+    for viewer in ("home", "away", None):
+        seen = for_viewer({"choices": [{"text": t} for t in texts], "pieces": {}},
+                          position=game.position, board=board, viewer=viewer, choices=choices)
+        shown = {c["text"] for c in seen["choices"]}
+        assert {"adjust home draw 2", "adjust away draw 2"} <= shown, viewer

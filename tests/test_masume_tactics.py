@@ -19,6 +19,7 @@ from masume.rules.masume_tactics import (
     PITCH,
     SQUARE_INDEX,
     TOUCH,
+    Charge,
     Kick,
     Move,
     Position,
@@ -465,9 +466,10 @@ def test_throw_in_step_in_and_no_goal_straight_from_a_throw() -> None:
     assert {str(a) for a in thrown.legal_actions()} == {"in B7", "in B8"}  # B9 holds the ball
     stepped = play(thrown, "in B8")
     assert stepped.status().action_number == 2 and stepped.must_kick < 0
-    # A throw straight into a goal does not count.
-    goal = setup({9: "G12"}, {4: "M16"}, "M16", offence="away", extra="kicker=14 restart=throw")
-    assert goal.is_legal(Kick("M16", "ground", "NW"))
+    # A throw from M16 along the touchline (S) or into the field (W) is legal.
+    corner = setup({9: "G12"}, {4: "M16"}, "M16", offence="away", extra="kicker=14 restart=throw")
+    assert corner.is_legal(Kick("M16", "ground", "W"))
+    assert corner.is_legal(Kick("M16", "ground", "SW"))
 
 
 def test_a_throw_straight_into_a_goal_does_not_count() -> None:
@@ -823,6 +825,21 @@ def test_beginner_rules_one_play_a_turn_even_after_a_charge() -> None:
     assert won.offence == 1  # away keeps the ball: the roles swap, the turn does not repeat
 
 
+def test_a_throw_in_from_the_last_touch_square_goes_only_into_the_field() -> None:
+    """スローイン: 「スローインは、セットプレーの手順通り進め、フィールド内の3方向いずれかへ
+    向けてプレーします」: from M16 (or A1, A16, M1) the diagonal over the end line is not into
+    the field."""
+    throw = setup({9: "G12"}, {4: "M16"}, "M16", offence="away", extra="kicker=14 restart=throw")
+    kicks = {a.direction for a in throw.legal_actions()
+             if isinstance(a, Kick) and a.kind == "ground"}
+    assert kicks == {"W", "SW"}  # NW would cross the end line at L17
+    with pytest.raises(IllegalAction, match="throw-in goes into the field"):
+        play(throw, "M16 lob NW")
+    low = setup({9: "G12"}, {4: "A1"}, "A1", offence="away", extra="kicker=14 restart=throw")
+    assert {a.direction for a in low.legal_actions()
+            if isinstance(a, Kick) and a.kind == "ground"} == {"E", "NE"}
+
+
 def test_inside_kick_closed_only_by_an_opponent() -> None:
     """インサイドキック: 「コース途中(2マス以内)に相手チームの選手(=相手選手)がいる場合、その方向へは
     キックできません」: a team-mate on the way does not close it."""
@@ -884,3 +901,85 @@ def test_a_hand_written_header() -> None:
         RULES.from_text(players)
     with pytest.raises(NotationError, match="11 players a side"):
         RULES.from_text(players.replace("G2,", "", 1) + " G10")
+
+
+# --------------------------------------------------------------------------- second reading (issue 14)
+
+
+def test_players_play_on_the_pitch_the_thrower_alone_stands_off_it() -> None:
+    """「スローインをした選手は、スローインと共にサイド(タッチ)ラインを挟んで隣接する3マス…の
+    どれかに移動し、すぐプレーに参加できます」: play is on the pitch; only a thrower stands on
+    the touch file, and a player never enters a goal."""
+    position = setup({7: "B8", 9: "G12"}, {}, "G12")
+    with pytest.raises(IllegalAction, match="A8 is off the pitch"):
+        play(position, "B8-A8")
+    near_goal = setup({7: "G16", 9: "G12"}, {}, "G12")
+    assert not near_goal.is_legal(Move("G16", "G17"))
+
+
+def test_goal_kick_2_keeper_may_kick_first_or_dribble_first_but_must_kick() -> None:
+    """ゴールキック2: 「1手目にゴールキーパー自身が“移動(ドリブル)”し、2手目に“キック…”することも
+    できます」 and セットプレー ④ 「キープ選手は、そのターン1手目または2手目で“キック”をします」:
+    both orders are offered; a step that leaves the ball would make the kick impossible."""
+    caught = play(setup({9: "G9"}, {1: "G14"}, "G9"), "G9 ground N", "die 6", "keep", "ready")
+    assert caught.is_legal(Kick("G14", "ground", "S")) and caught.is_legal(Move("G14", "G13"))
+    assert not caught.is_legal(Move("G14", "G13", leave=True))
+    dribbled = play(caught, "G14-G13")
+    assert {type(a) for a in dribbled.legal_actions()} <= {Kick}  # action 2: the kick
+
+
+def test_a_headed_ball_that_lands_on_a_player_is_his() -> None:
+    """★ヘディング 「ヘディングはロブキックをした選手のプレー(1手)の範囲と見なされます」 and the
+    worked example 「ヘディングした場合、1手目と…一気にバスが届いた…ので、…2手目をプレー」: the
+    headed pass reaches its man and the action ends there (reading 4: he keeps it; the
+    seed's record `seed-lob-header-shot.txt` plays on from him without a choice)."""
+    position = setup({7: "G4", 9: "G9", 10: "G10"}, {4: "G6"}, "G4")
+    headed = play(position, "G4 lob N", "die 3", "head N1")
+    assert where(headed, "G10") == ("ball", "home-10")
+    assert headed.pending == () and headed.status().action_number == 2
+
+
+def test_only_the_offences_ball_keeper_kicks() -> None:
+    """キック ①: 「キープ選手は、前後左右斜めの8方向どの方向にもボールを蹴る(=キック)ことができ」:
+    the player keeping the ball kicks, nobody else (the defence never keeps it: the moment
+    it does, it is the offence)."""
+    position = setup({7: "G6", 8: "F6"}, {4: "H7"}, "G6")
+    kickers = {a.frm for a in position.legal_actions() if isinstance(a, Kick)}
+    assert kickers == {"G6"}
+    with pytest.raises(IllegalAction, match="does not keep the ball"):
+        play(position, "F6 ground N")
+    defence = setup({7: "G6"}, {4: "H7"}, "G6", move="away")
+    assert not any(isinstance(a, Kick) for a in defence.legal_actions())
+
+
+def test_set_piece_taker_kicks_by_action_2_and_then_waits() -> None:
+    """セットプレー ④: 「キープ選手は、そのターン1手目または2手目で“キック…”をします…キック後は、
+    他の選手が1度ボールに触れるまで、ボールに触れる事はできません」."""
+    corner = play(setup({9: "D12"}, {4: "D14"}, "D12"), "D12 ground N", "die 6", "bounce N",
+                  "kicker D12", "ready")
+    first = play(corner, "C2-C1")  # another player may play action 1
+    assert {a.frm for a in first.legal_actions()} == {"B16"}  # action 2: the taker's kick
+    assert all(isinstance(a, Kick) for a in first.legal_actions())
+    kicked = play(corner, "B16 inside E1")  # action 1: the kick, the ball loose on C16
+    assert where(kicked, "C16") == ("ball",) and kicked.status().action_number == 2
+    with pytest.raises(IllegalAction, match="may not touch the ball again"):
+        play(kicked, "B16-C16")
+    assert kicked.is_legal(Move("B16", "C15"))  # he may move, not onto the ball
+
+
+def test_a_called_kick_waits_for_the_die_and_nothing_else() -> None:
+    """キック ③: 「※サイコロを振った後に、キックの種類や方向、キック以外のプレーへの変更は
+    できません」: once called, the kick waits for the die; the call cannot change."""
+    called = play(setup({7: "G6", 8: "G9"}, {}, "G6"), "G6 ground N")
+    assert set(called.legal_actions()) == {Roll(n) for n in range(1, 7)}
+    assert not called.is_legal(Kick("G6", "lob", "N"))
+    assert not called.is_legal(Move("G9", "G10"))
+
+
+def test_beginner_charge_only_from_the_five_squares_in_front_and_beside() -> None:
+    """ビギナールール チャージ: 「ボールをキープしているせん手の、前・ななめ前・となりの5マスに
+    まもりがわのチームのせん手がいるとき、チャージ…をすることができます」: not from behind (the
+    standard rules make that a foul: バックチャージ)."""
+    behind = setup({7: "G6"}, {4: "G5", 5: "F6"}, "G6", move="away", options="rules=beginner")
+    charges = {a.frm for a in behind.legal_actions() if isinstance(a, Charge)}
+    assert charges == {"F6"}  # beside; G5 is behind home-7 (home attacks north)

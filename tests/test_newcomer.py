@@ -1,23 +1,32 @@
 """A newcomer's first minutes at each game's table, in headless Chromium (issue 16):
 the real TableSession on the simulated board (the firmware on the MicroPython VM over
 a real pty), its page served as `masume play` serves it, at 1100 px and at a phone's
-400 px. Set-up from an empty board, a legal move, an illegal move with its reason and
-lit fix, a takeback, a die rolled at the wrong moment, resign (asked first) and a new
-game. Screenshots go to ``$MASUME_SCREENSHOTS`` (default: the test's tmp folder), for
-a person to read.
+400 px. Set-up from an empty board, a legal move, a takeback, an illegal move with
+its reason and lit fix, a die rolled at the wrong moment (the die games), resign
+(asked first), game over with a new game, and the cable pulled.
+
+The page's buttons, choices and card picker are clicked as a person would; where a
+hand moves pieces on the board it goes through the simulated board (the same sensor
+path as a hand on a real one). At 400 px every step is measured for contrast and
+target size (tests/page_checks.py).
+
+Screenshots go to ``$MASUME_SCREENSHOTS`` (default: the test's tmp folder), named
+``GAME-WIDTH-N-STEP.png``, for a person to read.
 """
 
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from page_checks import readability_problems
 from test_web import launch_chromium
-from waiting import HANG_S
+from waiting import HANG_S, until
 
 from masume.boards import load_board
 from masume.games import load_rules
@@ -31,28 +40,195 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 GAMES = ["soccer-shogi", "masume-tactics", "shogi-soccer", "eyeshield21", "magic-number-eleven"]
 
-#: A legal move and an illegal one, by hand (from, to), where the game starts with one.
-MOVES = {
-    "soccer-shogi": (("A7", "A6"), ("A7", "A3")),
-    "masume-tactics": (None, ("G2", "G10")),
-}
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the module: each test opens its own page. The page's
+    waits are the hang guard's, not Playwright's 5 s (a loaded machine is slow)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=HANG_S * 1000)
+    with sync_playwright() as p:
+        chromium = launch_chromium(p)
+        yield chromium
+        chromium.close()
+    expect.set_options(timeout=5_000)  # Playwright's own, for the modules after this one
 
 
-def wait(check: Callable[[], bool], what: str, table: TableSession) -> None:
-    deadline = time.monotonic() + HANG_S
-    while not check():
-        assert time.monotonic() < deadline, f"waited for {what}: {table.state()['tracker']}"
-        time.sleep(0.05)
+@dataclass
+class Walk:
+    """One newcomer at one table: the page, the table, and what was seen."""
+
+    game: str
+    width: int
+    page: Any
+    table: TableSession
+    sim: Any
+    shots: Path
+    problems: list[str] = field(default_factory=list)
+    taken: list[str] = field(default_factory=list)
+
+    def shot(self, step: str) -> None:
+        """A screenshot of the whole page; at a phone's width, its readability measured."""
+        name = f"{self.game}-{self.width}-{len(self.taken) + 1}-{step}.png"
+        self.page.screenshot(path=str(self.shots / name), full_page=True)
+        self.taken.append(name)
+        if self.width <= 500:
+            self.problems += readability_problems(self.page, step)
+
+    def wait(self, check: Callable[[], bool], what: str) -> None:
+        until(check, f"{what} ({self.table.state()['tracker']})")
+
+    def actions(self) -> int:
+        return len(self.table.game.actions)
+
+    def in_sync(self, actions: int) -> None:
+        self.wait(lambda: self.table.tracker.view.state == "in-sync" and self.actions() == actions,
+                  f"the board in sync after {actions} actions")
+
+    def click(self, selector: str) -> None:
+        self.page.locator(selector).first.click()
+
+    def says(self, text: str) -> None:
+        from playwright.sync_api import expect
+
+        expect(self.page.locator("#tracker")).to_contain_text(text)
+
+    def move(self, frm: str, to: str) -> None:
+        """A piece carried from one square to another with the page's hands."""
+        self.click(f'[data-cell="{frm}"]')
+        self.click(f'[data-cell="{to}"]')
+
+
+# ---- each game's first moves: (a legal move, its takeback put right, an illegal move
+# put right), as a newcomer makes them ---------------------------------------------------
+
+
+def soccer_shogi(w: Walk) -> None:
+    w.move("A7", "A6")
+    w.wait(lambda: w.actions() == 1, "the legal move")
+    w.shot("legal-move")
+    w.click('[data-button="takeback"]')
+    w.says("take back A7-A6: move blue from A6 to A7")
+    w.shot("takeback")
+    w.move("A6", "A7")
+    w.in_sync(0)
+    w.move("A7", "A3")
+    w.says("A7-A3 is not legal")
+    w.says("to put it right: move blue from A3 to A7")
+    w.shot("illegal-move")
+    w.move("A3", "A7")
+    w.in_sync(0)
+
+
+def masume_tactics(w: Walk) -> None:
+    # The die rolled before anyone kicked: refused, with what the game waits for.
+    w.click("#roll")
+    w.says("die roll")
+    w.says("the game is not waiting for a roll")
+    w.shot("wrong-roll")
+    # The kick-off: inside called, the ball put down one square north.
+    w.click('[data-button="inside"]')
+    w.says("inside: put the pieces down on a lit square")
+    w.shot("kick-called")
+    kicker = w.table.sim_lift("G8")
+    w.table.sim_lift("G8")
+    w.table.sim_place("G8", kicker)
+    w.table.sim_place("G9", "ball")
+    w.wait(lambda: w.actions() == 1, "the kick")
+    w.shot("legal-move")
+    w.click('[data-button="takeback"]')
+    w.says("take back G8 inside N1: move ball from G9 to G8")
+    w.shot("takeback")
+    w.table.sim_lift("G9")
+    w.table.sim_lift("G8")
+    w.table.sim_place("G8", "ball")
+    w.table.sim_place("G8", kicker)
+    w.in_sync(0)
+    w.move("G2", "G10")
+    w.says("is not legal")
+    w.says("to put it right: move home-1 from G10 to G2")
+    w.shot("illegal-move")
+    w.move("G10", "G2")
+    w.in_sync(0)
+
+
+def shogi_soccer(w: Walk) -> None:
+    w.click("#choices [data-choice]")  # gote declares a system
+    w.wait(lambda: w.actions() == 1, "the system")
+    w.table.sim_place("5-K", "sente-king")
+    w.wait(lambda: w.actions() == 2, "the king set up")
+    w.shot("legal-move")
+    w.click('[data-button="takeback"]')
+    w.says("take sente-king off 5-K")
+    w.shot("takeback")
+    w.table.sim_lift("5-K")
+    w.in_sync(1)
+    w.table.sim_place("1-A", "sente-king")
+    w.says("sente-king may not go on 1-A now; it may go on 5-K")
+    w.says("to put it right: take sente-king off 1-A")
+    w.shot("illegal-move")
+    w.table.sim_lift("1-A")
+    w.in_sync(1)
+
+
+def eyeshield21(w: Walk) -> None:
+    # A character laid face down with the card picker.
+    w.click('#card-list [data-card="F01.1"]')
+    w.click('[data-cell="home-character-1"]')
+    w.wait(lambda: w.actions() == 1, "the character laid")
+    w.shot("legal-move")
+    w.click('[data-button="takeback"]')
+    w.says("take back ?@home-character-1: take the card off home-character-1")
+    w.shot("takeback")
+    w.table.sim_lift("home-character-1")
+    w.in_sync(0)
+    w.table.sim_place_card("away-character-1", "F02.1")
+    w.says("it may go to home-character-1")
+    w.says("to put it right: take the card off away-character-1")
+    w.shot("illegal-move")
+    w.table.sim_lift("away-character-1")
+    w.in_sync(0)
+    # Three characters laid: the deal, lit where the guts go.
+    for k, card in enumerate(("F01.1", "F02.1", "F03.1"), start=1):
+        w.table.sim_place_card(f"home-character-{k}", card)
+        w.wait(lambda k=k: w.actions() == k, f"character {k}")
+    from playwright.sync_api import expect
+
+    expect(w.page.locator("#message")).to_contain_text("face down on home-guts (lit)")
+    w.shot("deal")
+
+
+def magic_number_eleven(w: Walk) -> None:
+    w.click("#choices [data-choice]")  # away reveals a star
+    w.wait(lambda: w.actions() == 1, "the star revealed")
+    w.shot("legal-move")
+    w.click('[data-button="takeback"]')
+    w.wait(lambda: w.actions() == 0, "the reveal taken back")
+    w.says("took back reveal ST01: nothing to move on the board")
+    w.shot("takeback")
+    w.table.sim_place_card("H4a", "H01")
+    w.says("not now: star draft round 1")
+    w.says("to put it right: take the card off H4a")
+    w.shot("illegal-move")
+    w.table.sim_lift("H4a")
+    w.in_sync(0)
+
+
+FIRST_MOVES = {"soccer-shogi": soccer_shogi, "masume-tactics": masume_tactics,
+               "shogi-soccer": shogi_soccer, "eyeshield21": eyeshield21,
+               "magic-number-eleven": magic_number_eleven}
 
 
 @pytest.mark.parametrize("width", [1100, 400])
 @pytest.mark.parametrize("game", GAMES)
-def test_a_newcomers_first_minutes(game: str, width: int, make_sim, tmp_path: Path) -> None:
-    from playwright.sync_api import expect, sync_playwright
+def test_a_newcomers_first_minutes(game: str, width: int, browser: Any, make_sim,
+                                   tmp_path: Path) -> None:
+    from playwright.sync_api import expect
 
     from masume.web.server import serve
 
-    shots = Path(os.environ.get("MASUME_SCREENSHOTS", tmp_path / "shots"))
+    shots = Path(os.environ.get("MASUME_SCREENSHOTS") or tmp_path / "shots")
     shots.mkdir(parents=True, exist_ok=True)
     rules = load_rules(game)
     board = load_board(rules.board)
@@ -64,98 +240,102 @@ def test_a_newcomers_first_minutes(game: str, width: int, make_sim, tmp_path: Pa
     table = TableSession(rules, board, link, game=Game(rules.start()), store=store, sim=sim,
                          on_message=said.append).start()
     web = serve(table)
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.set_default_timeout(HANG_S * 1000)
     try:
-        with sync_playwright() as p:
-            browser = launch_chromium(p)
-            page = browser.new_page(viewport={"width": width, "height": 900})
-            page.on("dialog", lambda dialog: dialog.accept())  # "Start a new game?"
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(web.link("table"))
-            expect(page.locator("body[data-ready=true]")).to_have_count(1)
+        page.on("dialog", lambda dialog: dialog.accept())  # "Start a new game?"
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(web.link("table"))
+        expect(page.locator("body[data-ready=true]")).to_have_count(1)
+        w = Walk(game, width, page, table, sim, shots)
 
-            def shot(step: str) -> None:
-                page.screenshot(path=str(shots / f"{game}-{width}-{step}.png"), full_page=True)
+        # An empty board: what to set up, where (lit white, blinking).
+        until(link.connected.is_set, "the board")
+        w.says("set up the pieces on the lit squares")
+        assert any(m.startswith("set up the pieces") for m in said)
+        expect(page.locator("#legend")).to_have_count(1)
+        w.shot("set-up")
+        for square, piece in set_up(dict(table.game.position.layout()), table.game.position):
+            sim.place(square, piece)
+        w.in_sync(0)
+        expect(page.locator("#conn")).to_have_attribute("data-conn", "live")
 
-            tracker = page.locator("#tracker")
-            # 1. An empty board: what to set up, where (lit white, blinking).
-            wait(lambda: link.connected.is_set(), "the board", table)
-            expect(tracker).to_contain_text("set up the pieces on the lit squares")
-            assert any(m.startswith("set up the pieces") for m in said)
-            expect(page.locator("#legend")).to_have_count(1)
-            shot("1-set-up")
-            for square, piece in set_up(dict(table.game.position.layout()), table.game.position):
-                sim.place(square, piece)
-            wait(lambda: table.tracker.view.state == "in-sync", "the set-up read", table)
-            expect(page.locator("#conn")).to_have_attribute("data-conn", "live")
+        FIRST_MOVES[game](w)
 
-            legal, illegal = MOVES.get(game, (None, None))
-            # 2. A legal move, by the page's hands.
-            if legal is not None:
-                page.locator(f'[data-cell="{legal[0]}"]').click()
-                page.locator(f'[data-cell="{legal[1]}"]').click()
-                wait(lambda: len(table.game.actions) == 1, "the legal move", table)
-                shot("2-legal-move")
-                # 3. A takeback: the page says the hand movements.
-                page.locator('[data-button="takeback"]').click()
-                expect(tracker).to_contain_text(f"take back {legal[0]}-{legal[1]}: move ")
-                shot("3-takeback")
-                page.locator(f'[data-cell="{legal[1]}"]').click()
-                page.locator(f'[data-cell="{legal[0]}"]').click()
-                wait(lambda: table.tracker.view.state == "in-sync" and not table.game.actions,
-                     "the board put back", table)
-            elif table.choices():
-                # A game that begins with a choice (a system, a card): made on the page.
-                page.locator("#choices [data-choice]").first.click()
-                wait(lambda: len(table.game.actions) == 1, "the choice", table)
-                shot("2-choice")
-            # 4. An illegal move: its reason and the lit fix.
-            if illegal is not None:
-                page.locator(f'[data-cell="{illegal[0]}"]').click()
-                page.locator(f'[data-cell="{illegal[1]}"]').click()
-                expect(tracker).to_contain_text("to put it right: move")
-                shot("4-illegal-move")
-                page.locator(f'[data-cell="{illegal[1]}"]').click()
-                page.locator(f'[data-cell="{illegal[0]}"]').click()
-                wait(lambda: table.tracker.view.state == "in-sync", "the fix", table)
-            # 5. A die rolled at the wrong moment (the die tray's roll, or its button).
-            if board.die:
-                rolled = page.locator("#roll")
-                if rolled.is_visible():
-                    rolled.click()
-                    expect(tracker).to_contain_text("ignored:")
-                    shot("5-wrong-roll")
-            # 6. Resign, asked first, then a new game.
-            if page.locator('[data-button="resign"]').count():
-                page.locator('[data-button="resign"]').click()
-                expect(tracker).to_contain_text("press resign again to resign")
-                shot("6-resign-asked")
-                page.locator('[data-button="resign"]').click()
-                expect(page.locator("#outcome")).to_contain_text("resignation")
-                expect(page.locator("#new-game")).to_be_visible()
-                shot("7-game-over")
-                page.locator("#new-game").click()
-                expect(page.locator("#outcome")).to_be_hidden()
-                wait(lambda: table.store is not store, "the new game", table)
-                shot("8-new-game")
-            # 7. The cable pulled: the pill turns red.
-            sim.close()
-            expect(page.locator("#conn")).to_have_attribute("data-conn", "lost")
-            shot("9-link-lost")
-            assert not errors, errors
-            _tap_targets(page, width)
-            browser.close()
+        # Resign, asked first; the result, the score and a new game.
+        w.click('[data-button="resign"]')
+        w.says("press resign again to resign")
+        w.shot("resign-asked")
+        w.click('[data-button="resign"]')
+        expect(page.locator("#outcome")).to_contain_text("resignation")
+        expect(page.locator("#outcome .final-score")).to_contain_text("score:")
+        expect(page.locator("#new-game")).to_be_visible()
+        expect(page.locator("#turn")).to_have_text("nobody: the game is over")
+        expect(page.locator("#choices-card")).to_be_hidden()  # nothing left to choose
+        w.shot("game-over")
+        w.click("#new-game")
+        expect(page.locator("#outcome")).to_be_hidden()
+        until(lambda: table.store is not store, "the new game")
+        w.shot("new-game")
+
+        # The cable pulled: the pill turns red.
+        sim.close()
+        expect(page.locator("#conn")).to_have_attribute("data-conn", "lost")
+        w.shot("link-lost")
+        assert not errors, errors
+        assert not w.problems, "\n".join(w.problems)
     finally:
+        page.close()
         web.stop()
         table.close()
         link.close()
 
 
-def _tap_targets(page: Any, width: int) -> None:
-    """At a phone's width, the buttons a player taps are at least 40 px tall."""
-    if width > 500:
-        return
-    small = page.evaluate("""() => [...document.querySelectorAll('#buttons button, #new-game')]
-        .filter((b) => b.offsetParent && b.getBoundingClientRect().height < 40)
-        .map((b) => b.textContent)""")
-    assert not small, f"buttons too small to tap at {width} px: {small}"
+def test_magic_number_elevens_card_edge_symbols_are_drawn(browser: Any, make_sim,
+                                                          tmp_path: Path) -> None:
+    """A player card laid on the field shows its half symbols on its two cells' edges,
+    turned with its team (home's front north), each a glyph named on hover."""
+    from playwright.sync_api import expect
+
+    from masume.web.server import serve
+
+    shots = Path(os.environ.get("MASUME_SCREENSHOTS") or tmp_path / "shots")
+    shots.mkdir(parents=True, exist_ok=True)
+    rules = load_rules("magic-number-eleven")
+    board = load_board(rules.board)
+    start = rules.start(home_stars="ST01/ST04/ST07", away_stars="ST02/ST05/ST08",
+                        home_bench="H08/H09/H10", away_bench="A08/A09/A10")
+    sim = make_sim(board.id)
+    for square, piece in set_up(dict(start.layout()), start):
+        sim.place(square, piece)
+    link = BoardSession(SerialTransport(sim.port), expect=board.id,
+                        resolve=lambda _id: board).start()
+    table = TableSession(rules, board, link, game=Game(start), sim=sim).start()
+    web = serve(table)
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    page.set_default_timeout(HANG_S * 1000)
+    try:
+        page.goto(web.link("table"))
+        until(lambda: table.tracker.view.state == "in-sync" and link.connected.is_set(),
+              "the set-up read")
+        table.sim_place_card("H2b", "H01")  # H01: top shot/shot, bottom shot/link, crack|shot
+        until(lambda: len(table.game.actions) == 1, "the card laid")
+        marks = {"H2b": {"n": "shot", "s": "shot", "w": "crack"},
+                 "H2c": {"n": "shot", "s": "link", "e": "shot"}}
+        for cell, edges in marks.items():
+            for edge, name in edges.items():
+                mark = page.locator(f'[data-cell="{cell}"] .mark-{edge}[data-mark="{name}"]')
+                expect(mark).to_have_count(1)
+                expect(mark).to_have_attribute("title", re.compile(f"^{name} "))
+        page.screenshot(path=str(shots / "magic-number-eleven-1100-symbols.png"), full_page=True)
+        # Flipped, the compass turns round.
+        page.locator("#flip").click()
+        expect(page.locator('[data-cell="H2b"] .mark-w[data-mark="crack"]')).to_have_count(0)
+        expect(page.locator('[data-cell="H2b"] .mark-e[data-mark="crack"]')).to_have_count(1)
+        page.locator("#flip").click()
+    finally:
+        page.close()
+        web.stop()
+        table.close()
+        link.close()

@@ -169,3 +169,46 @@ def test_an_exception_in_the_table_thread_reloads_the_last_save(
         link.close()
     assert resume(read_record(store.folder / "record.txt")).notations() == [
         position.notation(action)]
+
+
+def test_a_picture_drawn_before_the_handshake_still_goes_out(make_sim) -> None:
+    """A loaded host's table ticks before its board's handshake is over (the club
+    server with 300 boards): the picture it draws then cannot go out yet, and the
+    snapshot after the handshake draws the same picture again. It must still reach
+    the board (it did not: 53 of 300 emulated boards stayed dark)."""
+    from masume.rules import Game
+
+    rules, board = load_rules("soccer-shogi"), load_board("soccer-shogi")
+    sim = make_sim("soccer-shogi")
+    set_up(sim)
+
+    def table_on(sim) -> tuple[BoardSession, TableSession]:
+        link = BoardSession(SerialTransport(sim.port), expect=board.id,
+                            resolve=lambda _id: board)
+        return link, TableSession(rules, board, link, game=Game(rules.start()))
+
+    # A first host takes the set-up's events and leaves the board dark: the next
+    # one finds a board with nothing to send, as a hall's boards are.
+    link, table = table_on(sim)
+    table.start()
+    link.start()
+    until(lambda: link.connected.is_set() and table.tracker.view.state == "in-sync"
+          and sim.led_colours, "the first host in sync")
+    table.close()
+    link.set_leds({})
+    until(lambda: not sim.led_colours, "the board dark")
+    link.close()
+
+    link, table = table_on(sim)
+    # As a resumed game stands: the board's readings known from the last save.
+    table.tracker.observe(table.tracker.expected_readings(), 0.0)
+    table.carry_out(table.core.redraw())  # what a tick does before the handshake
+    table.start()
+    link.start()
+    try:
+        until(lambda: link.connected.is_set() and link.stats.snapshots
+              and table.tracker.view.state == "in-sync", "the board in sync")
+        until(lambda: sim.led_colours, "the board's first LED picture")
+    finally:
+        table.close()
+        link.close()

@@ -3,6 +3,7 @@ the plain dataclass (docs/benchmarks.md, "the settle search made cheaper")."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import pickle
 import random
@@ -104,3 +105,32 @@ def test_the_quick_test_agrees_with_the_full_test() -> None:
             fresh = RULES.from_text(position.to_text())
             assert _quick(fresh) == _full_test(RULES.from_text(position.to_text())), fresh
             position = position.apply(rng.choice(actions))
+
+
+def test_a_position_keeps_the_sets_its_cells_give() -> None:
+    # Issue 15, third round: a position's sets (``_boards`` and ``_active_squares``, made
+    # together by whichever is asked first) are its cells'.
+    for position in _positions(120, seed=8):
+        made = (position, *position._children.values(), dataclasses.replace(position))
+        for k, child in enumerate(made):
+            if k % 2:
+                child._active_squares  # noqa: B018 - made first here, by the other there
+            raw = bytes(child.cells)
+            mine = [i for i in PITCH if child.cells[i] == child.side + 1]
+            assert child._active_squares == mine, child
+            empty = sum(1 << (8 * i) for i in PITCH if not raw[i])
+            assert child._boards[0] == empty and child._boards[1] == sum(1 << (8 * i) for i in mine)
+
+
+def test_an_action_is_found_alike_by_identity_and_by_equality() -> None:
+    # apply() finds a listed action by its id (no hashing), any other by equality:
+    # both give the same position, on the position and on a copy of it.
+    for position in _positions(60, seed=9):
+        actions = list(position.legal_actions())
+        by_identity = [position.apply(a).to_text() for a in actions]
+        fresh = RULES.from_text(position.to_text())
+        assert [fresh.apply(copy.deepcopy(a)).to_text() for a in actions] == by_identity
+        copied = pickle.loads(pickle.dumps(position))
+        assert "_identities" not in vars(copied)
+        assert [copied.apply(a).to_text() for a in copied.legal_actions()] == by_identity
+        assert not position.is_legal([str(actions[0])])  # unhashable: no action

@@ -164,6 +164,11 @@ class FakeTable:
             self.calls.append(("roll", value))
         self.changed()
 
+    def new_game(self) -> None:
+        with self._lock:
+            self.calls.append(("new game",))
+        self.changed()
+
     def act(self, text: str) -> None:
         """Any board, real or simulated: a choice is made on the page."""
         with self._lock:

@@ -14,10 +14,11 @@ A record is plain text (UTF-8)::
   ``rules.start(first=...)``), ``Options`` (rule options, ``name=value`` separated
   by spaces, passed to ``rules.start``), ``Position`` (start from this position
   text instead; see ``Position.to_text``), ``Resigned`` (the side that resigned
-  after the last turn line), ``Result`` (the outcome as ``masume record check``
-  prints it, ``home wins (deck-out)``, or ``*`` for a game in progress: checked
-  against the replay, see :func:`check_result`). Any other key (Event, Date, player
-  names, ...) is kept as it is.
+  after the last turn line), ``Timeout`` (the side whose clock ran out after the last
+  turn line, ``masume play --clock``: it loses on time), ``Result`` (the outcome as
+  ``masume record check`` prints it, ``home wins (deck-out)``, or ``*`` for a game in
+  progress: checked against the replay, see :func:`check_result`). Any other key
+  (Event, Date, player names, ...) is kept as it is.
 - Then one side's turn per line, its actions separated by ``,`` or ``、``, in the
   game's notation. Sides alternate as the rules say, from the side that moves
   first. Procedural actions (a restart after a goal, a choice after a steal)
@@ -46,12 +47,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .games import load_rules
 from .rules import Game, IllegalAction, NotationError, Position, Rules
+from .rules.base import Outcome
 
 _HEADER = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_-]*)\s+"((?:[^"\\]|\\.)*)"\s*\]$')
 _SEPARATORS = re.compile(r"[,、]")
@@ -257,16 +259,51 @@ def resume(record: Record, game: str | None = None) -> Game[Any]:
 
 
 def final_position(record: Record, rules: Rules | None = None) -> Position[Any]:
-    """The position at the end of the record, resignation included."""
+    """The position at the end of the record, a resignation or a loss on time included."""
     rules = rules or rules_for(record)
     position = replay(record, rules).position
-    resigned = record.headers.get("Resigned")
-    if resigned:
-        try:
-            position = rules.resign(position, resigned)
-        except (IllegalAction, ValueError) as exc:
-            raise RecordError(f"Resigned header: {exc}") from None
+    for header in ("Resigned", "Timeout"):
+        side = record.headers.get(header)
+        if side:
+            try:
+                return ended(rules, position, side, on_time=header == "Timeout")
+            except (IllegalAction, ValueError) as exc:
+                raise RecordError(f"{header} header: {exc}") from None
     return position
+
+
+#: The outcome's reason when a side's clock ran out (``masume play --clock``).
+ON_TIME = "time"
+
+
+def ended(rules: Rules, position: Position[Any], side: str, *,
+          on_time: bool = False) -> Position[Any]:
+    """The position after ``side`` resigned, or with ``on_time`` lost on time (its clock
+    ran out): ``red wins (time)``. IllegalAction once the game is over.
+
+    >>> from masume.games import load_rules
+    >>> rules = load_rules("soccer-shogi")
+    >>> str(ended(rules, rules.start(), "blue", on_time=True).outcome())
+    'red wins (time)'
+    """
+    resigned: Position[Any] = rules.resign(position, side)
+    return cast(Position[Any], _LostOnTime(resigned)) if on_time else resigned
+
+
+class _LostOnTime:
+    """A resigned position whose outcome says time. The rules know resignation only: a
+    player's own clock is the table's (masume.play.core), not the rules', so the
+    position is the resigned one in all but the outcome's reason."""
+
+    def __init__(self, position: Position[Any]) -> None:
+        self._position = position
+
+    def outcome(self) -> Outcome | None:
+        outcome = self._position.outcome()
+        return replace(outcome, reason=ON_TIME) if outcome is not None else None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._position, name)
 
 
 def check_record(record: Record, rules: Rules | None = None) -> Position[Any]:

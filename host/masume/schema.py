@@ -40,44 +40,68 @@ def explain(exc: msgspec.ValidationError, schema: type[Any], source: str = "") -
     steps: list[str | int] = [name or int(index)
                               for name, index in _STEP.findall(path[1:]) if name or index]
     # Where in the file: the last table named on the way (``[[grid]] 2``, ``[power]``),
-    # the key below it, if any.
+    # the key below it, if any. A table written inline (``symbols = { ... }`` inside a
+    # ``[[card]]``) has no header of its own: it is named after its key (``symbols``,
+    # ``abilities[2]``), and its line is that key's.
     table, key = "the top level", None
     header: tuple[str, int | None] | None = None
-    n_tables: dict[str, int] = {}
+    inline: list[str] = []
     k = 0
     while k < len(steps):
         step = steps[k]
         nxt = steps[k + 1] if k + 1 < len(steps) else None
         if isinstance(step, str) and isinstance(nxt, int) and _is_table(schema, steps[:k + 2]):
-            table, header, key = f"[[{step}]] {nxt + 1}", (step, nxt), None
-            n_tables[step] = nxt
+            if not inline and _has_header(source, step, array=True):
+                table, header, key = f"[[{step}]] {nxt + 1}", (step, nxt), None
+            else:
+                inline.append(f"{step}[{nxt + 1}]")
             k += 2
             continue
         if isinstance(step, str) and nxt is None and not _is_table(schema, steps[:k + 1]):
             key = step
         elif isinstance(step, str) and _is_table(schema, steps[:k + 1]):
-            table, header, key = f"[{step}]", (step, None), None
+            if not inline and _has_header(source, step, array=False):
+                table, header, key = f"[{step}]", (step, None), None
+            else:
+                inline.append(step)
         else:
             key = key or (step if isinstance(step, str) else None)
         k += 1
+    if inline:  # the line of the inline table's key, in the table around it
+        line = _line(source, header, inline[0].partition("[")[0])
+        table = f"{table}: {'.'.join(inline)}"
+        key = key if key is not None and not _is_table(schema, steps) else None
     unknown = re.match(r"Object contains unknown field `(.+)`", what)
     missing = re.match(r"Object missing required field `(.+)`", what)
     if unknown:
-        return unknown_key(unknown[1], _fields(schema, steps), source, header, table)
+        return unknown_key(unknown[1], _fields(schema, steps), source, header, table,
+                           line=line if inline else None)
     if missing:
         text = f"missing {missing[1]!r}"
-        line = _line(source, header, None)
+        if not inline:
+            line = _line(source, header, None)
     else:
         text = (what[0].lower() + what[1:]).replace("`", "")
         if key is not None:
             text = f"{key!r}: {text}"
-        line = _line(source, header, key)
+        if not inline:
+            line = _line(source, header, key)
     return (f"line {line}: " if line else "") + f"{table}: {text}"
+
+
+def _has_header(source: str, name: str, *, array: bool) -> bool:
+    """Does ``source`` open the table ``name`` with a header line (``[[name]]``, ``[name]``)?
+    Without a source, every table is taken as having one."""
+    if not source:
+        return True
+    pattern = rf"^\s*\[\[\s*{re.escape(name)}\s*\]\]" if array else \
+        rf"^\s*\[\s*{re.escape(name)}\s*\]"
+    return re.search(pattern, source, re.MULTILINE) is not None
 
 
 def unknown_key(name: str, known: list[str], source: str = "",
                 header: tuple[str, int | None] | None = None,
-                table: str = "the top level") -> str:
+                table: str = "the top level", *, line: int | None = None) -> str:
     r"""A key no schema knows, as one line: where it is and the nearest known key.
 
     >>> unknown_key("titel", ["id", "game", "title"], 'id = "x"\ntitel = "X"\n')
@@ -86,7 +110,7 @@ def unknown_key(name: str, known: list[str], source: str = "",
     near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
     text = f"unknown key {name!r}" + (f" (did you mean {near[0]!r}?)" if near else
                                       f" (known: {', '.join(known)})")
-    line = _line(source, header, name)
+    line = line or _line(source, header, name)
     return (f"line {line}: " if line else "") + f"{table}: {text}"
 
 

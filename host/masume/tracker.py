@@ -65,6 +65,7 @@ from masume.rules.base import (
     ANY_CARD,
     AnyPosition,
     Game,
+    HidesInformation,
     IllegalAction,
     KnowsFootprints,
     Layout,
@@ -358,6 +359,13 @@ class Tracker:
         self._changed_at = now
         self._update_view()
 
+    def due(self) -> float | None:
+        """When :meth:`tick` may next decide (the board still for ``settle`` since its
+        last change); None while there is nothing to decide until the board changes."""
+        if self._sensed is None or self._settled_on == self._sensed:
+            return None
+        return self._changed_at + self.settle
+
     def tick(self, now: float, *, force: bool = False) -> Change:
         """Decide, once the board has been still for ``settle`` seconds, or at once with
         ``force`` (a button press says the hand is done)."""
@@ -421,7 +429,11 @@ class Tracker:
         if not self.game.actions:
             return Change()
         action = self.game.pop()
-        self.taken_back = self.game.position.notation(action)
+        position = self.game.position
+        # Said to the whole table: a face-down card is not named.
+        self.taken_back = (position.notation_for(action, None)
+                           if isinstance(position, HidesInformation)
+                           else position.notation(action))
         self._forget_popped()
         self._follow_from = None
         # The board still shows the action: that is not a new one, it is what
@@ -712,13 +724,16 @@ class Tracker:
         if settled:
             names = ", ".join(differing[:6]) + (" ..." if len(differing) > 6 else "")
             steps, put, take = self._hand_steps(want, differing, worded=True)
-            problems = self._card_problems(differing, want)
+            problems = self._card_problems(position, differing, want)
             message = "; ".join(problems) or f"the board does not match the game at {names}"
             if problems:
-                pass  # a card out of place is named as such (its tags are no one's words)
-            elif self.taken_back is not None:
+                # A card is named by what it is, never by its tag (no one's word).
+                steps = self._card_steps(differing, want)
+            if self.taken_back is not None:
                 # The takeback button: the board still shows the action; say how to undo it.
                 message = f"take back {self.taken_back}: " + "; ".join(steps)
+            elif problems:
+                message += "; to put it right: " + "; ".join(steps)
             else:
                 reason = self._refusal(position, want, differing)
                 if reason:
@@ -776,6 +791,8 @@ class Tracker:
             return ""
         sources = [sq for sq in differing if _less(self._sensed[sq], want[sq])]
         targets = [sq for sq in differing if _more(self._sensed[sq], want[sq])]
+        if not sources and len(targets) == 1 == len(differing):
+            return self._drop_refusal(position, targets[0], want)
         if len(sources) != 1 or len(targets) != 1 or len(differing) != 2:
             return ""
         for form in ("{}-{}", "{}{}", "{} {}"):
@@ -789,6 +806,24 @@ class Tracker:
             except (NotationError, ValueError, KeyError):
                 continue
         return ""
+
+    def _drop_refusal(self, position: AnyPosition, square: str,
+                      want: Mapping[str, Signature]) -> str:
+        """A piece put down from the hand on ``square`` that no legal action puts there
+        (a drop, a set-up piece): the squares the rules let it go on now, from the legal
+        actions. "" where the sensors cannot tell pieces apart."""
+        assert self._sensed is not None
+        extra = _as_counter(self._sensed[square]) - _as_counter(want[square])
+        if len(extra) != 1 or "?" in extra:
+            return ""
+        (piece,) = extra
+        allowed = sorted({sq for _, after in self._successors_of(position)
+                          for sq, sig in self.signature(after).items()
+                          if (_as_counter(sig) - _as_counter(want[sq]))[piece] > 0})
+        if not allowed:
+            return f"no {piece} may be put down now"
+        shown = ", ".join(allowed[:8]) + (" ..." if len(allowed) > 8 else "")
+        return f"{piece} may not go on {square} now; it may go on {shown}"
 
     def _set_up_view(self, position: AnyPosition, differing: tuple[str, ...]) -> View:
         """Pieces missing on many squares at once (an empty board, a board being set up):
@@ -807,9 +842,10 @@ class Tracker:
         return View("follow", f"set up the pieces on the lit squares ({len(differing)} to go): "
                     + "; ".join(parts), differing=differing, put=differing)
 
-    def _card_problems(self, differing: tuple[str, ...],
+    def _card_problems(self, position: AnyPosition, differing: tuple[str, ...],
                        want: Mapping[str, Signature]) -> list[str]:
-        """On a card mat, what is wrong in words: an unknown tag, a card out of place."""
+        """On a card mat, what is wrong in words: an unknown tag, a card out of place
+        (with the engine's reason why it may not be played there)."""
         assert self._sensed is not None
         out: list[str] = []
         for name in differing:
@@ -831,12 +867,50 @@ class Tracker:
                            f"{self._card_label(wanted[-1])}")
             else:
                 out.append(f"{label} is on {name}: the game has no card there")
+            if copy is not None:
+                out[-1] += self._card_refusal(position, copy.id, name)
         for name in differing:
             wanted = want.get(name, ())
             if self._sensed[name] == () and wanted and not isinstance(wanted, bool) \
                     and str(wanted[-1]).startswith(("tag:", "card:")):
                 out.append(f"{name} is empty: the game has {self._card_label(wanted[-1])} there")
         return out
+
+    def _card_refusal(self, position: AnyPosition, copy_id: str, cell: str) -> str:
+        """Why the engine refuses card ``copy_id`` laid on ``cell`` (its IllegalAction,
+        the card called "it"), as " (not legal: ...)"; "" where the game's notation has
+        no such laying, or it is legal (the board is then not that action alone)."""
+        if position.outcome() is not None:
+            return ""
+        for form in ("{}@{}", "{} {}"):
+            text = form.format(copy_id, cell)
+            try:
+                position.parse_action(text)
+                return ""
+            except IllegalAction as exc:
+                reason = str(exc).removeprefix(text + ": ")
+                reason = reason.replace(text, f"laying it on {cell}").replace(copy_id, "it")
+                return f" ({reason})" if "not legal" in reason else f" (not legal: {reason})"
+            except (NotationError, ValueError, KeyError):
+                continue
+        return ""
+
+    def _card_steps(self, differing: tuple[str, ...],
+                    want: Mapping[str, Signature]) -> list[str]:
+        """The hand movements that put a card mat right, each card by what the game
+        has there: take a card off, put one back (lit on the board as any fix is)."""
+        assert self._sensed is not None
+        steps: list[str] = []
+        for name in differing:
+            sensed, wanted = self._sensed[name], want.get(name, ())
+            if isinstance(sensed, bool) or isinstance(wanted, bool):
+                continue
+            other = bool(sensed and wanted) and wanted[-1] not in (sensed[-1], ANY_CARD)
+            if sensed and (not wanted or other):
+                steps.append(f"take the card off {name}")
+            if wanted and (not sensed or other):
+                steps.append(f"put {self._card_label(wanted[-1])} on {name}")
+        return steps
 
     def _card_label(self, piece: str) -> str:
         if piece == ANY_CARD:

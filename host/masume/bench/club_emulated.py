@@ -30,6 +30,14 @@ a fresh ``masume club serve`` process and a fresh SQLite database:
   board is connected and nobody plays (idle), with its RSS;
 - the bench process's own CPU: when it nears a core, the figures are the bench's;
 - "records all exact": every board's record equals the actions its hand made.
+
+``--servers K`` runs K ``masume club serve --shared`` processes on the one broker
+and one database (``--postgres ADMIN_URL``: a fresh PostgreSQL database per size,
+dropped after; else one SQLite file), the boards split between them by their
+leases; CPU and RSS are the servers' together. ``--kill`` SIGKILLs the first
+server halfway through the play: "failover" is the time from the kill to the
+last of its boards hearing a HELLO from a server that took it over (at the
+board), and the records must still be all exact.
 """
 
 from __future__ import annotations
@@ -166,6 +174,7 @@ class EmulatedBoard:
         self.picture: dict[int, tuple[tuple[int, int, int], int]] = {}
         self.lit = asyncio.Event()
         self.measure = Measure()
+        self.hellos: list[float] = []  # when a server shook hands (failover)
         self.action = 0
         self.step_in_action = 0
         self.notations: list[str] = []
@@ -245,6 +254,7 @@ class EmulatedBoard:
             return
         self.host_heard = now
         if mtype == c.HELLO:
+            self.hellos.append(now)
             _, boot, ack = fields
             self.command_seq = seq
             if boot == self.boot:
@@ -318,7 +328,7 @@ class EmulatedBoard:
             self.step_in_action = 0
 
 
-def records(db: Path, units: list[str]) -> dict[str, list[str]]:
+def records(db: Path | str, units: list[str]) -> dict[str, list[str]]:
     """Every unit's active game in the database, as notations."""
     from masume.club.server import resume_game
     from masume.club.store import ClubStore
@@ -347,10 +357,14 @@ def _pause(pace: float, rng: random.Random) -> float:
 
 
 async def _play(boards: list[EmulatedBoard], canaries: list[Hand], seconds: float,
-                pace: float, rng: random.Random) -> None:
-    """Every hand at its own pace for ``seconds``, then each finishes its action."""
+                pace: float, rng: random.Random,
+                halfway: Callable[[], None] | None = None) -> None:
+    """Every hand at its own pace for ``seconds``, then each finishes its action;
+    ``halfway`` is called (on the loop) halfway through."""
     loop = asyncio.get_running_loop()
     end = loop.time() + seconds
+    if halfway is not None:
+        loop.call_later(seconds / 2, halfway)
 
     async def hand(board: EmulatedBoard) -> None:
         await asyncio.sleep(rng.random() * pace)
@@ -385,17 +399,42 @@ async def _timers(boards: list[EmulatedBoard], driver: PahoOnAsyncio,
             pass
 
 
-def start_server(work: Path, broker: str) -> subprocess.Popen[bytes]:
-    """``masume club serve`` on the tables of ``work``, its log in ``work``/server.log."""
+def start_server(work: Path, broker: str, db: str | None = None,
+                 server_id: str | None = None) -> subprocess.Popen[bytes]:
+    """``masume club serve`` on the tables of ``work``, its log in ``work``/server.log
+    (``work``/SERVER_ID.log for one of several, ``--shared``)."""
+    shared = ["--server-id", server_id, "--shared"] if server_id else []
     return subprocess.Popen(
         [sys.executable, "-m", "masume.cli", "club", "serve", "--broker", broker,
-         "--tables", str(work / "tables.toml"), "--db", str(work / "club.db"), "--no-web"],
-        stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"))
+         "--tables", str(work / "tables.toml"), "--db", db or str(work / "club.db"),
+         "--no-web", *shared],
+        stdout=subprocess.DEVNULL,
+        stderr=open(work / f"{server_id or 'server'}.log", "w"))
+
+
+def fresh_postgres(admin_url: str) -> tuple[str, Callable[[], None]]:
+    """A new database on the PostgreSQL of ``admin_url``: its URL, and what drops it."""
+    import uuid
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg
+
+    name = f"masume_bench_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    parts = urlsplit(admin_url)
+
+    def drop() -> None:
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+    return urlunsplit(parts._replace(path=f"/{name}")), drop
 
 
 async def run_size(n: int, canaries: int, seconds: float, pace: float,
                    plans: list[list[Planned]], log: Callable[[str], None] = print,
-                   idle: float = IDLE_S) -> dict[str, Any]:
+                   idle: float = IDLE_S, servers: int = 1, postgres: str | None = None,
+                   kill: bool = False) -> dict[str, Any]:
     from masume.boards import load_board
     from masume.club.mosquitto import Broker
     from masume.games import load_rules
@@ -414,7 +453,9 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
     driver = PahoOnAsyncio(loop)
     rng = random.Random(n)
     stop = asyncio.Event()
-    server = None
+    procs: list[subprocess.Popen[bytes]] = []
+    db: str = str(work / "club.db")
+    drop_db: Callable[[], None] | None = None
     sims: list[Any] = []
     hands: list[Hand] = []
     boards: list[EmulatedBoard] = []
@@ -449,7 +490,24 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
             if i % 50 == 49:
                 await asyncio.sleep(0)  # let the first ones' handshakes through
         timers = asyncio.create_task(_timers(boards, driver, stop))
-        server = start_server(work, broker.url)
+        if postgres:
+            db, drop_db = fresh_postgres(postgres)
+        if servers == 1:
+            procs.append(start_server(work, broker.url, db))
+        else:
+            from masume.club.store import ClubStore
+
+            ids = [f"club-{i + 1}" for i in range(servers)]
+            store = ClubStore(db)
+            for server_id in ids:  # all known before the boards are handed out
+                store.heartbeat(server_id, 30)
+            store.close()
+            procs.extend(start_server(work, broker.url, db, server_id) for server_id in ids)
+        pids = [p.pid for p in procs]
+
+        def cpu() -> float:
+            return sum(_cpu_seconds(pid) for pid in pids if Path(f"/proc/{pid}").exists())
+
         started = time.monotonic()
         try:
             await asyncio.wait_for(asyncio.gather(*(b.lit.wait() for b in boards)),
@@ -466,23 +524,29 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
             await asyncio.sleep(0.1)
         startup = time.monotonic() - started
         await asyncio.sleep(1.0)  # the first pictures (snapshot, then the game) are out
-        cpu0, t0 = _cpu_seconds(server.pid), time.monotonic()
+        cpu0, t0 = cpu(), time.monotonic()
         await asyncio.sleep(idle)
-        idle = (_cpu_seconds(server.pid) - cpu0) / (time.monotonic() - t0) / (n + canaries) * 100
-        rss = _rss_mb(server.pid)
+        idle = (cpu() - cpu0) / (time.monotonic() - t0) / (n + canaries) * 100
+        rss = sum(_rss_mb(pid) for pid in pids)
         for b in boards:
             b.measure.measure = True
         own0 = time.process_time()
-        cpu0, t0 = _cpu_seconds(server.pid), time.monotonic()
-        await _play(boards, hands, seconds, pace, rng)
+        cpu0, t0 = cpu(), time.monotonic()
+        killed_at: list[float] = []
+
+        def kill_first() -> None:
+            killed_at.append(time.perf_counter())
+            procs[0].kill()
+
+        await _play(boards, hands, seconds, pace, rng, kill_first if kill else None)
         busy = time.monotonic() - t0
-        cpu = _cpu_seconds(server.pid) - cpu0
+        cpu_used = cpu() - cpu0
         own = (time.process_time() - own0) / busy * 100
         want = {b.unit: b.notations for b in boards} | {
             u: h.notations for u, h in zip(canary_units, hands)}
         deadline = time.monotonic() + 20 + n * 0.05
         while True:
-            got = await loop.run_in_executor(None, records, work / "club.db", list(want))
+            got = await loop.run_in_executor(None, records, db, list(want))
             differ = sorted(u for u in want if got[u] != want[u])
             if not differ or time.monotonic() > deadline:
                 break
@@ -493,8 +557,11 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
                      min(len(have), len(made)))
             log(f"  {unit}: from action {k + 1} the hand made {made[k:k + 3]}, "
                 f"the record holds {have[k:k + 3]}")
+        moved = [min(t for t in b.hellos if t > killed_at[0]) - killed_at[0] for b in boards
+                 if killed_at and any(t > killed_at[0] for t in b.hellos)]
         if differ:
-            log(f"  kept for a look: {work} (club.db, server.log)")
+            log(f"  kept for a look: {work} (the servers' logs)"
+                + (f" and the database {db}" if drop_db else " and the database"))
         else:
             keep = False
         p50, p99 = _quantiles([x for b in boards for x in b.measure.latencies])
@@ -507,7 +574,10 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
                 "misses": sum(b.measure.misses for b in boards),
                 "canaries": canaries, "canary_samples": sum(len(h.latencies) for h in hands),
                 "canary_p50": c50, "canary_p99": c99,
-                "cpu_per_board": cpu / busy / (n + canaries) * 100, "idle_per_table": idle,
+                "cpu_per_board": cpu_used / busy / (n + canaries) * 100,
+                "idle_per_table": idle, "servers": servers,
+                "failover": _quantiles(moved) + (max(moved),) if moved else None,
+                "moved": len(moved),
                 "rss_mb": rss, "bench_cpu": own, "startup_s": startup,
                 "actions": sum(len(v) for v in want.values()), "differ": differ,
                 "bad_frames": sum(b.bad_frames for b in boards)}
@@ -515,14 +585,18 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
         stop.set()
         if timers is not None:
             await timers
-        if server is not None:
-            server.terminate()
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
             try:
-                server.wait(15)
+                proc.wait(15)
             except subprocess.TimeoutExpired:
-                server.kill()
+                proc.kill()
+                proc.wait()
         for b in boards:
             b.client.disconnect()
+        if drop_db is not None and not keep:
+            drop_db()
         for sim in sims:
             sim.close()
         broker.stop()
@@ -543,7 +617,8 @@ def sizes_up_to(boards: int) -> list[int]:
     return out + [boards]
 
 
-def run(boards: int, seconds: float, pace: float, canaries: int = 2) -> int:
+def run(boards: int, seconds: float, pace: float, canaries: int = 2, servers: int = 1,
+        postgres: str | None = None, kill: bool = False) -> int:
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -554,8 +629,14 @@ def run(boards: int, seconds: float, pace: float, canaries: int = 2) -> int:
     print(f"{GAME}, one hand movement every {pace:g} s on average per board, {seconds:g} s "
           f"of play per size; {canaries} full-VM canary boards beside the emulated ones",
           flush=True)
+    if servers > 1:
+        print(f"{servers} servers sharing the boards (--shared), database "
+              f"{'PostgreSQL (a fresh one per size)' if postgres else 'one SQLite file'}"
+              f"{'; the first SIGKILLed halfway through the play' if kill else ''}",
+              flush=True)
     for n in sizes_up_to(boards):
-        r = asyncio.run(run_size(n, canaries, seconds, pace, plans))
+        r = asyncio.run(run_size(n, canaries, seconds, pace, plans, servers=servers,
+                                 postgres=postgres, kill=kill))
         print(f"boards {r['boards']:4d}: event -> LED p50 {r['p50']:.1f} ms, "
               f"p99 {r['p99']:.1f} ms (n={r['samples']}; {_settled(r)}; "
               f"{r['misses']} unanswered); server CPU {r['cpu_per_board']:.2f} % of a core "
@@ -567,6 +648,11 @@ def run(boards: int, seconds: float, pace: float, canaries: int = 2) -> int:
               f"{r['canary_p99']:.1f} ms (n={r['canary_samples']}); bench process "
               f"{r['bench_cpu']:.0f} % of a core; all tables running after "
               f"{r['startup_s']:.1f} s", flush=True)
+        if kill:
+            print("            failover: " + (
+                f"{r['moved']} boards moved after the SIGKILL: half by {r['failover'][0]:.2f} s, "
+                f"the last {r['failover'][2]:.2f} s"
+                if r["moved"] else "the killed server ran no board"), flush=True)
         ok &= not r["differ"]
         if r["p99"] < P99_LIMIT_MS and not over:
             best = n

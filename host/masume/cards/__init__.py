@@ -4,7 +4,10 @@ Neither card game publishes its card texts, so a game's cards are a data file
 (TOML) that an owner fills in from the cards they hold, in the format below,
 with one NFC tag id per physical copy. This module reads those files (layer 2, like
 the board definitions): :func:`load_card_set` is the one loader, with the one cache,
-and says what is wrong with a file by :class:`CardSetError`. The engines are given
+and says what is wrong with a file by :class:`CardSetError`. A file is checked by its
+game's schema first (:data:`SET_FILES`, msgspec, as board files are): a key no field of
+the game names, or a value of the wrong type, is refused with the line and, for a key,
+the nearest known one. The engines are given
 the :class:`CardSet` it reads (``masume.rules.card_set``: they never open a file);
 the tracker sees tags (a card reader reports the sticker's UID) and the engine's
 layout names them as ``tag:UID``, so a card is known wherever it lies, face up
@@ -43,6 +46,7 @@ True
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -51,16 +55,27 @@ import msgspec
 
 from masume.rules.card_set import Card, CardEntry, CardSet, CardSetError, Copy, normalise_tag
 from masume.rules.eyeshield21.cards import SetFile as Es21SetFile
+from masume.rules.eyeshield21.cards import check_cards as es21_check
 from masume.rules.magic_number_eleven.cards import SetFile as MneSetFile
+from masume.rules.magic_number_eleven.cards import check_cards as mne_check
 from masume.rules.masume_tactics.cards import SetFile as TacticsSetFile
+from masume.rules.masume_tactics.cards import check_cards as tactics_check
+from masume.schema import explain
 
 #: Where the shipped card sets live (``NAME`` -> ``sets/NAME.toml``).
 SETS_DIR = Path(__file__).with_name("sets")
 
 
 #: A card set file as written, by its ``game``: each game declares its entries
-#: (``CardFields``), so the JSON Schema editors read refuses a key no game field names.
+#: (``CardFields``); the loader and the JSON Schema editors read refuse a key no field
+#: of the game names.
 CardSetFile = MneSetFile | Es21SetFile | TacticsSetFile
+#: The schema of each game's card set files, by ``game``.
+SET_FILES: dict[str, type[msgspec.Struct]] = {
+    str(cls.__struct_config__.tag): cls for cls in (MneSetFile, Es21SetFile, TacticsSetFile)}
+#: Each game's own checks of a set, whose words say a value of the wrong type best.
+_GAME_CHECKS: dict[str, Callable[[CardSet], list[str]]] = {
+    "magic-number-eleven": mne_check, "eyeshield21": es21_check, "masume-tactics": tactics_check}
 
 
 def json_schema() -> dict[str, Any]:
@@ -105,7 +120,44 @@ def _read(resolved: Path, mtime_ns: int, size: int, path: Path) -> CardSet:
         data = tomllib.loads(source)
     except tomllib.TOMLDecodeError as exc:
         raise CardSetError(f"{path}: not TOML: {exc}") from None
+    _check_schema(data, source, path)
     return CardSet(data, path=path, source=source)
+
+
+def _check_schema(data: dict[str, Any], source: str, path: Path) -> None:
+    """Refuse a file its game's schema refuses (a set for no known game: CardSet and the
+    games say so). An unknown key is named with its line and the nearest known key; a
+    value of the wrong type is said in the game's own words where its checks have them
+    (every problem of the set, as ``masume cards check`` lists them), else the schema's."""
+    game = str(data.get("game", ""))
+    schema = SET_FILES.get(game)
+    if schema is None:
+        return
+    try:
+        msgspec.convert(data, schema)
+        return
+    except msgspec.ValidationError as exc:
+        problem, unknown = explain(exc, schema, source), "unknown field" in str(exc)
+    if unknown:
+        fits = [other for other, file in SET_FILES.items()
+                if other != game and _fits(data | {"game": other}, file)]
+        if fits:
+            problem += f" (the file reads as a {fits[0]} set: is game = {game!r} right?)"
+        raise CardSetError(f"{path}: {problem}")
+    cards = CardSet(data, path=path, source=source)  # the generic checks, every problem
+    try:
+        problems = _GAME_CHECKS[game](cards)
+    except Exception:  # noqa: BLE001 (a value odd enough to trip the game's checks)
+        problems = []  # the schema's words then
+    raise CardSetError(f"{path}: " + "; ".join(problems or [problem]))
+
+
+def _fits(data: dict[str, Any], schema: type[msgspec.Struct]) -> bool:
+    try:
+        msgspec.convert(data, schema)
+    except msgspec.ValidationError:
+        return False
+    return True
 
 
 def shipped_sets() -> list[str]:
@@ -113,6 +165,6 @@ def shipped_sets() -> list[str]:
     return sorted(p.stem for p in SETS_DIR.glob("*.toml"))
 
 
-__all__ = ["Card", "CardEntry", "CardSet", "CardSetError", "CardSetFile", "Copy",
+__all__ = ["SET_FILES", "Card", "CardEntry", "CardSet", "CardSetError", "CardSetFile", "Copy",
            "find_card_set", "json_schema", "load_card_set",
            "normalise_tag", "shipped_sets"]

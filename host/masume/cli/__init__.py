@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -25,6 +26,13 @@ def build_parser() -> argparse.ArgumentParser:
         module = importlib.import_module(f"masume.cli.{name}")
         module.register(sub)
     return parser
+
+
+def described(doc: str | None) -> str:
+    """A module docstring as a command's ``--help`` text: plain words, without the
+    reStructuredText marks of the docs (````masume play````, ``:func:`x``` -> x)."""
+    text = re.sub(r":[a-z]+:`([^`]*)`", r"\1", doc or "")
+    return text.replace("``", "")
 
 
 def add_password_file(parser: argparse.ArgumentParser) -> None:

@@ -57,6 +57,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                       "(the server's load, not the simulator's)")
     club.add_argument("--canaries", type=int, default=2,
                       help="with --emulated: full-VM simulated boards playing beside them")
+    club.add_argument("--servers", type=int, default=1,
+                      help="with --emulated: club servers sharing the boards (--shared)")
+    club.add_argument("--postgres", metavar="ADMIN_URL",
+                      help="with --emulated: a fresh PostgreSQL database per size, made and "
+                      "dropped through ADMIN_URL (e.g. postgresql://postgres@/postgres"
+                      "?host=/var/run/postgresql); else SQLite")
+    club.add_argument("--kill", action="store_true",
+                      help="with --emulated --servers 2+: SIGKILL the first server halfway "
+                      "through the play (failover time)")
     club.set_defaults(handler=_club)
 
     sim = kinds.add_parser("sim", help="a simulated board at rest: its CPU and memory")
@@ -121,7 +130,8 @@ def _club(args: argparse.Namespace) -> int:
         from masume.bench.club_emulated import run as run_emulated
 
         code = run_emulated(boards=args.boards, seconds=args.seconds,
-                            pace=4.0 if args.pace is None else args.pace, canaries=args.canaries)
+                            pace=4.0 if args.pace is None else args.pace, canaries=args.canaries,
+                            servers=args.servers, postgres=args.postgres, kill=args.kill)
     else:
         from masume.bench.club import run
 

@@ -26,10 +26,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from masume.cli import described
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("cards", help="card sets of the card games: list, check, show, enroll",
-                            description=__doc__,
+                            description=described(__doc__),
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     cmds = parser.add_subparsers(dest="cards_command", metavar="COMMAND", required=True)
     p = cmds.add_parser("list", help="the card sets that ship with masume")
@@ -102,12 +104,13 @@ def problems_of(name: str) -> tuple[Any, list[str]]:
 
 
 def warnings_of(cards: Any) -> list[str]:
-    """The game's warnings about a set that passed its checks (never a refusal): rules
-    that read sets loosely have ``card_warnings``, an optional part of CardRules."""
+    """The game's warnings about a set that passed its checks (never a refusal):
+    :class:`masume.rules.WarnsOfCards`."""
     from masume.games import load_rules
+    from masume.rules import WarnsOfCards
 
-    warn = getattr(load_rules(cards.game), "card_warnings", None)
-    return [str(w) for w in warn(cards)] if callable(warn) else []
+    rules = load_rules(cards.game)
+    return [str(w) for w in rules.card_warnings(cards)] if isinstance(rules, WarnsOfCards) else []
 
 
 def _read_on_a_mat(game: str) -> bool:

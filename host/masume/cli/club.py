@@ -26,12 +26,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from masume.cli import add_password_file
+from masume.cli import add_password_file, described
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("club", help="club mode: every table of an event over MQTT",
-                            description=__doc__,
+                            description=described(__doc__),
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     cmds = parser.add_subparsers(dest="club_command", metavar="SUBCOMMAND", required=True)
 

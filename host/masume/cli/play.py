@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from masume.cli import described
+
 if TYPE_CHECKING:
     from masume.link import Reading
     from masume.rules import AnyPosition
@@ -33,7 +35,7 @@ BOARD_USB_VENDORS = {0x2E8A: "Raspberry Pi Pico", 0x303A: "ESP32-S3"}
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("play", help="play a game on a board (or the simulated board)",
-                            description=__doc__,
+                            description=described(__doc__),
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game", help="soccer-shogi, shogi-soccer, ...")
     parser.add_argument("--port", help="the board's serial port (default: find one, else simulate)")

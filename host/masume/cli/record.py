@@ -59,8 +59,9 @@ def _check(args: argparse.Namespace) -> int:
     record, position = result
     actions = sum(len(turn.actions) for turn in record.turns)
     state = state_of(position)
-    if position.outcome() is None:
-        state += f" ({position.status().message})"
+    message = position.status().message
+    if position.outcome() is None and message:  # a game may leave it empty: no "()"
+        state += f" ({message})"
     print(f"{args.file}: ok, {actions} actions on {len(record.turns)} turn lines; {state}")
     return 0
 

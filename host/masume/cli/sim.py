@@ -29,16 +29,18 @@ answers each with ``ok ...`` or ``error: ...``:
     noise N          put N random bytes on the line
     unplug / replug  pull and reconnect the USB cable (PATH stays the same)
     leds             print what the LEDs show: CELL=RRGGBB/pattern ...
+    help             list these commands
     quit             stop (so does the end of stdin)
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import TYPE_CHECKING
 
-from masume.cli import add_password_file
+from masume.cli import add_password_file, described
 
 if TYPE_CHECKING:
     from masume.sim.board import SimulatedBoard
@@ -46,7 +48,7 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("sim", help="run a simulated board on a pseudo-terminal",
-                            description=__doc__,
+                            description=described(__doc__),
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--board", required=True, help="board definition id (masume board list)")
     parser.add_argument("--link", help="path of the port symlink (default: a fresh one in /tmp)")
@@ -111,6 +113,13 @@ def run(args: argparse.Namespace) -> int:
     leave_without_teardown(0)  # the board is closed: nothing is left to tear down
 
 
+def commands() -> str:
+    """The commands stdin takes, as the docstring lists them: ``place SQ PIECE | ...``."""
+    table = (__doc__ or "").split("answers each with", 1)[-1]
+    usages = re.findall(r"^    (\S.*?)\s{2,}", table, re.MULTILINE)
+    return " | ".join(u.replace(" / ", " | ") for u in usages)
+
+
 def execute(sim: SimulatedBoard, words: list[str]) -> str:
     """Carry out one command; the answer line."""
     from masume.sim.table import TableError
@@ -132,6 +141,8 @@ def execute(sim: SimulatedBoard, words: list[str]) -> str:
             sim.unplug()
         elif cmd == "replug" and not rest:
             sim.replug()
+        elif cmd == "help":
+            return f"ok help: {commands()}"
         elif cmd == "leds" and not rest:
             shown = " ".join(
                 f"{cell}={r:02x}{g:02x}{b:02x}/{PATTERNS[sim.led_patterns[cell]]}"
@@ -139,7 +150,7 @@ def execute(sim: SimulatedBoard, words: list[str]) -> str:
             )
             return f"ok leds {shown}".rstrip()
         else:
-            return f"error: unknown command {' '.join(words)!r} (see masume sim --help)"
+            return f"error: unknown command {' '.join(words)!r}; the commands: {commands()}"
     except (TableError, KeyError, ValueError) as exc:
         return f"error: {exc.args[0] if exc.args else exc}"
     return "ok " + " ".join(words)

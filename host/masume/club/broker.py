@@ -54,9 +54,31 @@ def _largest_publish() -> int:
 #: packet of the protocol (a CONNECT with its will and credentials is smaller).
 MAX_PACKET = 2 * _largest_publish()
 #: Per client, QoS 1 messages waiting above those in flight (a server behind its
-#: boards, a board behind its commands): with MAX_PACKET, at most about 8.6 MB.
+#: boards, a board behind its commands), at the least. The limit is one for every
+#: client, and the client that needs it is the club server: every board's events
+#: and heartbeats go to it. With Mosquitto's default (1,000) a server that stalled a
+#: second at 300 boards had its messages dropped (the broker's log: "Outgoing
+#: messages are being dropped for client masume-club-club", $SYS/broker/publish/
+#: messages/dropped 895): the boards resend their events, but late.
 MAX_QUEUED = 2000
+#: Seconds of a hall's traffic the broker keeps for a server that stalls, and what
+#: a board sends a second (a heartbeat, about one event, a command's ACK).
+QUEUE_S = 10
+MESSAGES_PER_BOARD_S = 3
+#: And in bytes, per client: a hall's messages are small (a heartbeat is 31 bytes
+#: on the wire); this bounds a client whose queue fills with the largest.
+MAX_QUEUED_BYTES = 64 * 1024 * 1024
 MAX_INFLIGHT = 20  # per client, QoS 1 messages sent and not yet acknowledged
+
+
+def max_queued(boards: int) -> int:
+    """Mosquitto's ``max_queued_messages`` for a hall of ``boards``: QUEUE_S of
+    every board's messages, for the server they all go to.
+
+    >>> max_queued(10), max_queued(300), max_queued(1000)
+    (2000, 9000, 30000)
+    """
+    return max(MAX_QUEUED, QUEUE_S * MESSAGES_PER_BOARD_S * boards)
 
 
 def hash_password(password: str, salt: bytes | None = None) -> str:
@@ -149,7 +171,8 @@ def write_broker_config(folder: Path, boards: list[str], servers: list[str], *,
         "# before the broker keeps any of it.",
         f"max_packet_size {MAX_PACKET}",
         f"max_inflight_messages {MAX_INFLIGHT}",
-        f"max_queued_messages {MAX_QUEUED}",
+        f"max_queued_messages {max_queued(len(boards))}",
+        f"max_queued_bytes {MAX_QUEUED_BYTES}",
         "# Every masume client uses a clean session: anything else is gone after an hour.",
         "persistent_client_expiration 1h",
         "persistence true",

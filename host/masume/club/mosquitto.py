@@ -14,7 +14,10 @@ import subprocess
 import time
 from pathlib import Path
 
+from .broker import MAX_QUEUED_BYTES, max_queued
+
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+HALL_BOARDS = 1000  # what the tests' and benches' broker is sized for (issue 17's hall)
 
 
 def free_port() -> int:
@@ -33,8 +36,11 @@ class Broker:
         if config is None:
             config = (f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
                       f"persistence true\npersistence_location {folder}/\n"
-                      # Nagle off towards the clients (see broker.py)
-                      "set_tcp_nodelay true\n")
+                      # Nagle off towards the clients, and queues sized for a
+                      # hall (see broker.py)
+                      "set_tcp_nodelay true\n"
+                      f"max_queued_messages {max_queued(HALL_BOARDS)}\n"
+                      f"max_queued_bytes {MAX_QUEUED_BYTES}\n")
         if os.geteuid() == 0 and "\nuser " not in "\n" + config:
             # As root, mosquitto would switch to its own user, who cannot read the
             # test's temp files: stay the test's user.

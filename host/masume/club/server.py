@@ -1,11 +1,17 @@
 """``masume club serve``: one server runs the game of every table at a club night.
 
-    boards --MQTT--> broker --> MqttHub --> one BoardSession per board
+    boards --MQTT--> broker --> MqttHub --> one LoopLink per board
                                                |
                                                v
-                                 TableSession (tracker, rules, LEDs) --> ClubStore
+                                 LoopTable (tracker, rules, LEDs) --> Committer --> ClubStore
                                     an event is acknowledged once the game it
-                                    made is committed
+                                    made is committed (group commit)
+
+Every board's traffic and every table's game run on one asyncio loop, in one
+thread (masume.club.runner: no thread per table, nothing polled; a table wakes
+for its board's events and its own deadlines, a link for its heartbeat). Beside
+it: the committer's thread (the saves, one transaction for all that wait), the
+tables' thread (starting a table reads the database) and the leases' thread.
 
 Boards are discovered by their retained status topic; a board that is not in
 the assignments (an unregistered board) is logged and ignored. A table's game
@@ -14,14 +20,17 @@ resynchronises) and the server's own restarts: the game comes back from the
 store, and with it where the board's event stream stood (its ``Link`` header),
 so the board sends again every event the last commit does not cover.
 
-No thread dies quietly: the tables' and links' threads recover by themselves
-(masume.play.table, masume.link.session); the server's own threads catch every
-exception, log it, count it (:meth:`ClubServer.health_report`) and go on, and
-every few seconds a board that is online but has no running table gets one.
+No thread dies quietly: the tables and links recover by themselves
+(masume.club.runner, masume.link.loop: every callback of theirs catches what it
+raises); the server's own threads and the loop catch every exception, log it,
+count it (:meth:`ClubServer.health_report`) and go on, and every few seconds a
+board that is online but has no running table gets one.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import hashlib
 import logging
 import queue
@@ -36,20 +45,24 @@ from typing import Any
 from masume.boards import Board, BoardError, load_board
 from masume.games import load_rules
 from masume.health import Health
-from masume.link import BoardSession
+from masume.link.loop import LoopLink
 from masume.link.mqtt import BrokerUrl, MqttHub, valid_unit
-from masume.play.table import TableSession
 from masume.records import parse_record, resume, write_record
 from masume.rules import Game
 from masume.storage import CannotSave, LogEntry
 from masume.subscribers import Subscribers
 
+from .runner import Committer, LoopTable, Statements
 from .store import ClubStore
 
 log = logging.getLogger("masume.club")
 
-LEASE_S = 6.0  # a board's owner must renew within this long, or another server takes it
-RENEW_S = 2.0  # also how often boards online without a running table are looked at again
+#: A board's owner must renew within this long, or another server takes it: a server
+#: killed has its tables run elsewhere within LEASE_S + RENEW_S and a table's start
+#: (issue 17: under 5 s). Renewing is one statement a server (ClubStore.renew).
+LEASE_S = 3.0
+RENEW_S = 1.0  # also how often boards online without a running table are looked at again
+LOOP_LAG_S = 0.5  # a loop this late is said in the log
 UNREGISTERED_NAMED = 100  # unregistered boards named in the log; more are only counted
 
 
@@ -129,11 +142,19 @@ class TableStore:
         self.folder = f"game {game_id}"
 
     def save(self, game: Game[Any], log: Iterable[LogEntry] = ()) -> None:
-        outcome = game.position.outcome()
-        result = str(outcome) if outcome else (
-            f"{self.headers['Resigned']} resigned" if self.headers.get("Resigned") else None)
         self.store.save_game(self.game_id, write_record(game, self.headers), self.headers,
-                             result, log)
+                             self._result(game), log)
+
+    def statements(self, game: Game[Any], log: Iterable[LogEntry] = ()) -> Statements:
+        """What :meth:`save` writes, for the committer (masume.club.runner)."""
+        return self.store.game_save(self.game_id, write_record(game, self.headers),
+                                    self.headers, self._result(game), log)
+
+    def _result(self, game: Game[Any]) -> str | None:
+        outcome = game.position.outcome()
+        return str(outcome) if outcome else (
+            f"{self.headers['Resigned']} resigned" if self.headers.get("Resigned") else
+            f"{self.headers['Timeout']} lost on time" if self.headers.get("Timeout") else None)
 
     def close(self) -> None:
         pass
@@ -149,8 +170,8 @@ class ClubTable:
     assignment: Assignment
     board: Board
     game_id: int
-    link: BoardSession
-    session: TableSession
+    link: LoopLink
+    session: LoopTable
     moves: int = 0
     actions: list[tuple[str, str, str]] = field(default_factory=list)
 
@@ -190,36 +211,111 @@ class ClubServer:
         #: Tables whose game the arbiter ended (unit -> result): idle until assigned.
         self.ended: dict[str, str | None] = {}
         self.health = {name: Health(name, f"club server {server_id}")
-                       for name in ("club-tables", "club-leases")}
+                       for name in ("club-loop", "club-commit", "club-tables", "club-leases")}
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.loop_lag = 0.0  # how late the loop ran lately, in seconds (a decaying maximum)
+        self.committer: Committer | None = None
 
     # ---- running ----------------------------------------------------------------
 
     def start(self, wait: float = 5.0) -> ClubServer:
         if self.shared:
             self.store.heartbeat(self.server_id, LEASE_S)
+        loop = self.loop = asyncio.new_event_loop()
+        loop.set_exception_handler(self._loop_fault)
+        self.committer = Committer(self.store, loop, self.health["club-commit"])
         self.hub = MqttHub(self.broker, f"masume-club-{self.server_id}", on_status=self._on_status)
-        for target, name in ((self._worker, "club-tables"), (self._leases, "club-leases")):
+        self.hub.on_connection = self._on_connection
+        for target, name in ((self._run_loop, "club-loop"), (self.committer.run, "club-commit"),
+                             (self._worker, "club-tables"), (self._leases, "club-leases")):
             thread = threading.Thread(target=self._guarded, args=(target, name), name=name,
                                       daemon=True)
             thread.start()
             self._threads[name] = thread
-        self.hub.start(wait)
+        self._on_loop(self.hub.start_on, loop)
+        self._on_loop(self._watch_loop, time.monotonic())
+        self.hub.connected.wait(wait)
         return self
 
+    def _watch_loop(self, planned: float) -> None:
+        """Once a second on the loop: how late it runs (a loop held up holds every
+        board up); a lag over LOOP_LAG_S is said in the log and kept in the report."""
+        now = time.monotonic()
+        lag = now - planned
+        self.loop_lag = max(self.loop_lag * 0.9, lag)
+        if lag > LOOP_LAG_S:
+            log.warning("the loop ran %.2f s late", lag)
+        assert self.loop is not None
+        self.loop.call_at(now + 1.0, self._watch_loop, now + 1.0)
+
     def close(self) -> None:
+        if self._stop.is_set():
+            return  # closed already
         self._stop.set()
         self._work.put(None)
-        for thread in self._threads.values():
-            thread.join(timeout=5)
+        for name in ("club-tables", "club-leases"):
+            if name in self._threads:
+                self._threads[name].join(timeout=5)
         with self._lock:
             tables = list(self.tables.values())
             self.tables.clear()
-        for table in tables:
-            self._stop_table(table, release=True)
+        if self.loop is not None and self.loop.is_running():
+            # Every table's last save goes to the committer at once; then wait for them.
+            saves = self._on_loop(lambda: [self._halt(t) for t in tables])
+            deadline = time.monotonic() + 30
+            for done in saves:
+                done.wait(max(0.0, deadline - time.monotonic()))
         if self.shared:
+            for table in tables:
+                self.store.release(table.unit, self.server_id)
             self.store.leave(self.server_id)
-        if self.hub:
-            self.hub.close()
+        if self.hub and self.loop:
+            self._on_loop(self.hub.close)
+        if self.committer:
+            self.committer.stop()
+        if self.loop:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        for name in ("club-commit", "club-loop"):
+            if name in self._threads:
+                self._threads[name].join(timeout=5)
+        if self.loop and not self._threads["club-loop"].is_alive():
+            self.loop.close()
+
+    def _run_loop(self) -> None:
+        """The loop's thread: every board's traffic and every table's game."""
+        assert self.loop is not None
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    def _loop_fault(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """What a callback on the loop let through (none should): logged and counted."""
+        exc = context.get("exception")
+        message = self.health["club-loop"].fault(
+            f"error ({context.get('message')}: {exc!r})", "going on", recover=False)
+        log.error("%s", message, exc_info=exc)
+
+    def _on_loop(self, call: Callable[..., Any], *args: Any) -> Any:
+        """``call(*args)`` on the loop's thread, its result (or what it raised) here."""
+        assert self.loop is not None
+        if self._threads.get("club-loop") is threading.current_thread():
+            return call(*args)
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+        def run() -> None:
+            try:
+                future.set_result(call(*args))
+            except BaseException as exc:  # noqa: BLE001 (handed to the caller, who raises it)
+                future.set_exception(exc)
+
+        self.loop.call_soon_threadsafe(run)
+        return future.result(timeout=60)
+
+    def _on_connection(self, up: bool) -> None:
+        """The broker came or went (on the loop): every link is told."""
+        with self._lock:
+            tables = list(self.tables.values())
+        for table in tables:
+            table.link.broker(up)
 
     def _on_status(self, unit: str, state: str) -> None:
         if unit not in self.assignments:
@@ -299,8 +395,11 @@ class ClubServer:
             if self.shared:
                 with self._lock:
                     mine = list(self.tables.values())
+                held = self.store.renew(self.server_id, LEASE_S)
                 for table in mine:
-                    if not self.store.claim(table.unit, self.server_id, LEASE_S):
+                    # Not renewed: taken by another server, or run out unclaimed (ours again).
+                    if table.unit not in held and not self.store.claim(
+                            table.unit, self.server_id, LEASE_S):
                         log.warning("table %s is run by another server now", table.unit)
                         with self._lock:
                             self.tables.pop(table.unit, None)
@@ -324,7 +423,7 @@ class ClubServer:
             if not self.preferred(unit):
                 # Another live server should run it: take it only once it has been
                 # left without an owner for a whole lease (that server is gone).
-                owner = self.store.owners().get(unit)
+                owner = self.store.owner(unit)
                 now = time.time()
                 since = self._unowned.setdefault(unit, now)
                 if owner is not None and owner[1] >= now:
@@ -341,7 +440,7 @@ class ClubServer:
         self._changed(unit)
 
     def _start_table(self, unit: str, assignment: Assignment) -> ClubTable:
-        assert self.hub is not None
+        assert self.hub is not None and self.loop is not None and self.committer is not None
         rules = load_rules(assignment.game)
         board = load_board(assignment.board or rules.board)
         active = self.store.active_game(unit)
@@ -359,8 +458,8 @@ class ClubServer:
             game = Game(rules.start())
             headers = assignment.headers(game.position.sides)
             game_id = self.store.new_game(unit, assignment.game, headers)
-        link = BoardSession(self.hub.transport(unit), expect=board.id, resolve=lambda _id: board,
-                            name=unit)
+        link = LoopLink(self.hub, unit, self.loop, expect=board.id, resolve=lambda _id: board,
+                        name=unit)
         table_store = TableStore(self.store, game_id, unit, headers)
         holder: dict[str, ClubTable] = {}
 
@@ -370,21 +469,36 @@ class ClubServer:
                 table.actions.append((what, side, notation))
 
         # The table rewinds the link to where the game's last save left the board.
-        session = TableSession(rules, board, link, game=game, store=table_store,
-                               port=link.transport.port, on_action=on_action, name=unit)
+        session = LoopTable(rules, board, link=link, committer=self.committer, game=game,
+                            store=table_store, port=link.transport.port, on_action=on_action,
+                            name=unit)
         table = holder["t"] = ClubTable(unit, assignment, board, game_id, link, session)
         session.subscribe(lambda: self._changed(unit))
-        link.start()
-        session.start()
+        self._on_loop(self._launch, table)
         log.info("table %s: %s, game %d, %d actions so far", unit, assignment.game, game_id,
                  len(game.actions))
         return table
 
-    def _stop_table(self, table: ClubTable, release: bool) -> None:
-        table.session.close()
+    def _launch(self, table: ClubTable) -> None:
+        """On the loop: the board's frames to its link, the link and the table started."""
+        assert self.hub is not None
+        self.hub.attach(table.unit, table.link)
+        table.session.start()
+
+    def _halt(self, table: ClubTable) -> threading.Event:
+        """On the loop: the table stopped and its last save handed over (the event is
+        set once it is made), its link closed, its frames no more."""
+        done = table.session.finish()
         table.link.close()
         if self.hub:
             self.hub.forget(table.unit)
+        return done
+
+    def _stop_table(self, table: ClubTable, release: bool) -> None:
+        """Stop a table (from any thread but the loop's), its last save made before
+        this returns (the arbiter's end of its game comes after it)."""
+        if self.loop is not None and self.loop.is_running():
+            self._on_loop(self._halt, table).wait(30)
         if release and self.shared:
             self.store.release(table.unit, self.server_id)
 
@@ -475,6 +589,7 @@ class ClubServer:
                        for name, h in self.health.items()},
             "tables": {unit: t.session.health_report() for unit, t in sorted(tables.items())},
             "hub": self.hub.health_report() if self.hub else None,
+            "loop_lag_s": round(self.loop_lag, 3),
             "unregistered": self.unregistered_seen,
         }
 

@@ -294,6 +294,12 @@ class ClubStore:
                   result: str | None, log: Iterable[LogEntry] = ()) -> None:
         """The game's record and the log lines that led to it, in one transaction
         (perhaps with other tables' saves: group commit); returns once committed."""
+        self._write_grouped(self.game_save(game_id, record, headers, result, log))
+
+    @staticmethod
+    def game_save(game_id: int, record: str, headers: Mapping[str, str], result: str | None,
+                  log: Iterable[LogEntry] = ()) -> list[tuple[str, tuple[Any, ...]]]:
+        """The statements of :meth:`save_game`, for :meth:`commit_saves`."""
         statements: list[tuple[str, tuple[Any, ...]]] = [
             ("INSERT INTO log (game_id, t, kind, data) VALUES (?, ?, ?, ?)",
              (game_id, t, kind, json.dumps(dict(fields), ensure_ascii=False)))
@@ -301,7 +307,18 @@ class ClubStore:
         statements.append((
             "UPDATE games SET record = ?, headers = ?, result = ?, updated = ? WHERE id = ?",
             (record, json.dumps(dict(headers)), result, time.time(), game_id)))
-        self._write_grouped(statements)
+        return statements
+
+    def commit_saves(self, saves: list[list[tuple[str, tuple[Any, ...]]]]
+                     ) -> list[Exception | None]:
+        """Several saves (:meth:`game_save`) committed in one transaction, for a caller
+        that gathers them itself (the club server's committer): each save's error, or
+        None once it is committed. A group that fails for a reason of its own is made
+        again one save a transaction, as :meth:`save_game`'s."""
+        group = [_Save(statements) for statements in saves]
+        if group:
+            self._commit_group(group)
+        return [save.error for save in group]
 
     def end_game(self, game_id: int, result: str) -> None:
         """The arbiter ends a game: its result, and no longer its table's active game."""
@@ -346,6 +363,18 @@ class ClubStore:
             rows = self._read("SELECT server FROM owners WHERE unit = ?", (unit,))
         return bool(rows) and rows[0][0] == server
 
+    def renew(self, server: str, lease_s: float) -> set[str]:
+        """Extend every lease ``server`` still holds, in one statement (a hall's
+        server renews a thousand tables a second with one commit, not a thousand);
+        the units it holds. A unit missing from them was taken by another server
+        once its lease ran out: this server must stop its table."""
+        # Then read back: a lease renewed cannot be taken meanwhile (it has not run out).
+        with self._lock:
+            self._write(("UPDATE owners SET expires = ? WHERE server = ?",
+                         (time.time() + lease_s, server)))
+            rows = self._read("SELECT unit FROM owners WHERE server = ?", (server,))
+        return {row[0] for row in rows}
+
     def release(self, unit: str, server: str) -> None:
         self._write(("DELETE FROM owners WHERE unit = ? AND server = ?", (unit, server)))
 
@@ -360,6 +389,12 @@ class ClubStore:
     def live_servers(self) -> list[str]:
         return sorted(r[0] for r in self._read("SELECT server FROM servers WHERE expires >= ?",
                                                 (time.time(),)))
+
+    def owner(self, unit: str) -> tuple[str, float] | None:
+        """(server, expires) of ``unit``'s lease, or None: one row, where
+        :meth:`owners` reads a hall's worth."""
+        rows = self._read("SELECT server, expires FROM owners WHERE unit = ?", (unit,))
+        return (rows[0][0], float(rows[0][1])) if rows else None
 
     def owners(self) -> dict[str, tuple[str, float]]:
         return {u: (s, e) for u, s, e in self._read("SELECT unit, server, expires FROM owners")}

@@ -22,6 +22,7 @@ them from reaching us in the first place).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import os
@@ -36,7 +37,7 @@ import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote, urlsplit
 
 from masume_protocol.codec import MAX_FRAME
@@ -193,6 +194,16 @@ def count_drop(count: int, message: str, *args: object) -> None:
         log.warning(message + " (%d so far)", *args, count)
 
 
+class Receiver(Protocol):
+    """Where the hub hands one board's traffic: its frames, and its status."""
+
+    dropped: int  # frames it could not take (counted in the hub's health report)
+
+    def deliver(self, payload: bytes) -> None: ...
+
+    def status(self, state: str) -> None: ...
+
+
 def new_client(client_id: str, *, clean: bool = True) -> Client:
     import paho.mqtt.client as paho
     from paho.mqtt.enums import CallbackAPIVersion
@@ -223,6 +234,13 @@ class MqttHub:
     transport here (:meth:`transport`, until :meth:`forget`): a club server that
     shares the broker with others gets only its own boards' traffic, and takes
     a board's events over by asking for its transport.
+
+    Two ways to run: :meth:`start` gives the connection paho's own thread, and each
+    board a :class:`MqttTransport` that a link thread reads; :meth:`start_on` drives
+    it from an asyncio loop instead (one thread for every board: the club server),
+    each board's frames handed as they come to its :class:`Receiver`
+    (:meth:`attach`), and ``on_connection(up)`` told when the broker comes and goes.
+    In that way every call but :attr:`status` and the reports is the loop's own.
     """
 
     def __init__(self, url: str | BrokerUrl, client_id: str,
@@ -242,10 +260,19 @@ class MqttHub:
         #: Events that came for a board with no transport here (in flight while it
         #: was forgotten; none otherwise: only our boards' events are subscribed).
         self.stray = 0
-        self._routes: dict[str, MqttTransport] = {}
+        self._routes: dict[str, Receiver] = {}
+        self.on_connection: Callable[[bool], None] | None = None
+        #: The QoS the boards' events are asked for with (start_on: 0, see there).
+        self.events_qos = 1
+        self._loop: asyncio.AbstractEventLoop | None = None  # start_on's
+        self._closing = False
+        self._retry = 0  # reconnects tried since the last connection (start_on)
         self._subscribed: set[str] = set()  # events topics asked for on this connection
         self._lock = threading.Lock()
         self._client = new_client(client_id)
+        # No limit of paho's on messages awaiting the broker's PUBACK (20 by default):
+        # a server's thousand boards' LED frames and ACKs would queue behind it.
+        self._client.max_inflight_messages_set(0)
         self.url.configure(self._client)
         self._client.reconnect_delay_set(0.1, 2)  # type: ignore[arg-type]  # seconds, a float
         self._client.on_connect = self._guarded(self._on_connect)
@@ -261,7 +288,88 @@ class MqttHub:
         self.connected.wait(wait)
         return self
 
+    def start_on(self, loop: asyncio.AbstractEventLoop) -> MqttHub:
+        """Drive the connection from ``loop`` (call on its thread): paho's external
+        loop API, its socket watched by the loop; keepalive once a second, and the
+        reconnects (0.1 s, doubling up to 2 s) are the hub's own."""
+        self._loop = loop
+        # The events at QoS 0 to this server: the link's own acks and resends make
+        # them good, and the broker's window of 20 messages in flight a client (each
+        # waiting for its PUBACK) no longer paces a thousand boards' traffic.
+        self.events_qos = 0
+        client = self._client
+        client.on_socket_open = self._socket_open
+        client.on_socket_close = self._socket_close
+        client.on_socket_register_write = (
+            lambda _c, _u, sock: loop.add_writer(sock, self._loop_call, client.loop_write))
+        def unregister_write(_client: Client, _userdata: object, sock: Any) -> None:
+            loop.remove_writer(sock)
+
+        client.on_socket_unregister_write = unregister_write
+        self._reconnect(first=True)
+        self._keepalive()
+        return self
+
+    def _socket_open(self, client: Client, userdata: object, sock: Any) -> None:
+        _no_delay(client, userdata, sock)
+        assert self._loop is not None
+        self._loop.add_reader(sock, self._loop_call, client.loop_read, 64)
+
+    def _socket_close(self, client: Client, userdata: object, sock: Any) -> None:
+        assert self._loop is not None
+        self._loop.remove_reader(sock)
+        self._loop.remove_writer(sock)
+
+    def _loop_call(self, call: Callable[..., Any], *args: Any) -> None:
+        """paho's read, write and keepalive on the loop: what they raise is counted and
+        logged, never left to the loop (where it would only be printed)."""
+        self._paho_thread = threading.current_thread()
+        try:
+            call(*args)
+        except Exception as exc:
+            self.faults += 1
+            log.error("broker connection %s: %s in %s, going on", self.client_id,
+                      type(exc).__name__, getattr(call, "__name__", call), exc_info=exc)
+
+    def _keepalive(self) -> None:
+        if self._closing or self._loop is None:
+            return
+        self._loop_call(self._client.loop_misc)
+        self._loop.call_later(1.0, self._keepalive)
+
+    def _reconnect(self, first: bool = False) -> None:
+        if self._closing or self._loop is None:
+            return
+        try:
+            if first:
+                self._client.connect(self.url.host, self.url.port, keepalive=5)
+            else:
+                self._client.reconnect()
+            self._retry = 0
+        except (OSError, ssl.SSLError) as exc:
+            delay = min(2.0, 0.1 * 2 ** self._retry)
+            self._retry += 1
+            count_drop(self._retry, "broker %s:%d: %s; trying again in %.1f s", self.url.host,
+                       self.url.port, exc, delay)
+            self._loop.call_later(delay, self._reconnect)
+
+    def attach(self, unit: str, receiver: Receiver) -> None:
+        """Hand ``unit``'s frames and status to ``receiver`` (:meth:`start_on`'s way)."""
+        if not valid_unit(unit):
+            raise ValueError(f"{unit!r} is not a board unit id (letters, digits, _ . -)")
+        with self._lock:
+            self._routes[unit] = receiver
+        self._subscribe(unit)
+
     def close(self) -> None:
+        self._closing = True
+        if self._loop is not None:  # on the loop's thread: the DISCONNECT goes out now
+            try:
+                self._client.disconnect()
+                self._client.loop_write()
+            finally:
+                self.connected.clear()
+            return
         try:
             self._client.disconnect()
         finally:
@@ -271,8 +379,9 @@ class MqttHub:
     def health_report(self) -> dict[str, Any]:
         """The broker connection and paho's thread (which runs every board's traffic)."""
         thread = self._paho_thread
-        return {"connected": self.connected.is_set(),
-                "alive": thread is not None and thread.is_alive(), "faults": self.faults,
+        alive = (self._loop.is_running() if self._loop is not None
+                 else thread is not None and thread.is_alive())
+        return {"connected": self.connected.is_set(), "alive": alive, "faults": self.faults,
                 "malformed": self.malformed, "stray": self.stray, "dropped": self.dropped,
                 "frames_dropped": sum(t.dropped for t in list(self._routes.values()))}
 
@@ -307,11 +416,17 @@ class MqttHub:
             self._subscribe(unit)
         self.connected.set()
         log.info("connected to the broker as %s", self.client_id)
+        if self.on_connection:
+            self.on_connection(True)
 
     def _on_disconnect(self, client: Client, userdata: object, flags: DisconnectFlags,
                        reason: ReasonCode, properties: Properties | None = None) -> None:
         self.connected.clear()
         log.info("broker connection lost (%s)", reason)
+        if self._loop is not None and not self._closing:
+            self._loop.call_later(0.1, self._reconnect)
+        if self.on_connection:
+            self.on_connection(False)
 
     def _on_message(self, client: Client, userdata: object, message: MQTTMessage) -> None:
         try:
@@ -336,8 +451,8 @@ class MqttHub:
                 return
             self.status[unit] = state
             route = self._routes.get(unit)
-            if route is not None and state == "offline":
-                route.offline.set()
+            if route is not None:
+                route.status(state)
             if self.on_status:
                 try:
                     self.on_status(unit, state)
@@ -362,8 +477,9 @@ class MqttHub:
             raise ValueError(f"{unit!r} is not a board unit id (letters, digits, _ . -)")
         with self._lock:
             route = self._routes.get(unit)
-            if route is None:
-                route = self._routes[unit] = MqttTransport(self, unit)
+            if not isinstance(route, MqttTransport):
+                route = MqttTransport(self, unit)
+                self._routes[unit] = route
         self._subscribe(unit)
         return route
 
@@ -393,7 +509,7 @@ class MqttHub:
             self._subscribed.add(name)
         # Outside our lock: paho's own locks are taken in there, and its thread
         # takes ours in the connect handler.
-        result, _ = self._client.subscribe(name, 1)
+        result, _ = self._client.subscribe(name, self.events_qos)
         if result != 0:
             with self._lock:
                 self._subscribed.discard(name)
@@ -420,6 +536,10 @@ class MqttTransport:
     @property
     def port(self) -> str:
         return f"mqtt://{self.hub.url.host}:{self.hub.url.port}/{self.unit}"
+
+    def status(self, state: str) -> None:
+        if state == "offline":
+            self.offline.set()
 
     def deliver(self, payload: bytes) -> None:
         if payload.endswith(b"\x00"):

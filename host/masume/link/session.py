@@ -504,8 +504,12 @@ class BoardSession:
             self._flush_commands(now)
 
     def _receive(self, timeout: float) -> list[tuple[int, int, Any]]:
+        return self._decode(self.transport.receive(timeout))
+
+    def _decode(self, raws: list[bytes]) -> list[tuple[int, int, Any]]:
+        """The frames of ``raws`` this board can say, decoded; the rest counted as bad."""
         out = []
-        for raw in self.transport.receive(timeout):
+        for raw in raws:
             try:
                 mtype, seq, payload = c.decode_frame(raw)
             except c.FrameError:

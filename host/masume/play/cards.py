@@ -22,7 +22,7 @@ card set of a position on cards (:class:`masume.rules.base.OnCards`).
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from masume.cards import CardSet
 from masume.rules.base import ANY_CARD, AnyPosition, HidesInformation, OnCards
@@ -41,10 +41,20 @@ def viewer_of(position: AnyPosition, viewer: str | None) -> str | None:
     return viewer if viewer in position.sides else None
 
 
+@runtime_checkable
+class DrawsMarks(Protocol):
+    """Rules whose cards carry marks the page draws at the cells' edges (Magic Number
+    Eleven's half symbols): cell -> ``n``/``s``/``e``/``w`` (the board's compass,
+    +y north) or ``c`` (the middle) -> the mark's name. Only what lies face up."""
+
+    def edge_marks(self, position: Any) -> Mapping[str, Mapping[str, str]]: ...
+
+
 def for_viewer(state: dict[str, Any], *, position: AnyPosition, board: Any,
-               viewer: str | None, choices: Iterable[Hashable]) -> dict[str, Any]:
+               viewer: str | None, choices: Iterable[Hashable],
+               marks: Mapping[str, Mapping[str, str]] | None = None) -> dict[str, Any]:
     """The table's whole ``state`` as ``viewer`` may see it (unchanged for games
-    that hide nothing)."""
+    that hide nothing); ``marks``: the rules' :class:`DrawsMarks`, as ``view.marks``."""
     if not isinstance(position, HidesInformation):
         return state
     viewer = viewer_of(position, viewer)
@@ -57,17 +67,14 @@ def for_viewer(state: dict[str, Any], *, position: AnyPosition, board: Any,
         "cells": {cell: list(labels) for cell, labels in table_view.cells.items()},
         "hand": list(table_view.hand),
         "panel": [[name, value] for name, value in table_view.panel],
+        "marks": {cell: dict(edges) for cell, edges in (marks or {}).items()},
     }
     out["choices"] = [c for c in state.get("choices", [])
                       if _readable(position, c["text"], choices, viewer)]
     cards = cards_of(position)
     tracker = dict(state.get("tracker", {}))
     if cards is not None and tracker.get("message"):
-        seen = _seen_text(out)
-        if any(word in tracker["message"] and word not in seen
-               for word in _secret_words(cards)):
-            tracker["message"] = ("the board does not match the game at "
-                                  + ", ".join(tracker.get("squares", [])[:6]))
+        tracker["message"] = _unnamed(tracker["message"], cards, _seen_text(out))
         out["tracker"] = tracker
     return out
 
@@ -91,12 +98,29 @@ def _readable(position: Any, text: str, choices: Iterable[Hashable], viewer: str
     return False
 
 
-def _secret_words(cards: CardSet) -> Iterator[str]:
-    """What names a card: its tags, copy ids and names."""
+def said_to_all(position: AnyPosition, message: str) -> str:
+    """``message`` as the table's terminal may say it (everyone reads it): a card that
+    is not face up for all is "a card"."""
+    cards = cards_of(position)
+    if cards is None or not isinstance(position, HidesInformation):
+        return message
+    view = position.seen_by(None)
+    seen = [label for labels in view.cells.values() for label in labels]
+    seen += [f"{k} {v}" for k, v in view.panel]
+    return _unnamed(message, cards, "\n".join(seen))
+
+
+def _unnamed(message: str, cards: CardSet, seen: str) -> str:
+    """``message`` with every card the viewer may not see called "a card" (its name and
+    copy id, ``Aoki (F01.1)``, or its tag), the reason and the next step kept."""
     for copy in cards.copies():
-        if copy.tag:
-            yield copy.tag
-        yield copy.card.name
+        named = f"{copy.card.name} ({copy.id})"
+        if named in message and copy.card.name not in seen:
+            message = message.replace(named, "a card")
+        for word in (copy.tag, copy.card.name):
+            if word and word in message and word not in seen:
+                message = message.replace(word, "a card")
+    return message
 
 
 def _seen_text(state: Mapping[str, Any]) -> str:

@@ -14,6 +14,7 @@ pages. See masume.play.table for what a table does.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -22,7 +23,8 @@ from masume.boards import Board
 from masume.leds import picture
 from masume.link import BoardEvent, Led, Reading
 from masume.link.events import parse_readings, readings_text
-from masume.play.cards import cards_of
+from masume.play.cards import cards_of, said_to_all
+from masume.records import ended
 from masume.rules import Game, Position, Rules
 from masume.rules.base import AnyPosition, HidesInformation, IllegalAction, NotationError, Roll
 from masume.tracker import Change, Tracker, TrackerMemory
@@ -33,11 +35,14 @@ log = logging.getLogger("masume.play")
 #: set up, the pieces following a roll; masume.tracker): said once in the terminal.
 ONE_BY_ONE = ("set up the pieces", "move as the lights show")
 
+#: How the table says a takeback that moved nothing on the board (a choice).
+TOOK_BACK = "took back "
+
 #: The Clock header's item for the players' own clock: the seconds each side has.
 PER_SIDE = "per side"
 
 #: The record headers the table writes (the rest are the game's and the players').
-TABLE_HEADERS = ("Resigned", "Rolls", "Clock", "Link", "Sensed", "Tracker")
+TABLE_HEADERS = ("Resigned", "Timeout", "Rolls", "Clock", "Link", "Sensed", "Tracker")
 
 
 @dataclass
@@ -81,7 +86,10 @@ class TableCore:
         self.game = game
         self._out = Effects()  # what an input that faulted half-way caused is dropped
         self.tracker = Tracker(game, self.board, cards=cards_of(game.position))
-        self.resigned: str | None = headers.get("Resigned") or None
+        #: The side that resigned, or lost on time (``timed_out``: its clock ran out).
+        self.resigned: str | None = (headers.get("Resigned") or headers.get("Timeout")
+                                     or None)
+        self.timed_out = not headers.get("Resigned") and bool(headers.get("Timeout"))
         self.notice = ""  # the latest message worth showing (a refused die roll, ...)
         self._choices_for: tuple[Position[Any], list[Hashable]] | None = None
         #: A word button pressed before the pieces moved: (word, squares to put them on).
@@ -133,6 +141,8 @@ class TableCore:
             if change:
                 self._after(change)
         self._note("board", **event.to_dict())
+        if event.type in ("snapshot", "square") and self.notice.startswith(TOOK_BACK):
+            self.notice = ""  # said until the hands go on
         if event.type == "snapshot":
             self.readings = dict(event.readings)
             self.tracker.observe(event.readings, now)
@@ -209,6 +219,27 @@ class TableCore:
         self._make(action)
         return action, self._flush()
 
+    def due(self) -> float | None:
+        """When a :meth:`tick` may next change something (monotonic seconds): the
+        tracker's decision on a board gone still, a countdown's next second shown or
+        its end; None when nothing will until an input comes (a runner that waits on
+        its inputs wakes for this alone)."""
+        due = self.tracker.due()
+        position = self.game.position
+        if self.resigned or position.outcome() is not None or self._clock_at is None:
+            return due
+        left = [timer.seconds - self._elapsed.get(name, 0.0)
+                for name, timer in position.status().timers.items()]
+        if self.side_seconds is not None:
+            left += [self.side_seconds - self._elapsed.get(f"{side} clock", 0.0)
+                     for side in position.sides]
+        if not left:
+            return due
+        # The seconds shown are whole (int(left)): the next changes at the next whole second.
+        step = min(x - math.floor(x) if x - math.floor(x) > 1e-3 else 1.0 for x in left)
+        clock = self._clock_at + step + 1e-3
+        return clock if due is None else min(due, clock)
+
     def pause_clock(self) -> None:
         """The time until the next tick does not count (play stood still: a save failed)."""
         self._clock_at = None
@@ -222,7 +253,7 @@ class TableCore:
         (``Link``, ``Sensed``, ``Tracker``)."""
         out = {k: v for k, v in headers.items() if k not in TABLE_HEADERS}
         if self.resigned:
-            out["Resigned"] = self.resigned
+            out["Timeout" if self.timed_out else "Resigned"] = self.resigned
         if self.rolls:
             out["Rolls"] = _write_rolls(self.rolls)
         position = self.game.position
@@ -250,9 +281,10 @@ class TableCore:
         return out
 
     def shown_position(self) -> AnyPosition:
-        """The game's position, resigned if a side resigned."""
+        """The game's position, ended if a side resigned or lost on time."""
         if self.resigned:
-            return self.rules.resign(self.game.position, self.resigned)
+            return ended(self.rules, self.game.position, self.resigned,
+                         on_time=self.timed_out)
         return self.game.position
 
     def choices(self) -> list[Hashable]:
@@ -260,14 +292,14 @@ class TableCore:
         cannot show them), in the engine's order; none while the rules wait for a
         chance event, after the game, or while a resignation stands."""
         position = self.game.position
+        if self.resigned:  # before the cache: it holds the choices from before
+            return []
         if self._choices_for is not None and self._choices_for[0] is position:
             return list(self._choices_for[1])
-        found: list[Hashable] = []
-        if not self.resigned:
-            # The table clock's own actions (a timeout, a whistle) are not the players'.
-            layout = _comparable(position.layout())
-            found = [a for a in self._sensed_actions(position)
-                     if _comparable(position.apply(a).layout()) == layout]
+        # The table clock's own actions (a timeout, a whistle) are not the players'.
+        layout = _comparable(position.layout())
+        found = [a for a in self._sensed_actions(position)
+                 if _comparable(position.apply(a).layout()) == layout]
         self._choices_for = (position, found)
         return list(found)
 
@@ -370,8 +402,8 @@ class TableCore:
                     self._shown_second = shown
                     self._after(Change())
             return False
-        self.resigned = side
-        self.notice = f"{side}'s time ran out: the game is over"
+        self.resigned, self.timed_out = side, True
+        self.notice = f"{side}'s time ran out: {self.shown_position().outcome()}"
         self._note("clock", timer=key, action="time out")
         self._out.dirty = True
         self._after(Change())
@@ -386,14 +418,21 @@ class TableCore:
                 return  # the takeback said no to resigning; it takes nothing back
         if button == "takeback":
             if self.resigned:
-                self.resigned = None
+                self.resigned, self.timed_out = None, False
                 self._out.dirty = True
                 self._after(Change())
             elif not self.game.actions:
                 self.notice = "takeback: nothing to take back yet"
                 self._after(Change())
             else:
-                self._after(self.tracker.takeback())
+                change = self.tracker.takeback()
+                self._after(change)
+                if change.popped and self.tracker.view.state == "in-sync":
+                    # A choice taken back moved nothing: say so, or the page shows nothing.
+                    taken = ", ".join(_public(self.game.position, a, taken_back=True)
+                                      for a in change.popped)
+                    self.notice = f"{TOOK_BACK}{taken}: nothing to move on the board"
+                    self._after(Change())
         elif button == "confirm":
             change = self.tracker.confirm()
             if not change and self.tracker.view.state == "in-sync":
@@ -417,7 +456,7 @@ class TableCore:
                 self.notice = (f"resign for {self.game.position.status().to_move}? press "
                                "resign again to resign, takeback to play on")
             else:
-                self.resigned = self.game.position.status().to_move
+                self.resigned, self.timed_out = self.game.position.status().to_move, False
                 self.notice = f"{self.resigned} resigns: {self.shown_position().outcome()}"
                 self._out.dirty = True
             self._after(Change())
@@ -529,7 +568,7 @@ class TableCore:
         # Setting up, or following a roll, is said once, not again for every piece put down.
         going_on = any(said.startswith(p) and self._said.startswith(p) for p in ONE_BY_ONE)
         if said and said != self._said and not going_on:
-            self._out.messages.append(said)
+            self._out.messages.append(said_to_all(self.game.position, said))
         self._said = said
         self._out.changed = True
 

@@ -29,6 +29,9 @@ class TableFace(Protocol):
     def act(self, text: str) -> Hashable:
         """Make one of the choices ``state()["choices"]`` lists; ValueError says why not."""
 
+    def new_game(self) -> None:
+        """Start the game afresh at this table, from the same start."""
+
     def cards(self) -> list[dict[str, str]]:
         """Every card of the game's set (id, name, kind), for the card picker; [] for none."""
 

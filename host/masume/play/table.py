@@ -57,7 +57,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Hashable
-from pathlib import Path
 from typing import Any
 
 from masume.boards import Board
@@ -67,7 +66,7 @@ from masume.play.cards import card_list, card_piece
 from masume.play.core import TABLE_HEADERS, Effects, TableCore
 from masume.play.view import HealthView, TableState, table_state
 from masume.rules import Game, Position, Rules
-from masume.storage import CannotSave, LogEntry, Store
+from masume.storage import CannotSave, GameStore, LogEntry, Store
 from masume.subscribers import Subscribers
 from masume.tracker import Tracker
 
@@ -216,7 +215,12 @@ class TableSession:
             try:
                 self.link.set_leds(effects.leds)
             except RuntimeError:
-                pass  # no board yet: the picture goes out at the handshake
+                # No board yet. The core must not count this picture as shown: the
+                # snapshot after the handshake often draws the same one, which would
+                # then never go out (a loaded server's tables ticked before their
+                # handshakes: 53 of 300 boards dark, docs/benchmarks.md). Drawn
+                # again at the next tick, it goes out once the board is there.
+                self.core.leds = {}
         if effects.changed:
             self._notify()
 
@@ -309,7 +313,7 @@ class TableSession:
             return
         was, self._link_was = self._link_was, connected
         if self.on_message and was is not None:
-            error = getattr(self.link, "error", "") or ""
+            error = self.link.error or ""
             self.on_message(f"board connected on {self.port or self.name}" if connected
                             else f"lost the board's link{': ' + error if error else ''}; "
                                  "waiting for it to come back (check the cable)")
@@ -398,17 +402,18 @@ class TableSession:
                 self.core.readings = dict(readings)
                 self.core.tracker.restore(readings, {"settled": True, "pushed": [],
                                                      "follow": None}, time.monotonic())
-            new = getattr(type(self.store), "new", None)
-            folder = getattr(self.store, "folder", None)
-            if self.store is not None and new is not None and isinstance(folder, Path):
+            # A game saved in a folder goes on in a new folder beside it; the club's store
+            # (masume.club.server.TableStore) keeps the table's game in its database.
+            if isinstance(self.store, GameStore):
+                folder = self.store.folder
                 headers = {k: v for k, v in self.store.headers.items()
                            if k not in TABLE_HEADERS and k != "Result"}
                 if self.core.side_seconds is not None:  # the same clock for the new game
                     headers["Clock"] = f"per side={self.core.side_seconds:.1f}"
                 self.store.close()
-                self.store = new(folder.parent, self.rules.name, headers)
+                self.store = GameStore.new(folder.parent, self.rules.name, headers)
                 if self.on_message:
-                    self.on_message(f"new game: saving to {getattr(self.store, 'folder', '')}")
+                    self.on_message(f"new game: saving to {self.store.folder}")
             self._dirty = True
             self.carry_out(self.core.redraw())
             self._checkpoint()

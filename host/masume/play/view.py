@@ -14,7 +14,7 @@ from typing import Any, TypedDict, cast
 from masume.boards import Board
 from masume.leds import highlight_led
 from masume.link import Led
-from masume.play.cards import for_viewer, viewer_of
+from masume.play.cards import DrawsMarks, for_viewer, viewer_of
 from masume.play.core import TableCore, written
 from masume.rules.base import Legend
 
@@ -178,8 +178,10 @@ def table_state(core: TableCore, *, viewer: str | None, simulated: bool,
         "health": health,
         "last_die": core.last_die,
     }
+    marks = (core.rules.edge_marks(core.game.position) if isinstance(core.rules, DrawsMarks)
+             else None)
     seen = for_viewer(cast(dict[str, Any], state), position=core.game.position,
-                      board=core.board, viewer=viewer, choices=choices)
+                      board=core.board, viewer=viewer, choices=choices, marks=marks)
     return cast(TableState, seen)
 
 

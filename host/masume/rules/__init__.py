@@ -30,6 +30,7 @@ from .base import (
     Roll,
     Rules,
     Status,
+    WarnsOfCards,
 )
 
 __all__ = [
@@ -49,4 +50,5 @@ __all__ = [
     "Roll",
     "Rules",
     "Status",
+    "WarnsOfCards",
 ]

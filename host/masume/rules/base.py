@@ -16,6 +16,7 @@ What a game has beyond that it declares, and the layers above check it with
 - :class:`OnCards`: a position whose pieces are the cards of a set (``card_set``);
 - :class:`CardRules`: rules that read card sets (``check_cards``), given the
   loader that finds a set by name (``with_card_source``; ``masume.games`` does it);
+  :class:`WarnsOfCards`: card rules with warnings about a set that passed (``card_warnings``);
 - chance: ``Status.awaiting`` names the chance event the rules wait for, and a die's
   outcomes are :class:`Roll` actions.
 
@@ -352,6 +353,15 @@ class CardRules(Protocol):
     def with_card_source(self, cards: CardSource) -> Self:
         """The same rules, finding the card sets that options and positions name
         through ``cards``."""
+
+
+@runtime_checkable
+class WarnsOfCards(Protocol):
+    """Card rules (:class:`CardRules`) that have more to say of a set that passed their
+    checks: never a refusal (what the players apply by hand, say)."""
+
+    def card_warnings(self, card_set: CardSet) -> list[str]:
+        """One line per warning ([] when there is nothing to say)."""
 
 
 class Rules(Protocol):

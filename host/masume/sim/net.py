@@ -151,7 +151,6 @@ class BoardNetwork:
             client, self._client = self._client, None
         self._connected.clear()
         if client is not None:
-            client._masume_stop = True  # type: ignore[attr-defined]  # ends its loop thread
             try:
                 sock = client.socket()
                 if sock is not None:
@@ -160,14 +159,14 @@ class BoardNetwork:
                 pass
 
     def _loop(self, client: Client) -> None:
-        while not getattr(client, "_masume_stop", False):
+        while self._client is client:  # till it is dropped (_drop_client)
             try:
                 rc: int = client.loop(0.05)
             except Exception:  # noqa: BLE001 (a dropped connection: handled as one)
                 rc = 1
             if rc != 0:
                 self._connected.clear()
-                if not getattr(client, "_masume_stop", False):
+                if self._client is client:
                     time.sleep(0.05)
                 if client.socket() is None:
                     return

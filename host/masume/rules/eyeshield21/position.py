@@ -86,6 +86,9 @@ ATTACK_STEPS = STEPS[5:17]
 START_HAND = (4, 5)  # (the side that starts, the other)
 START_CHARACTERS = 3
 FIELD_LIMIT = 5  # characters and combination cards a side may have
+#: The largest power change and draw one by-hand adjustment offers: a menu must end
+#: somewhere, and adjustments add up, so a card that says more is recorded in two.
+ADJUST_POWER = 10
 READY, DONE = Call("ready"), Call("done")
 
 
@@ -371,6 +374,8 @@ class Position:
             highlights["phase"] = (f"phase-{phase}",)
         targets = sorted({a.cell if isinstance(a, Place) else a.to for a in self._legal
                           if isinstance(a, Place) or (isinstance(a, Move) and "-" in a.to)})
+        if self.step == SETUP and Call("deal") in self._legal_set:
+            targets = [pile_cell(side, "guts")]  # the guts dealt face down: lit where they go
         if targets:
             highlights["place"] = tuple(targets)
         if self.step in (ALLOT, BLOCK):
@@ -399,7 +404,9 @@ class Position:
                 return (f"{side}: set-up: lay {START_CHARACTERS - placed} more character(s) face "
                         "down")
             n = START_HAND[0 if self.mover == self.first else 1]
-            return f"{side}: set-up: shuffle, then deal: draw {n} cards and set {n} guts face down"
+            return (f"{side}: set-up: shuffle your deck on {pile_cell(side, 'deck')}, then deal: "
+                    f"draw {n} cards into your hand and put {n} guts face down on "
+                    f"{pile_cell(side, 'guts')} (lit)")
         if self.step == SHOW:
             return f"{side}: turn every character face up (reveal); {side} begins"
         if self.step == DRAW:
@@ -502,7 +509,7 @@ class Position:
     def _actions(self) -> Iterator[Action]:
         yield from self._rule_actions()
         if self.step not in (SETUP, SHOW, OVER) and self.by_hand():
-            yield from self._adjustments(self.mover)
+            yield from self._adjustments()
 
     def _rule_actions(self) -> Iterator[Action]:
         step, me = self.step, self.mover
@@ -547,7 +554,7 @@ class Position:
             for cell, _ in waiting:
                 for target in spots:
                     yield Move(cell, target)
-            if hand and len(spots) > len(waiting):  # leave a place for every character
+            if hand:  # a half has no last place: the next one opens (see _area)
                 for copy in self._pool_of(me, "tactics"):
                     for target in spots:
                         yield Place(copy, target)
@@ -624,31 +631,34 @@ class Position:
                 out += [(cell, text) for text in by_hand_of(self.card(copy))]
         return tuple(out)
 
-    def _adjustments(self, me: int) -> Iterator[Adjust]:
-        """What a by-hand ability may do, as the players apply it: power ±1-5 in an attack
-        being resolved (the damage follows), draw 1-3, discard a named card (from the mat,
-        or from the mover's hand), move one of the mover's cards on the mat."""
+    def _adjustments(self) -> Iterator[Adjust]:
+        """What a by-hand ability may do, as the players apply it, to either side (an
+        ability may concern the opponent): power ±1-ADJUST_POWER in an attack being resolved
+        (the damage follows), draw up to ADJUST_POWER of what the deck holds, discard a named
+        card (from the mat, or from its owner's hand), move a card on the mat to a free place
+        of its owner's. Adjustments add up: the card says how much."""
         if self.area and self.step in ATTACK_STEPS and self.step not in (CHANGE, TIDY):
             for side in SIDES:
-                for n in (*range(-5, 0), *range(1, 6)):
+                for n in (*range(-ADJUST_POWER, 0), *range(1, ADJUST_POWER + 1)):
                     yield Adjust("power", side, n)
         for s, side in enumerate(SIDES):
-            for n in range(1, min(3, self.piles[s].deck) + 1):
+            for n in range(1, min(ADJUST_POWER, self.piles[s].deck) + 1):
                 yield Adjust("draw", side, n)
         for cell, copy, _ in self.cells:
             if self.table.kind(copy) != "ball":
                 yield Adjust("discard", card=copy)
-        if self.piles[me].hand:
-            for copy in self._pools[me]:
-                yield Adjust("discard", card=copy)
-        name = SIDES[me]
-        places = (character_cells(name) + bench_cells(name) + reaction_cells(name)
-                  + self._area(name, "pass") + self._area(name, "run"))
-        free = self.free(places)
-        for cell, copy, _ in self.cells:
-            if owner_of(cell) == name and self.table.kind(copy) != "ball":
-                for target in free:
-                    yield Adjust("move", card=cell, to=target)
+        for s in range(len(SIDES)):
+            if self.piles[s].hand:
+                for copy in self._pools[s]:
+                    yield Adjust("discard", card=copy)
+        for name in SIDES:
+            places = (character_cells(name) + bench_cells(name) + reaction_cells(name)
+                      + self._area(name, "pass") + self._area(name, "run"))
+            free = self.free(places)
+            for cell, copy, _ in self.cells:
+                if owner_of(cell) == name and self.table.kind(copy) != "ball":
+                    for target in free:
+                        yield Adjust("move", card=cell, to=target)
 
     def _adjust(self, action: Adjust, cells: dict[str, tuple[str, bool]], piles: list[Piles],
                 gone: list[list[str]], known: list[list[str]], changes: dict[str, Any]) -> None:
@@ -801,9 +811,11 @@ class Position:
             if not self.by_hand():
                 return ("an adjustment applies a by-hand ability: no card with one lies face up "
                         "on the mat")
-            return (f"not an adjustment of this moment ({self._message()}): power in an attack "
-                    "being resolved, draw from a deck that has the cards, discard a card that is "
-                    "on the mat or in the mover's hand, move a card of the mover to a free place")
+            return (f"not an adjustment of this moment ({self._message()}): power (1-"
+                    f"{ADJUST_POWER} either way, several add up) in an attack being resolved, "
+                    f"draw 1-{ADJUST_POWER} from a deck that has the cards, discard a card that is "
+                    "on the mat or in its owner's hand, move a card on the mat to a free place "
+                    "of its owner's")
         if isinstance(action, Call) and action.word in ("ready",) and self.step in (ALLOT, BLOCK):
             return ("every character must go to the pass or run area first (and both ball cards, "
                     "attacking)")

@@ -89,6 +89,13 @@ class MagicNumberElevenRules(ReadsCardSets):
     board = "magic-number-eleven"
     Options = Options
 
+    def edge_marks(self, position: Position) -> dict[str, dict[str, str]]:
+        """The half symbols on the field's cards, cell by cell, for the page to draw
+        (:func:`masume.rules.magic_number_eleven.marks.edge_marks`)."""
+        from .marks import edge_marks
+
+        return edge_marks(position)
+
     def start(self, cards: str | PathLike[str] | CardSet = "magic-number-eleven-demo",
               first: str = "home",
               shootout: bool = False, home_stars: str = "", away_stars: str = "",

@@ -28,9 +28,10 @@ notation                   action
 ``clear``                  the cards of a judgement, a penalty kick or the first
                            half are taken off the mat (the confirm button)
 ``ready``                  half time: this side's substitutions are done
-``adjust home power +2``   a by-hand effect applied by the players (also
-                           ``draw N``, ``discard N``, ``press N``), see
-                           :class:`Adjust`
+``adjust home power +2``   a by-hand effect applied by the players, for
+                           either side (also ``draw N``, ``discard N``,
+                           ``press N``, ``adjust discard SY05``,
+                           ``adjust move H2b>H3c``), see :class:`Adjust`
 =========================  ==================================================
 
 >>> from masume.rules.magic_number_eleven.notation import parse
@@ -172,19 +173,30 @@ class Ready:
 @dataclass(frozen=True)
 class Adjust:
     """What a card's by-hand effect does, applied by the players while the card lies on
-    the field: ``power`` (±N to ``side``'s attack or defence in the shot under way),
-    ``draw`` (``side`` draws N synergy cards), ``discard`` (N from ``side``'s hand, unseen),
-    ``press`` (the initiative marker N spaces toward ``side``'s opponent).
+    the field, for either side (the effect may concern the opponent): ``power`` (±N to
+    ``side``'s attack or defence in the shot under way), ``draw`` (``side`` draws N synergy
+    cards), ``discard`` (N from ``side``'s hand, unseen; or the synergy card ``card`` from
+    its synergy area, named), ``press`` (the initiative marker N spaces toward ``side``'s
+    opponent), ``move`` (the player card read at the cell ``card`` to the free cell ``to``
+    of its own field).
 
     >>> str(Adjust("power", "home", 2)), str(Adjust("discard", "away", 1))
     ('adjust home power +2', 'adjust away discard 1')
+    >>> str(Adjust("discard", card="SY05")), str(Adjust("move", card="H2b", to="H3c"))
+    ('adjust discard SY05', 'adjust move H2b>H3c')
     """
 
     what: str
-    side: str
-    amount: int
+    side: str = ""
+    amount: int = 0
+    card: str = ""
+    to: str = ""
 
     def __str__(self) -> str:
+        if self.what == "move":
+            return f"adjust move {self.card}>{self.to}"
+        if self.card:
+            return f"adjust {self.what} {self.card}"
         amount = f"{self.amount:+d}" if self.what == "power" else str(self.amount)
         return f"adjust {self.side} {self.what} {amount}"
 

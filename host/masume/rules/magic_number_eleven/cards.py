@@ -194,8 +194,6 @@ def check_cards(card_set: CardSet) -> list[str]:
     tackles = 0
     synergy = 0
     penalty: Counter[str] = Counter()
-    kick_courses: set[str] = set()
-    save_courses: set[str] = set()
     for card in card_set:
         where = f"card {card.id}"
         if card.kind == "player":
@@ -220,8 +218,6 @@ def check_cards(card_set: CardSet) -> list[str]:
             course = card.get("course")
             if role != "reference" and (not isinstance(course, str) or not course):
                 problems.append(f"{where}: a {role} card needs a course")
-            (kick_courses if role == "kick" else save_courses if role == "save" else set()).add(
-                str(course))
         else:
             problems.append(f"{where}: kind {card.kind!r} is not player, synergy or penalty")
     for team, count in PLAYER_COUNTS.items():
@@ -238,10 +234,20 @@ def check_cards(card_set: CardSet) -> list[str]:
         problems += _count_differences(synergy, star_counts, tackles, sum(penalty.values()))
     if not penalty["kick"] or not penalty["save"]:
         problems.append("penalty-kick cards: at least one kick and one save card are needed")
-    elif kick_courses - save_courses:
-        problems.append("penalty-kick courses no save card can guess: "
-                        + ", ".join(sorted(kick_courses - save_courses)))
     return problems
+
+
+def _unguessable(card_set: CardSet) -> list[str]:
+    """Kick courses no save card names: the courses are printed on the cards (a lost
+    figure), and 「守備側が攻撃側のシュートコースを当てられたら守備に成功する」 only says a
+    guess saves, so such a box plays (that kick always scores), with a warning."""
+    kicks = {str(c.get("course")) for c in card_set
+             if c.kind == "penalty" and c.get("role") == "kick"}
+    saves = {str(c.get("course")) for c in card_set
+             if c.kind == "penalty" and c.get("role") == "save"}
+    if not saves or not kicks - saves:
+        return []
+    return ["penalty-kick courses no save card can guess: " + ", ".join(sorted(kicks - saves))]
 
 
 def card_warnings(card_set: CardSet) -> list[str]:
@@ -275,7 +281,8 @@ def card_warnings(card_set: CardSet) -> list[str]:
         elif card.kind == "penalty":
             penalty += card.copies
     return (unknown_fields(card_set, CardFields) + by_hand
-            + _count_differences(synergy, star_counts, tackles, penalty))
+            + _count_differences(synergy, star_counts, tackles, penalty)
+            + _unguessable(card_set))
 
 
 def _count_differences(synergy: int, star_counts: Counter[int], tackles: int,

@@ -134,6 +134,16 @@ def placements(field: Mapping[str, PlayerCard], card: PlayerCard, team: str) -> 
             yield cell(team, row, column)
 
 
+def free_cells(field: Mapping[str, PlayerCard], team: str) -> Iterator[str]:
+    """Reading cells of ``team``'s field whose two cells no card covers (where a card moved
+    by hand may go: a by-hand effect says where, so no row or neighbour is required)."""
+    taken = _occupancy(field)
+    for row in ROWS:
+        for column in range(len(COLUMNS) - 1):
+            if (row, column) not in taken and (row, column + 1) not in taken:
+                yield cell(team, row, column)
+
+
 def _touches(taken: Mapping[tuple[int, int], tuple[str, int]], row: int, column: int) -> bool:
     around = [(row, column - 1), (row, column + 2)]
     around += [(r, c) for r in (row - 1, row + 1) for c in (column, column + 1)]
@@ -141,4 +151,4 @@ def _touches(taken: Mapping[tuple[int, int], tuple[str, int]], row: int, column:
 
 
 __all__ = ["COLUMNS", "FRONT_EDGE", "ROWS", "Symbol", "cell", "completed_symbols", "covered",
-           "parse_cell", "placements", "reading_cells"]
+           "free_cells", "parse_cell", "placements", "reading_cells"]

@@ -102,6 +102,10 @@ def parse(text: str) -> Action:
         if m.group(2):
             return Adjust("power", m.group(1), int(m.group(2)))
         return Adjust(m.group(3), m.group(1), int(m.group(4)))
+    if m := re.fullmatch(rf"adjust discard {_CARD}", words, re.IGNORECASE):
+        return Adjust("discard", card=m.group(1).upper())
+    if m := re.fullmatch(rf"adjust move {_CELL} ?> ?{_CELL}", words, re.IGNORECASE):
+        return Adjust("move", card=_cell(m.group(1)), to=_cell(m.group(2)))
     if m := re.fullmatch(rf"{_CARD} {_CELL}", words):
         return Place(m.group(1).upper(), _cell(m.group(2)))
     raise NotationError(f"{words!r} is not magic-number-eleven notation {HELP}")

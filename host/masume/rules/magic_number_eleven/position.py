@@ -48,7 +48,7 @@ from .actions import (
     Synergy,
 )
 from .cards import EFFECTS, PlayerCard, is_tackle, player, stars
-from .geometry import Symbol, completed_symbols, placements
+from .geometry import Symbol, completed_symbols, free_cells, placements
 
 SIDES: tuple[str, str] = ("home", "away")
 HOME, AWAY = 0, 1
@@ -61,6 +61,9 @@ MIDDLE = 4
 ATTACK_CARDS = {"attacking": 3, "normal": 2, "defending": 1}
 DEFENCE_CARDS = 2
 WONDER = 11  # the magic number
+#: The largest power change one by-hand adjustment offers: a menu must end somewhere,
+#: and adjustments add up, so a card that says more is recorded in two.
+ADJUST_POWER = 10
 SHOOTOUT_KICKS = 5
 #: Draft rounds: who picks first in each (away, home, away).
 DRAFT_FIRST = (AWAY, HOME, AWAY)
@@ -453,21 +456,35 @@ class Position:
                      if self.player_card(c).by_hand)
 
     def _adjustments(self) -> Iterator[Action]:
-        """What a by-hand effect may do, applied by the players: power ±1-5 in the shot under
-        way, draw 1-3 (the hand of five, the cards left), discard 1-3 from a hand, press 1-3."""
+        """What a by-hand effect may do, applied by the players, to either side (the effect
+        may concern the opponent): power ±1-ADJUST_POWER in the shot under way, draw within
+        the hand of five and the cards left, discard from a hand what it holds, press the
+        track's length; discard a named synergy card lying on a synergy area; move a player
+        card of the field to free cells of its own field (not off it: a card lifted a moment
+        is no action). Adjustments add up: the card says how much."""
         for side in (HOME, AWAY):
             name = SIDES[side]
             if self.shot is not None and self.phase in (ATTACK, DEFENCE):
-                for n in (*range(-5, 0), *range(1, 6)):
+                for n in (*range(-ADJUST_POWER, 0), *range(1, ADJUST_POWER + 1)):
                     yield Adjust("power", name, n)
-            for n in range(1, min(3, HAND_LIMIT - self.hands[side],
+            for n in range(1, min(HAND_LIMIT - self.hands[side],
                                   self.deck + self._discard_size()) + 1):
                 yield Adjust("draw", name, n)
-            for n in range(1, min(3, self.hands[side]) + 1):
+            for n in range(1, self.hands[side] + 1):
                 yield Adjust("discard", name, n)
             if self._may_press(side, 1):
-                for n in range(1, 4):
+                for n in range(1, TRACK):
                     yield Adjust("press", name, n)
+        for side in (HOME, AWAY):
+            for _, copy_id, _ in self.areas[side]:
+                yield Adjust("discard", card=copy_id)
+        for side in (HOME, AWAY):
+            own = self.field_of(side)
+            for cell in own:
+                others = {c: p for c, p in own.items() if c != cell}
+                for target in free_cells(others, SIDES[side]):
+                    if target != cell:
+                        yield Adjust("move", card=cell, to=target)
 
     def legal_actions(self) -> Iterator[Action]:
         """Every legal action, each once (cards from unseen pools: every candidate)."""
@@ -558,35 +575,47 @@ class Position:
         if area == 1:
             for copy_id in self.pool():
                 yield Synergy(copy_id, 1, "deck")
-            return
-        if self.hands[side]:
-            for copy_id in self.pool():
-                yield Synergy(copy_id, 2, "hand")
-        if self._drawable():
-            for copy_id in self.pool():
-                yield Synergy(copy_id, 2, "deck")
-        yield Done()
+        else:
+            if self.hands[side]:
+                for copy_id in self.pool():
+                    yield Synergy(copy_id, 2, "hand")
+            if self._drawable():
+                for copy_id in self.pool():
+                    yield Synergy(copy_id, 2, "deck")
+            yield Done()
+        yield from self._subs()  # the attacker's: the defence is within its turn
 
     def _actions_pk(self) -> Iterator[Action]:
         role = "kick" if not self.penalty[0] else "save"
         for copy in self.cards.copies("penalty"):
             if copy.card.get("role") == role:
                 yield Penalty(role, copy.id)
+        if self.phase == PK:  # the kicker's turn goes on until the judgement is over
+            yield from self._subs()
 
     _actions_shootout = _actions_pk
 
     def _actions_clear(self) -> Iterator[Action]:
         yield Clear()
+        if self.then == "pk":  # a tackle's judgement is over only after its penalty kick
+            yield from self._subs()
 
     def _actions_half(self) -> Iterator[Action]:
         yield Ready()
         yield from self._subs()
 
+    def _sub_side(self) -> int:
+        """Whose substitutions are offered: at half time the side to act, else the side
+        whose turn it is, through all of it (「自分のターン中いつでも」): the opponent's
+        defence and a penalty kick are part of the turn (「得点判定が全部終わるとターンが
+        終了する」), though the other side places its cards then."""
+        return self._mover() if self.phase == HALF else self.turn
+
     def _subs(self) -> Iterator[Action]:
         """「選手交代は自分のターン中いつでも、そしてハーフタイムで行える」: any of one's
         own players, on the field (the card just placed too) or not yet placed, for a
         face-up bench card, at most 3 a match (「最大3回まで」)."""
-        side = self._mover()
+        side = self._sub_side()
         if self.subs[side] >= MAX_SUBS:
             return
         incoming = [copy_id for _, copy_id, out in self.bench[side] if not out]
@@ -659,21 +688,24 @@ class Position:
             if not self.by_hand():
                 return "an adjustment applies a by-hand effect: no such card lies on the field"
             return ("power only in a shot under way; draw within the hand of five and the cards "
-                    "left; discard what the hand holds; press while the marker can move; 1-3 "
-                    "(power 1-5)")
+                    "left; discard what the hand holds, or a synergy card lying on an area; press "
+                    f"while the marker can move (1-{TRACK - 1}); power 1-{ADJUST_POWER} either "
+                    "way, several add up; move a player card of the field to free cells of its "
+                    "own field")
         return "not allowed here"
 
     def _sub_problem(self, action: Sub) -> str:
-        side = self._mover()
+        side = self._sub_side()
+        name = SIDES[side]
         if self.subs[side] >= MAX_SUBS:
-            return f"{self.to_move} has made its {MAX_SUBS} substitutions"
+            return f"{name} has made its {MAX_SUBS} substitutions"
         own = [c for _, c in self._side_field(side)] + list(self.unplaced[side])
         if action.out not in own:
-            return f"{action.out} is not a player of {self.to_move} on the field or in front " \
+            return f"{action.out} is not a player of {name} on the field or in front " \
                    "of them"
         bench = {c: out for _, c, out in self.bench[side]}
         if action.into not in bench:
-            return f"{action.into} is not on {self.to_move}'s bench"
+            return f"{action.into} is not on {name}'s bench"
         return f"{action.into} was substituted out: he cannot come back (「一度交代アウトされた" \
                "選手は試合が終わるまで投入できない」)"
 
@@ -1015,6 +1047,14 @@ class _State:
         self.phase = ATTACK
 
     def do_adjust(self, action: Adjust) -> None:
+        if action.what == "move":
+            _move_by_hand(self, action.card, action.to)
+            return
+        if action.card:  # a named synergy card from its area to the discard pile, seen
+            self.areas = tuple(tuple(a for a in areas if a[1] != action.card)
+                               for areas in self.areas)
+            self.discard_known = frozenset(self.discard_known | {action.card})
+            return
         side = SIDES.index(action.side)
         if action.what == "power":
             self.pair("mods", side, self.mods[side] + action.amount)
@@ -1091,7 +1131,7 @@ class _State:
     # ---- substitutions and half time
 
     def do_sub(self, action: Sub) -> None:
-        side = self.now()._mover()
+        side = self.now()._sub_side()
         position = self.now()
         cells = [cell for cell, c in self.field if c == action.out]
         if cells:
@@ -1161,6 +1201,30 @@ class _State:
                 break
         position = self.now()
         return position
+
+
+def _move_by_hand(s: _State, cell: str, to: str) -> None:
+    """A by-hand effect moves the card read at ``cell`` to the free cell ``to`` of its own
+    field. As for a substitution, the shot tokens on the symbols it leaves go back
+    (「交代アウトされる選手カードの上にあったシュートトークンは全て保管所に戻す」), and a team
+    action still to come uses no symbol it broke."""
+    position = s.now()
+    side = HOME if cell[0] == "H" else AWAY
+    copy_id = dict(s.field)[cell]
+    gone = {sym.name for sym in _symbols(s.cards, position._side_field(side))
+            if cell in sym.cards}
+    s.used = frozenset(s.used - gone)
+    s.field = tuple(sorted(tuple(p for p in s.field if p[0] != cell) + ((to, copy_id),)))
+    if s.shot is not None and s.shot.shooter == cell:
+        # the shot stands; its token goes back if its symbol is gone
+        token = "" if s.shot.token in gone else s.shot.token
+        s.shot = replace(s.shot, shooter=to, token=token)
+    if s.placed == cell:
+        s.placed = to
+    if s.phase == TEAM and side == s.turn:
+        now = s.now()
+        s.team_symbols = (min(s.team_symbols[0], now.count(side, "link")),
+                          min(s.team_symbols[1], now.count(side, "press")))
 
 
 def _to_bench_phase(s: _State) -> None:

@@ -771,9 +771,12 @@ class Position:
         if self.must_kick >= 0 and i != self.must_kick and self.action >= self._kick_deadline():
             return None
         direction = DIRECTIONS[kick.direction]
-        if frm in TOUCH:  # a throw-in goes into the pitch
-            x, _ = _xy(frm)
-            if direction[0] != (1 if x == 0 else -1):
+        if frm in TOUCH:
+            # スローイン: 「フィールド内の3方向いずれかへ向けてプレーします」: the first square
+            # is in the field (from A1, A16, M1, M16 two of the inward three: not over the end
+            # line).
+            x, y = _xy(frm)
+            if not _on_pitch(x + direction[0], y + direction[1]):
                 return None
         if self.restart == "corner" and i == self.must_kick and not _into_field(frm, direction):
             # コーナーキック: 「フィールド内の3方向いずれかへ向けてプレーします」
@@ -1208,7 +1211,7 @@ class Position:
                 if self.beginner:
                     return "the beginner rules have ground kicks only"
                 if frm in TOUCH:
-                    return "a throw-in goes into the pitch"
+                    return "a throw-in goes into the field, in one of the directions into it"
                 if self.restart == "corner" and i == self.must_kick:
                     return "a corner kick goes into the field, in one of its 3 directions"
                 return "not legal now"

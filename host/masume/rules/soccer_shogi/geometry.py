@@ -180,9 +180,10 @@ for _s in PITCH:
 # Sets of squares as Python ints, as python-chess's BB_* (one bit per square, there
 # 64). Here a square is one *byte*: square i is bit 8 * i, so the set of squares
 # holding a given cell code is read from the 50-cell tuple in one C call
-# (``bytes(cells).translate(...)``, then ``int.from_bytes``; see ``bitboards``)
+# (``bytes(cells).translate(...)``, then ``int.from_bytes``; see ``position_sets``)
 # instead of a Python loop over the squares. ``cells`` stays the position's field
-# (notation, the tracker and the tests read it); the sets are derived, once a position.
+# (notation, the tracker and the tests read it); the sets are derived, once a position,
+# and a set is also 50 flags (``int.to_bytes``) read with one index a square.
 
 #: The set holding square i alone.
 BB_SQUARES: tuple[int, ...] = tuple(1 << (8 * i) for i in range(50))
@@ -219,12 +220,6 @@ BB_STEPS: dict[int, int] = {s: _bb(STEPS[s]) for s in PITCH}
 #: Per square (all 50): the squares on its file or its rank.
 BB_LINES: tuple[int, ...] = tuple(
     _bb(j for j in range(50) if j % 5 == i % 5 or j // 5 == i // 5) for i in range(50))
-#: Per pitch square and family (0 orthogonal, 1 diagonal): (mid bit, landing, landing bit).
-BB_HOPS: dict[int, tuple[tuple[tuple[int, int, int], ...], ...]] = {
-    s: tuple(tuple((BB_SQUARES[mid], land, BB_SQUARES[land]) for mid, land in family)
-             for family in JUMPS[s])
-    for s in PITCH
-}
 
 _CODES = bytes(range(5))
 #: bytes.translate tables: cell code -> 1 where it is one of the wanted codes.
@@ -236,51 +231,24 @@ _PIECE_TABLES = (bytes.maketrans(_CODES, bytes([0, 1, 0, 1, 0])),
 BB_PITCH = _bb(PITCH)
 
 
-def bitboards(cells: tuple[int, ...], side: int) -> tuple[int, int, int]:
-    """(empty pitch squares, ``side``'s active players, ``side``'s players) of a cell tuple.
+def position_sets(cells: tuple[int, ...], side: int) -> tuple[tuple[int, int, int], list[int]]:
+    """(empty pitch squares, ``side``'s active players, ``side``'s players) of a cell
+    tuple, as sets (three C calls), and the squares of ``side``'s active players in
+    ascending order (one ``bytes.find`` each).
 
-    >>> empty, active, players = bitboards(_start_cells(0)[0], BLUE)
+    >>> (empty, active, players), squares = position_sets(_start_cells(0)[0], RED)
     >>> bb_count(empty), bb_count(active), bb_count(players)
     (28, 6, 6)
+    >>> [SQUARE_NAMES[i] for i in squares], list(bb_squares(active)) == squares
+    (['C1', 'A2', 'B2', 'C2', 'D2', 'E2'], True)
     """
     raw = bytes(cells)
-    return (int.from_bytes(raw.translate(_EMPTY_TABLE), "little") & BB_PITCH,
-            int.from_bytes(raw.translate(_ACTIVE_TABLES[side]), "little"),
-            int.from_bytes(raw.translate(_PIECE_TABLES[side]), "little"))
-
-
-def _direction_offset(direction: tuple[int, int]) -> int:
-    return direction[1] * 5 + direction[0]
-
-
-#: Per direction (orthogonal ones first): (bit shift of one step, the pitch squares
-#: from which a jump that way lands on the pitch). A square's bit times 2**(8 * offset)
-#: is its neighbour's bit.
-BB_JUMP_LINES: tuple[tuple[int, int], ...] = tuple(
-    (8 * _direction_offset(d),
-     _bb(s for s in PITCH
-         if (mid := _neighbour(s, d)) in PITCH_SET and _neighbour(mid, d) in PITCH_SET))
-    for d in DIRECTIONS
-)
-
-
-def bb_jumpers(players: int, occupied: int, empty: int) -> tuple[int, int]:
-    """The players of a set that have a first hop, orthogonal and diagonal: a piece
-    beside them, an empty pitch square right behind it (python-chess's shifted-set
-    attacks, 4 directions at once per family).
-
-    >>> cells = list(_start_cells(0)[0])
-    >>> cells[SQUARE_INDEX["A6"]] = ACTIVE[RED]
-    >>> empty = _bb(i for i in PITCH if not cells[i])
-    >>> orthogonal, diagonal = bb_jumpers(_bb([SQUARE_INDEX["A7"], SQUARE_INDEX["B7"]]),
-    ...                                   BB_PITCH & ~empty, empty)
-    >>> [SQUARE_NAMES[i] for i in bb_squares(orthogonal)], list(bb_squares(diagonal))
-    (['A7'], [])
-    """
-    out = [0, 0]
-    for k, (shift, origins) in enumerate(BB_JUMP_LINES):
-        if shift > 0:
-            out[k >= 4] |= origins & (occupied >> shift) & (empty >> (2 * shift))
-        else:
-            out[k >= 4] |= origins & (occupied << -shift) & (empty << (-2 * shift))
-    return players & out[0], players & out[1]
+    code = ACTIVE[side]
+    squares = []
+    found = raw.find(code)
+    while found >= 0:
+        squares.append(found)
+        found = raw.find(code, found + 1)
+    return ((int.from_bytes(raw.translate(_EMPTY_TABLE), "little") & BB_PITCH,
+             int.from_bytes(raw.translate(_ACTIVE_TABLES[side]), "little"),
+             int.from_bytes(raw.translate(_PIECE_TABLES[side]), "little")), squares)

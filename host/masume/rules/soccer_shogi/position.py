@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Union
 
 from ..base import IllegalAction, Legend, Light, NotationError, Outcome, Restart, Status
 from .actions import STEP_ACTIONS, Action, Jump, Kick, Pass, Step, Take
@@ -17,9 +17,7 @@ from .geometry import (
     ALL_GOALS,
     AREA_SQUARES,
     BB_AREAS,
-    BB_HOPS,
     BB_LINES,
-    BB_PITCH,
     BB_QUIET,
     BB_SQUARES,
     BB_STEPS,
@@ -28,6 +26,7 @@ from .geometry import (
     EMPTY,
     FILES,
     GOAL_SQUARES,
+    JUMPS,
     KEEPER_AREA,
     PIECE_CHARS,
     PIECE_NAMES,
@@ -47,9 +46,7 @@ from .geometry import (
     _square,
     _start_cells,
     bb_count,
-    bb_jumpers,
-    bb_squares,
-    bitboards,
+    position_sets,
 )
 
 # --------------------------------------------------------------------------- options
@@ -97,11 +94,25 @@ _FAMILIES = (((), (1,)), ((0,), (0, 1)))
 #: The Jump of each (path of square indices, steal) met so far: actions are immutable.
 _JUMPS: dict[tuple[tuple[int, ...], int], Jump] = {}
 
-#: Per pitch square, each step from it: (target, target's bit, the Step, (square, target)).
-_STEP_TABLE: dict[int, tuple[tuple[int, int, Step, tuple[int, int]], ...]] = {
-    square: tuple((target, BB_SQUARES[target], action, (square, target))
-                  for target, action in steps)
+#: Per pitch square, each step from it: (target, the Step, (square, target)).
+_STEP_TABLE: dict[int, tuple[tuple[int, Step, tuple[int, int]], ...]] = {
+    square: tuple((target, action, (square, target)) for target, action in steps)
     for square, steps in STEP_ACTIONS.items()
+}
+
+#: Per family (orthogonal, diagonal), per square (all 50): its hops (jumped, landing).
+_FAMILY_HOPS: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
+    tuple(JUMPS[s][family] if s in JUMPS else () for s in range(50)) for family in (0, 1))
+
+#: What a position's pickled or copied state leaves out (``Position.__getstate__``).
+_NOT_COPIED = frozenset(("_hash", "_identities"))
+
+#: Per pitch square, per square a kick from it may reach: (the Kick, the Kick free).
+_KICKS: dict[int, dict[int, tuple[Kick, Kick]]] = {
+    frm: {target: (Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target]),
+                   Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target], free=True))
+          for ray in RAYS[frm] for target in ray}
+    for frm in PITCH
 }
 
 PLAY, TAKE, GOAL, OVER = "play", "take", "goal", "over"
@@ -146,6 +157,10 @@ class _Effect:
                 self._cells = tuple(new)
         return self._cells
 
+
+#: What a legal action leads to, as generated: the position, or what ``Position.apply``
+#: makes it from (a kick's effect, a step's squares, a jump's (Jump, from, to, ball taken)).
+_Found = Union["Position", _Effect, tuple[int, int], tuple[Jump, int, int, bool]]
 
 #: The sides' colours, and how the highlights of ``status()`` show.
 LEGEND = Legend(
@@ -205,8 +220,9 @@ class Position:
             return value
 
     def __getstate__(self) -> dict[str, Any]:
-        # Not the cached hash: a string's hash differs from one process to another.
-        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+        # Not the cached hash (a string's hash differs from one process to another),
+        # nor the legal actions' ids (a copy's actions are other objects).
+        return {k: v for k, v in self.__dict__.items() if k not in _NOT_COPIED}
 
     # ------------------------------------------------------------- reading
 
@@ -252,6 +268,8 @@ class Position:
         return out
 
     def outcome(self) -> Outcome | None:
+        if self.resigned < 0 and max(self.score) < self.options.goals_to_win:
+            return None  # the common case, asked once an action: nothing built
         score = {SIDES[0]: self.score[0], SIDES[1]: self.score[1]}
         if self.resigned >= 0:
             return Outcome(SIDES[1 - self.resigned], "resignation", score)
@@ -318,14 +336,11 @@ class Position:
         >>> len(list(RULES.start().legal_actions())) > 0
         True
         """
-        return iter(self._legal)
+        return iter(self._generated[0])
 
     def is_legal(self, action: object) -> bool:
-        try:
-            if action in self._legal:
-                return True
-        except TypeError:  # not hashable, so not an action
-            return False
+        if self._index(action) >= 0:
+            return True
         if isinstance(action, Jump):
             try:
                 self._apply_jump_path(action)
@@ -336,18 +351,18 @@ class Position:
 
     def apply(self, action: Action) -> Position:
         """The position after ``action``; IllegalAction says why it is not allowed."""
-        try:
-            found = self._legal[action]
-        except (KeyError, TypeError):
-            found = None
-        if isinstance(found, Position):
-            return found
-        if found is not None:  # an action the quick test found legal: made now, once
+        index = self._index(action)
+        if index >= 0:
+            results = self._generated[1]
+            found = results[index]
+            if isinstance(found, Position):
+                return found
+            # an action the quick test found legal: made now, once
             if isinstance(found, tuple):
                 found = (self._step_effect(found[0], found[1], action) if len(found) == 2
                          else self._jump_effect(*found))
             child = self._quickly_legal_child(found)
-            self._legal[action] = child
+            results[index] = child
             return child
         if isinstance(action, Jump):
             return self._apply_jump_path(action)
@@ -356,80 +371,147 @@ class Position:
     @property
     def _children(self) -> dict[Action, Position]:
         """Legal action -> resulting position, every one made."""
-        return {action: self.apply(action) for action in self._legal}
+        return {action: self.apply(action) for action in self._generated[0]}
+
+    def _index(self, action: object) -> int:
+        """Where a legal action is in :meth:`_generated` (-1: not legal). An action
+        taken from :meth:`legal_actions` is found by identity, without hashing (a
+        playout applies one action a position); any other by equality."""
+        try:
+            return self._identities.index(id(action))
+        except ValueError:
+            pass
+        try:
+            return self._legal.get(action, -1)
+        except TypeError:  # not hashable, so not an action
+            return -1
 
     @cached_property
-    def _legal(self) -> dict[Action, Position | _Effect | tuple[int, int]
-                                | tuple[Jump, int, int, bool]]:
-        """Legal action -> the position it leads to, or for an action the quick test
-        found legal, what :meth:`apply` makes it from: its effect (a kick), its squares
-        (a step), or the chain's result (a jump: the Jump, from, to, ball taken).
-        In the order of :meth:`_effects`."""
+    def _identities(self) -> list[int]:
+        """``id()`` of each legal action, in order: searched in C (``list.index``)."""
+        return list(map(id, self._generated[0]))
+
+    @cached_property
+    def _legal(self) -> dict[object, int]:
+        """Legal action -> its index in :meth:`_generated`; made when an action is first
+        looked up by equality, not when they are only listed (hashing the actions is a
+        fair part of listing them)."""
+        return {action: index for index, action in enumerate(self._generated[0])}
+
+    @cached_property
+    def _generated(self) -> tuple[list[Action], list[_Found]]:
+        """The legal actions in the order of :meth:`_effects`, and for each the position
+        it leads to, or for an action the quick test found legal, what :meth:`apply`
+        makes it from: its effect (a kick), its squares (a step), or the chain's result
+        (a jump: the Jump, from, to, ball taken)."""
         if self.phase == OVER or self.outcome() is not None:
-            return {}
+            return [], []
         if self.phase == GOAL:
-            return {Restart(): Position._start(self.side, self.score, self.options)}
+            return [Restart()], [Position._start(self.side, self.score, self.options)]
         if self.phase == TAKE:
             every, legal = self._take_variants()
             # Should no choice let the turn go on, the steal still happens (docs: "Pass").
-            return dict(legal or every)
-        children: dict[Action, Position | _Effect | tuple[int, int]
-                       | tuple[Jump, int, int, bool]] = {}
+            chosen = legal or every
+            return list(chosen), list(chosen.values())
+        actions: list[Action] = []
+        found: list[_Found] = []
+        add_action, add_found = actions.append, found.append
         quick = self._quick_test()
         ball = self.ball
         if quick is None:  # a sandwich on the board: the full test for every step
             for square, target, action, _, _ in self._judged_steps(quick):
                 child, _ = self._resolve(self._step_effect(square, target, action))
                 if child is not None:
-                    children[action] = child
+                    add_action(action)
+                    add_found(child)
         else:  # _judged_steps, inlined: the hottest loop
-            empty, active, _ = self._boards
-            plain, plain_from, plain_to = quick.plain, quick.plain_from, quick.plain_to
-            for square in bb_squares(active):
-                plain_here = plain_to if BB_SQUARES[square] & plain_from else 0
-                spare = quick.spare(square) if plain_here and plain is None else 0
-                for target, bit, action, pair in _STEP_TABLE[square]:
-                    if not empty & bit:
+            cells, verdict_of = self.cells, quick.verdict
+            plain_from, plain_to = quick.plain_from_flags, quick.plain_to_flags
+            plain = quick.plain
+            for square in self._active_squares:
+                if plain_from[square]:
+                    sure, lone = (plain, -1) if plain is not None else quick.plain_verdict(square)
+                    for target, action, pair in _STEP_TABLE[square]:
+                        if cells[target]:
+                            continue
+                        if plain_to[target]:
+                            verdict = None if target == lone else sure
+                        else:  # a step onto the free ball takes it
+                            verdict = verdict_of(square, target, target if ball == target else ball)
+                        if verdict:
+                            add_action(action)
+                            add_found(pair)
+                        elif verdict is None:
+                            child, _ = self._resolve(self._step_effect(square, target, action))
+                            if child is not None:
+                                add_action(action)
+                                add_found(child)
+                    continue
+                for target, action, pair in _STEP_TABLE[square]:
+                    if cells[target]:
                         continue
-                    if plain_here & bit:
-                        verdict = True if spare & ~bit else plain
-                    else:
-                        # A dribble carries the ball; a step onto the free ball takes it.
-                        verdict = quick.verdict(
-                            square, target, target if ball == square or ball == target else ball)
+                    # A dribble carries the ball; a step onto the free ball takes it.
+                    verdict = verdict_of(
+                        square, target, target if ball == square or ball == target else ball)
                     if verdict:
-                        children[action] = pair
+                        add_action(action)
+                        add_found(pair)
                     elif verdict is None:
                         child, _ = self._resolve(self._step_effect(square, target, action))
                         if child is not None:
-                            children[action] = child
+                            add_action(action)
+                            add_found(child)
         for effect in self._kick_effects() if self.cells[ball] == ACTIVE[self.side] else ():
-            verdict = None
-            if quick and not effect.goal:  # -1, -1: only the ball moves
-                verdict = quick.judge(-1, -1, effect.ball)
+            verdict = True  # a goal: always legal, nothing to look ahead to
+            if not effect.goal:  # -1, -1: only the ball moves
+                verdict = quick.verdict(-1, -1, effect.ball) if quick else None
             if verdict:
-                children[effect.action] = effect
+                add_action(effect.action)
+                add_found(effect)
             elif verdict is None:
                 child, _ = self._resolve(effect)
                 if child is not None:
-                    children[effect.action] = child
-        for square, families in self._jumpers():
-            for jump, end, has_ball in self._chains(square, families):
-                verdict = quick.judge(square, end, end if has_ball else ball) if quick else None
+                    add_action(effect.action)
+                    add_found(child)
+        setting = self._chain_setting()
+        for square in self._jumpers():
+            chains = self._chains(square, setting)
+            if not chains:
+                continue
+            # quick.judge, inlined: a chain that takes no ball, from and to plain squares,
+            # has the verdict of its player's plain steps
+            sure, lone, plain_to = None, -1, b""
+            if quick is not None and quick.plain_from_flags[square]:
+                sure, lone = (quick.plain, -1) if quick.plain is not None \
+                    else quick.plain_verdict(square)
+                plain_to = quick.plain_to_flags
+            for chain in chains:
+                jump, _, end, has_ball = chain
+                if plain_to and not has_ball and plain_to[end]:
+                    verdict = None if end == lone else sure
+                else:
+                    verdict = quick.verdict(square, end, end if has_ball else ball) \
+                        if quick else None
                 if verdict:
-                    children[jump] = (jump, square, end, has_ball)
+                    add_action(jump)
+                    add_found(chain)
                 elif verdict is None:
                     child, _ = self._resolve(self._jump_effect(jump, square, end, has_ball))
                     if child is not None:
-                        children[jump] = child
-        if not children:
-            children[Pass()] = self._end_turn(self.cells, self.ball, self.keepers, ())
-        return children
+                        add_action(jump)
+                        add_found(child)
+        if not actions:
+            add_action(Pass())
+            add_found(self._end_turn(self.cells, self.ball, self.keepers, ()))
+        return actions, found
 
     @cached_property
     def _boards(self) -> tuple[int, int, int]:
-        """(empty pitch squares, the side to move's active players, all its players)."""
-        return bitboards(self.cells, self.side)
+        """(empty pitch squares, the side to move's active players, all its players),
+        made with :meth:`_active_squares` on first use: not with the position (the
+        tracker makes many positions it never lists the actions of)."""
+        boards, self.__dict__["_active_squares"] = position_sets(self.cells, self.side)
+        return boards
 
     def _judged_steps(self, quick: _QuickTest | None) -> Iterator[
             tuple[int, int, Step, tuple[int, int], bool | None]]:
@@ -440,26 +522,32 @@ class Position:
         not onto the file or rank of an opponent holding the ball) changes nothing the
         quick test counts, so one verdict per position holds for all of them (at the
         first action: given one of the position's quiet steps is left for the second,
-        see :meth:`_QuickTest.spare`): they are judged with bit operations only."""
-        empty, active, _ = self._boards
-        ball = self.ball
-        plain_from = plain_to = 0
-        plain: bool | None = None
-        if quick is not None:
-            plain, plain_from, plain_to = quick.plain, quick.plain_from, quick.plain_to
-        for square in bb_squares(active):
-            plain_here = plain_to if BB_SQUARES[square] & plain_from else 0
-            spare = quick.spare(square) if quick and plain_here and plain is None else 0
-            for target, bit, action, pair in _STEP_TABLE[square]:
-                if not empty & bit:
+        see :meth:`_QuickTest.plain_verdict`): they are judged with two flag reads."""
+        cells, ball = self.cells, self.ball
+        for square in self._active_squares:
+            sure: bool | None = None
+            lone = -1
+            plain_to = b""
+            if quick is not None and quick.plain_from_flags[square]:
+                sure, lone = quick.plain_verdict(square)
+                plain_to = quick.plain_to_flags
+            for target, action, pair in _STEP_TABLE[square]:
+                if cells[target]:
                     continue
-                if plain_here & bit:
-                    yield square, target, action, pair, True if spare & ~bit else plain
+                if plain_to and plain_to[target]:
+                    yield square, target, action, pair, None if target == lone else sure
                     continue
                 # A dribble carries the ball; a step onto the free ball takes it.
                 new_ball = target if ball == square or ball == target else ball
                 yield square, target, action, pair, (
                     quick.verdict(square, target, new_ball) if quick else None)
+
+    @cached_property
+    def _active_squares(self) -> list[int]:
+        """The squares of the side to move's active players, in PITCH order (made with
+        :meth:`_boards`)."""
+        self.__dict__["_boards"], squares = position_sets(self.cells, self.side)
+        return squares
 
     def _quick_test(self) -> _QuickTest | None:
         """The quick test of this position's actions, or None where it cannot be used
@@ -545,20 +633,15 @@ class Position:
         cells = self.cells
         if cells[self.ball] == mine:
             yield from self._kick_effects()
-        for square, families in self._jumpers():
-            yield from self._jump_effects(square, families)
+        for square in self._jumpers():
+            yield from self._jump_effects(square)
 
-    def _jumpers(self) -> Iterator[tuple[int, tuple[int, ...]]]:
-        """The players that may start a chain, each with the families (0 orthogonal, 1
-        diagonal) it has a first hop in: few, most players have none."""
-        me = self.side
-        cannot_jump = self.keepers[me] if self.options.keepers_cannot_jump else -1
-        empty, active, _ = self._boards
-        orthogonal, diagonal = bb_jumpers(active, BB_PITCH & ~empty, empty)
-        for square in bb_squares(orthogonal | diagonal):
-            if square != cannot_jump:
-                bit = BB_SQUARES[square]
-                yield square, _FAMILIES[bool(orthogonal & bit)][bool(diagonal & bit)]
+    def _jumpers(self) -> list[int]:
+        """The players that may start a chain (``_chains`` finds none for most)."""
+        if not self.options.keepers_cannot_jump:
+            return self._active_squares
+        keeper = self.keepers[self.side]
+        return [square for square in self._active_squares if square != keeper]
 
     def _moved_keepers(self, frm: int, to: int) -> tuple[int, int]:
         if self.keepers[self.side] != frm:
@@ -584,6 +667,7 @@ class Position:
     def _kick_effects(self) -> Iterator[_Effect]:
         cells, frm, me = self.cells, self.ball, self.side
         opponent_pieces = (ACTIVE[1 - me], RESTING[1 - me])
+        kicks = _KICKS[frm]
         # Rule 1-4: a kick from the own keeper area takes the ball out of it.
         stays_in_area = KEEPER_AREA[me] if frm in KEEPER_AREA[me] else frozenset()
         for ray in RAYS[frm]:
@@ -592,10 +676,8 @@ class Position:
                     guard = CORNER_SHOT_GUARD.get((frm, target))
                     blocked = guard is not None and cells[guard] in opponent_pieces
                     if target in GOAL_SQUARES[1 - me] and not blocked:
-                        yield _Effect(
-                            Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target]),
-                            cells, target, self.keepers, (), True, -1, -1, me,
-                        )
+                        yield _Effect(kicks[target][0], cells, target, self.keepers, (), True,
+                                      -1, -1, me)
                     break
                 occupant = cells[target]
                 if target in stays_in_area:
@@ -603,21 +685,17 @@ class Position:
                         continue
                     break
                 if occupant == EMPTY:
-                    yield _Effect(
-                        Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target], free=True),
-                        cells, target, self.keepers, (), False, -1, -1, me,
-                    )
+                    yield _Effect(kicks[target][1], cells, target, self.keepers, (), False,
+                                  -1, -1, me)
                     continue
                 if occupant == ACTIVE[me]:
-                    yield _Effect(
-                        Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target]),
-                        cells, target, self.keepers, (), False, -1, -1, me,
-                    )
+                    yield _Effect(kicks[target][0], cells, target, self.keepers, (), False,
+                                  -1, -1, me)
                 break
 
-    def _jump_effects(self, square: int, families: tuple[int, ...] = (0, 1)) -> Iterator[_Effect]:
+    def _jump_effects(self, square: int) -> Iterator[_Effect]:
         """The effects of :meth:`_chains`."""
-        for jump, end, has_ball in self._chains(square, families):
+        for jump, _, end, has_ball in self._chains(square, self._chain_setting()):
             yield self._jump_effect(jump, square, end, has_ball)
 
     def _jump_effect(self, jump: Jump, square: int, end: int, has_ball: bool) -> _Effect:
@@ -627,58 +705,73 @@ class Position:
             (ball,) if jump.steal else (), False, square, end, self.side,
         )
 
-    def _chains(self, square: int, families: tuple[int, ...] = (0, 1)) -> Iterator[
-            tuple[Jump, int, bool]]:
+    def _chains(self, square: int, setting: tuple[list[int], int, int]) -> list[
+            tuple[Jump, int, int, bool]]:
         """One chain per distinct result (end square, ball taken or not), the shortest:
-        (the Jump, its end square, whether the jumper has the ball there).
+        (the Jump, its start and end squares, whether the jumper has the ball there).
 
         While the jumper is in the air its own square is empty; the only thing
         a chain changes on the way is the ball (picked up from the ground, or
         taken from the opponent who is then flipped), so (square, has ball) is
-        the whole state of a chain.
+        the whole state of a chain. A breadth-first search per family (orthogonal,
+        then diagonal), on the cells (one index a square); the shortest path is the
+        first found, the orthogonal one on a tie. Where the ball was taken follows
+        from the path (the first hop over its holder), found only for a chain that
+        took it.
         """
-        cells, ball, me = self.cells, self.ball, self.side
-        empty = self._boards[0]
-        # While the jumper is in the air its square is empty; nothing else empties or fills.
-        empty |= BB_SQUARES[square]
-        occupied = BB_PITCH & ~empty
-        free_ball = ball if cells[ball] == EMPTY else -1
-        victim_bit = BB_SQUARES[ball] if cells[ball] == ACTIVE[1 - me] else 0
+        board, free_ball, victim = setting
+        ball = self.ball
+        board[square] = EMPTY  # while the jumper is in the air; nothing else empties or fills
         # A chain's state: 2 * square + (1 if the jumper has the ball).
         start = 2 * square + (ball == square)
-        best: dict[int, tuple[tuple[int, ...], int]] = {}
-        for family in families:  # those with a first hop
-            paths: dict[int, tuple[tuple[int, ...], int]] = {start: ((square,), 0)}
-            frontier = [start]
-            while frontier:
-                following = []
-                for state in frontier:
-                    path, steal = paths[state]
-                    for mid_bit, land, land_bit in BB_HOPS[state >> 1][family]:
-                        if not (occupied & mid_bit and empty & land_bit):
-                            continue
-                        new_steal = steal
-                        if state & 1 or land == free_ball:
-                            new_state = 2 * land + 1
-                        elif mid_bit == victim_bit:
-                            new_state, new_steal = 2 * land + 1, len(path)
-                        else:
-                            new_state = 2 * land
-                        if new_state not in paths:
-                            paths[new_state] = (path + (land,), new_steal)
-                            following.append(new_state)
-                frontier = following
+        best: dict[int, tuple[int, ...]] = {}
+        for hops in _FAMILY_HOPS:
+            for mid, land in hops[square]:
+                if board[mid] and not board[land]:
+                    break
+            else:
+                continue  # no first hop in this family (most players have none)
+            paths: dict[int, tuple[int, ...]] = {start: (square,)}
+            queue = [start]
+            for state in queue:  # grows while it is read: breadth first
+                path = paths[state]
+                has_ball = state & 1
+                for mid, land in hops[state >> 1]:
+                    if not board[mid] or board[land]:
+                        continue
+                    new_state = 2 * land + 1 if has_ball or land == free_ball or mid == victim \
+                        else 2 * land
+                    if new_state not in paths:
+                        paths[new_state] = path + (land,)
+                        queue.append(new_state)
+            del paths[start]
+            if not best:
+                best = paths
+                continue
             for state, found in paths.items():
-                if state != start and (state not in best or len(found[0]) < len(best[state][0])):
+                if state not in best or len(found) < len(best[state]):
                     best[state] = found
-        for state, (path, steal) in best.items():
+        board[square] = self.cells[square]
+        out = []
+        for state, path in best.items():
+            steal = _steal(path, victim) if state & 1 and victim >= 0 else 0
             try:
                 jump = _JUMPS[path, steal]
             except KeyError:
                 if len(_JUMPS) >= 1 << 16:  # bounded: chains are many, few are met
                     _JUMPS.clear()
                 jump = _JUMPS[path, steal] = Jump(tuple(SQUARE_NAMES[i] for i in path), steal)
-            yield jump, state >> 1, bool(state & 1)
+            out.append((jump, square, state >> 1, bool(state & 1)))
+        return out
+
+    def _chain_setting(self) -> tuple[list[int], int, int]:
+        """What the chain searches of one listing read: the cells as a list (a search
+        empties the jumper's square in it, and restores it: one list a listing, not one
+        a position, so that two threads listing the same position share none), the free
+        ball's square and the square of the opponent holding the ball (-1: none)."""
+        cells, ball = self.cells, self.ball
+        return (list(cells), ball if cells[ball] == EMPTY else -1,
+                ball if cells[ball] == ACTIVE[1 - self.side] else -1)
 
     # ------------------------------------------------------------- turn rules
 
@@ -728,8 +821,12 @@ class Position:
         return self._end_turn(effect.cells, effect.ball, effect.keepers, effect.flipped), ""
 
     def _quickly_legal_child(self, effect: _Effect) -> Position:
-        """What :meth:`_resolve` makes of an effect the quick test found legal (no goal,
-        no sandwich, a turn that may end), without its look ahead."""
+        """What :meth:`_resolve` makes of an effect the quick test found legal (no
+        sandwich, a turn that may end; or a goal, always legal), without its look ahead."""
+        if effect.goal:
+            child, _ = self._resolve(effect)  # a goal: no look ahead
+            assert child is not None
+            return child
         me = self.side
         if self.done == 0:
             entered = -1
@@ -893,7 +990,7 @@ class Position:
         if self.phase == GOAL:
             return "a goal was scored: the pieces go back to the start first (restart)"
         if self.phase == TAKE:
-            choices = " or ".join(str(a) for a in self._legal)
+            choices = " or ".join(str(a) for a in self._generated[0])
             return (f"{self.to_move} first takes the ball from the sandwiched {self.ball_square} "
                     f"({choices})")
         return ""
@@ -920,7 +1017,7 @@ class Position:
         if isinstance(action, Take):
             if self.phase != TAKE:
                 return "no sandwich to resolve: a kick never goes to an opponent"
-            choices = " or ".join(str(a) for a in self._legal)
+            choices = " or ".join(str(a) for a in self._generated[0])
             return (f"the ball goes from {self.ball_square} to one of the sandwiching pieces "
                     f"({choices})")
         if phase_reason:
@@ -1188,25 +1285,29 @@ class _QuickTest:
     closes a sandwich on the ball's holder goes to the full test (tested only for a
     move landing right behind the holder's line of pieces on its file or rank), as
     does every action where a sandwich stands on the board already. The sets of
-    squares involved are bitboards (``geometry.BB_*``), the test of a plain move (see
-    ``Position._judged_steps``) two ANDs.
+    squares involved are bitboards (``geometry.BB_*``), read per square as byte flags;
+    the test of a plain move (see ``Position._judged_steps``) is two flag reads.
     """
 
-    __slots__ = ("_may_spare", "_spares", "_targets", "_witnesses", "own", "plain", "plain_from",
-                 "plain_to", "position", "their")
+    __slots__ = ("_every_target", "_holder_lines", "_keeper", "_may_spare", "_mine", "_own_area",
+                 "_spares", "_targets", "_their_area", "_theirs", "own", "plain",
+                 "plain_from_flags", "plain_to_flags", "position", "their")
 
     def __init__(self, position: Position) -> None:
         self.position = position
         me, ball, cells = position.side, position.ball, position.cells
-        empty, active, players = position._boards
+        empty, _, players = position._boards
         #: the side's players in its own keeper area, and in the opponent's
         self.own = bb_count(players & BB_AREAS[me])
         self.their = bb_count(players & BB_AREAS[1 - me])
         free = empty & BB_QUIET & ~BB_SQUARES[ball]
         #: the targets of plain steps (see ``Position._judged_steps``), and their verdict
         #: at the second action (at the first: ``spare``, else None)
-        self.plain_from = BB_QUIET & ~BB_SQUARES[ball]
-        self.plain_to = free & ~BB_LINES[ball] if cells[ball] == ACTIVE[1 - me] else free
+        plain_to = free & ~BB_LINES[ball] if cells[ball] == ACTIVE[1 - me] else free
+        #: the same two sets as one byte per square (a set's bytes: square i is byte i),
+        #: read with one index per square
+        self.plain_from_flags = (BB_QUIET & ~BB_SQUARES[ball]).to_bytes(50, "little")
+        self.plain_to_flags = plain_to.to_bytes(50, "little")
         bad = self.own > 1 or self.their > 0 or (
             ball in KEEPER_AREA[me] and cells[ball] in (ACTIVE[me], RESTING[me]))
         self.plain: bool | None = None
@@ -1214,29 +1315,35 @@ class _QuickTest:
             self.plain = not bad and position.entered < 0
         #: the quiet steps of the first action, per player: square -> its targets
         self._targets: dict[int, int] = {}
+        every = 0
         self._may_spare = position.done == 0 and not bad
         if position.done == 0:
-            for square in bb_squares(active & BB_QUIET & ~BB_SQUARES[ball]):
-                targets = BB_STEPS[square] & free
+            quiet_from = self.plain_from_flags
+            for square in position._active_squares:
+                targets = BB_STEPS[square] & free if quiet_from[square] else 0
                 if targets:
                     self._targets[square] = targets
-        self._witnesses: list[tuple[int, int]] | None = None
+                    every |= targets
+        self._every_target = every
         self._spares: dict[int, int] = {}
-
-    @property
-    def witnesses(self) -> list[tuple[int, int]]:
-        """The quiet steps (square, target) a second action could make, in PITCH order."""
-        if self._witnesses is None:
-            self._witnesses = [(square, target) for square, targets in self._targets.items()
-                               for target in bb_squares(targets)]
-        return self._witnesses
+        # What verdict() reads on every call, looked up once.
+        self._own_area, self._their_area = KEEPER_AREA[me], KEEPER_AREA[1 - me]
+        self._keeper = position.keepers[me]
+        self._mine, self._theirs = (ACTIVE[me], RESTING[me]), (ACTIVE[1 - me], RESTING[1 - me])
+        #: the holder's file and rank as flags, when an opponent holds the ball
+        self._holder_lines = BB_LINES[ball].to_bytes(50, "little") \
+            if cells[ball] == ACTIVE[1 - me] else b""
 
     def spare(self, frm: int) -> int:
         """The targets of the quiet steps left for the second action when ``frm`` moves
         first (0 at the second action, or where the turn could not end at once): a plain
         step from ``frm`` to a square outside this set leaves one of them."""
-        if not self._may_spare:
-            return 0
+        return self._others(frm) if self._may_spare else 0
+
+    def _others(self, frm: int) -> int:
+        """The targets of the first action's quiet steps of the players other than ``frm``."""
+        if frm not in self._targets:
+            return self._every_target
         out = self._spares.get(frm, -1)
         if out < 0:
             out = 0
@@ -1263,32 +1370,44 @@ class _QuickTest:
         return new_ball == to or not (
             new_ball in own_area and cells[new_ball] in (ACTIVE[me], RESTING[me]))
 
+    def plain_verdict(self, frm: int) -> tuple[bool | None, int]:
+        """The verdict on the plain moves of the player on ``frm`` (see
+        ``Position._judged_steps``), and the one target (-1: none) where it is None
+        instead: at the first action, the target of the only quiet step left."""
+        if self.plain is not None:
+            return self.plain, -1
+        spare = self.spare(frm)
+        if not spare:
+            return None, -1
+        if spare & (spare - 1):  # two or more targets: one is left whatever the move
+            return True, -1
+        return True, (spare.bit_length() - 1) >> 3
+
     def judge(self, frm: int, to: int, new_ball: int) -> bool | None:
-        """:meth:`verdict`, for a plain move (see ``Position._judged_steps``) from bits."""
-        if new_ball == self.position.ball and frm >= 0 and BB_SQUARES[frm] & self.plain_from \
-                and BB_SQUARES[to] & self.plain_to:
-            if self.plain is None:
-                return True if self.spare(frm) & ~BB_SQUARES[to] else None
-            return self.plain
+        """:meth:`verdict`, for a plain move (see ``Position._judged_steps``) from flags."""
+        if new_ball == self.position.ball and frm >= 0 and self.plain_from_flags[frm] \
+                and self.plain_to_flags[to]:
+            sure, lone = self.plain_verdict(frm)
+            return None if to == lone else sure
         return self.verdict(frm, to, new_ball)
 
     def verdict(self, frm: int, to: int, new_ball: int) -> bool | None:
         """A player moving ``frm`` -> ``to`` (-1, -1 for a kick), the ball ending on
         ``new_ball`` (with the mover, a team-mate, free, or where it was)."""
         p = self.position
-        me, cells, ball = p.side, p.cells, p.ball
-        if new_ball == ball and to >= 0 and cells[ball] == ACTIVE[1 - me] \
-                and BB_SQUARES[to] & BB_LINES[ball] \
-                and cells[_toward(to, ball)] in (ACTIVE[1 - me], RESTING[1 - me]):
+        ball = p.ball
+        if new_ball == ball and to >= 0 and self._holder_lines and self._holder_lines[to] \
+                and p.cells[_toward(to, ball)] in self._theirs:
             # It lands on the holder's file or rank, right behind the holder or the
             # opponents lined up with it: does it close a sandwich?
-            after = list(cells)
-            after[frm], after[to] = EMPTY, ACTIVE[me]
-            if _sandwich(tuple(after), ball, me)[0]:
+            after = list(p.cells)
+            after[frm], after[to] = EMPTY, ACTIVE[p.side]
+            if _sandwich(tuple(after), ball, p.side)[0]:
                 return None
-        own_area, their_area = KEEPER_AREA[me], KEEPER_AREA[1 - me]
-        if p.done == 0:
-            if to in own_area and frm != p.keepers[me] and frm not in own_area:
+        own_area, their_area = self._own_area, self._their_area
+        done = p.done
+        if done == 0:
+            if to in own_area and frm != self._keeper and frm not in own_area:
                 # it enters its keeper area: the second action must take it out
                 return True if self._steps_out(frm, to, new_ball) else None
         elif p.entered >= 0 and (frm != p.entered or to in own_area):
@@ -1297,20 +1416,34 @@ class _QuickTest:
         if frm >= 0:
             own += (to in own_area) - (frm in own_area)
             their += (to in their_area) - (frm in their_area)
-        holds = new_ball == to if frm >= 0 and new_ball in (frm, to) \
-            else cells[new_ball] in (ACTIVE[me], RESTING[me])
+            holds = new_ball == to if new_ball == frm or new_ball == to \
+                else p.cells[new_ball] in self._mine
+        else:
+            holds = p.cells[new_ball] in self._mine
         if own > 1 or their > 0 or (holds and new_ball in own_area):
-            if p.done != 0:
+            if done != 0:
                 return False  # the turn may not end so
             return True if frm >= 0 and self._steps_out(frm, to, new_ball) else None
-        if p.done != 0:
+        if done != 0:
             return True
-        if not self._targets:
-            return None
-        for square, target in self.witnesses:
-            if square != frm and target != to and square != new_ball and target != new_ball:
-                return True
-        return None
+        # A quiet step of another player left for the second action, not to the
+        # squares the ball and the mover end on (the ball's is no player's step:
+        # a mover's new_ball is the ball's square or its landing; a kick's may be a
+        # team-mate's).
+        if frm >= 0:
+            left = self._others(frm) & ~BB_SQUARES[to] & ~BB_SQUARES[new_ball]
+        else:
+            left = self._others(new_ball) & ~BB_SQUARES[new_ball]
+        return True if left else None
+
+
+def _steal(path: tuple[int, ...], victim: int) -> int:
+    """The index in ``path`` of the landing after the first hop over ``victim`` (0: none).
+    A hop's jumped square is halfway between its two squares (index = rank * 5 + file)."""
+    for k in range(1, len(path)):
+        if path[k - 1] + path[k] == 2 * victim:
+            return k
+    return 0
 
 
 def _toward(square: int, other: int) -> int:

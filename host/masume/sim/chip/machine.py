@@ -3,9 +3,9 @@
 
 import world
 
-PIN_US = world.PIN_US
-SPI_CALL_US = world.SPI_CALL_US
-SPI_BYTE_US = world.SPI_BYTE_US
+_PIN_US = world.PIN_US
+_SPI_CALL_US = world.SPI_CALL_US
+_SPI_BYTE_US = world.SPI_BYTE_US
 
 
 class Pin:
@@ -15,7 +15,9 @@ class Pin:
     PULL_UP = 1
     PULL_DOWN = 2
 
-    def __init__(self, id, mode=-1, pull=-1, value=None):
+    # drive (strength) and alt (function) are taken as the real Pin takes them, and
+    # change nothing on the virtual board.
+    def __init__(self, id, mode=-1, pull=-1, value=None, *, drive=None, alt=None):
         self.id = id
         self.mode = mode
         if value is not None:
@@ -23,7 +25,7 @@ class Pin:
 
     def value(self, v=None):
         board = world.board
-        board.clock.t += PIN_US  # the watchdog is checked where time passes in bulk
+        board.clock.t += _PIN_US  # the watchdog is checked where time passes in bulk
         if v is None:
             return board.level(self.id)
         if self.mode == Pin.OPEN_DRAIN:
@@ -62,7 +64,7 @@ class SPI:
         self._transfer(into, into, n)
 
     def _transfer(self, out, into, n):
-        world.board.clock.advance(SPI_CALL_US + SPI_BYTE_US * n)
+        world.board.clock.advance(_SPI_CALL_US + _SPI_BYTE_US * n)
         self.bus.transfer(out, into, n)
 
 

@@ -601,7 +601,7 @@ class Mfrc522:
                 sak = 0x04  # cascade bit: the UID goes on (-3 6.5.3.4)
             else:
                 st.state = ACTIVE
-                sak = getattr(st.tag, "sak", 0) & ~0x04 & 0xFF
+                sak = st.tag.sak & ~0x04 & 0xFF
             return _bits(self._answer_crc(st.tag, bytes((sak,))), 24)
         if nbits != 16 + known:
             return self._error(st)
@@ -612,7 +612,7 @@ class Mfrc522:
 
     def _answer_crc(self, tag: Ntag213, body: bytes | bytearray) -> bytearray:
         out = bytearray(with_crc(body))
-        errors = getattr(tag, "crc_errors", 0)
+        errors = tag.crc_errors
         if errors:
             out[-1] ^= 0x5A  # a corrupted answer
             if errors > 0:

@@ -6,23 +6,23 @@ import gc
 
 import world
 
-TICKS_MAX = 0x3FFFFFFF
+_TICKS_MAX = 0x3FFFFFFF
 
 
 def ticks_us():
-    return world.board.clock.t & TICKS_MAX
+    return world.board.clock.t & _TICKS_MAX
 
 
 def ticks_ms():
-    return (world.board.clock.t // 1000) & TICKS_MAX
+    return (world.board.clock.t // 1000) & _TICKS_MAX
 
 
 def ticks_diff(a, b):
-    return ((a - b + 0x20000000) & TICKS_MAX) - 0x20000000
+    return ((a - b + 0x20000000) & _TICKS_MAX) - 0x20000000
 
 
 def ticks_add(a, delta):
-    return (a + delta) & TICKS_MAX
+    return (a + delta) & _TICKS_MAX
 
 
 def sleep_us(us):

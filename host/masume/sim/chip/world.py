@@ -36,7 +36,9 @@ BUTTON_HOLD_US = 120000  # a press by the host's hand holds the button this long
 GARBAGE = 512 * 1024
 CHECK_EVERY = 16  # pauses between two looks at the heap (gc.mem_free walks all of it)
 
-board = None  # the running world (machine, time, os and neopixel find it here)
+#: The running world, set by start() at power-up (machine, time, os and neopixel find it
+#: here). Declared, not set to None: nothing reads it before start().
+board: "World"
 
 
 class WatchdogReset(BaseException):
@@ -255,7 +257,7 @@ class World:
         collects, in a frame small enough for the collector to see: boot.py)."""
         self.usb.flush()
         chain = ""
-        if not self.chain_sent:
+        if not self.chain_sent and self.chain is not None:
             chain = hexlify(self.chain).decode()
             self.chain_sent = True
         news = self.host["tick"](self.clock.t, self.collections, chain)

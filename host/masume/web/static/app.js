@@ -47,6 +47,19 @@
     return `hsl(${h % 360}, ${55 + (h >> 9) % 20}%, ${38 + (h >> 17) % 10}%)`;
   }
 
+  // Relative luminance (WCAG) of any CSS colour, read back through a canvas.
+  const paint = document.createElement("canvas").getContext("2d");
+  function luminance(colour) {
+    paint.fillStyle = "#000";
+    paint.fillStyle = colour;
+    const hexed = paint.fillStyle;  // "#rrggbb" for an opaque colour
+    const [r, g, b] = [1, 3, 5].map((i) => {
+      const v = parseInt(hexed.slice(i, i + 2), 16) / 255;
+      return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  }
+
   function pieceKind(name) {
     if (name === "?") return "unknown";
     if (name.startsWith("tag:") || name === "card") return "card";
@@ -96,7 +109,13 @@
     el.dataset.piece = name;
     el.title = name === "?" ? "a piece (this board only senses that the square is occupied)" : name;
     if (kind !== "ball" && kind !== "unknown" && kind !== "card") {
-      el.style.setProperty("--c", sideColour(sideOf(name)));
+      const colour = sideColour(sideOf(name));
+      el.style.setProperty("--c", colour);
+      // The label in white or in ink, whichever reads better on the piece (4.5:1).
+      if (luminance(colour) > 0.18) {
+        el.classList.add("light");
+        el.style.setProperty("--ink-on", "#111");
+      }
     }
     const label = pieceLabel(name);
     if (label) {
@@ -861,7 +880,7 @@
     drawCells();
     drawPanel();
     drawHand();
-    if (window.masumeCards) window.masumeCards.render(state, { post, showError, api });  // cards.js
+    if (window.masumeCards) window.masumeCards.render(state, { post, showError, api, flipped: () => flipped });  // cards.js
     document.body.dataset.ready = "true";
   }
 

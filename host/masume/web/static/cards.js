@@ -77,6 +77,31 @@ window.masumeCards = (() => {
     }
   }
 
+  // Marks at the cells' edges (the half symbols printed on a card's edges): from
+  // view.marks, cell -> compass point (n: toward +y) -> the mark's name, each drawn
+  // as its glyph on that edge (a flipped board turns the compass round).
+  const GLYPHS = { shot: "\u2299", defence: "\u25cb", link: "\u9023", press: "\u30d7", crack: "\u2612" };
+  const TURNED = { n: "s", s: "n", e: "w", w: "e", c: "c" };
+  function drawMarks() {
+    const marks = (state.view && state.view.marks) || {};
+    const flipped = app.flipped && app.flipped();
+    for (const cell of document.querySelectorAll("#board [data-cell]")) {
+      const edges = marks[cell.dataset.cell] || {};
+      const sig = JSON.stringify([edges, flipped]);
+      if (cell.dataset.marks === sig) continue;
+      cell.dataset.marks = sig;
+      for (const old of cell.querySelectorAll(".mark")) old.remove();
+      for (const [edge, names] of Object.entries(edges)) {
+        for (const name of String(names).split(" ")) {
+          const m = el("span", `mark mark-${flipped ? TURNED[edge] : edge}`, GLYPHS[name] || name.slice(0, 2));
+          m.dataset.mark = name;
+          m.title = `${name} (half symbol on the card's edge${edge === "c" ? ", printed complete" : ""})`;
+          cell.appendChild(m);
+        }
+      }
+    }
+  }
+
   // ---------------------------------------------------------------- panel
   function drawPanel() {
     const view = state.view;
@@ -151,6 +176,7 @@ window.masumeCards = (() => {
     $("cards-card").hidden = false;
     $("card-picker").hidden = !state.simulated;
     drawLabels();
+    drawMarks();
     drawPanel();
     drawList();
   }

@@ -1,0 +1,76 @@
+"""The club server on one event loop (issue 17): no thread per table, nothing woken
+while nothing happens, saves committed together and acknowledged after."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from test_club import first_action, play, set_up
+from waiting import until
+
+from masume.club.server import ClubServer, make_assignment, resume_game
+from masume.club.store import ClubStore
+from masume.games import load_rules
+from masume.link.session import HEARTBEAT_S
+
+
+def test_tables_run_on_the_loop_and_sleep_while_nothing_happens(broker, make_sim,
+                                                                tmp_path: Path):
+    units = ["loop-1", "loop-2", "loop-3"]
+    sims = {u: make_sim(mqtt=broker.url, unit=u) for u in units}
+    for sim in sims.values():
+        set_up(sim)
+    store = ClubStore(tmp_path / "club.db")
+    before = {t.name for t in threading.enumerate()}
+    server = ClubServer(broker.url, store,
+                        {u: make_assignment(u, {"game": "soccer-shogi"}) for u in units}).start()
+    try:
+        until(lambda: all(u in server.tables and server.tables[u].link.connected.is_set()
+                          and sims[u].led_colours for u in units), "every table lit")
+        # The server's own threads, whatever the number of tables: none per table or link.
+        started = {t.name for t in threading.enumerate()} - before
+        assert started == {"club-loop", "club-commit", "club-tables", "club-leases"}
+        # Once the board is read and nothing moves, a table has no timer at all (no
+        # tracker decision pending, no clock in this game) and its link only its
+        # heartbeat's.
+        for unit in units:
+            table = server.tables[unit]
+            until(lambda t=table: t.session._timer is None, f"{unit}'s table asleep")
+            link = table.link
+            assert link._timer is not None
+            assert link._timer_at <= link._last_heartbeat + HEARTBEAT_S + 1e-6
+        # A hand moves: woken, read, saved; the board hears its ACK once it is committed.
+        position = load_rules("soccer-shogi").start()
+        action = first_action(position)
+        play(sims["loop-2"], position, action)
+        table = server.tables["loop-2"]
+        until(lambda: len(table.session.game.actions) == 1, "the action read")
+        until(lambda: table.link.ack == table.session.core.handled[1], "the events acknowledged")
+        record = store.record(table.game_id) or ""
+        assert resume_game(record, "soccer-shogi").notations() == [position.notation(action)]
+        until(lambda: table.session._timer is None, "the table asleep again")
+        assert server.health_report()["server"]["club-loop"]["alive"]
+    finally:
+        server.close()
+        store.close()
+
+
+def test_saves_handed_over_together_commit_in_one_transaction(tmp_path: Path):
+    store = ClubStore(tmp_path / "club.db")
+    try:
+        games = [store.new_game(f"t-{i}", "soccer-shogi", {}) for i in range(3)]
+        saves = [store.game_save(g, f"record {g}", {"Link": f"boot=1 seq={g}"}, None,
+                                 [(1.0, "board", {"seq": g})]) for g in games]
+        commits = store.group_commits
+        assert store.commit_saves(saves) == [None, None, None]
+        assert store.group_commits == commits + 1 and store.saves >= 3
+        assert [store.record(g) for g in games] == [f"record {g}" for g in games]
+        # One save that cannot be made is that save's fault alone: the group is made
+        # again one save a transaction, and the others are committed.
+        bad = [("INSERT INTO no_such_table VALUES (?)", (1,))]
+        errors = store.commit_saves([saves[0], bad, saves[2]])
+        assert errors[0] is None and errors[2] is None and errors[1] is not None
+        assert [e["seq"] for e in store.log_entries(games[2])] == [games[2], games[2]]
+    finally:
+        store.close()
