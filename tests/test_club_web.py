@@ -46,11 +46,10 @@ def test_live_page_in_chromium(broker, make_sim, tmp_path):
             action = first_action(position)
             play(sims["table-1"], position, action)
             page.wait_for_function(
-                "document.querySelector('[data-table=\"table-1\"] .count').textContent === 'actions: 1'",
-                timeout=20000)
+                "document.querySelector('[data-table=\"table-1\"] .count').textContent === 'actions: 1'")
             # table-2 drops off the Wi-Fi: its card says so.
             sims["table-2"].unplug()
-            page.wait_for_selector('[data-table="table-2"] .offline', timeout=20000)
+            page.wait_for_selector('[data-table="table-2"] .offline')
             # The table page: its move list and the replay slider.
             page.click('[data-table="table-1"]')
             page.wait_for_selector("#moves li")

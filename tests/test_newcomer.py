@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 from page_checks import readability_problems
 from test_web import launch_chromium
-from waiting import HANG_S, until
+from waiting import until
 
 from masume.boards import load_board
 from masume.games import load_rules
@@ -43,16 +43,14 @@ GAMES = ["soccer-shogi", "masume-tactics", "shogi-soccer", "eyeshield21", "magic
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One headless Chromium for the module: each test opens its own page. The page's
-    waits are the hang guard's, not Playwright's 5 s (a loaded machine is slow)."""
-    from playwright.sync_api import expect, sync_playwright
+    """One headless Chromium for the module: each test opens its own page (whose
+    waits are the hang guard's: test_web.launch_chromium)."""
+    from playwright.sync_api import sync_playwright
 
-    expect.set_options(timeout=HANG_S * 1000)
     with sync_playwright() as p:
         chromium = launch_chromium(p)
         yield chromium
         chromium.close()
-    expect.set_options(timeout=5_000)  # Playwright's own, for the modules after this one
 
 
 @dataclass
@@ -241,7 +239,6 @@ def test_a_newcomers_first_minutes(game: str, width: int, browser: Any, make_sim
                          on_message=said.append).start()
     web = serve(table)
     page = browser.new_page(viewport={"width": width, "height": 900})
-    page.set_default_timeout(HANG_S * 1000)
     try:
         page.on("dialog", lambda dialog: dialog.accept())  # "Start a new game?"
         errors: list[str] = []
@@ -314,7 +311,6 @@ def test_magic_number_elevens_card_edge_symbols_are_drawn(browser: Any, make_sim
     table = TableSession(rules, board, link, game=Game(start), sim=sim).start()
     web = serve(table)
     page = browser.new_page(viewport={"width": 1100, "height": 900})
-    page.set_default_timeout(HANG_S * 1000)
     try:
         page.goto(web.link("table"))
         until(lambda: table.tracker.view.state == "in-sync" and link.connected.is_set(),

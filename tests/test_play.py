@@ -195,8 +195,7 @@ def test_a_steal_and_a_goal_played_by_clicking(tmp_path: Path) -> None:
                     hands.play(position, action)
                     position = position.apply(action)
                     page.wait_for_function(
-                        f"document.querySelectorAll('#moves .action').length === {k + 1}",
-                        timeout=15000)
+                        f"document.querySelectorAll('#moves .action').length === {k + 1}")
                     if text.endswith("!"):
                         # The steal: the turned-over blue player is shown on D4.
                         page.wait_for_function(

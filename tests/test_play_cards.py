@@ -14,7 +14,6 @@ from masume.play.cards import cards_of
 from masume.rules.base import ANY_CARD
 from test_play import CHROMIUM, Play, state, steps, wait_state
 from test_web import at, launch_chromium
-from waiting import HANG_S
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -37,7 +36,6 @@ class Table:
         self.pages = {}
         for viewer in (*position.sides, None):
             page = browser.new_context(viewport={"width": 1300, "height": 1000}).new_page()
-            page.set_default_timeout(HANG_S * 1000)  # its waits are on events: a hang guard only
             page.goto(links[viewer])
             page.wait_for_selector("body[data-ready=true]")
             self.pages[viewer] = page

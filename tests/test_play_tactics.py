@@ -535,8 +535,7 @@ def test_a_kick_played_through_the_page(tmp_path: Path) -> None:
 
                 def recorded(count: int) -> None:
                     page.wait_for_function(
-                        f"document.querySelectorAll('#moves .action').length === {count}",
-                        timeout=15000)
+                        f"document.querySelectorAll('#moves .action').length === {count}")
 
                 position = RULES.start()
                 kick_off = position.parse_action("G8 inside SW2")

@@ -346,8 +346,7 @@ def test_set_up_and_an_ejection_played_by_clicking(tmp_path) -> None:
                     nonlocal done
                     done += 1
                     page.wait_for_function(
-                        f"document.querySelectorAll('#moves .action').length === {done}",
-                        timeout=15000)
+                        f"document.querySelectorAll('#moves .action').length === {done}")
 
                 # The system: 1,503 choices, narrowed by typing, chosen with Enter.
                 page.wait_for_selector("#choice-form:not([hidden])")
@@ -363,7 +362,7 @@ def test_set_up_and_an_ejection_played_by_clicking(tmp_path) -> None:
                 for text in SENTE_SETUP + GOTE_SETUP:
                     action = position.parse_action(text)
                     # Lit before it is placed (the LEDs follow the moves list closely).
-                    page.wait_for_selector(f'[data-cell="{action.square}"][data-led]', timeout=5000)
+                    page.wait_for_selector(f'[data-cell="{action.square}"][data-led]')
                     hands.place(action.square, piece_of(action))
                     recorded()
                     position = position.apply(action)
@@ -394,7 +393,7 @@ def test_set_up_and_an_ejection_played_by_clicking(tmp_path) -> None:
                 hands.place("3-A", "sente-knight")
                 recorded()
                 page.wait_for_function("document.querySelector('#tracker').textContent.includes('take off')")
-                page.wait_for_function(RED_PULSE, arg="3-A", timeout=5000)
+                page.wait_for_function(RED_PULSE, arg="3-A")
                 assert "3-A" in page.inner_text("#tracker")
                 # Taken off (the page's hand lifts top pieces: knight, ball, pawn).
                 for _ in range(3):
@@ -404,7 +403,7 @@ def test_set_up_and_an_ejection_played_by_clicking(tmp_path) -> None:
                 current = wait_state(url, lambda s: s["tracker"]["state"] == "in-sync")
                 assert current["pieces"]["3-A"] == ["ball", "sente-knight"]
                 # The ejection stays shown (red, pulsing) until gote moves.
-                page.wait_for_function(RED_PULSE, arg="3-A", timeout=5000)
+                page.wait_for_function(RED_PULSE, arg="3-A")
                 actions = [e.inner_text() for e in page.locator("#moves .action").all()]
                 assert actions[0] == SYSTEM and len(actions) == 25
                 assert actions[-2:] == ["2-Cパス", "3-A桂"]

@@ -32,6 +32,7 @@ with warnings.catch_warnings():
 
 from masume.boards import load_board
 from masume.web import create_app, serve
+from waiting import HANG_S
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -481,7 +482,23 @@ def launch_chromium(playwright):
             f"headless Chromium is needed at {CHROMIUM} (found: {found or 'none'}); "
             "run ./scripts/setup, which installs Debian's chromium"
         )
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    from playwright.sync_api import expect
+
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    # Pages wait on events as the rest of the suite does: as long as a loaded machine
+    # needs, HANG_S being only the guard against a hang (Playwright's own defaults,
+    # 5 and 30 s, failed on a machine at load 20+).
+    expect.set_options(timeout=HANG_S * 1000)
+    new_context = browser.new_context
+
+    def patient_context(**options):
+        context = new_context(**options)
+        context.set_default_timeout(HANG_S * 1000)
+        return context
+
+    browser.new_context = patient_context
+    browser.new_page = lambda **options: patient_context(**options).new_page()
+    return browser
 
 
 @pytest.mark.browser
