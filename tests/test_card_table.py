@@ -4,7 +4,6 @@ real pty): the card picker's path, and what each viewer's state may hold."""
 from __future__ import annotations
 
 import json
-import time
 import urllib.request
 from pathlib import Path
 
@@ -13,15 +12,9 @@ import pytest
 from card_game import Rules, write_card_set
 from masume.boards import load_board
 from masume.play.cards import set_up
+from waiting import until
 
 pytestmark = pytest.mark.slow
-
-
-def wait(check, timeout: float = 15.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)
 
 
 @pytest.fixture
@@ -40,7 +33,7 @@ def table(tmp_path: Path, make_sim, connect):
     session = TableSession(rules, board, link, game=game, sim=sim, port=sim.port,
                            on_action=lambda *a: printed.append(a)).start()
     session.printed = printed
-    wait(lambda: session.state()["link"]["connected"]
+    until(lambda: session.state()["link"]["connected"]
          and session.state()["tracker"]["state"] == "in-sync", what="in sync")
     yield session
     session.close()
@@ -50,9 +43,9 @@ def test_a_face_down_card_is_named_to_its_owner_only(table) -> None:
     cards = table.game.position.cards
     secret = cards.copy("H03")
     table.sim_place_card("home-synergy-1", "H03")  # face down
-    wait(lambda: len(table.game.actions) == 1, what="the placement read")
+    until(lambda: len(table.game.actions) == 1, what="the placement read")
     table.sim_place_card("A2c", "A04")  # face up
-    wait(lambda: len(table.game.actions) == 2, what="the reply read")
+    until(lambda: len(table.game.actions) == 2, what="the reply read")
     for viewer in (None, "away", "nobody"):
         state = table.state(viewer)
         text = json.dumps(state)
@@ -87,7 +80,7 @@ def test_the_web_view_gives_each_viewer_its_own_state(table) -> None:
                 return json.load(response)
 
         table.sim_place_card("home-synergy-2", "H07")
-        wait(lambda: len(table.game.actions) == 1)
+        until(lambda: len(table.game.actions) == 1)
         tag = table.game.position.cards.copy("H07").tag
         assert tag not in json.dumps(get("api/state"))
         assert tag not in json.dumps(get("api/state?as=away"))
@@ -108,11 +101,11 @@ def test_the_web_view_gives_each_viewer_its_own_state(table) -> None:
 
 def test_a_mismatch_names_a_face_down_card_to_its_owner_only(table) -> None:
     table.sim_place_card("home-synergy-1", "H03")  # face down
-    wait(lambda: len(table.game.actions) == 1, what="the placement read")
+    until(lambda: len(table.game.actions) == 1, what="the placement read")
     # Home swaps the face-down card for another: the tracker names both cards.
     table.sim_lift("home-synergy-1")
     table.sim_place_card("home-synergy-1", "H04")
-    wait(lambda: table.state("home")["tracker"]["state"] == "mismatch", what="the mismatch")
+    until(lambda: table.state("home")["tracker"]["state"] == "mismatch", what="the mismatch")
     fix = "; to put it right: take the card off home-synergy-1; put {} on home-synergy-1"
     assert table.state("home")["tracker"]["message"] == (
         "Home player 4 (H04) is on home-synergy-1, where the game has Home player 3 (H03)"
@@ -126,7 +119,7 @@ def test_a_mismatch_names_a_face_down_card_to_its_owner_only(table) -> None:
     # An unknown tag names no card: everyone reads it.
     table.sim_lift("home-synergy-1")
     table.sim_place("home-synergy-1", "tag:04DEADBEEF0001")
-    wait(lambda: "unknown card" in table.state(None)["tracker"]["message"], what="the stranger")
+    until(lambda: "unknown card" in table.state(None)["tracker"]["message"], what="the stranger")
     assert table.state(None)["tracker"]["message"] == (
         "unknown card on home-synergy-1 (tag 04DEADBEEF0001): enroll it with masume cards enroll"
         + fix.format("a card"))

@@ -14,13 +14,16 @@ from pathlib import Path
 import pytest
 from masume.club.server import ClubServer, load_assignments, make_assignment
 from masume.club.store import ClubStore
+from waiting import HANG_S
 from masume.games import load_rules
 from masume.link.mqtt import new_client, topic
 
 pytestmark = pytest.mark.slow
 
 
-def wait_for(predicate, timeout: float = 20.0) -> bool:
+def wait_for(predicate, timeout: float = HANG_S) -> bool:
+    """Whether ``predicate()`` came true; waits as long as it takes (HANG_S: only the
+    guard against a hang, tests/waiting.py)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
@@ -111,14 +114,14 @@ def test_club_server_runs_every_table_and_survives_a_sigkill(broker, make_sim, t
             record = store.record(games[0]["id"]) if games else None
             return record
 
-        assert wait_for(lambda: len([g for g in store.games() if g["active"]]) == 2, 30)
+        assert wait_for(lambda: len([g for g in store.games() if g["active"]]) == 2)
         # Each table plays its first move; the server records it and lights the board.
         position = rules.start()
         for u in units:
             action = first_action(position)
             play(sims[u], position, action)
         notation = position.notation(first_action(position))
-        assert wait_for(lambda: all(notation in (actions(u) or "") for u in units), 20)
+        assert wait_for(lambda: all(notation in (actions(u) or "") for u in units))
         assert wait_for(lambda: all(sims[u].led_colours for u in units))
         # SIGKILL the server mid-game, make a move while it is away, start it again.
         server.send_signal(signal.SIGKILL)
@@ -129,7 +132,7 @@ def test_club_server_runs_every_table_and_survives_a_sigkill(broker, make_sim, t
         server = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                   text=True)
         notation2 = position2.notation(action2)
-        assert wait_for(lambda: notation2 in (actions("table-1") or ""), 30)
+        assert wait_for(lambda: notation2 in (actions("table-1") or ""))
         record = actions("table-1")
         assert record.count(notation) == 1 and record.count(notation2) == 1  # none lost, none doubled
         assert notation2 not in (actions("table-2") or "")
@@ -205,8 +208,8 @@ def test_broker_config_keeps_each_board_to_its_own_topics(tmp_path: Path):
         server.publish(topic("table-1", "commands"), b"for-table-1", qos=1).wait_for_publish(2)
         server.publish(topic("table-2", "commands"), b"for-table-2", qos=1).wait_for_publish(2)
         server.publish(topic("table-2", "events"), b"table-2-event", qos=1).wait_for_publish(2)
-        assert wait_for(lambda: (topic("table-1", "commands"), b"for-table-1") in b1_got, 5)
-        assert wait_for(lambda: (topic("table-1", "status"), b"from-table-1") in seen, 5)
+        assert wait_for(lambda: (topic("table-1", "commands"), b"for-table-1") in b1_got)
+        assert wait_for(lambda: (topic("table-1", "status"), b"from-table-1") in seen)
         time.sleep(0.5)
         from_b1 = {t for t, p in seen if p == b"from-table-1"}
         assert from_b1 == {topic("table-1", "events"), topic("table-1", "status")}
@@ -245,7 +248,7 @@ def test_two_servers_split_the_boards_and_take_over(broker, make_sim, tmp_path: 
     try:
         expected = {u: next(s.server_id for s in servers if s.preferred(u)) for u in units}
         assert len(set(expected.values())) == 2  # these ids split these boards
-        assert wait_for(lambda: {u: s.server_id for s in servers for u in s.tables} == expected, 30)
+        assert wait_for(lambda: {u: s.server_id for s in servers for u in s.tables} == expected)
         assert wait_for(lambda: all(s.tables[u].link.connected.is_set()
                                     for s in servers for u in s.tables), 20)
         # Each server asked the broker for its own boards' events only (and every
@@ -258,7 +261,7 @@ def test_two_servers_split_the_boards_and_take_over(broker, make_sim, tmp_path: 
         # club-1 stops: club-2 takes its boards (and their events), and their games go on.
         gone = [u for u in units if expected[u] == "club-1"]
         servers[0].close()
-        assert wait_for(lambda: set(servers[1].tables) == set(units), 30)
+        assert wait_for(lambda: set(servers[1].tables) == set(units))
         assert servers[1].hub.subscriptions == ({topic(u, "events") for u in units}
                                                | {topic("+", "status")})
         unit = gone[0]
@@ -266,7 +269,7 @@ def test_two_servers_split_the_boards_and_take_over(broker, make_sim, tmp_path: 
         action = first_action(position)
         play(sims[unit], position, action)
         game_id = servers[1].tables[unit].game_id
-        assert wait_for(lambda: position.notation(action) in (stores[1].record(game_id) or ""), 20)
+        assert wait_for(lambda: position.notation(action) in (stores[1].record(game_id) or ""))
         assert len([g for g in stores[1].games() if g["table"] == unit]) == 1  # the same game
     finally:
         for s in servers:
@@ -321,7 +324,7 @@ def test_sim_cli_on_mqtt_and_results_export(broker, tmp_path: Path, capsys):
                         and server.tables["table-7"].link.connected.is_set(), 30)
         sim.stdin.write("leds\n")
         sim.stdin.flush()
-        assert wait_for(lambda: server.tables["table-7"].session.leds != {}, 10)
+        assert wait_for(lambda: server.tables["table-7"].session.leds != {})
     finally:
         server.close()
         store.close()
@@ -376,15 +379,15 @@ def test_actions_played_while_the_link_is_cut_are_recorded_exactly(broker, make_
         table = server.tables["cut-1"]
         time.sleep(1.0)  # the snapshot is in
         do(plan[0])
-        assert wait_for(lambda: _recorded(store, table.game_id) == [plan[0].notation], 10)
+        assert wait_for(lambda: _recorded(store, table.game_id) == [plan[0].notation])
         sim.unplug()  # the Wi-Fi is gone: the broker publishes the board's last will
         for planned in plan[1:]:
             do(planned)
-        assert wait_for(lambda: not table.link.connected.is_set(), 10)
+        assert wait_for(lambda: not table.link.connected.is_set())
         assert _recorded(store, table.game_id) == [plan[0].notation]  # nothing came through
         sim.replug()
         want = [p.notation for p in plan]
-        assert wait_for(lambda: _recorded(store, table.game_id) == want, 30), (
+        assert wait_for(lambda: _recorded(store, table.game_id) == want), (
             _recorded(store, table.game_id), want)
         time.sleep(1.0)
         assert _recorded(store, table.game_id) == want  # and nothing more

@@ -42,7 +42,7 @@ def club(broker, make_sim, tmp_path: Path):
         assert wait_for(lambda: UNIT in server.tables
                         and server.table_state(UNIT)["tracker"]["state"] == "in-sync", 60)
         sim.place("home-character-1", cards_of(position).copy(SECRET).piece)
-        assert wait_for(lambda: len(server.tables[UNIT].session.game.actions) == 1, 30)
+        assert wait_for(lambda: len(server.tables[UNIT].session.game.actions) == 1)
         yield url, server, store
     finally:
         stop()
@@ -127,14 +127,14 @@ def test_arbiter_actions_need_the_arbiters_login(club, tmp_path: Path) -> None:
     # ... also after a restart: a server on the same database does not start it again.
     again = ClubServer(server.broker, store, server.assignments, server_id="club-2").start()
     try:
-        assert wait_for(lambda: UNIT in again.ended, 20)
+        assert wait_for(lambda: UNIT in again.ended)
         assert UNIT not in again.tables
     finally:
         again.close()
 
     # A new game for the table, then logged out: refused again.
     assert arbiter.post(assign, json=new_game).status_code == 200
-    assert wait_for(lambda: UNIT in server.tables and server.tables[UNIT].game_id != game_id, 20)
+    assert wait_for(lambda: UNIT in server.tables and server.tables[UNIT].game_id != game_id)
     assert server.table_state(UNIT)["players"] == ["Cho", "Dan"]
     assert arbiter.post("api/logout", json={}).status_code == 200
     assert arbiter.post(end, json={"result": "draw"}).status_code == 403

@@ -174,7 +174,7 @@ def test_tls_only_broker_reads_its_own_secrets_and_keeps_packets_to_a_frame():
             time.sleep(0.2)  # the server's subscription is in
             largest = bytes([1]) * MAX_MESSAGE
             board.publish(topic(long_unit, "events"), largest)
-            assert wait_for(lambda: (topic(long_unit, "events"), largest) in server.received, 10)
+            assert wait_for(lambda: (topic(long_unit, "events"), largest) in server.received)
             board.publish(topic(long_unit, "events"), b"x" * MAX_PACKET)
             assert board.disconnected.wait(10)
             assert broker.proc.poll() is None
@@ -316,12 +316,12 @@ def test_a_hostile_board_neither_takes_another_ones_place_nor_floods_the_server(
             games = [g for g in store.games() if g["table"] == unit and g["active"]]
             return (store.record(games[0]["id"]) or "") if games else ""
 
-        assert wait_for(lambda: ("masume/table-1/status", b"online") in watch.received, 30)
+        assert wait_for(lambda: ("masume/table-1/status", b"online") in watch.received)
         rules = load_rules("soccer-shogi")
         position = rules.start()
         action = first_action(position)
         play(sims["table-1"], position, action)
-        assert wait_for(lambda: position.notation(action) in moves("table-1"), 30)
+        assert wait_for(lambda: position.notation(action) in moves("table-1"))
         server_before, broker_before = rss(server.pid), rss(broker.proc.pid)
         seen = len(watch.received)  # from here on table-1 is online throughout
 
@@ -352,7 +352,7 @@ def test_a_hostile_board_neither_takes_another_ones_place_nor_floods_the_server(
         position = position.apply(action)
         action = first_action(position)
         play(sims["table-1"], position, action)  # and table-1 plays on
-        assert wait_for(lambda: position.notation(action) in moves("table-1"), 30)
+        assert wait_for(lambda: position.notation(action) in moves("table-1"))
         assert not table_1_went_offline()
         server_growth = rss(server.pid) - server_before
         broker_growth = rss(broker.proc.pid) - broker_before
@@ -395,7 +395,7 @@ def test_the_hub_drops_what_no_frame_can_be(broker, make_sim, caplog, monkeypatc
             rogue.publish(topic("table-1", "events"), bytes(MAX_MESSAGE + 1))
             rogue.publish(topic("table-1", "events"), bytes(FLOOD))
             rogue.publish(topic("table-1", "status"), b"x" * FLOOD)
-            assert wait_for(lambda: hub.dropped == 2 and hub.malformed == 1, 30)
+            assert wait_for(lambda: hub.dropped == 2 and hub.malformed == 1)
         # The first of each kind is logged (then the 10th, the 100th, ...).
         assert f"dropping a {MAX_MESSAGE + 1}-byte message from table-1" in caplog.text
         assert "ignoring status 'xxxx" in caplog.text

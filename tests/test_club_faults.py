@@ -61,8 +61,8 @@ def test_club_server_killed_again_and_again_loses_no_move(broker, make_sim, tmp_
     store = ClubStore(db)
     server = serve()
     try:
-        assert wait_for(running, 30)
-        assert wait_for(lambda: sim.led_colours, 30)  # the server lights the board: in sync
+        assert wait_for(running)
+        assert wait_for(lambda: sim.led_colours)  # the server lights the board: in sync
         # Killed five times (the "five times 15 s apart, 5 of 5 moves lost"),
         # each kill waiting for an event, not the clock: once a move is recorded, or
         # the moment its piece is put down, before it can be read; one more move each
@@ -70,17 +70,17 @@ def test_club_server_killed_again_and_again_loses_no_move(broker, make_sim, tmp_
         for kill_number in range(5):
             hands.move()
             if kill_number % 2 == 0:
-                assert wait_for(lambda: recorded(store, "table-1") == hands.made, 20)
+                assert wait_for(lambda: recorded(store, "table-1") == hands.made)
             kill(server)
             time.sleep(PACE_S)
             hands.move()
             time.sleep(PACE_S)
             server = serve()
-            assert wait_for(lambda: recorded(store, "table-1") == hands.made, 40), (
+            assert wait_for(lambda: recorded(store, "table-1") == hands.made), (
                 kill_number, recorded(store, "table-1"), hands.made)
         # And it goes on.
         hands.move()
-        assert wait_for(lambda: recorded(store, "table-1") == hands.made, 20)
+        assert wait_for(lambda: recorded(store, "table-1") == hands.made)
         assert running()
     finally:
         server.send_signal(signal.SIGTERM)
@@ -105,7 +105,7 @@ def test_a_full_disk_pauses_a_club_table_until_there_is_room(broker, make_sim, s
         assert wait_for(lambda: "table-2" in server.tables
                         and server.tables["table-2"].link.connected.is_set(), 30)
         hands.move()
-        assert wait_for(lambda: recorded(store, "table-2") == hands.made, 20)
+        assert wait_for(lambda: recorded(store, "table-2") == hands.made)
         small_disk.fill()
         hands.move()
         assert wait_for(lambda: "cannot save: disk full" in (
@@ -115,10 +115,10 @@ def test_a_full_disk_pauses_a_club_table_until_there_is_room(broker, make_sim, s
         assert state["health"]["table"]["state"] == "paused"
         assert recorded(store, "table-2") == hands.made[:-1]
         small_disk.free()
-        assert wait_for(lambda: recorded(store, "table-2") == hands.made, 30)
+        assert wait_for(lambda: recorded(store, "table-2") == hands.made)
         assert wait_for(lambda: server.table_state("table-2")["health"]["problem"] is None)
         hands.move()
-        assert wait_for(lambda: recorded(store, "table-2") == hands.made, 20)
+        assert wait_for(lambda: recorded(store, "table-2") == hands.made)
     finally:
         server.close()
         store.close()
@@ -159,12 +159,12 @@ def test_malformed_frames_on_the_broker_are_said_and_the_game_goes_on(broker, ma
         hostile.loop_start()
         for frame in bad:
             hostile.publish(topic("table-3", "events"), frame[:-1], qos=1).wait_for_publish(5)
-        assert wait_for(lambda: link.stats.bad_frames >= len(bad), 20)
+        assert wait_for(lambda: link.stats.bad_frames >= len(bad))
         hands.move()
-        assert wait_for(lambda: recorded(store, "table-3") == hands.made, 20)
+        assert wait_for(lambda: recorded(store, "table-3") == hands.made)
         # The snapshot and the WELCOME that could not be read were answered by a
         # resync: shown as the table's problem until a good snapshot came.
-        assert wait_for(lambda: server.health_report()["tables"]["table-3"]["problem"] is None, 20)
+        assert wait_for(lambda: server.health_report()["tables"]["table-3"]["problem"] is None)
         report = server.health_report()
         assert report["tables"]["table-3"]["link"]["recoveries"] >= 1
         assert all(s["alive"] for s in report["server"].values())

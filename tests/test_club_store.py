@@ -93,7 +93,7 @@ def test_club_server_on_each_database(store_url, broker, make_sim):
         action = first_action(position)
         play(sim, position, action)
         gid = server.tables["table-9"].game_id
-        assert wait_for(lambda: position.notation(action) in (store.record(gid) or ""), 20)
+        assert wait_for(lambda: position.notation(action) in (store.record(gid) or ""))
         assert any(e["kind"] == "board" for e in store.log_entries(gid))
     finally:
         server.close()

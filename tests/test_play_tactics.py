@@ -26,7 +26,6 @@ from masume.records import read_record
 from masume.rules import Game
 from masume.rules.masume_tactics import Timeout, Whistle
 from masume.storage import GameStore
-from masume.tracker import Change
 from waiting import HANG_S
 
 RULES = load_rules("masume-tactics")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from masume.boards import load_board
 from masume.games import load_rules
-from masume.leds import GREEN, ORANGE, RED, WHITE, picture
+from masume.leds import GREEN, RED, WHITE, picture
 from masume.link import Led
 from masume.rules import Game
 from masume.tracker import Tracker
@@ -200,7 +200,7 @@ def test_presence_sensors_cannot_see_a_pass_so_confirm_steps_through_the_choices
     assert hands.settle().pushed == ()
     seen = []
     for _ in range(12):
-        change = tracker.confirm()
+        tracker.confirm()
         seen.append(notations(game))
         if not game.actions:
             break
