@@ -122,6 +122,16 @@ def soccer_shogi(w: Walk) -> None:
 
 
 def masume_tactics(w: Walk) -> None:
+    from playwright.sync_api import expect
+
+    if w.width <= 500:  # a phone: the coordinates along the edges, not in every square
+        board = w.page.locator("#board")
+        expect(board.locator('[data-cell="A1"] .coord-file')).to_have_text("A")
+        expect(board.locator('[data-cell="A1"] .coord-rank')).to_have_text("1")
+        expect(board.locator('[data-cell="G1"] .coord-file')).to_have_text("G")  # not the goal's
+        expect(board.locator('[data-cell="F0"] .coord-rank')).to_have_text("0")
+        expect(board.locator('[data-cell="A16"] .coord-rank')).to_be_visible()
+        expect(board.locator('[data-cell="G8"] .cell-name')).to_be_hidden()
     # The die rolled before anyone kicked: refused, with what the game waits for.
     w.click("#roll")
     w.says("die roll")

@@ -209,7 +209,8 @@ def moves(core: TableCore, viewer: str | None) -> list[Turn]:
 
 
 def _key_entry(meaning: str, squares: tuple[str, ...], legend: Legend) -> KeyEntry:
-    led = highlight_led(meaning, legend)
+    # A side's lamps (Light(None)) in the colour of the side whose lamp comes first.
+    led = highlight_led(meaning, legend, squares[0] if squares else "")
     return {"meaning": meaning, "label": legend.label(meaning), "squares": list(squares),
             "places": [legend.place(square) for square in squares], "rgb": list(led.rgb),
             "pattern": led.pattern}

@@ -214,8 +214,8 @@
 
   // Coordinates along the edges, as a chess app draws them on a phone: on a grid
   // whose squares are named file + rank ("G8", "5-K") with one file to a column and
-  // one rank to a row, the rank in the leftmost square of each row and the file in
-  // the bottom square of each column, as the board is seen (flipped or not). Shown
+  // one rank to a row, the ranks in the board's left column and the files in its
+  // bottom row, as the board is seen (flipped or not). Shown
   // instead of every square's name when the squares are small (#board.small); a
   // square named otherwise (a goal mouth) keeps its name. Empty (names in every
   // square) for a board whose names are no such grid.
@@ -236,11 +236,22 @@
       rankAt.set(d.y, p.rank);
       parts.set(d.name, p);
     }
+    // The edges: the lowest row that spans at least half the files and the leftmost
+    // column that spans half the ranks (not a goal mouth's few squares beyond them);
+    // a file or rank off those edges is labelled in its own outermost square.
     const seen = (v) => (flipped ? -v : v);
+    const count = (key) => squares.reduce((m, d) => m.set(d[key], (m.get(d[key]) || 0) + 1), new Map());
+    const perRow = count("y"), perColumn = count("x");
+    const edgeOf = (counts, across) => Math.min(...[...counts].filter(([, n]) => 2 * n >= across)
+      .map(([v]) => seen(v)));
+    const bottomRow = edgeOf(perRow, fileAt.size), leftColumn = edgeOf(perColumn, rankAt.size);
+    // Is a further out than b: on the edge first, else lower (or further left).
+    const outer = (a, b, edge) => (seen(a) === edge) !== (seen(b) === edge)
+      ? seen(a) === edge : seen(a) < seen(b);
     const bottom = new Map(), left = new Map();
     for (const d of squares) {
-      if (!bottom.has(d.x) || seen(d.y) < seen(bottom.get(d.x).y)) bottom.set(d.x, d);
-      if (!left.has(d.y) || seen(d.x) < seen(left.get(d.y).x)) left.set(d.y, d);
+      if (!bottom.has(d.x) || outer(d.y, bottom.get(d.x).y, bottomRow)) bottom.set(d.x, d);
+      if (!left.has(d.y) || outer(d.x, left.get(d.y).x, leftColumn)) left.set(d.y, d);
     }
     const edges = new Map();
     for (const d of squares) {
