@@ -339,6 +339,28 @@ def test_a_lost_link_is_said_in_the_terminal(on_board) -> None:
     assert table.state()["link"]["connected"] is False
 
 
+def test_the_key_and_the_score_are_in_each_games_words() -> None:
+    """The page's key names lamps and piles as people do, from the game's legend, and
+    labels the score by what it counts (Eyeshield 21's: the cards left in each deck)."""
+    def state(game: str) -> dict:
+        rules = load_rules(game)
+        return dict(TableSession(rules, load_board(rules.board), NoBoard(),
+                                 game=Game(rules.start())).state())
+
+    mne = state("magic-number-eleven")
+    key = {h["meaning"]: h for h in mne["highlights"]}
+    assert key["turn"]["label"] == "whose turn" and key["turn"]["places"] == ["away's lamp"]
+    assert key["turn"]["rgb"] == [255, 30, 0]  # away's lamp in away's colour
+    assert key["initiative"]["places"] == ["lamp 4 of 7: home normal, away normal"]
+    assert mne["score_label"] == "score"
+    eyeshield = state("eyeshield21")
+    assert eyeshield["score_label"] == "cards left in deck"
+    assert eyeshield["status"]["score"] == {"home": 40, "away": 40}
+    (place,) = eyeshield["highlights"]
+    assert place["label"] == "where the card may go"
+    assert place["places"][0] == "home's character 1"
+
+
 # ---- the clock -------------------------------------------------------------------------
 
 
