@@ -231,7 +231,7 @@ class Legend:
     view read it; a meaning missing here shows in a plain colour.
 
     ``places``: people's words for the cells whose name is no coordinate (a lamp,
-    a pile), for the page: "initiative-4" -> "lamp 4 of 7: both normal".
+    a pile), for the page: "turn-away" -> "away's lamp".
     ``score``: what ``Status.score`` counts, as the page labels it.
 
     >>> legend = Legend({"blue": (0, 90, 255), "red": (255, 30, 0)},

@@ -215,10 +215,10 @@
   // Coordinates along the edges, as a chess app draws them on a phone: on a grid
   // whose squares are named file + rank ("G8", "5-K") with one file to a column and
   // one rank to a row, the ranks in the board's left column and the files in its
-  // bottom row, as the board is seen (flipped or not). Shown
-  // instead of every square's name when the squares are small (#board.small); a
-  // square named otherwise (a goal mouth) keeps its name. Empty (names in every
-  // square) for a board whose names are no such grid.
+  // bottom row, as the board is seen (flipped or not). Shown instead of every
+  // square's name when the squares are small (#board.small); a square named
+  // otherwise (a goal mouth) keeps its name. Empty (names in every square) for a
+  // board whose names are no such grid.
   function coordinateParts(name) {
     let m = /^([A-Za-z]+)(\d+)$/.exec(name);
     if (m) return { file: m[1], rank: m[2] };
@@ -259,7 +259,7 @@
       const rank = left.get(d.y) === d ? parts.get(d.name).rank : "";
       if (file || rank) edges.set(d.name, { file, rank });
     }
-    return squares.length ? edges : new Map();
+    return edges;
   }
 
   function lampSize(def, defs) {
@@ -534,12 +534,12 @@
       const dot = document.createElement("i");
       dot.className = `chip led-${h.pattern || "steady"}`;
       dot.style.setProperty("--c", hex(h.rgb));
-      const places = h.places || h.squares;
+      const places = h.places;
       // Coordinates read as a list ("E7 E8"); worded places as a phrase each.
       const sep = places.some((p, i) => p !== h.squares[i]) ? ", " : " ";
       const shown = places.length > 6 ? `${places.slice(0, 6).join(sep)} \u2026` : places.join(sep);
       item.title = h.squares.join(" ");
-      item.append(dot, document.createTextNode(`${h.label || h.meaning}: ${shown}`));
+      item.append(dot, document.createTextNode(`${h.label}: ${shown}`));
       box.appendChild(item);
     }
   }
