@@ -22,7 +22,7 @@ from waiting import HANG_S
 from masume.boards import load_board
 from masume.games import load_rules
 from masume.leds import RED, WHITE
-from masume.link import BoardSession, Led, NoBoard, SerialTransport
+from masume.link import BoardEvent, BoardSession, Led, NoBoard, SerialTransport
 from masume.play.core import Effects, TableCore
 from masume.play.table import TableSession
 from masume.records import RecordError, check_record, parse_record, write_record
@@ -339,6 +339,28 @@ def test_a_lost_link_is_said_in_the_terminal(on_board) -> None:
     assert table.state()["link"]["connected"] is False
 
 
+def test_the_key_and_the_score_are_in_each_games_words() -> None:
+    """The page's key names lamps and piles as people do, from the game's legend, and
+    labels the score by what it counts (Eyeshield 21's: the cards left in each deck)."""
+    def state(game: str) -> dict:
+        rules = load_rules(game)
+        return dict(TableSession(rules, load_board(rules.board), NoBoard(),
+                                 game=Game(rules.start())).state())
+
+    mne = state("magic-number-eleven")
+    key = {h["meaning"]: h for h in mne["highlights"]}
+    assert key["turn"]["label"] == "whose turn" and key["turn"]["places"] == ["away's lamp"]
+    assert key["turn"]["rgb"] == [255, 30, 0]  # away's lamp in away's colour
+    assert key["initiative"]["places"] == ["lamp 4 of 7: home normal, away normal"]
+    assert mne["score_label"] == "score"
+    eyeshield = state("eyeshield21")
+    assert eyeshield["score_label"] == "cards left in deck"
+    assert eyeshield["status"]["score"] == {"home": 40, "away": 40}
+    (place,) = eyeshield["highlights"]
+    assert place["label"] == "where the card may go"
+    assert place["places"][0] == "home's character 1"
+
+
 # ---- the clock -------------------------------------------------------------------------
 
 
@@ -356,6 +378,11 @@ def test_a_chess_clock_counts_the_side_to_move_is_saved_and_restored() -> None:
     # Resumed: the clock goes on from the save.
     again = TableCore(RULES, BOARD, Game(RULES.start()), headers)
     assert again.side_seconds == 60.0 and again.clock()["blue clock"]["left"] == 40.0
+    # No board yet: no time counts until its first snapshot is read.
+    again.count_time(50.0)
+    again.count_time(90.0)
+    assert again.clock()["blue clock"]["left"] == 40.0
+    again.handle(BoardEvent(seq=1, type="snapshot", readings=readings), 100.0)
     # The last 10 s: the running side's turn lamp blinks (a board without timer lamps).
     again.count_time(100.0)
     again.count_time(132.0)
@@ -377,6 +404,55 @@ def test_a_chess_clock_counts_the_side_to_move_is_saved_and_restored() -> None:
     # Resumed, it is still over on time.
     assert str(TableCore(RULES, BOARD, again.game, headers).shown_position().outcome()) == \
         "red wins (time)"
+
+
+def test_a_resumed_clock_starts_once_the_board_is_read(make_sim, tmp_path: Path) -> None:
+    """After a resume (``masume play --resume``) the players' clock stands still until the
+    board's first snapshot is read: a board not yet connected costs nobody time."""
+    from masume.storage import GameStore
+
+    sim = make_sim("soccer-shogi")
+    for square, pieces in RULES.start().layout().items():
+        for piece in pieces:
+            sim.place(square, piece)
+
+    def session() -> BoardSession:
+        return BoardSession(SerialTransport(sim.port), expect=BOARD.id, resolve=lambda _id: BOARD)
+
+    def left(table: TableSession) -> float:
+        return float(table.clock()["blue clock"]["left"])
+
+    store = GameStore.new(tmp_path, "soccer-shogi", {"Clock": "per side=600.0"})
+    link = session().start()
+    table = TableSession(RULES, BOARD, link, game=Game(RULES.start()), store=store,
+                         sim=sim).start()
+    wait(lambda: table.tracker.view.state == "in-sync" and left(table) < 599.8,
+         "blue's clock to run", table)
+    table.close()  # saved: the clock and the link's place
+    link.close()
+    store, game = GameStore.resume(store.folder)
+    saved = float(store.headers["Clock"].split("blue clock=")[1].split(";")[0])
+
+    link = session()  # not started: the board is not connected yet
+    table = TableSession(RULES, BOARD, link, game=game, store=store, sim=sim)
+    ticks: list[float] = []
+    tick = table.core.tick
+    table.core.tick = lambda now, board_now=None: (ticks.append(now), tick(now, board_now))[1]
+    table.start()
+    try:
+        wait(lambda: len(ticks) >= 20, "twenty ticks of the table without a board", table)
+        assert not table.tracker.board_read
+        assert left(table) == pytest.approx(600.0 - saved, abs=0.1)  # unchanged
+        connecting = time.monotonic()
+        link.start()
+        wait(lambda: table.tracker.board_read, "the board's first snapshot", table)
+        wait(lambda: left(table) < 600.0 - saved - 0.1, "the clock to run again", table)
+        # Only the time since the board was connected counts, none of the ticks before.
+        counted = 600.0 - left(table) - saved
+        assert counted <= time.monotonic() - connecting + 0.1, (counted, ticks[-1] - ticks[0])
+    finally:
+        table.close()
+        link.close()
 
 
 def test_play_takes_a_clock(tmp_path: Path) -> None:

@@ -120,6 +120,16 @@ def soccer_shogi(w: Walk) -> None:
 
 
 def masume_tactics(w: Walk) -> None:
+    from playwright.sync_api import expect
+
+    if w.width <= 500:  # a phone: the coordinates along the edges, not in every square
+        board = w.page.locator("#board")
+        expect(board.locator('[data-cell="A1"] .coord-file')).to_have_text("A")
+        expect(board.locator('[data-cell="A1"] .coord-rank')).to_have_text("1")
+        expect(board.locator('[data-cell="G1"] .coord-file')).to_have_text("G")  # not the goal's
+        expect(board.locator('[data-cell="F0"] .coord-rank')).to_have_text("0")
+        expect(board.locator('[data-cell="A16"] .coord-rank')).to_be_visible()
+        expect(board.locator('[data-cell="G8"] .cell-name')).to_be_hidden()
     # The die rolled before anyone kicked: refused, with what the game waits for.
     w.click("#roll")
     w.says("die roll")
@@ -208,6 +218,11 @@ def magic_number_eleven(w: Walk) -> None:
     w.table.sim_place_card("H4a", "H01")
     w.says("not now: star draft round 1")
     w.says("to put it right: take the card off H4a")
+    from playwright.sync_api import expect
+
+    key = w.page.locator("#key")
+    expect(key).to_contain_text("whose turn: away's lamp")
+    expect(key).to_contain_text("initiative: lamp 4 of 7: home normal, away normal")
     w.shot("illegal-move")
     w.table.sim_lift("H4a")
     w.in_sync(0)
@@ -259,6 +274,13 @@ def test_a_newcomers_first_minutes(game: str, width: int, browser: Any, make_sim
         expect(page.locator("#conn")).to_have_attribute("data-conn", "live")
 
         FIRST_MOVES[game](w)
+        # The key and the score in people's words: no lamp's or pile's cell name where
+        # the game's legend has a word for it, and what the score counts.
+        legend = table.game.position.legend
+        key = page.inner_text("#key")
+        named = [c for c in legend.places if re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", key)]
+        assert not named, (named, key)
+        expect(page.locator("#score-label")).to_have_text(legend.score)
 
         # Resign, asked first; the result, the score and a new game.
         w.click('[data-button="resign"]')
@@ -266,7 +288,7 @@ def test_a_newcomers_first_minutes(game: str, width: int, browser: Any, make_sim
         w.shot("resign-asked")
         w.click('[data-button="resign"]')
         expect(page.locator("#outcome")).to_contain_text("resignation")
-        expect(page.locator("#outcome .final-score")).to_contain_text("score:")
+        expect(page.locator("#outcome .final-score")).to_contain_text(f"{legend.score}:")
         expect(page.locator("#new-game")).to_be_visible()
         expect(page.locator("#turn")).to_have_text("nobody: the game is over")
         expect(page.locator("#choices-card")).to_be_hidden()  # nothing left to choose

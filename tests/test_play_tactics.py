@@ -562,7 +562,7 @@ def test_a_kick_played_through_the_page(tmp_path: Path) -> None:
                 assert hands.led("E9") == ("#ffffff", "blink")  # where the ball must go
                 assert hands.led("E7") == ("#ffffff", "pulse")  # where it is taken from
                 assert hands.led("E8") == ("#6e4600", "steady")  # the path
-                assert "path E7 E8 E9" in page.inner_text("#key")
+                assert "ball's path: E7 E8 E9" in page.inner_text("#key")
                 assert "ball E7\u2192E9" in page.inner_text("#tracker")
                 page.screenshot(path=str(tmp_path / "kick.png"))
                 hands.lift("E7")

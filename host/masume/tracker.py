@@ -174,6 +174,9 @@ class Tracker:
         #: pieces from), kept while the search asks about the same two positions
         self._origin: tuple[AnyPosition, AnyPosition, set[str]] | None = None
         self._sensed: dict[str, Signature] | None = None
+        #: The board has been read here (all its readings at once), not only taken up
+        #: from a save (:meth:`restore`): the table's clocks count from then.
+        self.board_read = False
         self._changed_at = 0.0
         self._settled_on: dict[str, Signature] | None = None
         self._signatures: dict[AnyPosition, dict[str, Signature]] = {}
@@ -318,6 +321,7 @@ class Tracker:
             c.name: self._sensed_signature(c.sensor, readings.get(c.name)) for c in self._cells
         }
         self._changed_at = now
+        self.board_read = True
         self._update_view()
 
     def memory(self) -> TrackerMemory:
@@ -337,10 +341,12 @@ class Tracker:
                 "pushed": sorted(i for i in self._pushed if i >= n - 2), "follow": follow}
 
     def restore(self, readings: Mapping[str, Reading], memory: TrackerMemory,
-                now: float) -> None:
+                now: float, *, read: bool = False) -> None:
         """Take up a saved state: the board read ``readings`` and the tracker knew
-        ``memory`` (:meth:`memory`) when the game was saved."""
+        ``memory`` (:meth:`memory`) when the game was saved. ``read``: the readings
+        are the board's as it stands (else it is not read until its next snapshot)."""
         self.observe(readings, now)
+        self.board_read = read
         n = len(self.game.actions)
         self._pushed = {i for i in memory["pushed"] if i < n}
         follow = memory["follow"]

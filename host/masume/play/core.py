@@ -338,10 +338,15 @@ class TableCore:
     def _clock(self, now: float) -> None:
         """Count the rules' timers; play a timer's action when it runs out.
 
-        A turn's time counts while the board shows the game (not while the pieces
-        follow a die roll); a match clock counts all the time. A timer's action is
-        played once it is legal and the board shows the game.
+        Nothing counts before the board is read (its first snapshot: after a resume
+        the table waits for the board). A turn's time counts while the board shows the
+        game (not while the pieces follow a die roll); a match clock counts all the
+        time. A timer's action is played once it is legal and the board shows the game.
         """
+        if not self.tracker.board_read:
+            # No board yet (a resume before its first snapshot): no time counts.
+            self._clock_at = None
+            return
         position = self.game.position
         status = position.status()
         since = 0.0 if self._clock_at is None else now - self._clock_at

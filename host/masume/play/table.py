@@ -392,6 +392,7 @@ class TableSession:
         with self._lock:
             self._checkpoint()
             readings, handled = self.core.readings, self.core.handled
+            read = self.core.tracker.board_read  # the readings are the board's own
             per_side = self.core.side_seconds
             self.core.restore(Game(self.game.start), {})
             self.core.side_seconds = per_side
@@ -401,7 +402,8 @@ class TableSession:
                 # set up from (settled on, the view says how).
                 self.core.readings = dict(readings)
                 self.core.tracker.restore(readings, {"settled": True, "pushed": [],
-                                                     "follow": None}, time.monotonic())
+                                                     "follow": None}, time.monotonic(),
+                                          read=read)
             # A game saved in a folder goes on in a new folder beside it; the club's store
             # (masume.club.server.TableStore) keeps the table's game in its database.
             if isinstance(self.store, GameStore):

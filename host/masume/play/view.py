@@ -60,10 +60,13 @@ class TrackerView(TypedDict):
 
 
 class KeyEntry(TypedDict):
-    """One line of the page's key to the lights: a highlight's meaning, squares, LED."""
+    """One line of the page's key to the lights: a highlight's meaning, squares, LED,
+    and both in people's words (``label``, ``places``: from the game's legend)."""
 
     meaning: str
+    label: str
     squares: list[str]
+    places: list[str]
     rgb: list[int]
     pattern: str
 
@@ -102,6 +105,8 @@ class TableState(TypedDict, total=False):
     game: str
     #: Each side's colour, as the game's legend gives it (the page colours pieces by it).
     sides: dict[str, list[int]]
+    #: What ``status.score`` counts, in people's words ("score", "cards left in deck").
+    score_label: str
     board: BoardView
     simulated: bool
     pieces: dict[str, list[str]]
@@ -148,6 +153,7 @@ def table_state(core: TableCore, *, viewer: str | None, simulated: bool,
     state: TableState = {
         "game": core.rules.name,
         "sides": {side: list(rgb) for side, rgb in position.legend.sides.items()},
+        "score_label": position.legend.score,
         "board": board_view(core.board),
         "simulated": simulated,
         "pieces": pieces,
@@ -203,8 +209,10 @@ def moves(core: TableCore, viewer: str | None) -> list[Turn]:
 
 
 def _key_entry(meaning: str, squares: tuple[str, ...], legend: Legend) -> KeyEntry:
-    led = highlight_led(meaning, legend)
-    return {"meaning": meaning, "squares": list(squares), "rgb": list(led.rgb),
+    # A side's lamps (Light(None)) in the colour of the side whose lamp comes first.
+    led = highlight_led(meaning, legend, squares[0] if squares else "")
+    return {"meaning": meaning, "label": legend.label(meaning), "squares": list(squares),
+            "places": [legend.place(square) for square in squares], "rgb": list(led.rgb),
             "pattern": led.pattern}
 
 

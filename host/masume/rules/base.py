@@ -219,6 +219,9 @@ class Light:
     #: What the players choose next: lit only while the board shows the game, not
     #: while the pieces still follow a die roll (it would hide where they go).
     when_still: bool = False
+    #: The meaning in people's words, for the page's key ("whose turn"); "": the
+    #: meaning's own name reads well as it is ("goal", "path").
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -227,14 +230,23 @@ class Legend:
     how each meaning of ``Status.highlights`` shows. The LED policy and the web
     view read it; a meaning missing here shows in a plain colour.
 
+    ``places``: people's words for the cells whose name is no coordinate (a lamp,
+    a pile), for the page: "turn-away" -> "away's lamp".
+    ``score``: what ``Status.score`` counts, as the page labels it.
+
     >>> legend = Legend({"blue": (0, 90, 255), "red": (255, 30, 0)},
-    ...                 {"goal": Light((255, 255, 255), "blink")})
+    ...                 {"goal": Light((255, 255, 255), "blink")},
+    ...                 places={"turn-red": "red's lamp"})
     >>> legend.side_of("turn-red"), legend.side_of("A7")
     ('red', None)
+    >>> legend.place("turn-red"), legend.place("A7"), legend.label("goal")
+    ("red's lamp", 'A7', 'goal')
     """
 
     sides: Mapping[str, RGB]
     highlights: Mapping[str, Light] = field(default_factory=dict)
+    places: Mapping[str, str] = field(default_factory=dict)
+    score: str = "score"
 
     def side_of(self, cell: str) -> str | None:
         """The side whose lamp ``cell`` is (its name starts or ends it), or None."""
@@ -242,6 +254,15 @@ class Legend:
             if cell.startswith(f"{side}-") or cell.endswith(f"-{side}"):
                 return side
         return None
+
+    def place(self, cell: str) -> str:
+        """``cell`` in people's words: its entry in ``places``, else its name."""
+        return self.places.get(cell, cell)
+
+    def label(self, meaning: str) -> str:
+        """The highlight ``meaning`` in people's words (its light's label, else itself)."""
+        light = self.highlights.get(meaning)
+        return light.label if light is not None and light.label else meaning
 
 
 #: An action is a frozen, hashable value; ``str(action)`` is its notation.

@@ -151,13 +151,31 @@ def _other(side: int) -> int:
 LEGEND = Legend(
     sides={"home": (0, 90, 255), "away": (255, 30, 0)},
     highlights={
-        "place": Light((0, 255, 60), foremost=True),
-        "area": Light((0, 60, 140)),
-        "turn": Light(None),
+        "place": Light((0, 255, 60), foremost=True, label="where the card may go"),
+        "area": Light((0, 60, 140), label="play area"),
+        "turn": Light(None, label="whose turn"),
         "phase": Light((255, 255, 255)),
-        "damage": Light((255, 0, 0), "pulse"),
-        "tidy": Light((255, 150, 0), "pulse"),
+        "damage": Light((255, 0, 0), "pulse", label="deck to damage"),
+        "tidy": Light((255, 150, 0), "pulse", label="tidy away"),
     },
+    # People's words for the mat's places and lamps, as the rules name them.
+    places={
+        **{f"turn-{side}": f"{side}'s lamp" for side in SIDES},
+        **{f"phase-{p}": f"{p} phase lamp" for p in ("draw", "guts", "main", "attack")},
+        **{pile_cell(side, pile): f"{side}'s {pile}" for side in SIDES
+           for pile in ("deck", "guts", "discard")},
+        **{cell: f"{side}'s {kind} {cell.rsplit('-', 1)[1]}" for side in SIDES
+           for kind, cells in (("character", character_cells(side)),
+                               ("bench", bench_cells(side)),
+                               ("reaction", reaction_cells(side)))
+           for cell in cells},
+        **{cell: f"{side}'s {area} area {area_place(cell)}" for side in SIDES
+           for area in AREAS for cell in area_cells(side, area)},
+        **{ball_cell(side, area): f"{side}'s {area} ball card" for side in SIDES
+           for area in AREAS},
+    },
+    # The game is won by deck-out: the score the rules keep is each deck's cards.
+    score="cards left in deck",
 )
 
 

@@ -120,20 +120,35 @@ def _initiative_state(initiative: int, side: int) -> str:
     return "normal"
 
 
+#: People's words for the mat's lamps, piles and side areas (the field's cells are
+#: coordinates, "H2b": the notation's own words).
+PLACES: dict[str, str] = {
+    **{f"initiative-{k}": (f"lamp {k} of {TRACK}: home {_initiative_state(k, HOME)}, "
+                           f"away {_initiative_state(k, AWAY)}") for k in range(1, TRACK + 1)},
+    **{f"{side}-score-{k}": f"{side}'s goal lamp {k}" for side in SIDES for k in range(1, 6)},
+    **{f"turn-{side}": f"{side}'s lamp" for side in SIDES},
+    **{f"{side}-{area}-{k}": f"{side}'s {area} {k}" for side in SIDES
+       for area in ("bench", "synergy") for k in range(1, 4)},
+    **{f"penalty-{side}": f"{side}'s penalty-kick card" for side in SIDES},
+    "synergy-deck": "synergy deck",
+    "synergy-discard": "synergy discard pile",
+}
+
 #: The sides' colours, and how the highlights of ``status()`` show: where the card in
 #: play may go (over every other light), the cards to take off, the shooter and the
 #: card just placed; the score and turn lamps in their side's colour.
 LEGEND = Legend(
     sides={"home": (0, 90, 255), "away": (255, 30, 0)},
     highlights={
-        "legal": Light((0, 255, 60), foremost=True),
+        "legal": Light((0, 255, 60), foremost=True, label="where the card may go"),
         "initiative": Light((255, 255, 255)),
-        "score": Light(None),
-        "turn": Light(None),
+        "score": Light(None, label="goals"),
+        "turn": Light(None, label="whose turn"),
         "shooter": Light((255, 0, 160), "pulse"),
-        "clear": Light((255, 150, 0), "pulse"),
-        "placed": Light((255, 255, 255), "pulse"),
+        "clear": Light((255, 150, 0), "pulse", label="take off"),
+        "placed": Light((255, 255, 255), "pulse", label="card just placed"),
     },
+    places=PLACES,
 )
 
 

@@ -178,16 +178,16 @@ Pending = tuple[Any, ...]  # str and int items, by kind (above): to_text writes 
 LEGEND = Legend(
     sides={"home": (0, 90, 255), "away": (255, 30, 0)},
     highlights={
-        "line": Light((255, 150, 0), "pulse"),
-        "path": Light((110, 70, 0)),
+        "line": Light((255, 150, 0), "pulse", label="kick line"),
+        "path": Light((110, 70, 0), label="ball's path"),
         "target": Light((0, 200, 255), "pulse"),
-        "options": Light((0, 255, 60), "pulse", when_still=True),
+        "options": Light((0, 255, 60), "pulse", when_still=True, label="ball may go"),
         "charge": Light((255, 0, 160), "blink"),
         "offside": Light((255, 255, 0), "blink"),
         "foul": Light((255, 60, 0), "blink"),
         "out": Light((0, 120, 255), "blink"),
         "goal": Light((255, 255, 255), "blink"),
-        "setup": Light((0, 200, 200)),
+        "setup": Light((0, 200, 200), label="set up here"),
     },
 )
 

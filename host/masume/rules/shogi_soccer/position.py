@@ -167,11 +167,13 @@ LEGEND = Legend(
     sides={"sente": (0, 200, 255), "gote": (255, 120, 0)},
     highlights={
         "goal": Light((255, 255, 255), "blink"),  # the ball in a goal mouth
-        "eject": Light((255, 0, 0), "pulse"),  # where a piece was ejected from: take it off
-        "setup": Light((0, 200, 200)),  # the squares a piece may be set up on
+        "eject": Light((255, 0, 0), "pulse", label="take off"),  # where a piece was ejected from
+        "setup": Light((0, 200, 200), label="set up here"),  # the squares a piece may go on
         "checkmate": Light((255, 0, 0), "blink"),  # the goalkeeper that is mated
         "check": Light((255, 0, 120), "pulse"),  # the goalkeeper in check
     },
+    places={"goal-K": "sente's goal mouth", "goal-A": "gote's goal mouth",
+            "turn-sente": "sente's lamp", "turn-gote": "gote's lamp"},
 )
 
 

@@ -166,9 +166,9 @@ _Found = Union["Position", _Effect, tuple[int, int], tuple[Jump, int, int, bool]
 LEGEND = Legend(
     sides={"blue": (0, 90, 255), "red": (255, 30, 0)},
     highlights={
-        "flip": Light((255, 200, 0), "blink"),  # players a steal turned over: turn them
+        "flip": Light((255, 200, 0), "blink", label="turn over"),  # players a steal turned over
         "goal": Light((255, 255, 255), "blink"),  # the ball in a goal: set up again
-        "take": Light((0, 200, 200)),  # the sandwiching players: one takes the ball
+        "take": Light((0, 200, 200), label="one takes the ball"),  # the sandwiching players
         "sandwich": Light((0, 200, 200)),  # the sandwiched players
     },
 )

@@ -159,6 +159,8 @@
     el.style.aspectRatio = `${w} / ${h}`;
     el.dataset.board = board.id || "";
     el.classList.toggle("mat", defs.some((c) => c.sensor === "card"));
+    const edges = edgeCoordinates(defs);
+    el.classList.toggle("edge-coords", edges.size > 0);
     for (const def of defs) {
       const lamp = def.sensor === "none";
       const c = document.createElement("div");
@@ -190,6 +192,16 @@
         label.className = "cell-name";
         label.textContent = def.name;
         c.appendChild(label);
+        // A square off the grid (a goal mouth) keeps its name on a phone too.
+        if (edges.size && !coordinateParts(def.name)) label.classList.add("own");
+        const edge = edges.get(def.name);
+        for (const [part, word] of [["rank", edge && edge.rank], ["file", edge && edge.file]]) {
+          if (!word) continue;
+          const e = document.createElement("span");
+          e.className = `coord coord-${part}`;
+          e.textContent = word;
+          c.appendChild(e);
+        }
         stack = document.createElement("span");
         stack.className = "stack";
         c.appendChild(stack);
@@ -198,6 +210,56 @@
       cells.set(def.name, { el: c, def, stack, sig: "" });
     }
     resizeBoard();
+  }
+
+  // Coordinates along the edges, as a chess app draws them on a phone: on a grid
+  // whose squares are named file + rank ("G8", "5-K") with one file to a column and
+  // one rank to a row, the ranks in the board's left column and the files in its
+  // bottom row, as the board is seen (flipped or not). Shown instead of every
+  // square's name when the squares are small (#board.small); a square named
+  // otherwise (a goal mouth) keeps its name. Empty (names in every square) for a
+  // board whose names are no such grid.
+  function coordinateParts(name) {
+    let m = /^([A-Za-z]+)(\d+)$/.exec(name);
+    if (m) return { file: m[1], rank: m[2] };
+    m = /^(\d+)-([A-Za-z]+)$/.exec(name);
+    return m ? { file: m[1], rank: m[2] } : null;
+  }
+
+  function edgeCoordinates(defs) {
+    const squares = defs.filter((d) => d.sensor !== "none" && d.sensor !== "card" && coordinateParts(d.name));
+    const fileAt = new Map(), rankAt = new Map(), parts = new Map();
+    for (const d of squares) {
+      const p = coordinateParts(d.name);
+      if ((fileAt.get(d.x) ?? p.file) !== p.file || (rankAt.get(d.y) ?? p.rank) !== p.rank) return new Map();
+      fileAt.set(d.x, p.file);
+      rankAt.set(d.y, p.rank);
+      parts.set(d.name, p);
+    }
+    // The edges: the lowest row that spans at least half the files and the leftmost
+    // column that spans half the ranks (not a goal mouth's few squares beyond them);
+    // a file or rank off those edges is labelled in its own outermost square.
+    const seen = (v) => (flipped ? -v : v);
+    const count = (key) => squares.reduce((m, d) => m.set(d[key], (m.get(d[key]) || 0) + 1), new Map());
+    const perRow = count("y"), perColumn = count("x");
+    const edgeOf = (counts, across) => Math.min(...[...counts].filter(([, n]) => 2 * n >= across)
+      .map(([v]) => seen(v)));
+    const bottomRow = edgeOf(perRow, fileAt.size), leftColumn = edgeOf(perColumn, rankAt.size);
+    // Is a further out than b: on the edge first, else lower (or further left).
+    const outer = (a, b, edge) => (seen(a) === edge) !== (seen(b) === edge)
+      ? seen(a) === edge : seen(a) < seen(b);
+    const bottom = new Map(), left = new Map();
+    for (const d of squares) {
+      if (!bottom.has(d.x) || outer(d.y, bottom.get(d.x).y, bottomRow)) bottom.set(d.x, d);
+      if (!left.has(d.y) || outer(d.x, left.get(d.y).x, leftColumn)) left.set(d.y, d);
+    }
+    const edges = new Map();
+    for (const d of squares) {
+      const file = bottom.get(d.x) === d ? parts.get(d.name).file : "";
+      const rank = left.get(d.y) === d ? parts.get(d.name).rank : "";
+      if (file || rank) edges.set(d.name, { file, rank });
+    }
+    return edges;
   }
 
   function lampSize(def, defs) {
@@ -345,6 +407,9 @@
       turn.textContent = "\u2013";
     }
 
+    // What the score counts, as the game says it ("cards left in deck").
+    const scoreLabel = state.score_label || "score";
+    $("score-label").textContent = scoreLabel;
     const score = $("score");
     score.textContent = "";
     const entries = status.score && typeof status.score === "object" ? Object.entries(status.score) : [];
@@ -399,7 +464,7 @@
       if (score.length) {
         const s = document.createElement("div");
         s.className = "final-score";
-        s.textContent = "score: " + score.map(([side, n]) => `${side} ${text(n)}`).join(" \u2013 ");
+        s.textContent = `${scoreLabel}: ` + score.map(([side, n]) => `${side} ${text(n)}`).join(" \u2013 ");
         outcome.appendChild(s);
       }
       if (access.can_act) {
@@ -455,7 +520,8 @@
   }
 
   // The key to the lights the rules ask for now: each meaning in its LED colour,
-  // with its squares ("path E7 E8 E9", "offside G12").
+  // in people's words as the game's legend gives them, with its squares or lamps
+  // ("ball's path: E7 E8 E9", "initiative: lamp 4 of 7: home normal, away normal").
   function drawKey(highlights) {
     const box = $("key");
     box.textContent = "";
@@ -468,8 +534,12 @@
       const dot = document.createElement("i");
       dot.className = `chip led-${h.pattern || "steady"}`;
       dot.style.setProperty("--c", hex(h.rgb));
-      const shown = h.squares.length > 6 ? `${h.squares.slice(0, 6).join(" ")} \u2026` : h.squares.join(" ");
-      item.append(dot, document.createTextNode(`${h.meaning} ${shown}`));
+      const places = h.places;
+      // Coordinates read as a list ("E7 E8"); worded places as a phrase each.
+      const sep = places.some((p, i) => p !== h.squares[i]) ? ", " : " ";
+      const shown = places.length > 6 ? `${places.slice(0, 6).join(sep)} \u2026` : places.join(sep);
+      item.title = h.squares.join(" ");
+      item.append(dot, document.createTextNode(`${h.label}: ${shown}`));
       box.appendChild(item);
     }
   }
