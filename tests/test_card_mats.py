@@ -73,7 +73,8 @@ def test_an_unknown_tag_is_a_mismatch_that_says_to_enroll_it(table) -> None:
     assert mat.settle().pushed == ()
     assert tracker.view.state == "mismatch"
     assert tracker.view.message == ("unknown card on H2b (tag 04DEADBEEF0001): "
-                                    "enroll it with masume cards enroll")
+                                    "enroll it with masume cards enroll; "
+                                    "to put it right: take the card off H2b")
     assert tracker.view.differing == ("H2b",)
     # ... also on the deck, which takes any card of the set but not a stranger.
     mat.put("H2b", None)
@@ -90,7 +91,9 @@ def test_a_card_where_the_game_does_not_expect_it_is_named(table) -> None:
     mat.put("A2b", tag(cards, "H05"))  # home's card on away's field: no action does that
     mat.settle()
     assert tracker.view.state == "mismatch"
-    assert tracker.view.message == "Home player 5 (H05) is on A2b: the game has no card there"
+    assert tracker.view.message == ("Home player 5 (H05) is on A2b: the game has no card there "
+                                    "(laying it on A2b is not legal here); "
+                                    "to put it right: take the card off A2b")
     mat.put("A2b", None)
     mat.put("H2b", tag(cards, "H05"))
     assert [str(a) for a in mat.settle().pushed] == ["H05@H2b"]
