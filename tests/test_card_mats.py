@@ -101,7 +101,9 @@ def test_a_card_where_the_game_does_not_expect_it_is_named(table) -> None:
     mat.put("H2b", tag(cards, "H06"))
     mat.settle()
     assert tracker.view.message == ("Home player 6 (H06) is on H2b, where the game has "
-                                    "Home player 5 (H05)")
+                                    "Home player 5 (H05) (laying it on H2b is not legal here); "
+                                    "to put it right: take the card off H2b; "
+                                    "put Home player 5 (H05) on H2b")
     # The card knocked off: the board is as before the placement, which reads as
     # taking it back (as a piece moved back does); put back, it is read again.
     mat.put("H2b", None)
