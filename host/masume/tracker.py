@@ -56,6 +56,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import pairwise
 from typing import Any, Literal, TypedDict, cast
 
 from masume.boards import Board
@@ -167,6 +168,10 @@ class Tracker:
         self._origin: tuple[AnyPosition, AnyPosition, set[str]] | None = None
         self._sensed: dict[str, Signature] | None = None
         self._changed_at = 0.0
+        #: The order the cells changed in since the board was last still: cell -> the
+        #: number of the change that first moved it (the order the board sent them, even
+        #: in a burst from its journal); it orders two actions read at once.
+        self._first_changes: dict[str, int] = {}
         self._settled_on: dict[str, Signature] | None = None
         self._signatures: dict[AnyPosition, dict[str, Signature]] = {}
         self._choices: list[_Reading] = []  # the readings that fit equally well
@@ -309,6 +314,7 @@ class Tracker:
             c.name: self._sensed_signature(c.sensor, readings.get(c.name)) for c in self._cells
         }
         self._changed_at = now
+        self._first_changes = {}  # a whole board at once: no order to tell
         self._update_view()
 
     def memory(self) -> TrackerMemory:
@@ -346,7 +352,10 @@ class Tracker:
         if self._sensed is None or not self.board.has_cell(square):
             return
         cell = self.board.cell(square)
-        self._sensed[square] = self._sensed_signature(cell.sensor, reading)
+        sensed = self._sensed_signature(cell.sensor, reading)
+        if sensed != self._sensed[square]:
+            self._first_changes.setdefault(square, len(self._first_changes))
+        self._sensed[square] = sensed
         self._changed_at = now
         self._update_view()
 
@@ -355,6 +364,9 @@ class Tracker:
         ``force`` (a button press says the hand is done)."""
         if self._sensed is None or (not force and now - self._changed_at < self.settle):
             return Change()
+        # The board is still: what changed from now on is a new hand (below, the
+        # search still orders by what changed until now).
+        first_changes, self._first_changes = self._first_changes, {}
         if self._settled_on == self._sensed:
             return Change()
         self._settled_on = dict(self._sensed)
@@ -362,7 +374,7 @@ class Tracker:
             # In sync, or the last action is shown but for pieces still to take off.
             self._update_view()
             return Change()
-        choices = self._explain()
+        choices = self._explain(first_changes)
         if not choices:
             self._choices = []
             self._update_view(settled=True)
@@ -482,7 +494,9 @@ class Tracker:
         over, nor while the rules wait for a die."""
         return position.outcome() is None and not position.status().awaiting
 
-    def _explain(self) -> list[_Reading]:
+    def _explain(self, order: Mapping[str, int]) -> list[_Reading]:
+        """The readings that fit the board, best first; ``order``: the order the cells
+        changed in (see ``_first_changes``)."""
         positions = self.game.positions()
         bases = [positions[-1 - k] for k in range(min(3, len(positions)))]
         target = self._sensed
@@ -532,7 +546,7 @@ class Tracker:
         for search in searches:
             found = search()
             if found:
-                return self._distinct(found, bases)
+                return self._distinct(found, bases, order)
         return []
 
     def _progress(self, base: AnyPosition, mid: AnyPosition, differ: set[str]) -> bool:
@@ -602,19 +616,41 @@ class Tracker:
         # _less is False where the reading does not change: compare those first.
         return {name for name, was in a.items() if b[name] != was and _less(b[name], was)}
 
-    def _distinct(self, readings: list[_Reading], bases: list[AnyPosition]) -> list[_Reading]:
+    def _distinct(self, readings: list[_Reading], bases: list[AnyPosition],
+                  order: Mapping[str, int]) -> list[_Reading]:
         """One reading per resulting position: two orders of the same two moves are
-        no question worth asking."""
-        seen: set[AnyPosition] = set()
-        out = []
+        no question worth asking. Of those, the one in the order the board saw them
+        (``order``): the record says what was played, as a watcher would write it."""
+        index_of: dict[AnyPosition, int] = {}
+        out: list[_Reading] = []
         for reading in readings:
             result = bases[reading.pops]
             for action in reading.pushes:
                 result = self._after(result, action)
-            if result not in seen:
-                seen.add(result)
+            k = index_of.get(result)
+            if k is None:
+                index_of[result] = len(out)
                 out.append(reading)
+            elif reading.pops == out[k].pops and (self._disorder(reading, bases, order)
+                                                  < self._disorder(out[k], bases, order)):
+                out[k] = reading
         return out
+
+    def _disorder(self, reading: _Reading, bases: list[AnyPosition],
+                  order: Mapping[str, int]) -> int:
+        """How many of the reading's actions follow one that the board saw begin later:
+        an action begins with the first change (``order``) on the cells it alone
+        changes; a cell changed before the board was last still begins first."""
+        positions = [bases[reading.pops]]
+        for action in reading.pushes:
+            positions.append(self._after(positions[-1], action))
+        cells = [self.touched(a, b) for a, b in pairwise(positions)]
+        starts = []
+        for i, touched in enumerate(cells):
+            others = set().union(*(c for j, c in enumerate(cells) if j != i))
+            own = (touched - others) or touched
+            starts.append(min((order.get(c, -1) for c in own), default=-1))
+        return sum(a > b for a, b in pairwise(starts))
 
     def touched(self, before: AnyPosition, after: AnyPosition) -> set[str]:
         """The sensed cells whose reading differs between two positions."""
