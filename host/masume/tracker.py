@@ -10,7 +10,8 @@ continuation of the game, and picks the first reading that fits, in this order:
    piece slid one square further);
 3. one new action;
 4. two new actions (a fast second action, or a quick reply), also on top of
-   a changed last action;
+   a changed last action; where both orders end alike, in the order the board
+   saw them begin;
 5. a takeback: the board is back where it was one or two actions ago.
 
 While pieces are in the air it says which ones and where they may go (the LED
@@ -170,7 +171,8 @@ class Tracker:
         self._changed_at = 0.0
         #: The order the cells changed in since the board was last still: cell -> the
         #: number of the change that first moved it (the order the board sent them, even
-        #: in a burst from its journal); it orders two actions read at once.
+        #: in a burst from its journal; equal for a snapshot's); it orders two actions
+        #: read at once.
         self._first_changes: dict[str, int] = {}
         self._settled_on: dict[str, Signature] | None = None
         self._signatures: dict[AnyPosition, dict[str, Signature]] = {}
@@ -310,11 +312,20 @@ class Tracker:
 
     def observe(self, readings: Mapping[str, Reading], now: float) -> None:
         """All readings at once (after a connect or resynchronisation)."""
-        self._sensed = {
+        sensed = {
             c.name: self._sensed_signature(c.sensor, readings.get(c.name)) for c in self._cells
         }
+        if self._sensed is None:
+            self._first_changes = {}
+        else:
+            # A snapshot after a journal's burst confirms what the events said: their
+            # order stands. Cells it changes come after them, all at once (a tie).
+            at = len(self._first_changes)
+            for name, sig in sensed.items():
+                if sig != self._sensed[name]:
+                    self._first_changes.setdefault(name, at)
+        self._sensed = sensed
         self._changed_at = now
-        self._first_changes = {}  # a whole board at once: no order to tell
         self._update_view()
 
     def memory(self) -> TrackerMemory:
