@@ -145,6 +145,19 @@ def test_two_quick_actions_are_recorded_in_the_order_they_were_played(
     assert tracker.view.state == "in-sync"  # the order is no question to confirm
 
 
+def test_a_hand_that_hesitated_does_not_change_the_order() -> None:
+    """The ball lifted and put back before the step, then kicked after it: the
+    step came first (a cell put back as it was has not changed)."""
+    game, tracker, hands = make()
+    hands.lift("C5", "ball")
+    hands.place("C5", "ball")
+    hands.lift("D7")
+    hands.place("D6")
+    hands.lift("C5", "ball")
+    hands.place("E3", "ball")
+    assert [str(a) for a in hands.settle().pushed] == ["D7-D6", "b(C5-E3)f"]
+
+
 def test_a_journal_burst_is_recorded_in_the_order_the_board_sent_it() -> None:
     """A club table taken over after its server was killed: the board resends its
     journal in one burst, all of it arriving at one moment, its events' board times

@@ -169,11 +169,14 @@ class Tracker:
         self._origin: tuple[AnyPosition, AnyPosition, set[str]] | None = None
         self._sensed: dict[str, Signature] | None = None
         self._changed_at = 0.0
-        #: The order the cells changed in since the board was last still: cell -> the
-        #: number of the change that first moved it (the order the board sent them, even
-        #: in a burst from its journal; equal for a snapshot's); it orders two actions
-        #: read at once.
+        #: The order the cells changed in since the board was last still (``_still``):
+        #: cell -> the number of the change that moved it off what it read then (the
+        #: order the board sent them, even in a burst from its journal; one number for
+        #: a snapshot's); a cell put back as it was is forgotten (a hand that hesitated).
+        #: It orders two actions read at once.
         self._first_changes: dict[str, int] = {}
+        self._changes = 0
+        self._still: dict[str, Signature] = {}
         self._settled_on: dict[str, Signature] | None = None
         self._signatures: dict[AnyPosition, dict[str, Signature]] = {}
         self._choices: list[_Reading] = []  # the readings that fit equally well
@@ -316,14 +319,14 @@ class Tracker:
             c.name: self._sensed_signature(c.sensor, readings.get(c.name)) for c in self._cells
         }
         if self._sensed is None:
-            self._first_changes = {}
+            self._first_changes, self._still = {}, dict(sensed)
         else:
             # A snapshot after a journal's burst confirms what the events said: their
             # order stands. Cells it changes come after them, all at once (a tie).
-            at = len(self._first_changes)
+            self._changes += 1
             for name, sig in sensed.items():
                 if sig != self._sensed[name]:
-                    self._first_changes.setdefault(name, at)
+                    self._note_change(name, sig)
         self._sensed = sensed
         self._changed_at = now
         self._update_view()
@@ -365,10 +368,18 @@ class Tracker:
         cell = self.board.cell(square)
         sensed = self._sensed_signature(cell.sensor, reading)
         if sensed != self._sensed[square]:
-            self._first_changes.setdefault(square, len(self._first_changes))
+            self._changes += 1
+            self._note_change(square, sensed)
         self._sensed[square] = sensed
         self._changed_at = now
         self._update_view()
+
+    def _note_change(self, square: str, sensed: Signature) -> None:
+        """``square`` now reads ``sensed``, in change number ``_changes``."""
+        if sensed == self._still.get(square):
+            self._first_changes.pop(square, None)
+        else:
+            self._first_changes.setdefault(square, self._changes)
 
     def tick(self, now: float, *, force: bool = False) -> Change:
         """Decide, once the board has been still for ``settle`` seconds, or at once with
@@ -377,7 +388,9 @@ class Tracker:
             return Change()
         # The board is still: what changed from now on is a new hand (below, the
         # search still orders by what changed until now).
-        first_changes, self._first_changes = self._first_changes, {}
+        first_changes = self._first_changes
+        if first_changes:  # else the board reads as it did when last still
+            self._first_changes, self._still = {}, dict(self._sensed)
         if self._settled_on == self._sensed:
             return Change()
         self._settled_on = dict(self._sensed)
