@@ -663,8 +663,9 @@ class Tracker:
     def _disorder(self, reading: _Reading, bases: list[AnyPosition],
                   order: Mapping[str, int]) -> int:
         """How many of the reading's actions follow one that the board saw begin later:
-        an action begins with the first change (``order``) on the cells it alone
-        changes; a cell changed before the board was last still begins first."""
+        an action begins when the first of the cells it alone changes left what it
+        read when the board was last still (``order``); a cell absent from ``order``
+        changed before that, so its action begins first."""
         positions = [bases[reading.pops]]
         for action in reading.pushes:
             positions.append(self._after(positions[-1], action))
