@@ -395,3 +395,45 @@ def test_actions_played_while_the_link_is_cut_are_recorded_exactly(broker, make_
     finally:
         server.close()
         store.close()
+
+
+def test_two_quick_actions_resent_to_the_next_server_are_recorded_as_played(
+        broker, make_sim, tmp_path: Path):
+    """The club bench's failover on one host: the server that ran a table is gone,
+    the players make their turn's two actions within one settle (the kick, then the
+    step: the rules list the step first), the next server takes the table up from
+    the store, and the board resends its journal in one burst, then a snapshot.
+    Both orders end in the same position; the record holds the order played."""
+    sim = make_sim(mqtt=broker.url, unit="quick-1")
+    set_up(sim)
+    store = ClubStore(tmp_path / "club.db")
+    assignments = {"quick-1": make_assignment("quick-1", {"game": "soccer-shogi"})}
+
+    def running(server: ClubServer) -> bool:
+        table = server.tables.get("quick-1")
+        return (table is not None and table.link.connected.is_set()
+                and table.session.tracker.view.state == "in-sync")
+
+    first = ClubServer(broker.url, store, assignments)
+    first.start()
+    try:
+        assert wait_for(lambda: running(first), 30)
+        game_id = first.tables["quick-1"].game_id
+    finally:
+        first.close()
+    position = load_rules("soccer-shogi").start()
+    played = ["b(C5-E3)f", "D7-D6"]
+    for text in played:  # nobody runs the table: the board keeps the events
+        action = position.parse_action(text)
+        play(sim, position, action)
+        position = position.apply(action)
+    second = ClubServer(broker.url, store, assignments)
+    second.start()
+    try:
+        assert wait_for(lambda: _recorded(store, game_id) == played, 30), _recorded(store, game_id)
+        assert wait_for(lambda: running(second), 10)
+        assert second.tables["quick-1"].game_id == game_id  # the same game, taken up
+        assert _recorded(store, game_id) == played  # and nothing more
+    finally:
+        second.close()
+        store.close()

@@ -119,6 +119,70 @@ def test_two_pieces_lifted_at_once_and_a_fast_second_action() -> None:
     assert game.position.status().to_move == "red"
 
 
+@pytest.mark.parametrize("board", ["soccer-shogi", "soccer-shogi-reed"])
+@pytest.mark.parametrize("kick_first", [True, False])
+def test_two_quick_actions_are_recorded_in_the_order_they_were_played(
+        board: str, kick_first: bool) -> None:
+    """A kick and a step made within one settle: either order ends in the same
+    position, but the board saw one first, and so would anyone watching (the club
+    bench recorded D7-D6 before b(C5-E3)f played the other way round)."""
+    game, tracker, hands = make(board)
+
+    def kick() -> None:
+        if board == "soccer-shogi":  # on reeds C5 stays occupied: its player stays
+            hands.lift("C5", "ball")
+        hands.place("E3", "ball")
+
+    def step() -> None:
+        hands.lift("D7")
+        hands.place("D6")
+
+    for action in (kick, step) if kick_first else (step, kick):
+        action()
+    change = hands.settle()
+    played = ["b(C5-E3)f", "D7-D6"] if kick_first else ["D7-D6", "b(C5-E3)f"]
+    assert [str(a) for a in change.pushed] == played and notations(game) == played
+    assert tracker.view.state == "in-sync"  # the order is no question to confirm
+
+
+def test_a_hand_that_hesitated_does_not_change_the_order() -> None:
+    """The ball lifted and put back before the step, then kicked after it: the
+    step came first (a cell put back as it was has not changed)."""
+    game, tracker, hands = make()
+    hands.lift("C5", "ball")
+    hands.place("C5", "ball")
+    hands.lift("D7")
+    hands.place("D6")
+    hands.lift("C5", "ball")
+    hands.place("E3", "ball")
+    assert [str(a) for a in hands.settle().pushed] == ["D7-D6", "b(C5-E3)f"]
+
+
+def test_a_journal_burst_is_recorded_in_the_order_the_board_sent_it() -> None:
+    """A club table taken over after its server was killed: the board resends its
+    journal in one burst, all of it arriving at one moment, its events' board times
+    within one settle, then a snapshot. The record follows the events' order, not
+    the rules' order of actions (the rules list steps before kicks)."""
+    from masume.link.events import BoardEvent
+    from masume.play.core import TableCore
+
+    core = TableCore(RULES, load_board("soccer-shogi"), Game(RULES.start()),
+                     {"Link": "boot=1 seq=0"})  # a save from before the kick
+    readings = core.tracker.expected_readings()
+    burst = [("C5", ("blue",)), ("E3", ("ball",)), ("D7", ()), ("D6", ("blue",))]
+    assert readings["C5"] == ("ball", "blue")
+    for seq, (square, reading) in enumerate(burst, start=1):
+        core.handle(BoardEvent(seq=seq, type="square", square=square, reading=reading,
+                               at=10.0 + 0.05 * seq, boot=1), now=50.0)
+        readings[square] = reading
+    # The link asks for a snapshot once the journal is drained; it may come before
+    # the table next ticks, and only confirms what the burst said.
+    core.handle(BoardEvent(seq=4, type="snapshot", readings=dict(readings), boot=1), now=50.0)
+    core.tick(51.0)
+    assert core.game.notations() == ["b(C5-E3)f", "D7-D6"]
+    assert core.handled == (1, 4) and core.tracker.view.state == "in-sync"
+
+
 def test_a_piece_put_back_is_no_action() -> None:
     game, tracker, hands = make()
     hands.lift("D7")

@@ -10,7 +10,8 @@ continuation of the game, and picks the first reading that fits, in this order:
    piece slid one square further);
 3. one new action;
 4. two new actions (a fast second action, or a quick reply), also on top of
-   a changed last action;
+   a changed last action; where both orders end alike, in the order the board
+   saw them begin;
 5. a takeback: the board is back where it was one or two actions ago.
 
 While pieces are in the air it says which ones and where they may go (the LED
@@ -56,6 +57,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache, partial
+from itertools import pairwise
 from typing import Any, Literal, TypedDict, cast
 
 from masume.boards import Board
@@ -178,6 +180,14 @@ class Tracker:
         #: from a save (:meth:`restore`): the table's clocks count from then.
         self.board_read = False
         self._changed_at = 0.0
+        #: The order the cells changed in since the board was last still (``_still``):
+        #: cell -> the number of the change that moved it off what it read then (the
+        #: order the board sent them, even in a burst from its journal; one number for
+        #: a snapshot's); a cell put back as it was is forgotten (a hand that hesitated).
+        #: It orders two actions read at once.
+        self._first_changes: dict[str, int] = {}
+        self._changes = 0
+        self._still: dict[str, Signature] = {}
         self._settled_on: dict[str, Signature] | None = None
         self._signatures: dict[AnyPosition, dict[str, Signature]] = {}
         self._choices: list[_Reading] = []  # the readings that fit equally well
@@ -317,9 +327,19 @@ class Tracker:
 
     def observe(self, readings: Mapping[str, Reading], now: float) -> None:
         """All readings at once (after a connect or resynchronisation)."""
-        self._sensed = {
+        sensed = {
             c.name: self._sensed_signature(c.sensor, readings.get(c.name)) for c in self._cells
         }
+        if self._sensed is None:
+            self._first_changes, self._still = {}, dict(sensed)
+        else:
+            # A snapshot after a journal's burst confirms what the events said: their
+            # order stands. Cells it changes come after them, all at once (a tie).
+            self._changes += 1
+            for name, sig in sensed.items():
+                if sig != self._sensed[name]:
+                    self._note_change(name, sig)
+        self._sensed = sensed
         self._changed_at = now
         self.board_read = True
         self._update_view()
@@ -361,7 +381,11 @@ class Tracker:
         if self._sensed is None or not self.board.has_cell(square):
             return
         cell = self.board.cell(square)
-        self._sensed[square] = self._sensed_signature(cell.sensor, reading)
+        sensed = self._sensed_signature(cell.sensor, reading)
+        if sensed != self._sensed[square]:
+            self._changes += 1
+            self._note_change(square, sensed)
+        self._sensed[square] = sensed
         self._changed_at = now
         self._update_view()
 
@@ -372,11 +396,23 @@ class Tracker:
             return None
         return self._changed_at + self.settle
 
+    def _note_change(self, square: str, sensed: Signature) -> None:
+        """``square`` now reads ``sensed``, in change number ``_changes``."""
+        if sensed == self._still.get(square):
+            self._first_changes.pop(square, None)
+        else:
+            self._first_changes.setdefault(square, self._changes)
+
     def tick(self, now: float, *, force: bool = False) -> Change:
         """Decide, once the board has been still for ``settle`` seconds, or at once with
         ``force`` (a button press says the hand is done)."""
         if self._sensed is None or (not force and now - self._changed_at < self.settle):
             return Change()
+        # The board is still: what changed from now on is a new hand (below, the
+        # search still orders by what changed until now).
+        first_changes = self._first_changes
+        if first_changes:  # else the board reads as it did when last still
+            self._first_changes, self._still = {}, dict(self._sensed)
         if self._settled_on == self._sensed:
             return Change()
         self._settled_on = dict(self._sensed)
@@ -384,7 +420,7 @@ class Tracker:
             # In sync, or the last action is shown but for pieces still to take off.
             self._update_view()
             return Change()
-        choices = self._explain()
+        choices = self._explain(first_changes)
         if not choices:
             self._choices = []
             self._update_view(settled=True)
@@ -519,7 +555,9 @@ class Tracker:
         over, nor while the rules wait for a die."""
         return position.outcome() is None and not position.status().awaiting
 
-    def _explain(self) -> list[_Reading]:
+    def _explain(self, order: Mapping[str, int]) -> list[_Reading]:
+        """The readings that fit the board, best first; ``order``: the order the cells
+        changed in (see ``_first_changes``)."""
         positions = self.game.positions()
         bases = [positions[-1 - k] for k in range(min(3, len(positions)))]
         target = self._sensed
@@ -569,7 +607,7 @@ class Tracker:
         for search in searches:
             found = search()
             if found:
-                return self._distinct(found, bases)
+                return self._distinct(found, bases, order)
         return []
 
     def _progress(self, base: AnyPosition, mid: AnyPosition, differ: set[str]) -> bool:
@@ -639,19 +677,42 @@ class Tracker:
         # _less is False where the reading does not change: compare those first.
         return {name for name, was in a.items() if b[name] != was and _less(b[name], was)}
 
-    def _distinct(self, readings: list[_Reading], bases: list[AnyPosition]) -> list[_Reading]:
+    def _distinct(self, readings: list[_Reading], bases: list[AnyPosition],
+                  order: Mapping[str, int]) -> list[_Reading]:
         """One reading per resulting position: two orders of the same two moves are
-        no question worth asking."""
-        seen: set[AnyPosition] = set()
-        out = []
+        no question worth asking. Of those, the one in the order the board saw them
+        (``order``): the record says what was played, as a watcher would write it."""
+        index_of: dict[AnyPosition, int] = {}
+        out: list[_Reading] = []
         for reading in readings:
             result = bases[reading.pops]
             for action in reading.pushes:
                 result = self._after(result, action)
-            if result not in seen:
-                seen.add(result)
+            k = index_of.get(result)
+            if k is None:
+                index_of[result] = len(out)
                 out.append(reading)
+            elif reading.pops == out[k].pops and (self._disorder(reading, bases, order)
+                                                  < self._disorder(out[k], bases, order)):
+                out[k] = reading
         return out
+
+    def _disorder(self, reading: _Reading, bases: list[AnyPosition],
+                  order: Mapping[str, int]) -> int:
+        """How many of the reading's actions follow one that the board saw begin later:
+        an action begins when the first of the cells it alone changes left what it
+        read when the board was last still (``order``); a cell absent from ``order``
+        changed before that, so its action begins first."""
+        positions = [bases[reading.pops]]
+        for action in reading.pushes:
+            positions.append(self._after(positions[-1], action))
+        cells = [self.touched(a, b) for a, b in pairwise(positions)]
+        starts = []
+        for i, touched in enumerate(cells):
+            others = set().union(*(c for j, c in enumerate(cells) if j != i))
+            own = (touched - others) or touched
+            starts.append(min((order.get(c, -1) for c in own), default=-1))
+        return sum(a > b for a, b in pairwise(starts))
 
     def touched(self, before: AnyPosition, after: AnyPosition) -> set[str]:
         """The sensed cells whose reading differs between two positions."""
