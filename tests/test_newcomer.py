@@ -93,9 +93,14 @@ class Walk:
         expect(self.page.locator("#tracker")).to_contain_text(text)
 
     def move(self, frm: str, to: str) -> None:
-        """A piece carried from one square to another with the page's hands."""
+        """A piece carried from one square to another with the page's hands: in the
+        hand before it goes down (a click on the next square before the page has the
+        piece in hand would be a click on an empty square), and out of it after."""
+        held = "document.querySelectorAll('#hand .hand-piece').length"
         self.click(f'[data-cell="{frm}"]')
+        self.page.wait_for_function(f"{held} === 1")
         self.click(f'[data-cell="{to}"]')
+        self.page.wait_for_function(f"{held} === 0")
 
 
 # ---- each game's first moves: (a legal move, its takeback put right, an illegal move
