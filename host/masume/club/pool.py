@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import hashlib
 import logging
 import multiprocessing
@@ -154,7 +155,7 @@ def worker_run(unit: str, batch: list[tuple[BoardEvent, bool]], now: float,
         out.due = core.due()
         if out.effects.dirty:
             out.save = _save_of(held)
-    except Exception as exc:  # noqa: BLE001 (told to the loop, which reloads the last save)
+    except Exception as exc:  # told to the loop, which reloads the last save
         del _held[unit]
         log.exception("table %s: the core failed", unit)
         return Ran(error=f"{type(exc).__name__}: {exc}", faulted=key)
@@ -209,7 +210,7 @@ class WorkerPool:
     def _new(self, slot: int) -> concurrent.futures.ProcessPoolExecutor:
         executor = concurrent.futures.ProcessPoolExecutor(1, mp_context=self._context)
         executor.submit(worker_pid).add_done_callback(
-            lambda f, g=self.generation[slot]: self._started(slot, g, f))
+            functools.partial(self._started, slot, self.generation[slot]))
         return executor
 
     def _started(self, slot: int, generation: int, future: concurrent.futures.Future[int]) -> None:
