@@ -90,3 +90,42 @@ def test_workers_default_to_the_cores_and_tables_spread_over_them():
     slots = {pool.slot_of(f"table-{i}") for i in range(60)}
     assert slots == {0, 1, 2}
     assert pool.slot_of("table-7") == pool.slot_of("table-7")
+
+
+def _children(pid: int) -> set[int]:
+    out: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            out |= {int(c) for c in (task / "children").read_text().split()}
+        except OSError:
+            continue
+    return out
+
+
+def test_a_killed_server_takes_its_workers_with_it(broker, tmp_path: Path):
+    """`masume club serve --workers 2`: two worker processes; the server SIGKILLed,
+    they end too (none left behind waiting for a server that is gone)."""
+    import subprocess
+    import sys
+
+    tables = tmp_path / "tables.toml"
+    tables.write_text('[tables.w-1]\ngame = "soccer-shogi"\n')
+    server = subprocess.Popen(
+        [sys.executable, "-m", "masume.cli", "club", "serve", "--broker", broker.url,
+         "--tables", str(tables), "--db", str(tmp_path / "club.db"), "--no-web",
+         "--workers", "2"],
+        stdout=subprocess.PIPE, stderr=open(tmp_path / "server.log", "w"), text=True)
+    try:
+        assert server.stdout is not None
+        assert server.stdout.readline().startswith("club server club: 1 tables")
+        assert server.stdout.readline() == "tracker work in 2 worker processes\n"
+        until(lambda: len(_children(server.pid)) >= 2, "two workers")
+        workers = _children(server.pid)
+        server.kill()
+        server.wait()
+        until(lambda: not any(Path(f"/proc/{p}").exists() for p in workers),
+              "the workers ended with the server")
+    finally:
+        server.kill()
+        server.wait()
+        server.stdout.close()  # type: ignore[union-attr]

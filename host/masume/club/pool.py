@@ -83,6 +83,7 @@ class Opened:
     handled: tuple[int, int] | None
     readings: Any
     effects: Effects
+    save: Save  # the table as taken up (a new game's first record)
 
 
 @dataclass
@@ -115,6 +116,21 @@ def _save_of(held: _Held) -> Save:
             game_result(held.core.game, held.headers))
 
 
+def _worker_start() -> None:
+    """In each new worker: end with the server. A server SIGKILLed cannot stop its
+    workers, and they would wait on their call queue for ever (they hold its
+    writing end too, so it never closes)."""
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent,), name="end-with-server",
+                         daemon=True).start()
+
+
+def _end_with(parent: multiprocessing.process.BaseProcess) -> None:
+    parent.join()
+    os._exit(0)
+
+
 def worker_pid() -> int:
     return os.getpid()
 
@@ -132,8 +148,8 @@ def worker_open(unit: str, game_name: str, board_name: str | None, record: str |
     board = load_board(board_name or rules.board)
     game = resume_game(record, game_name) if record else Game(rules.start())
     core = TableCore(rules, board, game, headers, name=unit)
-    _held[unit] = _Held(core, dict(headers))
-    return Opened(core.handled, core.readings, core.redraw())
+    held = _held[unit] = _Held(core, dict(headers))
+    return Opened(core.handled, core.readings, core.redraw(), _save_of(held))
 
 
 def worker_run(unit: str, batch: list[tuple[BoardEvent, bool]], now: float,
@@ -208,7 +224,8 @@ class WorkerPool:
             self._slots.append(self._new(k))
 
     def _new(self, slot: int) -> concurrent.futures.ProcessPoolExecutor:
-        executor = concurrent.futures.ProcessPoolExecutor(1, mp_context=self._context)
+        executor = concurrent.futures.ProcessPoolExecutor(1, mp_context=self._context,
+                                                          initializer=_worker_start)
         executor.submit(worker_pid).add_done_callback(
             functools.partial(self._started, slot, self.generation[slot]))
         return executor
@@ -351,7 +368,7 @@ class PoolTable:
         self._log.clear()
         self._dirty = False
         self.store.headers = dict(self._saved[1])
-        self._latest = None
+        self._latest = opened.save
         self.carry_out(opened.effects)
 
     @property
@@ -645,11 +662,6 @@ class PoolTable:
         self._checkpoint()
 
     # ---- what the pages read (from their threads) --------------------------------------
-
-    @property
-    def game_record(self) -> str | None:
-        """The last committed record."""
-        return self._saved[0]
 
     @property
     def handled(self) -> tuple[int, int] | None:
