@@ -12,6 +12,9 @@ thread (masume.club.runner: no thread per table, nothing polled; a table wakes
 for its board's events and its own deadlines, a link for its heartbeat). Beside
 it: the committer's thread (the saves, one transaction for all that wait), the
 tables' thread (starting a table reads the database) and the leases' thread.
+With ``workers`` of 2 or more, each table's tracker and rules (its TableCore) run
+in one of that many worker processes instead (masume.club.pool: PoolTable), the
+loop keeping the links, the saves and the ACKs.
 
 Boards are discovered by their retained status topic; a board that is not in
 the assignments (an unregistered board) is logged and ignored. A table's game
