@@ -50,6 +50,8 @@ def test_tables_run_in_workers_and_a_killed_worker_loses_nothing(broker, make_si
             until(lambda t=table: t.link.ack == t.session.handled[1], f"{unit} acknowledged")
         state = server.table_state(units[0]) or {}
         assert state["running"] and state["status"]["action_number"] >= 1
+        # The live page's replay: the positions, from the worker.
+        assert len(server.tables[units[0]].session.positions()) == 2
         # The worker of pool-1 is killed: said in the log and the health report, a new
         # worker takes its place, and its tables go on from their last save.
         slot = server.pool.slot_of("pool-1")
@@ -110,11 +112,12 @@ def test_a_killed_server_takes_its_workers_with_it(broker, tmp_path: Path):
 
     tables = tmp_path / "tables.toml"
     tables.write_text('[tables.w-1]\ngame = "soccer-shogi"\n')
-    server = subprocess.Popen(
-        [sys.executable, "-m", "masume.cli", "club", "serve", "--broker", broker.url,
-         "--tables", str(tables), "--db", str(tmp_path / "club.db"), "--no-web",
-         "--workers", "2"],
-        stdout=subprocess.PIPE, stderr=open(tmp_path / "server.log", "w"), text=True)
+    with open(tmp_path / "server.log", "w") as server_log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "masume.cli", "club", "serve", "--broker", broker.url,
+             "--tables", str(tables), "--db", str(tmp_path / "club.db"), "--no-web",
+             "--workers", "2"],
+            stdout=subprocess.PIPE, stderr=server_log, text=True)
     try:
         assert server.stdout is not None
         assert server.stdout.readline().startswith("club server club: 1 tables")
