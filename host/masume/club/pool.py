@@ -273,6 +273,8 @@ class WorkerPool:
         for slot in range(self.size):
             with self._lock:
                 executor, generation = self._slots[slot], self.generation[slot]
+            # The executor says it is broken only to a call submitted (no public
+            # query): its own bookkeeping is read, and the process itself.
             processes = list(getattr(executor, "_processes", None) or {})
             broken = getattr(executor, "_broken", False)
             pid = self.pids[slot]
@@ -284,8 +286,9 @@ class WorkerPool:
                 self.health[slot].recovered()
 
     def report(self) -> list[dict[str, Any]]:
-        return [dict(self.health[k].to_dict(alive=self.pids[k] is not None
-                                            and _running(self.pids[k] or 0)),
+        # alive None: a worker starting (its pid not known yet).
+        return [dict(self.health[k].to_dict(alive=None if self.pids[k] is None
+                                            else _running(self.pids[k] or 0)),
                      pid=self.pids[k], restarts=self.generation[k])
                 for k in range(self.size)]
 
