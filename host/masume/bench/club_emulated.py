@@ -79,6 +79,20 @@ PLANS = 32  # distinct planned games; boards beyond share them (each has its own
 IDLE_S = 5.0  # the idle window: every board connected, nobody playing
 
 
+def _with_children(pid: int) -> list[int]:
+    """``pid`` and every process under it (a server's worker processes)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+        except OSError:
+            continue
+    return out
+
+
 def _rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -400,10 +414,14 @@ async def _timers(boards: list[EmulatedBoard], driver: PahoOnAsyncio,
 
 
 def start_server(work: Path, broker: str, db: str | None = None,
-                 server_id: str | None = None) -> subprocess.Popen[bytes]:
+                 server_id: str | None = None, workers: int | None = None
+                 ) -> subprocess.Popen[bytes]:
     """``masume club serve`` on the tables of ``work``, its log in ``work``/server.log
-    (``work``/SERVER_ID.log for one of several, ``--shared``)."""
+    (``work``/SERVER_ID.log for one of several, ``--shared``); ``workers``: its
+    ``--workers`` (None: its default, one per core)."""
     shared = ["--server-id", server_id, "--shared"] if server_id else []
+    if workers is not None:
+        shared += ["--workers", str(workers)]
     return subprocess.Popen(
         [sys.executable, "-m", "masume.cli", "club", "serve", "--broker", broker,
          "--tables", str(work / "tables.toml"), "--db", db or str(work / "club.db"),
@@ -434,7 +452,7 @@ def fresh_postgres(admin_url: str) -> tuple[str, Callable[[], None]]:
 async def run_size(n: int, canaries: int, seconds: float, pace: float,
                    plans: list[list[Planned]], log: Callable[[str], None] = print,
                    idle: float = IDLE_S, servers: int = 1, postgres: str | None = None,
-                   kill: bool = False) -> dict[str, Any]:
+                   kill: bool = False, workers: int | None = None) -> dict[str, Any]:
     from masume.boards import load_board
     from masume.club.mosquitto import Broker
     from masume.games import load_rules
@@ -493,7 +511,7 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
         if postgres:
             db, drop_db = fresh_postgres(postgres)
         if servers == 1:
-            procs.append(start_server(work, broker.url, db))
+            procs.append(start_server(work, broker.url, db, workers=workers))
         else:
             from masume.club.store import ClubStore
 
@@ -502,11 +520,15 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
             for server_id in ids:  # all known before the boards are handed out
                 store.heartbeat(server_id, 30)
             store.close()
-            procs.extend(start_server(work, broker.url, db, server_id) for server_id in ids)
+            procs.extend(start_server(work, broker.url, db, server_id, workers)
+                         for server_id in ids)
         pids = [p.pid for p in procs]
 
         def cpu() -> float:
-            return sum(_cpu_seconds(pid) for pid in pids if Path(f"/proc/{pid}").exists())
+            # The servers' worker processes included (a worker killed takes its
+            # seconds with it: the figure is for a run without kills).
+            return sum(_cpu_seconds(p) for pid in pids for p in _with_children(pid)
+                       if Path(f"/proc/{p}").exists())
 
         started = time.monotonic()
         try:
@@ -527,7 +549,8 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
         cpu0, t0 = cpu(), time.monotonic()
         await asyncio.sleep(idle)
         idle = (cpu() - cpu0) / (time.monotonic() - t0) / (n + canaries) * 100
-        rss = sum(_rss_mb(pid) for pid in pids)
+        rss = sum(_rss_mb(p) for pid in pids for p in _with_children(pid)
+                  if Path(f"/proc/{p}").exists())
         for b in boards:
             b.measure.measure = True
         own0 = time.process_time()
@@ -618,7 +641,7 @@ def sizes_up_to(boards: int) -> list[int]:
 
 
 def run(boards: int, seconds: float, pace: float, canaries: int = 2, servers: int = 1,
-        postgres: str | None = None, kill: bool = False) -> int:
+        postgres: str | None = None, kill: bool = False, workers: int | None = None) -> int:
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -629,6 +652,10 @@ def run(boards: int, seconds: float, pace: float, canaries: int = 2, servers: in
     print(f"{GAME}, one hand movement every {pace:g} s on average per board, {seconds:g} s "
           f"of play per size; {canaries} full-VM canary boards beside the emulated ones",
           flush=True)
+    print("the server's tracker work: " + (
+        "its default worker processes (one per core)" if workers is None else
+        f"--workers {workers}" + (" (in its own process)" if workers <= 1 else "")),
+          flush=True)
     if servers > 1:
         print(f"{servers} servers sharing the boards (--shared), database "
               f"{'PostgreSQL (a fresh one per size)' if postgres else 'one SQLite file'}"
@@ -636,7 +663,7 @@ def run(boards: int, seconds: float, pace: float, canaries: int = 2, servers: in
               flush=True)
     for n in sizes_up_to(boards):
         r = asyncio.run(run_size(n, canaries, seconds, pace, plans, servers=servers,
-                                 postgres=postgres, kill=kill))
+                                 postgres=postgres, kill=kill, workers=workers))
         print(f"boards {r['boards']:4d}: event -> LED p50 {r['p50']:.1f} ms, "
               f"p99 {r['p99']:.1f} ms (n={r['samples']}; {_settled(r)}; "
               f"{r['misses']} unanswered); server CPU {r['cpu_per_board']:.2f} % of a core "

@@ -66,6 +66,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     club.add_argument("--kill", action="store_true",
                       help="with --emulated --servers 2+: SIGKILL the first server halfway "
                       "through the play (failover time)")
+    club.add_argument("--workers", type=int, default=None, metavar="N",
+                      help="with --emulated: the servers' --workers (default: theirs, one "
+                      "per core; 0: tracker work in the server's own process)")
     club.set_defaults(handler=_club)
 
     sim = kinds.add_parser("sim", help="a simulated board at rest: its CPU and memory")
@@ -131,7 +134,8 @@ def _club(args: argparse.Namespace) -> int:
 
         code = run_emulated(boards=args.boards, seconds=args.seconds,
                             pace=4.0 if args.pace is None else args.pace, canaries=args.canaries,
-                            servers=args.servers, postgres=args.postgres, kill=args.kill)
+                            servers=args.servers, postgres=args.postgres, kill=args.kill,
+                            workers=args.workers)
     else:
         from masume.bench.club import run
 

@@ -47,6 +47,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        help="this server's name (several servers: each its own)")
     serve.add_argument("--shared", action="store_true",
                        help="several servers share the broker and the database: split the boards")
+    serve.add_argument("--workers", type=int, default=None, metavar="N",
+                       help="worker processes for the tables' tracker work (default: one "
+                       "per core; 0 or 1: in the server's own process)")
     serve.add_argument("--http-host", default="127.0.0.1")
     serve.add_argument("--http-port", type=int, default=8022,
                        help="live page port (0: any free one)")
@@ -93,6 +96,7 @@ def run_serve(args: argparse.Namespace) -> int:
     import threading
 
     from masume.club.arbiter import PASSWORD_ENV, read_password
+    from masume.club.pool import default_workers
     from masume.club.server import AssignmentError, ClubServer, load_assignments
     from masume.club.store import ClubStore
     from masume.link.mqtt import BrokerUrl
@@ -104,8 +108,11 @@ def run_serve(args: argparse.Namespace) -> int:
         broker = BrokerUrl.from_command_line(args.broker, args.password_file)
         assignments = load_assignments(args.tables)
         store = ClubStore(args.db)
+        if args.workers is not None and args.workers < 0:
+            raise ValueError(f"--workers {args.workers}: a number of processes, 0 or more")
+        workers = default_workers() if args.workers is None else args.workers
         server = ClubServer(broker, store, assignments, server_id=args.server_id,
-                            shared=args.shared)
+                            shared=args.shared, workers=workers)
     except (AssignmentError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -115,6 +122,8 @@ def run_serve(args: argparse.Namespace) -> int:
     assert server.hub is not None  # started
     print(f"club server {args.server_id}: {len(assignments)} tables, broker "
           f"{server.hub.url.host}:{server.hub.url.port}, db {args.db}", flush=True)
+    if server.pool is not None:
+        print(f"tracker work in {server.pool.size} worker processes", flush=True)
     stop_web = None
     if not args.no_web:
         from masume.club.web import serve as serve_web

@@ -12,6 +12,9 @@ thread (masume.club.runner: no thread per table, nothing polled; a table wakes
 for its board's events and its own deadlines, a link for its heartbeat). Beside
 it: the committer's thread (the saves, one transaction for all that wait), the
 tables' thread (starting a table reads the database) and the leases' thread.
+With ``workers`` of 2 or more, each table's tracker and rules (its TableCore) run
+in one of that many worker processes instead (masume.club.pool: PoolTable), the
+loop keeping the links, the saves and the ACKs.
 
 Boards are discovered by their retained status topic; a board that is not in
 the assignments (an unregistered board) is logged and ignored. A table's game
@@ -52,6 +55,7 @@ from masume.rules import Game
 from masume.storage import CannotSave, LogEntry
 from masume.subscribers import Subscribers
 
+from .pool import PoolTable, WorkerPool
 from .runner import Committer, LoopTable, Statements
 from .store import ClubStore
 
@@ -147,17 +151,28 @@ class TableStore:
 
     def statements(self, game: Game[Any], log: Iterable[LogEntry] = ()) -> Statements:
         """What :meth:`save` writes, for the committer (masume.club.runner)."""
-        return self.store.game_save(self.game_id, write_record(game, self.headers),
-                                    self.headers, self._result(game), log)
+        return self.record_statements(write_record(game, self.headers), self.headers,
+                                      self._result(game), log)
+
+    def record_statements(self, record: str, headers: Mapping[str, str], result: str | None,
+                          log: Iterable[LogEntry] = ()) -> Statements:
+        """A save written already (by a table's worker, masume.club.pool)."""
+        self.headers = dict(headers)
+        return self.store.game_save(self.game_id, record, self.headers, result, log)
 
     def _result(self, game: Game[Any]) -> str | None:
-        outcome = game.position.outcome()
-        return str(outcome) if outcome else (
-            f"{self.headers['Resigned']} resigned" if self.headers.get("Resigned") else
-            f"{self.headers['Timeout']} lost on time" if self.headers.get("Timeout") else None)
+        return game_result(game, self.headers)
 
     def close(self) -> None:
         pass
+
+
+def game_result(game: Game[Any], headers: Mapping[str, str]) -> str | None:
+    """The result stored with a game: its outcome, a resignation or a loss on time."""
+    outcome = game.position.outcome()
+    return str(outcome) if outcome else (
+        f"{headers['Resigned']} resigned" if headers.get("Resigned") else
+        f"{headers['Timeout']} lost on time" if headers.get("Timeout") else None)
 
 
 def resume_game(record_text: str, game_name: str) -> Game[Any]:
@@ -171,7 +186,7 @@ class ClubTable:
     board: Board
     game_id: int
     link: LoopLink
-    session: LoopTable
+    session: LoopTable | PoolTable
     moves: int = 0
     actions: list[tuple[str, str, str]] = field(default_factory=list)
 
@@ -182,11 +197,14 @@ class ClubServer:
     ``server_id`` names this server to the broker and, with several servers on
     one broker and one database, in the owners table: a server runs only the
     boards it holds a lease for, and takes over a board whose lease ran out.
+
+    ``workers``: with 2 or more, each table's tracker and rules run in one of that
+    many worker processes (masume.club.pool); 0 or 1: on the loop, in this process.
     """
 
     def __init__(self, broker: str | BrokerUrl, store: ClubStore,
                  assignments: Mapping[str, Assignment],
-                 *, server_id: str = "club", shared: bool = False,
+                 *, server_id: str = "club", shared: bool = False, workers: int = 0,
                  on_change: Callable[[str], None] | None = None) -> None:
         self.broker = broker
         self.store = store
@@ -215,12 +233,16 @@ class ClubServer:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.loop_lag = 0.0  # how late the loop ran lately, in seconds (a decaying maximum)
         self.committer: Committer | None = None
+        self.workers = workers
+        self.pool: WorkerPool | None = None
 
     # ---- running ----------------------------------------------------------------
 
     def start(self, wait: float = 5.0) -> ClubServer:
         if self.shared:
             self.store.heartbeat(self.server_id, LEASE_S)
+        if self.workers > 1:
+            self.pool = WorkerPool(self.workers, self.server_id)
         loop = self.loop = asyncio.new_event_loop()
         loop.set_exception_handler(self._loop_fault)
         self.committer = Committer(self.store, loop, self.health["club-commit"])
@@ -245,6 +267,8 @@ class ClubServer:
         self.loop_lag = max(self.loop_lag * 0.9, lag)
         if lag > LOOP_LAG_S:
             log.warning("the loop ran %.2f s late", lag)
+        if self.pool is not None:
+            self.pool.watch()
         assert self.loop is not None
         self.loop.call_at(now + 1.0, self._watch_loop, now + 1.0)
 
@@ -273,6 +297,8 @@ class ClubServer:
             self._on_loop(self.hub.close)
         if self.committer:
             self.committer.stop()
+        if self.pool is not None:
+            self.pool.close()
         if self.loop:
             self.loop.call_soon_threadsafe(self.loop.stop)
         for name in ("club-commit", "club-loop"):
@@ -445,6 +471,7 @@ class ClubServer:
         board = load_board(assignment.board or rules.board)
         active = self.store.active_game(unit)
         game = None
+        record: str | None = None
         if active and active[1] == assignment.game:
             game_id, _, headers, record = active
             if record:
@@ -458,6 +485,7 @@ class ClubServer:
             game = Game(rules.start())
             headers = assignment.headers(game.position.sides)
             game_id = self.store.new_game(unit, assignment.game, headers)
+            record = None
         link = LoopLink(self.hub, unit, self.loop, expect=board.id, resolve=lambda _id: board,
                         name=unit)
         table_store = TableStore(self.store, game_id, unit, headers)
@@ -469,9 +497,16 @@ class ClubServer:
                 table.actions.append((what, side, notation))
 
         # The table rewinds the link to where the game's last save left the board.
-        session = LoopTable(rules, board, link=link, committer=self.committer, game=game,
-                            store=table_store, port=link.transport.port, on_action=on_action,
-                            name=unit)
+        session: LoopTable | PoolTable
+        if self.pool is not None:
+            session = PoolTable(self.pool, unit, assignment.game, assignment.board, link,
+                                committer=self.committer, store=table_store, record=record,
+                                on_action=on_action)
+            session.open()  # in its worker
+        else:
+            session = LoopTable(rules, board, link=link, committer=self.committer, game=game,
+                                store=table_store, port=link.transport.port,
+                                on_action=on_action, name=unit)
         table = holder["t"] = ClubTable(unit, assignment, board, game_id, link, session)
         session.subscribe(lambda: self._changed(unit))
         self._on_loop(self._launch, table)
@@ -590,6 +625,7 @@ class ClubServer:
             "tables": {unit: t.session.health_report() for unit, t in sorted(tables.items())},
             "hub": self.hub.health_report() if self.hub else None,
             "loop_lag_s": round(self.loop_lag, 3),
+            "workers": self.pool.report() if self.pool else [],
             "unregistered": self.unregistered_seen,
         }
 
