@@ -140,12 +140,14 @@ class Search:
     def _result(self, done: int) -> SearchResult:
         stats = {action: (child.visits, child.total / child.visits)
                  for action, child in self.root.children.items() if child.visits}
-        if not stats:  # not one iteration in time: any legal action
-            position = self._determinized() if self.hidden else self.start
-            action = self.rng.choice(list(position.legal_actions()))
-            return SearchResult(action, done, {})
-        best = max(stats, key=lambda a: (stats[a][0], stats[a][1]))
-        return SearchResult(best, done, stats)
+        # The most visited action that the rules allow here. With hidden cards a draw may
+        # offer what the real position does not (a card "from the deck" that lies face
+        # down in the other side's area): the table would refuse it. Only such a choice,
+        # among cards that come as chance gives them, reads the real position.
+        for action in sorted(stats, key=stats.__getitem__, reverse=True):
+            if not self.hidden or self.start.is_legal(action):
+                return SearchResult(action, done, stats)
+        return SearchResult(self.rng.choice(list(self.start.legal_actions())), done, stats)
 
     def _determinized(self) -> AnyPosition:
         assert isinstance(self.start, SamplesUnseen)
