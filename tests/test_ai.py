@@ -4,6 +4,7 @@ and never chosen, no peeking at the other side's cards, and stronger than chance
 from __future__ import annotations
 
 import itertools
+import re
 import random
 from collections import Counter
 
@@ -142,3 +143,22 @@ def test_levels_and_bad_input() -> None:
     die = die.apply(next(a for a in die.legal_actions() if is_chance(die.apply(a))))
     with pytest.raises(ValueError, match="waits for die, not a player"):
         player.choose(die, die.status().to_move, 0.1)
+
+
+def test_bench_ai_prints_its_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    from masume.bench.ai import run
+
+    assert run("shogi-soccer", games=2, move_seconds=0.05, seed=3) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == ("shogi-soccer: 2 games a match, 0.05 s a move, seed 3, "
+                        "at most 2000 actions a game")
+    assert re.fullmatch(r"computer vs random: \d won, \d drawn, \d lost "
+                        r"\(\d unfinished, judged by the score\)", lines[1])
+    assert re.fullmatch(r"computer at 0\.05 s vs computer at 0\.005 s: \d won, \d drawn, "
+                        r"\d lost \(\d unfinished, judged by the score\)", lines[2])
+    assert re.fullmatch(r"moves at 0\.05 s: \d+ of \d+ took longer, the slowest "
+                        r"[\d.]+ s \(wall clock\)", lines[3])
+    assert run("chess", games=1, move_seconds=0.1) == 2
+    assert "unknown game 'chess'" in capsys.readouterr().out
+    assert run("shogi-soccer", games=0, move_seconds=0.1) == 2
+    assert "--games must be at least 1" in capsys.readouterr().out

@@ -16,8 +16,8 @@ One search serves the three kinds of game (docs/ai.md):
 
 Values are from the point of view of the side that acted into a node, in [0, 1]:
 a win 1, a draw 0.5, a loss 0. A playout stops at the game's end, after
-``playout_depth`` actions or at the deadline; an unfinished one is judged by the
-score (``Status.score``).
+``playout_depth`` actions or at the deadline; an unfinished one is judged by
+:mod:`masume.ai.heuristics` (the score; in the soccer games the ball's row too).
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 
 from masume.rules.base import AnyPosition, HidesInformation, SamplesUnseen
+
+from . import heuristics
 
 #: UCT's exploration constant (values in [0, 1]).
 EXPLORATION = 0.7
@@ -55,24 +57,6 @@ def check_turn(position: AnyPosition, side: str) -> None:
         raise ValueError(f"side must be {' or '.join(position.sides)}, not {side!r}")
     if acting_side(position) != side:
         raise ValueError(f"{side} does not act now: {acting_side(position)} does")
-
-
-def values(position: AnyPosition) -> Mapping[str, float]:
-    """Each side's value of ``position`` in [0, 1]: the outcome once the game is over,
-    else the score's difference, squeezed (a goal ahead is worth about 0.73)."""
-    outcome = position.outcome()
-    if outcome is not None:
-        return {side: 0.5 if outcome.winner is None else float(side == outcome.winner)
-                for side in position.sides}
-    score = position.status().score
-    if not score:
-        return dict.fromkeys(position.sides, 0.5)
-    total = sum(score.values())
-    out = {}
-    for side in position.sides:
-        lead = 2 * score.get(side, 0) - total  # own minus the others', for two sides
-        out[side] = 0.5 + 0.5 * math.tanh(lead / 2)
-    return out
 
 
 @dataclass(eq=False)
@@ -103,11 +87,14 @@ class Search:
     """One move's search from ``position`` for ``side`` (the side to act there)."""
 
     def __init__(self, position: AnyPosition, side: str, rng: random.Random,
-                 playout_depth: int = 40, clock: Callable[[], float] = time.perf_counter) -> None:
+                 playout_depth: int | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         check_turn(position, side)
         self.side = side
         self.rng = rng
-        self.playout_depth = playout_depth
+        self.playout_depth = (heuristics.playout_depth(position.game) if playout_depth is None
+                              else playout_depth)
+        self.evaluate = heuristics.evaluation(position.game)
         self.clock = clock
         self.hidden = isinstance(position, HidesInformation)
         if self.hidden and not isinstance(position, SamplesUnseen):
@@ -231,14 +218,13 @@ class Search:
             actions = list(position.legal_actions())
             position = position.apply(self.rng.choice(actions))
             step = max(step, self.clock() - began)
-        return values(position)
+        return self.evaluate(position)
 
 
 def search(position: AnyPosition, side: str, seconds: float, *, rng: random.Random,
-           iterations: int | None = None, playout_depth: int = 40) -> SearchResult:
+           iterations: int | None = None, playout_depth: int | None = None) -> SearchResult:
     """Search ``position`` for ``side`` for at most ``seconds`` (and ``iterations``)."""
     return Search(position, side, rng, playout_depth).run(seconds, iterations)
 
 
-__all__ = ["Node", "Search", "SearchResult", "acting_side", "check_turn", "is_chance", "search",
-           "values"]
+__all__ = ["Node", "Search", "SearchResult", "acting_side", "check_turn", "is_chance", "search"]
