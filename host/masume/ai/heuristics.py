@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from masume.rules.base import AnyPosition
+from masume.rules.masume_tactics.actions import Charge, Kick
 
 #: A leaf's value for each side, in [0, 1].
 Evaluation = Callable[[AnyPosition], Mapping[str, float]]
@@ -91,6 +92,16 @@ def by_score_and_ball(pitch: Pitch) -> Evaluation:
         return out
 
     return evaluate
+
+
+#: Actions the search tries first and a playout plays one time in two when it can: in
+#: Masume Soccer Tactics the ball moves only by kicks and changes sides only by charges,
+#: among some fifty steps of players a turn (the search tries a few dozen a move).
+EAGER: Mapping[str, tuple[type, ...]] = {"masume-tactics": (Kick, Charge)}
+
+
+def eager(game: str) -> tuple[type, ...]:
+    return EAGER.get(game, ())
 
 
 def evaluation(game: str) -> Evaluation:

@@ -95,6 +95,7 @@ class Search:
         self.playout_depth = (heuristics.playout_depth(position.game) if playout_depth is None
                               else playout_depth)
         self.evaluate = heuristics.evaluation(position.game)
+        self.eager = heuristics.eager(position.game)
         self.clock = clock
         self.hidden = isinstance(position, HidesInformation)
         if self.hidden and not isinstance(position, SamplesUnseen):
@@ -107,9 +108,21 @@ class Search:
             self.root.untried = self._shuffled(position)
 
     def _shuffled(self, position: AnyPosition) -> list[Hashable]:
+        """The legal actions in the order to try them (from the end): the game's eager
+        actions (:data:`masume.ai.heuristics.EAGER`) first, each kind shuffled."""
         actions = list(position.legal_actions())
         self.rng.shuffle(actions)
+        if self.eager:
+            actions.sort(key=lambda action: isinstance(action, self.eager))
         return actions
+
+    def _pick(self, actions: list[Hashable]) -> Hashable:
+        """A playout's action: an eager one every other time there is one, else any."""
+        if self.eager and self.rng.random() < 0.5:
+            eager = [a for a in actions if isinstance(a, self.eager)]
+            if eager:
+                return self.rng.choice(eager)
+        return self.rng.choice(actions)
 
     def run(self, seconds: float, iterations: int | None = None) -> SearchResult:
         """Search until ``seconds`` have passed (from now) or ``iterations`` are done."""
@@ -195,7 +208,8 @@ class Search:
             if action in node.children:
                 node.children[action].available += 1
         if new:
-            return self.rng.choice(new), True
+            eager = [a for a in new if isinstance(a, self.eager)] if self.eager else []
+            return self.rng.choice(eager or new), True
         return self._ucb(node, {a: node.children[a] for a in legal}), False
 
     def _ucb(self, node: Node, children: Mapping[Hashable, Node]) -> Hashable:
@@ -215,8 +229,7 @@ class Search:
             began = self.clock()
             if position.outcome() is not None or began + step >= deadline:
                 break
-            actions = list(position.legal_actions())
-            position = position.apply(self.rng.choice(actions))
+            position = position.apply(self._pick(list(position.legal_actions())))
             step = max(step, self.clock() - began)
         return self.evaluate(position)
 
