@@ -115,13 +115,15 @@ def wrap(game: str, options: dict[str, Any]) -> pyspiel.Game:
             value = by_score(self.position)
             return [2 * value[side] - 1 for side in self.position.sides]
 
-        def information_state_string(self, player: int) -> str:
+        def information_state_string(self, player: int | None = None) -> str:
+            if player is None:
+                player = self.current_player()
             if hidden:
                 return repr((self.position.seen_by(self.position.sides[player]),
                              self.position.status().to_move, self.length))
             return self.position.to_text()
 
-        def observation_string(self, player: int) -> str:
+        def observation_string(self, player: int | None = None) -> str:
             return self.information_state_string(player)
 
         def resample_from_infostate(self, player: int, sampler: Any) -> State:
@@ -185,16 +187,22 @@ class OpenSpielPlayer:
 
 
 def _interned_action(state: Any, action: int) -> Any:
-    for candidate in state.position.legal_actions():
+    """The engine's action OpenSpiel chose; if a draw of hidden cards offered it and the
+    real position does not allow it (a card from the deck lying face down in the other
+    side's area), one the real position allows, at random (masume.ai takes the next most
+    visited)."""
+    legal = list(state.position.legal_actions())
+    for candidate in legal:
         if state._action_to_string(0, action) == str(candidate):
             return candidate
-    raise ValueError(f"OpenSpiel chose {action}, not legal")
+    return RNG.choice(legal)
 
 
 def make_bot(game: pyspiel.Game, hidden: bool, simulations: int) -> Any:
     rs = np.random.RandomState(1)
     if hidden:
-        return ismcts.ISMCTSBot(game, PlayoutEvaluator(), 0.7 * 2, simulations, random_state=rs)
+        return ismcts.ISMCTSBot(game, PlayoutEvaluator(), 0.7 * 2, simulations, random_state=rs,
+                                allow_inconsistent_action_sets=True)
     return mcts.MCTSBot(game, 0.7 * 2, simulations, PlayoutEvaluator(), solve=False,
                         random_state=rs)
 

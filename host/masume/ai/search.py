@@ -147,7 +147,9 @@ class Search:
         for action in sorted(stats, key=stats.__getitem__, reverse=True):
             if not self.hidden or self.start.is_legal(action):
                 return SearchResult(action, done, stats)
-        return SearchResult(self.rng.choice(list(self.start.legal_actions())), done, stats)
+        listed = self.root.untried if not self.hidden and not stats else None
+        actions = listed or list(self.start.legal_actions())
+        return SearchResult(self.rng.choice(actions), done, stats)
 
     def _determinized(self) -> AnyPosition:
         assert isinstance(self.start, SamplesUnseen)
@@ -236,8 +238,11 @@ class Search:
 
 def search(position: AnyPosition, side: str, seconds: float, *, rng: random.Random,
            iterations: int | None = None, playout_depth: int | None = None) -> SearchResult:
-    """Search ``position`` for ``side`` for at most ``seconds`` (and ``iterations``)."""
-    return Search(position, side, rng, playout_depth).run(seconds, iterations)
+    """Search ``position`` for ``side`` for at most ``seconds`` (and ``iterations``),
+    counted from the call: listing the first actions is part of the time."""
+    began = time.perf_counter()
+    found = Search(position, side, rng, playout_depth)
+    return found.run(seconds - (time.perf_counter() - began), iterations)
 
 
 __all__ = ["Node", "Search", "SearchResult", "acting_side", "check_turn", "is_chance", "search"]
