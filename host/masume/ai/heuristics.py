@@ -1,9 +1,10 @@
 """What the search knows of a game beyond its rules: where a playout stopped early
-stands (the score, and in the soccer games the ball), and how long a playout is.
+stands (the score, and a lean: the ball, the initiative), and how long a playout is.
 
-Only where random playouts alone see too little (docs/ai.md): in Masume Soccer
-Tactics and Soccer Shogi goals are rare among random actions, so an unfinished
-playout is judged by the ball's row as well as by the score.
+Only where random playouts alone see too little (docs/ai.md): goals are rare among
+random actions, so an unfinished playout is judged by a lean as well as by the
+score: in Masume Soccer Tactics and Soccer Shogi the ball's row, in Magic Number
+Eleven the initiative marker.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from masume.rules.base import AnyPosition
+from masume.rules.magic_number_eleven.position import MIDDLE
+from masume.rules.magic_number_eleven.position import Position as MagicNumberEleven
 from masume.rules.masume_tactics.actions import Charge, Kick
 
 #: A leaf's value for each side, in [0, 1].
@@ -26,30 +29,44 @@ PLAYOUT_DEPTHS: Mapping[str, int] = {"masume-tactics": 8, "soccer-shogi": 12}
 _ROW = re.compile(r"[A-Z](\d+)$")
 
 
-@dataclass(frozen=True)
-class Pitch:
-    """A soccer game's rows, 0 to ``last``, and the side attacking towards ``last``."""
+def ball_advance(last_row: int) -> Callable[[AnyPosition], float]:
+    """The ball's row on a pitch of rows 0 to ``last_row``, from -1 (row 0) to 1."""
 
-    last: int
-    attacks_up: str
-
-    def ball_row(self, position: AnyPosition) -> int | None:
+    def measure(position: AnyPosition) -> float:
         for square, stack in position.layout().items():
             if "ball" in stack:
                 found = _ROW.match(square)
-                return int(found.group(1)) if found else None
-        return None
+                return 2 * int(found.group(1)) / last_row - 1 if found else 0.0
+        return 0.0
+
+    return measure
 
 
-#: The soccer games' pitches (the diagrams of their positions: Soccer Shogi's blue goal
-#: is row 9, Masume Soccer Tactics' home goal row 0).
-PITCHES: Mapping[str, Pitch] = {
-    "masume-tactics": Pitch(17, "home"),
-    "soccer-shogi": Pitch(9, "red"),
+def initiative(position: AnyPosition) -> float:
+    """Magic Number Eleven's initiative marker, from -1 (space 1, home's end) to 1."""
+    assert isinstance(position, MagicNumberEleven)
+    return (position.initiative - MIDDLE) / (MIDDLE - 1)
+
+
+@dataclass(frozen=True)
+class Lean:
+    """Who stands better beside the score: ``measure`` from -1 to 1 in favour of ``side``."""
+
+    side: str
+    measure: Callable[[AnyPosition], float]
+
+
+#: The games' leans (from their diagrams: Soccer Shogi's blue goal is row 9, Masume
+#: Soccer Tactics' home goal row 0; Magic Number Eleven's initiative space 7 is home's
+#: attacking end).
+LEANS: Mapping[str, Lean] = {
+    "masume-tactics": Lean("home", ball_advance(17)),
+    "soccer-shogi": Lean("red", ball_advance(9)),
+    "magic-number-eleven": Lean("home", initiative),
 }
 
-#: How much the ball at the other side's goal line counts, against a goal's 1.
-BALL_WEIGHT = 0.3
+#: How much the lean at its end counts, against a goal's 1.
+LEAN_WEIGHT = 0.3
 
 
 def score_lead(position: AnyPosition, side: str) -> int:
@@ -75,20 +92,19 @@ def by_score(position: AnyPosition) -> Mapping[str, float]:
             for side in position.sides}
 
 
-def by_score_and_ball(pitch: Pitch) -> Evaluation:
-    """:func:`by_score`, the ball's advance towards the other side's goal added."""
+def by_score_and_lean(lean: Lean) -> Evaluation:
+    """:func:`by_score`, the game's lean added."""
 
     def evaluate(position: AnyPosition) -> Mapping[str, float]:
         over = outcome_values(position)
         if over is not None:
             return over
-        row = pitch.ball_row(position)
-        up = 0.0 if row is None else 2 * row / pitch.last - 1  # -1 .. 1 towards ``last``
+        measure = lean.measure(position)
         out = {}
         for side in position.sides:
-            advance = up if side == pitch.attacks_up else -up
+            towards = measure if side == lean.side else -measure
             out[side] = 0.5 + 0.5 * math.tanh((score_lead(position, side)
-                                               + BALL_WEIGHT * advance) / 2)
+                                               + LEAN_WEIGHT * towards) / 2)
         return out
 
     return evaluate
@@ -106,8 +122,8 @@ def eager(game: str) -> tuple[type, ...]:
 
 def evaluation(game: str) -> Evaluation:
     """The leaf evaluation of ``game``."""
-    pitch = PITCHES.get(game)
-    return by_score if pitch is None else by_score_and_ball(pitch)
+    lean = LEANS.get(game)
+    return by_score if lean is None else by_score_and_lean(lean)
 
 
 def playout_depth(game: str) -> int:
