@@ -164,7 +164,8 @@ class Search:
         path = [node]
         # Selection and expansion.
         while position.outcome() is None:
-            if is_chance(position):
+            status = position.status()  # one call a step: some engines build it dearly
+            if status.awaiting is not None:
                 outcome = self.rng.choice(list(position.legal_actions()))
                 child = node.children.get(outcome)
                 if child is None:
@@ -173,7 +174,7 @@ class Search:
                 node = child
                 path.append(node)
                 continue
-            actor = acting_side(position)
+            actor = status.deciding or status.to_move
             action, expanded = self._select(node, position, actor)
             child = node.children.get(action)
             if child is None:
