@@ -3,8 +3,8 @@ stands (the score, and a lean: the ball, the initiative), and how long a playout
 
 Only where random playouts alone see too little (docs/ai.md): goals are rare among
 random actions, so an unfinished playout is judged by a lean as well as by the
-score: in Masume Soccer Tactics and Soccer Shogi the ball's row, in Magic Number
-Eleven the initiative marker.
+score: in Soccer Shogi the ball's row, in Masume Soccer Tactics the ball's row and who
+keeps it, in Magic Number Eleven the initiative marker.
 """
 
 from __future__ import annotations
@@ -45,6 +45,22 @@ def ball_advance(last_row: int) -> Callable[[AnyPosition], float]:
     return measure
 
 
+def ball_advance_and_keeping(last_row: int, side: str) -> Callable[[AnyPosition], float]:
+    """:func:`ball_advance` 0.6, and 0.4 for ``side`` keeping the ball (a piece of
+    ``side`` on it; -0.4 for the other side's)."""
+    advance = ball_advance(last_row)
+
+    def measure(position: AnyPosition) -> float:
+        keeping = 0.0
+        for stack in position.layout().values():
+            if "ball" in stack:
+                keeper = next((piece for piece in stack if piece != "ball"), "")
+                keeping = 0.0 if not keeper else 1.0 if keeper.startswith(side) else -1.0
+        return 0.6 * advance(position) + 0.4 * keeping
+
+    return measure
+
+
 def initiative(position: AnyPosition) -> float:
     """Magic Number Eleven's initiative marker, from -1 (space 1, home's end) to 1."""
     assert isinstance(position, MagicNumberEleven)
@@ -63,7 +79,7 @@ class Lean:
 #: Soccer Tactics' home goal row 0; Magic Number Eleven's initiative space 7 is home's
 #: attacking end).
 LEANS: Mapping[str, Lean] = {
-    "masume-tactics": Lean("home", ball_advance(17)),
+    "masume-tactics": Lean("home", ball_advance_and_keeping(17, "home")),
     "soccer-shogi": Lean("red", ball_advance(9)),
     "magic-number-eleven": Lean("home", initiative),
 }
