@@ -176,13 +176,18 @@ class OpenSpielPlayer:
 
     def __init__(self, game: pyspiel.Game, bot: Any) -> None:
         self.game, self.bot = game, bot
+        self.failed = 0
 
     def choose(self, position: Any, side: str, seconds: float) -> Any:
         state = self.game.new_initial_state()
         state.position = position
         if hasattr(self.bot, "reset"):
             self.bot.reset()
-        action = self.bot.step(state)
+        try:
+            action = self.bot.step(state)
+        except AssertionError:  # ISMCTS: no visited action is legal in this draw
+            self.failed += 1
+            return RNG.choice(list(position.legal_actions()))
         return _interned_action(state, action)
 
 
@@ -261,7 +266,8 @@ def main() -> int:
         print(f"  game {number + 1}: {end.outcome() or 'unfinished, by the score'} "
               f"(masume.ai {ours_side})", flush=True)
     print(f"masume.ai vs OpenSpiel ({simulations} simulations a move, about "
-          f"{args.move_seconds:g} s): {won} won, {drawn} drawn, {lost} lost")
+          f"{args.move_seconds:g} s): {won} won, {drawn} drawn, {lost} lost "
+          f"(OpenSpiel's search failed {bot.failed} times: a random action instead)")
     return 0
 
 
