@@ -10,9 +10,11 @@ from collections import Counter
 
 import pytest
 from masume.ai import LEVELS, Level, RandomPlayer, SearchPlayer, level, play
+from masume.ai.heuristics import playable
 from masume.ai.search import Node, Search, is_chance, search
 from masume.games import GAMES, load_rules
 from masume.rules import Roll
+from masume.rules.shogi_soccer.actions import Foul
 
 
 def midgame(game: str, seed: int, actions: int = 30):
@@ -110,18 +112,39 @@ def test_the_choice_does_not_depend_on_the_other_sides_hidden_cards(game: str) -
 
 
 def test_the_computer_beats_a_random_player() -> None:
-    """Shogi-piece soccer, four games, sides alternating, a seeded generator and a fixed
-    number of iterations a move (not a clock): the computer wins every one."""
-    rules = load_rules("shogi-soccer")
+    """Soccer Shogi, first goal wins, four games, sides alternating, a seeded generator and
+    a fixed number of iterations a move (not a clock): the computer wins every one."""
+    rules = load_rules("soccer-shogi")
     rng = random.Random(11)
     computer = SearchPlayer(Level("test", seconds=600.0, iterations=15), rng)
     chance = RandomPlayer(rng)
     for number in range(4):
-        start = rules.start()
+        start = rules.start(goals_to_win=1)
         ours, theirs = start.sides if number % 2 == 0 else start.sides[::-1]
         end = play(start, {ours: computer, theirs: chance}, {ours: 600.0, theirs: 0.0}, rng)
         outcome = end.outcome()
         assert outcome is not None and outcome.winner == ours, (number, outcome)
+
+
+def test_players_never_declare() -> None:
+    """Shogi-piece soccer's foul is declared by the players and ends the game: neither the
+    computer nor the random player ever declares one (a search that could would declare
+    the other side's and win at once)."""
+    position = load_rules("shogi-soccer").start()
+    rng = random.Random(2)
+    chance = RandomPlayer(rng)
+    while not any(isinstance(a, Foul) for a in position.legal_actions()):  # to open play
+        position = position.apply(chance.choose(position, position.status().to_move, 0.0))
+    for _ in range(3):
+        side = position.status().to_move
+        assert any(isinstance(a, Foul) for a in position.legal_actions())
+        assert not any(isinstance(a, Foul) for a in playable(position))
+        action = search(position, side, 600.0, rng=rng, iterations=60, playout_depth=1).action
+        assert not isinstance(action, Foul)
+        assert not isinstance(chance.choose(position, side, 0.0), Foul)
+        position = position.apply(action)
+        if position.outcome() is not None:
+            break
 
 
 def test_levels_and_bad_input() -> None:

@@ -24,6 +24,7 @@ from typing import Protocol
 
 from masume.rules.base import AnyPosition
 
+from .heuristics import playable
 from .search import acting_side, check_turn, is_chance, search
 
 
@@ -82,14 +83,15 @@ def level(name: str) -> Level:
 
 
 class RandomPlayer:
-    """Any legal action, all alike likely (the benchmark's opponent)."""
+    """Any legal action but a declaration (:data:`masume.ai.heuristics.DECLARATIONS`),
+    all alike likely (the benchmark's opponent)."""
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
     def choose(self, position: AnyPosition, side: str, seconds: float) -> Hashable:
         check_turn(position, side)
-        actions: list[Hashable] = list(position.legal_actions())
+        actions: list[Hashable] = playable(position)
         return self.rng.choice(actions)
 
 
@@ -104,7 +106,7 @@ class SearchPlayer:
     def choose(self, position: AnyPosition, side: str, seconds: float) -> Hashable:
         check_turn(position, side)
         if self.level.blunders and self.rng.random() < self.level.blunders:
-            actions: list[Hashable] = list(position.legal_actions())
+            actions: list[Hashable] = playable(position)
             return self.rng.choice(actions)
         return search(position, side, min(seconds, self.level.seconds), rng=self.rng,
                       iterations=self.level.iterations).action

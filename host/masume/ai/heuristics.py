@@ -13,11 +13,15 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from masume.rules.base import AnyPosition
+from masume.rules.eyeshield21.actions import Adjust as Eyeshield21Adjust
+from masume.rules.magic_number_eleven.actions import Adjust as MagicNumberElevenAdjust
 from masume.rules.magic_number_eleven.position import MIDDLE
 from masume.rules.magic_number_eleven.position import Position as MagicNumberEleven
-from masume.rules.masume_tactics.actions import Charge, Kick
+from masume.rules.masume_tactics.actions import Charge, Kick, Timeout, Whistle
+from masume.rules.shogi_soccer.actions import Foul
 
 #: A leaf's value for each side, in [0, 1].
 Evaluation = Callable[[AnyPosition], Mapping[str, float]]
@@ -137,6 +141,31 @@ EAGER: Mapping[str, tuple[type, ...]] = {"masume-tactics": (Kick, Charge)}
 
 def eager(game: str) -> tuple[type, ...]:
     return EAGER.get(game, ())
+
+
+#: Actions that record what the players declare or the table does, not moves: a player
+#: (the computer, and the benchmark's random player) never chooses them, nor does a
+#: playout. Shogi-piece soccer's foul, declared by the players, ends the game (a search
+#: that may declare one declares the other side's and wins at once); the card games'
+#: by-hand adjustments apply what a card's text says, in any amount; the table's
+#: whistle and turn timeout. The players still record them on the page.
+DECLARATIONS: Mapping[str, tuple[type, ...]] = {
+    "shogi-soccer": (Foul,),
+    "eyeshield21": (Eyeshield21Adjust,),
+    "magic-number-eleven": (MagicNumberElevenAdjust,),
+    "masume-tactics": (Whistle, Timeout),
+}
+
+
+def playable(position: AnyPosition) -> list[Any]:
+    """The legal actions a player chooses among: all but the game's declarations (all,
+    if nothing else is legal)."""
+    actions = list(position.legal_actions())
+    declared = DECLARATIONS.get(position.game)
+    if not declared:
+        return actions
+    moves = [action for action in actions if not isinstance(action, declared)]
+    return moves or actions
 
 
 def evaluation(game: str) -> Evaluation:

@@ -110,7 +110,7 @@ class Search:
     def _shuffled(self, position: AnyPosition) -> list[Hashable]:
         """The legal actions in the order to try them (from the end): the game's eager
         actions (:data:`masume.ai.heuristics.EAGER`) first, each kind shuffled."""
-        actions = list(position.legal_actions())
+        actions = heuristics.playable(position)
         self.rng.shuffle(actions)
         if self.eager:
             actions.sort(key=lambda action: isinstance(action, self.eager))
@@ -148,7 +148,7 @@ class Search:
             if not self.hidden or self.start.is_legal(action):
                 return SearchResult(action, done, stats)
         listed = self.root.untried if not self.hidden and not stats else None
-        actions = listed or list(self.start.legal_actions())
+        actions = listed or heuristics.playable(self.start)
         return SearchResult(self.rng.choice(actions), done, stats)
 
     def _determinized(self) -> AnyPosition:
@@ -205,7 +205,7 @@ class Search:
             if node.untried:
                 return node.untried.pop(), True
             return self._ucb(node, node.children), False
-        legal = list(position.legal_actions())
+        legal = heuristics.playable(position)
         new = [a for a in legal if a not in node.children]
         for action in legal:
             if action in node.children:
@@ -232,7 +232,7 @@ class Search:
             began = self.clock()
             if position.outcome() is not None or began + step >= deadline:
                 break
-            position = position.apply(self._pick(list(position.legal_actions())))
+            position = position.apply(self._pick(heuristics.playable(position)))
             step = max(step, self.clock() - began)
         return self.evaluate(position)
 
