@@ -1,5 +1,7 @@
-"""What the search knows of a game beyond its rules: where a playout stopped early
-stands (the score, and a lean: the ball, the initiative), and how long a playout is.
+"""What the players know of a game beyond its rules: where a playout stopped early
+stands (the score, and a lean: the ball, the initiative), how long a playout is, which
+actions to try first (``EAGER``), and which are declarations no player chooses
+(``DECLARATIONS``).
 
 Only where random playouts alone see too little (docs/ai.md): goals are rare among
 random actions, so an unfinished playout is judged by a lean as well as by the
@@ -26,7 +28,7 @@ from masume.rules.shogi_soccer.actions import Foul
 #: A leaf's value for each side, in [0, 1].
 Evaluation = Callable[[AnyPosition], Mapping[str, float]]
 
-#: Actions a playout plays at most before it is judged (and a game's own length).
+#: Actions a playout plays at most before it is judged.
 PLAYOUT_DEPTH = 40
 #: Shorter where the engine is slow for the time a move has (Magic Number Eleven: some
 #: 2 ms an action mid-game, 3 iterations in 0.2 s at 40) and a lean judges the rest.
