@@ -1,4 +1,4 @@
-"""``masume bench link|rules|club|fuzz|readers|faults|sim|chip``: print the project's
+"""``masume bench link|rules|ai|club|fuzz|readers|faults|sim|chip``: print the project's
 figures (docs/benchmarks.md)."""
 
 from __future__ import annotations
@@ -27,6 +27,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        help="time with the process's CPU time, not the wall clock "
                             "(a shared machine)")
     rules.set_defaults(handler=_rules)
+
+    ai = kinds.add_parser("ai", help="the computer player: against a random player, and "
+                          "against itself at a tenth of the time")
+    ai.add_argument("--game", required=True)
+    ai.add_argument("--games", type=int, default=10, help="games in each match")
+    ai.add_argument("--move-seconds", type=float, default=0.2, help="the computer's time a move")
+    ai.add_argument("--seed", type=int, default=1, help="the random generator's seed")
+    ai.add_argument("--max-actions", type=int, default=2000,
+                    help="a game still on after so many actions is judged by its score")
+    ai.set_defaults(handler=_ai)
 
     readers = kinds.add_parser("readers", help="reader scan in board time: jobs, rounds, latency")
     readers.add_argument("--board", default=None,
@@ -163,6 +173,13 @@ def _fuzz(args: argparse.Namespace) -> int:
     from masume.bench.fuzz import run
 
     return run(payloads=args.payloads, seed=args.seed)
+
+
+def _ai(args: argparse.Namespace) -> int:
+    from masume.bench.ai import run
+
+    return run(game=args.game, games=args.games, move_seconds=args.move_seconds, seed=args.seed,
+               max_actions=args.max_actions)
 
 
 def _rules(args: argparse.Namespace) -> int:

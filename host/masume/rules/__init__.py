@@ -29,6 +29,7 @@ from .base import (
     Position,
     Roll,
     Rules,
+    SamplesUnseen,
     Status,
     WarnsOfCards,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "Position",
     "Roll",
     "Rules",
+    "SamplesUnseen",
     "Status",
     "WarnsOfCards",
 ]

@@ -13,6 +13,8 @@ What a game has beyond that it declares, and the layers above check it with
 
 - :class:`HidesInformation`: a position that hides things (face-down cards, hands)
   says what each viewer may see (``seen_by``) and read (``notation_for``);
+  :class:`SamplesUnseen`: one that can draw what a viewer cannot see (``sample_unseen``:
+  the computer player's determinization);
 - :class:`OnCards`: a position whose pieces are the cards of a set (``card_set``);
 - :class:`CardRules`: rules that read card sets (``check_cards``), given the
   loader that finds a set by name (``with_card_source``; ``masume.games`` does it);
@@ -62,6 +64,7 @@ from .card_set import CardSet, CardSetError
 
 if TYPE_CHECKING:
     from os import PathLike
+    from random import Random
 
 #: Where the physical pieces stand: square name -> piece names, bottom to top.
 #: Piece names are those of the board definition (``blue``, ``red``, ``ball``,
@@ -331,6 +334,18 @@ class HidesInformation(Protocol[A_contra]):
 
     def notation_for(self, action: A_contra, viewer: str | None) -> str:
         """The action as ``viewer`` may read it (a face-down card unnamed)."""
+
+
+@runtime_checkable
+class SamplesUnseen(Protocol):
+    """A position that hides things (:class:`HidesInformation`) and can draw what a
+    viewer cannot see: a computer player searches such draws (determinization), never
+    the position itself, so that it plays only on what its side may see."""
+
+    def sample_unseen(self, viewer: str, rng: Random) -> Self:
+        """A position ``viewer`` cannot tell from this one (the same ``seen_by(viewer)``),
+        with each card it cannot see drawn at random from the cards it might be. The draw
+        depends only on what ``viewer`` sees and on ``rng``, never on the hidden cards."""
 
 
 @runtime_checkable

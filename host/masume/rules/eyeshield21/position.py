@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
+from random import Random
 from typing import Any, ClassVar, NamedTuple
 
 from ..base import (
@@ -1117,6 +1118,43 @@ class Position:
         return str(action)
 
     # ------------------------------------------------------------- views
+
+    def sample_unseen(self, viewer: str, rng: Random) -> Position:
+        """This position with each card ``viewer`` cannot see drawn at random
+        (:class:`masume.rules.base.SamplesUnseen`), each keeping its kind: the other side's
+        face-down characters and ball cards in the play areas change places among themselves
+        (which went where is the bluff; the viewer saw them go), and its other face-down
+        cards are drawn from the unseen copies of its deck.
+
+        >>> import random
+        >>> from masume.games import load_rules
+        >>> p = load_rules("eyeshield21").start()
+        >>> p = p.apply(next(iter(p.legal_actions())))
+        >>> p.sample_unseen("away", random.Random(1)).seen_by("away") == p.seen_by("away")
+        True
+        """
+        cells = list(self.cells)
+        for side in SIDES:
+            if side == viewer:
+                continue
+            hidden = [k for k, (cell, _, up) in enumerate(cells)
+                      if not up and owner_of(cell) == side]
+            placed = [k for k in hidden if area_of(cells[k][0])
+                      and self.table.kind(cells[k][1]) in ("character", "ball")]
+            drawn = [k for k in hidden if k not in placed]
+            for kind in ("character", "ball"):
+                among = [k for k in placed if self.table.kind(cells[k][1]) == kind]
+                copies = sorted(cells[k][1] for k in among)
+                rng.shuffle(copies)
+                for k, copy in zip(among, copies, strict=True):
+                    cells[k] = (cells[k][0], copy, False)
+            unseen = sorted({*self.pool(side), *(cells[k][1] for k in drawn)})
+            for kind in sorted({self.table.kind(cells[k][1]) for k in drawn}):
+                among = [k for k in drawn if self.table.kind(cells[k][1]) == kind]
+                copies = rng.sample([c for c in unseen if self.table.kind(c) == kind], len(among))
+                for k, copy in zip(among, copies, strict=True):
+                    cells[k] = (cells[k][0], copy, False)
+        return replace(self, cells=tuple(cells))
 
     def seen_by(self, viewer: str | None) -> TableView:
         """What ``viewer`` ("home", "away", or None for a spectator) may see."""

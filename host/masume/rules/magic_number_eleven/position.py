@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
+from random import Random
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..base import ANY_CARD, Awaiting, IllegalAction, Legend, Light, Outcome, Status, TableView
@@ -784,6 +785,34 @@ class Position:
         return str(action)
 
     # ------------------------------------------------------------- views
+
+    def sample_unseen(self, viewer: str, rng: Random) -> Position:
+        """This position with each card ``viewer`` cannot see drawn at random
+        (:class:`masume.rules.base.SamplesUnseen`): the other side's face-down synergy
+        cards from the synergy cards nobody has seen, its face-down penalty card from the
+        penalty cards of the same role.
+
+        >>> import random
+        >>> from masume.games import load_rules
+        >>> p = load_rules("magic-number-eleven").start()
+        >>> p.sample_unseen("home", random.Random(1)) == p
+        True
+        """
+        other = 1 - SIDES.index(viewer)
+        areas = list(self.areas)
+        if not self.shown[other] and self.areas[other]:
+            hidden = self.areas[other]
+            unseen = sorted({*self.pool(), *(copy for _, copy, _ in hidden)})
+            drawn = rng.sample(unseen, len(hidden))
+            areas[other] = tuple((area, copy, source)
+                                 for (area, _, source), copy in zip(hidden, drawn, strict=True))
+        penalty = list(self.penalty)
+        k = 0 if self.turn == other else 1  # the kicker's card first, then the keeper's
+        if penalty[k] and not all(penalty):
+            role = self.cards.copy(penalty[k]).card.get("role")
+            penalty[k] = rng.choice(sorted(c.id for c in self.cards.copies("penalty")
+                                           if c.card.get("role") == role))
+        return replace(self, areas=(areas[0], areas[1]), penalty=(penalty[0], penalty[1]))
 
     def seen_by(self, viewer: str | None) -> TableView:
         """What ``viewer`` ("home", "away", or None for a spectator) may see."""

@@ -1,0 +1,249 @@
+"""Monte Carlo tree search (UCT) on the engines' API, for every game.
+
+One search serves the three kinds of game (docs/ai.md):
+
+- perfect information: each node holds its position and its legal actions, listed
+  once (listing is the dearest call of some engines);
+- chance (``Status.awaiting``: a die's :class:`~masume.rules.base.Roll`, a card turned
+  up from a shuffled pile): the search never chooses the outcome; it draws one,
+  each legal outcome alike likely (a die's faces; a pile's unseen copies);
+- hidden information (:class:`~masume.rules.base.HidesInformation`): single-observer
+  information-set MCTS. Each iteration starts from a position drawn by
+  :class:`~masume.rules.base.SamplesUnseen` (what the searching side cannot see, drawn
+  afresh), so the search only ever reads what its side may see; a node is then a
+  sequence of actions, and selection chooses among the children legal in this
+  iteration's draw (each child counts how often it was available).
+
+Values are from the point of view of the side that acted into a node, in [0, 1]:
+a win 1, a draw 0.5, a loss 0. A playout stops at the game's end, after
+``playout_depth`` actions or at the deadline; an unfinished one is judged by
+:mod:`masume.ai.heuristics` (the score; in the soccer games the ball's row too).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
+
+from masume.rules.base import AnyPosition, HidesInformation, SamplesUnseen
+
+from . import heuristics
+
+#: UCT's exploration constant (values in [0, 1]).
+EXPLORATION = 0.7
+
+
+def acting_side(position: AnyPosition) -> str:
+    """The side whose player chooses now (``Status.deciding``, else ``to_move``)."""
+    status = position.status()
+    return status.deciding or status.to_move
+
+
+def is_chance(position: AnyPosition) -> bool:
+    """Does the position wait for chance (a die, a card turned up), not for a player?"""
+    return position.status().awaiting is not None
+
+
+def check_turn(position: AnyPosition, side: str) -> None:
+    """ValueError unless ``side`` is to choose an action in ``position``."""
+    if position.outcome() is not None:
+        raise ValueError(f"the game is over ({position.outcome()}): nothing to choose")
+    if is_chance(position):
+        raise ValueError(f"the game waits for {position.status().awaiting}, not a player")
+    if side not in position.sides:
+        raise ValueError(f"side must be {' or '.join(position.sides)}, not {side!r}")
+    if acting_side(position) != side:
+        raise ValueError(f"{side} does not act now: {acting_side(position)} does")
+
+
+@dataclass(eq=False)
+class Node:
+    """A node of the tree: the side that acted into it, its statistics, its children."""
+
+    actor: str | None  # the side whose action led here (None: chance, or the root)
+    visits: int = 0
+    total: float = 0.0  # sum of the actor's values
+    available: int = 0  # iterations in which this node's action was legal (hidden info)
+    children: dict[Hashable, Node] = field(default_factory=dict)
+    #: Perfect information only: the position and its untried actions, listed once.
+    position: AnyPosition | None = None
+    untried: list[Hashable] | None = None
+
+
+@dataclass
+class SearchResult:
+    """What one search found: the action chosen and the root's statistics."""
+
+    action: Hashable
+    iterations: int
+    #: action -> (visits, mean value for the searching side).
+    stats: dict[Hashable, tuple[int, float]]
+
+
+class Search:
+    """One move's search from ``position`` for ``side`` (the side to act there)."""
+
+    def __init__(self, position: AnyPosition, side: str, rng: random.Random,
+                 playout_depth: int | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        check_turn(position, side)
+        self.side = side
+        self.rng = rng
+        self.playout_depth = (heuristics.playout_depth(position.game) if playout_depth is None
+                              else playout_depth)
+        self.evaluate = heuristics.evaluation(position.game)
+        self.eager = heuristics.eager(position.game)
+        self.clock = clock
+        self.hidden = isinstance(position, HidesInformation)
+        if self.hidden and not isinstance(position, SamplesUnseen):
+            raise TypeError(f"{position.game} hides cards but cannot draw what a side does "
+                            "not see (masume.rules.base.SamplesUnseen): the search would peek")
+        self.start = position
+        self.root = Node(None)
+        if not self.hidden:
+            self.root.position = position
+            self.root.untried = self._shuffled(position)
+
+    def _shuffled(self, position: AnyPosition) -> list[Hashable]:
+        """The legal actions in the order to try them (from the end): the game's eager
+        actions (:data:`masume.ai.heuristics.EAGER`) first, each kind shuffled."""
+        actions = heuristics.playable(position)
+        self.rng.shuffle(actions)
+        if self.eager:
+            actions.sort(key=lambda action: isinstance(action, self.eager))
+        return actions
+
+    def _pick(self, actions: list[Hashable]) -> Hashable:
+        """A playout's action: an eager one every other time there is one, else any."""
+        if self.eager and self.rng.random() < 0.5:
+            eager = [a for a in actions if isinstance(a, self.eager)]
+            if eager:
+                return self.rng.choice(eager)
+        return self.rng.choice(actions)
+
+    def run(self, seconds: float, iterations: int | None = None) -> SearchResult:
+        """Search until ``seconds`` have passed (from now) or ``iterations`` are done."""
+        now = self.clock()
+        deadline = now + seconds
+        done = 0
+        longest = 0.0  # no iteration starts that could end after the deadline
+        while (iterations is None or done < iterations) and now + longest < deadline:
+            self._iterate(deadline)
+            done += 1
+            began, now = now, self.clock()
+            longest = max(longest, now - began)
+        return self._result(done)
+
+    def _result(self, done: int) -> SearchResult:
+        stats = {action: (child.visits, child.total / child.visits)
+                 for action, child in self.root.children.items() if child.visits}
+        # The most visited action that the rules allow here. With hidden cards a draw may
+        # offer what the real position does not (a card "from the deck" that lies face
+        # down in the other side's area): the table would refuse it. Only such a choice,
+        # among cards that come as chance gives them, reads the real position.
+        for action in sorted(stats, key=stats.__getitem__, reverse=True):
+            if not self.hidden or self.start.is_legal(action):
+                return SearchResult(action, done, stats)
+        listed = self.root.untried if not self.hidden and not stats else None
+        actions = listed or heuristics.playable(self.start)
+        return SearchResult(self.rng.choice(actions), done, stats)
+
+    def _determinized(self) -> AnyPosition:
+        assert isinstance(self.start, SamplesUnseen)
+        drawn: AnyPosition = self.start.sample_unseen(self.side, self.rng)
+        return drawn
+
+    # ------------------------------------------------------------- one iteration
+
+    def _iterate(self, deadline: float) -> None:
+        position = self._determinized() if self.hidden else self.start
+        node = self.root
+        path = [node]
+        # Selection and expansion.
+        while position.outcome() is None:
+            status = position.status()  # one call a step: some engines build it dearly
+            if status.awaiting is not None:
+                outcome = self.rng.choice(list(position.legal_actions()))
+                child = node.children.get(outcome)
+                if child is None:
+                    child = node.children[outcome] = Node(None)
+                position = self._step(child, position, outcome)
+                node = child
+                path.append(node)
+                continue
+            actor = status.deciding or status.to_move
+            action, expanded = self._select(node, position, actor)
+            child = node.children.get(action)
+            if child is None:
+                child = node.children[action] = Node(actor)
+            position = self._step(child, position, action)
+            node = child
+            path.append(node)
+            if expanded:
+                break
+        result = self._playout(position, deadline)
+        for visited in path:
+            visited.visits += 1
+            if visited.actor is not None:
+                visited.total += result[visited.actor]
+
+    def _step(self, child: Node, position: AnyPosition, action: Hashable) -> AnyPosition:
+        if self.hidden:
+            return position.apply(action)
+        if child.position is None:
+            child.position = position.apply(action)
+        return child.position
+
+    def _select(self, node: Node, position: AnyPosition, actor: str) -> tuple[Hashable, bool]:
+        """The action to follow from ``node`` and whether it is a new child."""
+        if not self.hidden:
+            if node.untried is None:
+                node.untried = self._shuffled(position)
+            if node.untried:
+                return node.untried.pop(), True
+            return self._ucb(node, node.children), False
+        legal = heuristics.playable(position)
+        new = [a for a in legal if a not in node.children]
+        for action in legal:
+            if action in node.children:
+                node.children[action].available += 1
+        if new:
+            eager = [a for a in new if isinstance(a, self.eager)] if self.eager else []
+            return self.rng.choice(eager or new), True
+        return self._ucb(node, {a: node.children[a] for a in legal}), False
+
+    def _ucb(self, node: Node, children: Mapping[Hashable, Node]) -> Hashable:
+        best: Hashable = None
+        best_score = -1.0
+        for action, child in children.items():
+            parent = child.available if self.hidden else node.visits
+            score = (child.total / child.visits
+                     + EXPLORATION * math.sqrt(math.log(max(parent, 1)) / child.visits))
+            if score > best_score:
+                best, best_score = action, score
+        return best
+
+    def _playout(self, position: AnyPosition, deadline: float) -> Mapping[str, float]:
+        step = 0.0  # the longest step yet: none starts that could end after the deadline
+        for _ in range(self.playout_depth):
+            began = self.clock()
+            if position.outcome() is not None or began + step >= deadline:
+                break
+            position = position.apply(self._pick(heuristics.playable(position)))
+            step = max(step, self.clock() - began)
+        return self.evaluate(position)
+
+
+def search(position: AnyPosition, side: str, seconds: float, *, rng: random.Random,
+           iterations: int | None = None, playout_depth: int | None = None) -> SearchResult:
+    """Search ``position`` for ``side`` for at most ``seconds`` (and ``iterations``),
+    counted from the call: listing the first actions is part of the time."""
+    began = time.perf_counter()
+    found = Search(position, side, rng, playout_depth)
+    return found.run(seconds - (time.perf_counter() - began), iterations)
+
+
+__all__ = ["Node", "Search", "SearchResult", "acting_side", "check_turn", "is_chance", "search"]
