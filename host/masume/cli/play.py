@@ -229,6 +229,12 @@ def run(args: argparse.Namespace) -> int:
             sim.close()
     outcome = table.core.shown_position().outcome()  # a resignation too
     print(f"game over: {outcome}" if outcome else f"game saved in {store.folder}", flush=True)
+    if sim:
+        from masume.cli import leave_without_teardown
+
+        # The simulated board's MicroPython VM ran in this process: its runtime's
+        # threads can panic in the interpreter's teardown (as `masume sim`'s).
+        leave_without_teardown(0)
     return 0
 
 
