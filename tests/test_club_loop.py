@@ -40,7 +40,7 @@ def test_tables_run_on_the_loop_and_sleep_while_nothing_happens(broker, make_sim
         # heartbeat's.
         for unit in units:
             table = server.tables[unit]
-            until(lambda t=table: t.session._timer is None, f"{unit}'s table asleep")
+            until(lambda t=table: not t.session._alarm.armed, f"{unit}'s table asleep")
             link = table.link
             assert link._timer is not None
             assert link._timer_at <= link._last_heartbeat + HEARTBEAT_S + 1e-6
@@ -53,7 +53,7 @@ def test_tables_run_on_the_loop_and_sleep_while_nothing_happens(broker, make_sim
         until(lambda: table.link.ack == table.session.core.handled[1], "the events acknowledged")
         record = store.record(table.game_id) or ""
         assert resume_game(record, "soccer-shogi").notations() == [position.notation(action)]
-        until(lambda: table.session._timer is None, "the table asleep again")
+        until(lambda: not table.session._alarm.armed, "the table asleep again")
         assert server.health_report()["server"]["club-loop"]["alive"]
     finally:
         server.close()

@@ -25,7 +25,6 @@ cover: nothing is lost (the same path as a fault in the core, masume.play.table)
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import functools
 import hashlib
@@ -45,6 +44,8 @@ from masume.play.core import Effects, TableCore
 from masume.play.table import FAULT_BACKOFF_S, POISON_FAULTS, SAVE_RETRY_S
 from masume.storage import CannotSave, LogEntry
 from masume.subscribers import Subscribers
+
+from .runner import Alarm
 
 if TYPE_CHECKING:
     from masume.link.loop import LoopLink
@@ -348,8 +349,7 @@ class PoolTable:
         self._link_was: bool | None = None
         self._started = False
         self._closed = False
-        self._timer: asyncio.TimerHandle | None = None
-        self._timer_at = float("inf")
+        self._alarm = Alarm(self.loop, self.wake)
         self._wake_pending = False
         self.leds: dict[str, Led] = {}
 
@@ -398,7 +398,7 @@ class PoolTable:
             done.set()
             return done
         self._closed = True
-        self._cancel()
+        self._alarm.cancel()
         self.link.on_change = None
         self.health.stop()
         if self._cannot_save is not None or self._generation != self.pool.generation[self.slot]:
@@ -454,7 +454,7 @@ class PoolTable:
             events = self.link.take(timeout=0)
         except BoardMismatch as exc:
             self.health.stop("failed", str(exc))  # the board is refused: said by the link
-            self._cancel()
+            self._alarm.cancel()
             self._notify()
             return
         batch = []
@@ -563,7 +563,7 @@ class PoolTable:
         self._reopen_due = True
         self._notify()
         backoff = FAULT_BACKOFF_S[min(self._faults_in_row, len(FAULT_BACKOFF_S)) - 1]
-        self._arm(time.monotonic() + backoff)
+        self._alarm.at(time.monotonic() + backoff)
 
     def _reopen(self) -> None:
         self._reopen_due = False
@@ -581,26 +581,10 @@ class PoolTable:
 
     def _arm_deadline(self, due: float | None) -> None:
         if due is None:
-            self._cancel()
+            self._alarm.cancel()
             return
         now = time.monotonic()
-        self._arm(due if due > now else now + 0.1)
-
-    def _arm(self, at: float) -> None:
-        if self._timer is not None and self._timer_at <= at:
-            return
-        self._cancel()
-        self._timer_at = at
-        self._timer = self.loop.call_at(at, self._on_timer)
-
-    def _on_timer(self) -> None:
-        self._timer, self._timer_at = None, float("inf")
-        self.wake()
-
-    def _cancel(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer, self._timer_at = None, float("inf")
+        self._alarm.at(due if due > now else now + 0.1)
 
     # ---- saving: one save in flight, acknowledged once committed ---------------------------
 

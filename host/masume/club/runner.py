@@ -112,6 +112,38 @@ def _call_all(calls: list[tuple[Done, Exception | None]]) -> None:
         _call(done, error)
 
 
+class Alarm:
+    """A table's one wake-up on the loop: set for the earliest deadline asked for (a
+    later one leaves it as it is), gone once it rings (calling ``ring``) or is cancelled.
+    LoopTable and the pool's PoolTable each keep one."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, ring: Callable[[], None]) -> None:
+        self.loop = loop
+        self._ring = ring
+        self._handle: asyncio.TimerHandle | None = None
+        self.when = float("inf")
+
+    @property
+    def armed(self) -> bool:
+        return self._handle is not None
+
+    def at(self, when: float) -> None:
+        if self._handle is not None and self.when <= when:
+            return
+        self.cancel()
+        self.when = when
+        self._handle = self.loop.call_at(when, self._rung)
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+        self._handle, self.when = None, float("inf")
+
+    def _rung(self) -> None:
+        self._handle, self.when = None, float("inf")
+        self._ring()
+
+
 class LoopTable(TableSession):
     """One table on the loop (see the module docstring). ``store`` is the club's
     :class:`~masume.club.server.TableStore`; every method but the readers
@@ -125,8 +157,7 @@ class LoopTable(TableSession):
         self.committer = committer
         self._started = False
         self._closed = False
-        self._timer: asyncio.TimerHandle | None = None
-        self._timer_at = float("inf")
+        self._alarm = Alarm(self.loop, self.wake)
         self._saving = False
         self._generation = 0  # a reload makes the save in flight an old one
         self._faults_in_row = 0
@@ -160,7 +191,7 @@ class LoopTable(TableSession):
             done.set()
             return done
         self._closed = True
-        self._cancel()
+        self._alarm.cancel()
         self.loop_link.on_change = None
         self.health.stop()
         if self.store is None or self._cannot_save is not None:
@@ -221,13 +252,13 @@ class LoopTable(TableSession):
             with self._lock:
                 self.core.notice = str(exc)
             self.health.stop("failed")  # the board is refused: said by the link
-            self._cancel()
+            self._alarm.cancel()
             self._notify()
         except Exception as exc:  # noqa: BLE001 (a bug: say it, reload the last save, go on)
             self._faults_in_row += 1
             self._fault(exc)
             backoff = FAULT_BACKOFF_S[min(self._faults_in_row, len(FAULT_BACKOFF_S)) - 1]
-            self._arm(time.monotonic() + backoff)
+            self._alarm.at(time.monotonic() + backoff)
 
     def _watch_link(self) -> None:
         """As the thread's, and a board just connected gets the table's picture: one
@@ -240,28 +271,12 @@ class LoopTable(TableSession):
     def _arm_deadline(self, now: float) -> None:
         due = self.core.due()
         if due is None:
-            self._cancel()
+            self._alarm.cancel()
             return
         # Due already: the tracker waits for the board's clock (a cut link's backlog
         # still coming, see BoardSession.clock); the link says when it is in, and
         # this looks again meanwhile.
-        self._arm(due if due > now else now + 0.1)
-
-    def _arm(self, at: float) -> None:
-        if self._timer is not None and self._timer_at <= at:
-            return
-        self._cancel()
-        self._timer_at = at
-        self._timer = self.loop.call_at(at, self._on_timer)
-
-    def _on_timer(self) -> None:
-        self._timer, self._timer_at = None, float("inf")
-        self.wake()
-
-    def _cancel(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer, self._timer_at = None, float("inf")
+        self._alarm.at(due if due > now else now + 0.1)
 
     def _reload(self) -> None:
         self._generation += 1
