@@ -146,6 +146,7 @@ def test_masume_sim_chip_as_a_user_runs_it_with_a_dead_reader() -> None:
     sim = subprocess.Popen([*masume, "sim", "--board", "shogi-soccer", "--chip",
                             "--fault", "dead-reader:5-K"], stdin=subprocess.PIPE,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+    monitor = None
     try:
         first = sim.stdout.readline()
         assert first.startswith("port: "), first + sim.stderr.read()
@@ -171,6 +172,9 @@ def test_masume_sim_chip_as_a_user_runs_it_with_a_dead_reader() -> None:
         err = "".join(said) + err
         assert "5-K" in err and "does not answer" in err  # the board said which reader
     finally:
+        if monitor is not None and monitor.poll() is None:
+            monitor.kill()  # a failed check must not leave it waiting on the port
+            monitor.wait()
         sim.stdin.close()
         sim.wait(timeout=60)
 
