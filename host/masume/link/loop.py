@@ -218,19 +218,7 @@ class LoopLink(BoardSession):
         """The thread's _serve for the frames that came now (its timers: _on_timer)."""
         if frames:
             self._last_heard = now
-        ack_due = False
-        for mtype, seq, fields in frames:
-            try:
-                ack_due |= self._handle(mtype, seq, fields)
-            except (LinkDown, BoardMismatch):
-                raise
-            except Exception as exc:
-                raise _FrameFault(c.NAMES.get(mtype, mtype)) from exc
-        ack = self._ack_due()
-        if ack_due or ack > self._ack:
-            self._ack = ack
-            self.stats.acked = ack
-            self._send(c.encode_frame(c.ACK, ack))
+        self._handle_frames(frames)
         if self._timer is None:
             self._on_timer()
 

@@ -485,19 +485,7 @@ class BoardSession:
                 last_heard = now
             elif now - last_heard > SILENCE_TIMEOUT_S:
                 raise LinkDown("board silent")
-            ack_due = False
-            for mtype, seq, fields in frames:
-                try:
-                    ack_due |= self._handle(mtype, seq, fields)
-                except (LinkDown, BoardMismatch):
-                    raise
-                except Exception as exc:
-                    raise _FrameFault(c.NAMES.get(mtype, mtype)) from exc
-            ack = self._ack_due()
-            if ack_due or ack > self._ack:
-                self._ack = ack
-                self.stats.acked = ack
-                self._send(c.encode_frame(c.ACK, ack))
+            self._handle_frames(frames)
             if now - last_heartbeat >= HEARTBEAT_S:
                 last_heartbeat = now
                 self._send(c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(0, 0, 0, 0)))
@@ -563,6 +551,23 @@ class BoardSession:
             self._complaints[what] = (now, 0)
         else:
             self._complaints[what] = (said, since + 1)
+
+    def _handle_frames(self, frames: list[tuple[int, int, Any]]) -> None:
+        """Handle the frames that came, then acknowledge what they made due (one ACK
+        for all of them). A frame that cannot be handled is a fault of the link."""
+        ack_due = False
+        for mtype, seq, fields in frames:
+            try:
+                ack_due |= self._handle(mtype, seq, fields)
+            except (LinkDown, BoardMismatch):
+                raise
+            except Exception as exc:
+                raise _FrameFault(c.NAMES.get(mtype, mtype)) from exc
+        ack = self._ack_due()
+        if ack_due or ack > self._ack:
+            self._ack = ack
+            self.stats.acked = ack
+            self._send(c.encode_frame(c.ACK, ack))
 
     def _handle(self, mtype: int, seq: int, fields: Any) -> bool:
         """Handle one frame from the board; True if an ack should go back."""
