@@ -6,6 +6,8 @@
   18.66 px bold). Disabled controls are exempt, as WCAG says.
 - Pieces on the board (1.4.11, non-text contrast): a piece's rim (or, without one,
   its colour) against its square's, at least 3:1.
+- Text cut off (1.4.4, 1.4.10: text stays whole, a 400 px page reflows): a text
+  whose box hides its overflow (a zone's name on a card mat) shows all of it.
 - Target size (2.5.8, minimum): everything a finger taps (buttons, links, fields,
   the board's squares on the simulated board) at least 24 x 24 CSS px.
 
@@ -64,7 +66,7 @@ CHECK_JS = r"""() => {
       : el.className && typeof el.className === "string" ? `.${el.className.split(" ")[0]}` : el.tagName;
     return `${what} "${(el.textContent || el.value || el.title || "").trim().slice(0, 30)}"`;
   };
-  const text = [], pieces = [], targets = [];
+  const text = [], pieces = [], targets = [], cut = [];
   for (const el of document.querySelectorAll("body *")) {
     if (!visible(el) || el.closest(":disabled, [aria-disabled=true]")) continue;
     const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
@@ -76,6 +78,9 @@ CHECK_JS = r"""() => {
       const r = ratio(over(fg, bg), bg);
       const size = parseFloat(s.fontSize), bold = Number(s.fontWeight) >= 700;
       const need = size >= 24 || (size >= 18.66 && bold) ? 3 : 4.5;
+      if (s.overflow !== "visible" && (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)) {
+        cut.push(`${name(el)}: ${el.scrollWidth} x ${el.scrollHeight} px of text in ${el.clientWidth} x ${el.clientHeight}`);
+      }
       if (r < need) text.push(`${name(el)}: ${r.toFixed(2)}:1 < ${need}:1 (${s.color} on rgb(${bg.slice(0, 3).map(Math.round)}))`);
     }
     if (el.matches(".cell .piece.top:not(.piece-ball)")) {
@@ -92,12 +97,12 @@ CHECK_JS = r"""() => {
       if (r.width < 24 || r.height < 24) targets.push(`${name(el)}: ${r.width.toFixed(0)} x ${r.height.toFixed(0)} px`);
     }
   }
-  return { text, pieces, targets };
+  return { text, pieces, targets, cut };
 }"""
 
 
 def readability_problems(page: Any, where: str) -> list[str]:
     """What fails on ``page`` as it stands (one line each, ``where`` first)."""
     found = page.evaluate(CHECK_JS)
-    return [f"{where}: {kind}: {line}" for kind in ("text", "pieces", "targets")
+    return [f"{where}: {kind}: {line}" for kind in ("text", "pieces", "targets", "cut")
             for line in dict.fromkeys(found[kind])]

@@ -4,13 +4,21 @@ and never chosen, no peeking at the other side's cards, and stronger than chance
 from __future__ import annotations
 
 import itertools
-import re
 import random
+import re
 from collections import Counter
 
 import pytest
+
 from masume.ai import LEVELS, Level, RandomPlayer, SearchPlayer, level, play
-from masume.ai.heuristics import playable
+from masume.ai.heuristics import (
+    evaluation,
+    playable,
+    tactics_evaluation,
+    tactics_keeping,
+    tactics_play,
+    tactics_shot,
+)
 from masume.ai.search import Node, Search, is_chance, search
 from masume.games import GAMES, load_rules
 from masume.rules import Roll
@@ -59,6 +67,25 @@ def test_the_search_keeps_to_its_time() -> None:
     assert readings[-1] - readings[0] <= 0.5
 
 
+def test_the_collector_leaves_what_was_there_before_the_search() -> None:
+    """The objects that existed when the search began are out of the cyclic garbage
+    collector's reach while it runs (a full collection inside a search took 1.2 s in
+    Soccer Shogi), and back in it after."""
+    import gc
+
+    frozen: list[int] = []
+
+    def clock() -> float:
+        frozen.append(gc.get_freeze_count())
+        return len(frozen) / 1000
+
+    position = load_rules("soccer-shogi").start()
+    before = gc.get_freeze_count()
+    Search(position, "blue", random.Random(1), clock=clock).run(0.05)
+    assert frozen and min(frozen) > before
+    assert gc.get_freeze_count() == before
+
+
 def test_chance_is_drawn_never_chosen() -> None:
     """Masume Soccer Tactics: a kick is followed by the die. The die's nodes are no
     side's (no player's value is kept for them) and each face is drawn."""
@@ -77,9 +104,85 @@ def test_chance_is_drawn_never_chosen() -> None:
                 assert isinstance(outcome, Roll)
                 assert child.actor is None and child.total == 0.0
                 rolls[outcome.die] += child.visits
+            drawn = [child.visits for child in node.children.values()]
+            if node.visits >= 7:  # faces drawn in turn: each as often as the others, or one more
+                assert len(drawn) == 6 and max(drawn) - min(drawn) <= 1, drawn
     assert chance_nodes > 0
     assert set(rolls) == {1, 2, 3, 4, 5, 6}
     assert min(rolls.values()) > sum(rolls.values()) / 20  # each face drawn, none favoured
+
+
+def test_a_leaf_waiting_for_the_die_is_judged_by_its_faces() -> None:
+    """Masume Soccer Tactics (leaves judged at once): a kick called, the die to come, is
+    judged by the mean of the six positions after each face, not by where the ball stands
+    before the roll; a charge by its two dice."""
+    position = load_rules("masume-tactics").start(goals_to_win=1)
+    found = Search(position, "home", random.Random(1))
+    called = position.apply(position.parse_action("G8 ground N"))
+    assert is_chance(called)
+    faces = [tactics_evaluation(called.apply(Roll(die)))["home"] for die in range(1, 7)]
+    judged = found._playout(called, deadline=float("inf"))["home"]
+    assert judged == pytest.approx(sum(faces) / 6)
+    assert judged != tactics_evaluation(called)["home"]
+
+
+TACTICS_FORMATION = ("G2,C4,E3,I3,K4,G5,C7,E6,G8,I6,K7/"
+                     "G16,C13,E14,I14,K13,G12,C10,E11,G11,I11,K10")
+
+
+def tactics(ball: str, players: str = TACTICS_FORMATION, to_move: str = "home"):
+    """Home's centre forward (home-9, on G8 in the formation) keeping the ball on ``ball``."""
+    players = players.replace("G8", ball)
+    return load_rules("masume-tactics").from_text(f"{players} {ball} {to_move} 1 home 0-0",
+                                                  goals_to_win=1)
+
+
+def test_the_lean_sees_a_shot() -> None:
+    """Masume Soccer Tactics: the chance of a goal with one kick from where the ball is.
+    On G13 (four squares out, away's goalkeeper on G16 in the way of a ground kick) a lob
+    of length 4 scores: faces 2 and 4. On G15 an inside kick scores for sure; on G8, out of
+    reach, nothing. With the first goal winning, a shot of chance p is worth p of a win."""
+    far, lob, sure = tactics("G8"), tactics("G13"), tactics("G15", TACTICS_FORMATION.replace(
+        "G16", "F16"))
+    assert tactics_shot(far) == 0.0
+    assert tactics_shot(lob) == pytest.approx(2 / 6)
+    assert tactics_shot(sure) == 1.0
+    assert tactics_evaluation(sure)["home"] == 1.0
+    assert tactics_evaluation(far)["home"] < tactics_evaluation(lob)["home"]
+    # The goalkeeper out of the way: a ground kick of 4 or more from G13 scores too.
+    open_goal = tactics("G13", TACTICS_FORMATION.replace("G16", "C16"))
+    assert tactics_shot(open_goal) == pytest.approx(3 / 6)
+    # From H13 to the north-west: G14, F15, E16, and the post (a diagonal into the goal
+    # from outside it): nothing that way; north (H14 to H16, H17 is the goal's) it goes.
+    assert tactics_shot(tactics("H13", TACTICS_FORMATION.replace("G16", "C16"))) == pytest.approx(
+        3 / 6)
+
+
+def test_a_keeper_next_to_a_defender_may_lose_the_ball() -> None:
+    """Masume Soccer Tactics: when the defence acts, an opponent next to the keeper (in
+    front or beside) wins the ball by a charge with 21 chances in 36; one behind him would
+    commit a foul, and nobody charges while the keeper's side acts."""
+    formation = TACTICS_FORMATION.replace("C10", "G9")  # away-7 in front of home-9 on G8
+    assert tactics_keeping(tactics("G8", formation, to_move="home")) == 1.0
+    assert tactics_keeping(tactics("G8", formation, to_move="away")) == pytest.approx(15 / 36)
+    behind = TACTICS_FORMATION.replace("C10", "G7")
+    assert tactics_keeping(tactics("G8", behind, to_move="away")) == 1.0
+    assert tactics_play(tactics("G8", formation, to_move="away")) < tactics_play(
+        tactics("G8", behind, to_move="away"))
+
+
+def test_a_win_in_one_is_seen_at_the_leaf() -> None:
+    """Shogi-piece soccer: a leaf where the side to move can shoot into an open goal (or
+    eject the goalkeeper) is judged won for it, whatever the ball's place and the pieces."""
+    judge = evaluation("shogi-soccer")
+    rules = load_rules("shogi-soccer")
+    open_shot = rules.from_text("3k5/9/4R4/9/9/9/9/9/9/9/4K4 sente play 5-C - -")
+    assert judge(open_shot) == {"sente": 1.0, "gote": 0.0}
+    # Gote to move, its pawn on 6-C next to the rook: in check, but it may take the ball,
+    # so not lost yet, and judged by the lean.
+    parried = rules.from_text("3k5/9/3pR4/9/9/9/9/9/9/9/4K4 gote play 5-C - -")
+    assert parried.outcome() is None and parried.is_check() and not parried.wins_now()
+    assert 0.5 < judge(parried)["sente"] < 1.0
 
 
 @pytest.mark.parametrize("game", ["eyeshield21", "magic-number-eleven"])
@@ -124,6 +227,32 @@ def test_the_computer_beats_a_random_player() -> None:
         end = play(start, {ours: computer, theirs: chance}, {ours: 600.0, theirs: 0.0}, rng)
         outcome = end.outcome()
         assert outcome is not None and outcome.winner == ours, (number, outcome)
+
+
+def test_a_loose_ball_leans_to_the_side_standing_nearer() -> None:
+    """Masume Soccer Tactics: a loose ball one step from home's nearest player and two from
+    away's leans to home; the other way round, to away (the ball a rank further from home's
+    goal would lean home's way on its own)."""
+    rules = load_rules("masume-tactics")
+    formation = ("G2,C4,E3,I3,K4,G5,C7,E6,G8,I6,K7/"
+                 "G15,C13,E14,I14,K13,G12,C10,E11,G11,I11,K10")
+    nearer_home = rules.from_text(f"{formation} G9 home 1 home 0-0")
+    nearer_away = rules.from_text(f"{formation} G10 home 1 home 0-0")
+    assert nearer_home.keeper == nearer_away.keeper == -1
+    assert tactics_play(nearer_home) > 0 > tactics_play(nearer_away)
+    kept = rules.start()  # home-9 keeps the ball on the centre mark
+    assert tactics_play(kept) > tactics_play(nearer_home)
+
+
+def test_a_winning_shot_is_tried_first() -> None:
+    """Shogi-piece soccer: among 37 actions, the rook's open shot (a goal) is tried before
+    the others (shots and ejections first), so three iterations find and choose it."""
+    position = load_rules("shogi-soccer").from_text(
+        "3k5/9/4R4/9/9/9/9/9/9/9/4K4 sente play 5-C - -")
+    assert len(list(position.legal_actions())) == 37
+    result = search(position, "sente", 600.0, rng=random.Random(5), iterations=3)
+    outcome = position.apply(result.action).outcome()
+    assert outcome is not None and outcome.winner == "sente"
 
 
 def test_players_never_declare() -> None:
@@ -181,7 +310,38 @@ def test_bench_ai_prints_its_lines(capsys: pytest.CaptureFixture[str]) -> None:
                         r"\d lost \(\d unfinished, judged by the score\)", lines[2])
     assert re.fullmatch(r"moves at 0\.05 s: \d+ of \d+ took longer, the slowest "
                         r"[\d.]+ s \(wall clock\)", lines[3])
+    assert run("shogi-soccer", games=2, move_seconds=0.02, seed=3, max_actions=300,
+               levels="beginner,club") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    assert re.fullmatch(r"beginner vs club: \d won, \d drawn, \d lost "
+                        r"\(\d unfinished, judged by the score\)", lines[1])
+    assert run("shogi-soccer", games=1, move_seconds=0.02, seed=3, max_actions=100,
+               levels="beginner,random") == 0
+    assert "beginner vs random: " in capsys.readouterr().out
+    assert run("shogi-soccer", games=1, move_seconds=0.1, levels="beginner") == 2
+    assert "--levels names two levels" in capsys.readouterr().out
+    assert run("shogi-soccer", games=1, move_seconds=0.1, levels="beginner,hard") == 2
+    assert "unknown level 'hard'" in capsys.readouterr().out
     assert run("chess", games=1, move_seconds=0.1) == 2
     assert "unknown game 'chess'" in capsys.readouterr().out
     assert run("shogi-soccer", games=0, move_seconds=0.1) == 2
     assert "--games must be at least 1" in capsys.readouterr().out
+
+
+def test_the_search_proves_wins_and_losses() -> None:
+    """Shogi-piece soccer, an MCTS solver: an open shot wins at once, so the root is proven
+    won in one iteration and the search stops; with gote in check and one parry among nine
+    actions (the pawn takes the ball from the rook), each other action is proven lost (sente
+    wins in one after it) once tried, and the parry is chosen in ten iterations."""
+    rules = load_rules("shogi-soccer")
+    shot = rules.from_text("3k5/9/4R4/9/9/9/9/9/9/9/4K4 sente play 5-C - -")
+    found = search(shot, "sente", 600.0, rng=random.Random(1), iterations=200)
+    assert found.iterations == 1 and shot.apply(found.action).outcome().winner == "sente"
+    checked = rules.from_text("3k5/9/3pR4/9/9/9/9/9/9/9/4K4 gote play 5-C - -")
+    actions = playable(checked)
+    parries = [a for a in actions if not checked.apply(a).wins_now()]
+    assert len(actions) == 9 and len(parries) == 1
+    for seed in range(3):
+        assert search(checked, "gote", 600.0, rng=random.Random(seed),
+                      iterations=10).action == parries[0]

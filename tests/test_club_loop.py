@@ -42,8 +42,11 @@ def test_tables_run_on_the_loop_and_sleep_while_nothing_happens(broker, make_sim
             table = server.tables[unit]
             until(lambda t=table: not t.session._alarm.armed, f"{unit}'s table asleep")
             link = table.link
-            assert link._timer is not None
-            assert link._timer_at <= link._last_heartbeat + HEARTBEAT_S + 1e-6
+            # Read from this thread while the loop runs: the alarm is re-armed when it
+            # fires, so the check is waited for, not taken once at a random instant.
+            until(lambda link=link: link._alarm.armed and not link._backoff.armed
+                  and link._alarm.when <= link._last_heartbeat + HEARTBEAT_S + 1e-6,
+                  f"{unit}'s link waiting only for its heartbeat")
         # A hand moves: woken, read, saved; the board hears its ACK once it is committed.
         position = load_rules("soccer-shogi").start()
         action = first_action(position)

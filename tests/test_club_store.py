@@ -223,6 +223,10 @@ def test_renew_extends_every_lease_a_server_holds_and_says_which(store_url):
         assert a.renew("club-a", 30) == {"t-2"}  # t-1 is gone: club-a stops its table
         assert b.renew("club-b", 30) == {"t-1"}
         assert b.owner("t-1")[0] == "club-b"
+        # A server taking over claims many in one transaction: those with a live lease
+        # elsewhere stay there.
+        assert b.claim_all(["t-1", "t-2", "t-3"], "club-b", 30) == {"t-1", "t-3"}
+        assert a.renew("club-a", 30) == {"t-2"} and b.claim_all([], "club-b", 30) == set()
     finally:
         a.close()
         b.close()

@@ -21,7 +21,7 @@ from waiting import HANG_S
 
 from masume.boards import load_board
 from masume.games import load_rules
-from masume.leds import RED, WHITE
+from masume.leds import WHITE, WRONG
 from masume.link import BoardEvent, BoardSession, Led, NoBoard, SerialTransport
 from masume.play.core import Effects, TableCore
 from masume.play.table import TableSession
@@ -59,7 +59,7 @@ def test_an_illegal_move_says_the_engines_reason_and_how_to_put_it_back() -> Non
     assert view.message.endswith("to put it right: move blue from A3 to A7")
     assert effects.messages == [view.message]  # said once in the terminal
     # The LEDs: the misplaced piece blinks red, its square blinks white.
-    assert core.leds["A3"] == Led(RED, "blink") and core.leds["A7"] == Led(WHITE, "blink")
+    assert core.leds["A3"] == Led(WRONG, "blink") and core.leds["A7"] == Led(WHITE, "blink")
     # Nothing more is said while the board stands so.
     assert core.tick(5.0).messages == []
 
@@ -73,7 +73,7 @@ def test_a_takeback_says_the_exact_hand_movements() -> None:
     assert [r[0] for r in effects.reports] == ["took back"]
     assert core.tracker.view.message == "take back A7-A6: move blue from A6 to A7"
     assert effects.messages == ["take back A7-A6: move blue from A6 to A7"]
-    assert core.leds["A7"] == Led(WHITE, "blink") and core.leds["A6"] == Led(RED, "blink")
+    assert core.leds["A7"] == Led(WHITE, "blink") and core.leds["A6"] == Led(WRONG, "blink")
     readings["A7"], readings["A6"] = ("blue",), ()
     settle(core, readings, 4.0)
     assert core.tracker.view.state == "in-sync" and core.tracker.taken_back is None
@@ -155,7 +155,7 @@ def test_a_card_laid_where_it_may_not_go_says_the_engines_reason_and_the_fix(
     assert said.startswith(f"a card is on {cell}: the game has no card there (")
     assert copy.card.name not in said and reason in said
     # Lit: the card to take off blinks red.
-    assert core.leds[cell] == Led(RED, "blink")
+    assert core.leds[cell] == Led(WRONG, "blink")
 
 
 def test_eyeshield21s_deal_says_where_the_guts_go_and_lights_it() -> None:
@@ -214,7 +214,7 @@ def test_on_the_board_an_illegal_move_is_refused_with_its_reason_and_lit_fix(on_
     wait(lambda: table.tracker.view.state == "mismatch", "the mismatch", table)
     wait(lambda: any("move blue from A3 to A7" in m for m in said), "the terminal line", table)
     wait(lambda: shown(sim, "A7") == Led(WHITE, "blink")
-         and shown(sim, "A3") == Led(RED, "blink"), "the lit fix", table)
+         and shown(sim, "A3") == Led(WRONG, "blink"), "the lit fix", table)
     assert "is not legal" in table.state()["tracker"]["message"]
     sim.place("A7", sim.lift("A3"))
     wait(lambda: table.tracker.view.state == "in-sync", "the board put right", table)
@@ -333,10 +333,13 @@ def test_a_new_game_starts_afresh_in_a_new_folder(tmp_path: Path) -> None:
 
 def test_a_lost_link_is_said_in_the_terminal(on_board) -> None:
     sim, table, said = on_board
+    # Only what is said after the pull counts: on a loaded machine the simulated board
+    # can fall silent past the link's timeout while it starts, and come back.
+    before = len(said)
     sim.close()  # the cable pulled
-    wait(lambda: any(m.startswith("lost the board's link") for m in said), "the lost link",
-         table)
-    assert table.state()["link"]["connected"] is False
+    wait(lambda: any(m.startswith("lost the board's link") for m in said[before:]),
+         "the lost link", table)
+    assert table.state()["link"]["connected"] is False, (said, table.state()["link"])
 
 
 def test_the_key_and_the_score_are_in_each_games_words() -> None:

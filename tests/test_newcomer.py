@@ -297,6 +297,11 @@ def test_a_newcomers_first_minutes(game: str, width: int, browser: Any, make_sim
         expect(page.locator("#new-game")).to_be_visible()
         expect(page.locator("#turn")).to_have_text("nobody: the game is over")
         expect(page.locator("#choices-card")).to_be_hidden()  # nothing left to choose
+        # Nothing left to resign or confirm; takeback goes back into the game.
+        # (a card mat's confirm buttons are named for a side: confirm-home)
+        expect(page.locator('[data-button="resign"]')).to_be_disabled()
+        expect(page.locator('[data-button^="confirm"]:enabled')).to_have_count(0)
+        expect(page.locator('[data-button="takeback"]')).to_be_enabled()
         w.shot("game-over")
         w.click("#new-game")
         expect(page.locator("#outcome")).to_be_hidden()

@@ -19,7 +19,7 @@ from typing import Callable, Iterator
 import pytest
 from masume.boards import load_board
 from masume.games import load_rules
-from masume.leds import RED, WHITE, highlight_led
+from masume.leds import RED, WHITE, WRONG, highlight_led
 from masume.link import BoardSession, Led, NoBoard, SerialTransport
 from masume.play.table import TableSession
 from masume.records import read_record
@@ -180,7 +180,7 @@ def test_a_move_a_called_ground_kick_a_charge_and_a_throw_in_on_the_board(table:
     assert [h["meaning"] for h in session.state()["highlights"]] == ["path", "target", "options"]
     # The ball put on a wrong square first: flagged, nothing recorded, then put right.
     table.move("E8", "F12")
-    table.lights({"F12": Led(RED, "blink"), "E11": Led(WHITE, "blink")}, "the wrong square")
+    table.lights({"F12": Led(WRONG, "blink"), "E11": Led(WHITE, "blink")}, "the wrong square")
     assert len(table.game.actions) == 3
     table.move("F12", "E11")  # (the sensors read who stands there, not in which order)
     table.wait(lambda: session.tracker.view.state == "in-sync", "the board to follow")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from masume.boards import load_board
 from masume.games import load_rules
-from masume.leds import AMBER, GREEN, RED, WHITE, highlight_led, picture
+from masume.leds import AMBER, GREEN, RED, WHITE, WRONG, highlight_led, picture
 from masume.link import Led, NoBoard
 from masume.play.table import TableSession
 from masume.rules import Game, Position
@@ -80,7 +80,7 @@ def test_a_piece_placed_outside_the_lit_squares_is_flagged_not_recorded() -> Non
     hands.place("5-E", "sente-pawn")  # midfield row E: not one of sente's set-up rows
     assert hands.settle().pushed == ()
     assert tracker.view.state == "mismatch" and tracker.view.placed == ("5-E",)
-    assert leds(game, tracker)["5-E"] == Led(RED, "blink")
+    assert leds(game, tracker)["5-E"] == Led(WRONG, "blink")
     hands.lift("5-E")
     hands.settle()
     assert tracker.view.state == "in-sync" and game.actions == []

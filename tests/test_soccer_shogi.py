@@ -1070,3 +1070,28 @@ def test_random_play_with_options_keeps_the_rules(
         if position.status().to_move != mover and position.phase in ("play", "take"):
             if not isinstance(action, (Pass, Restart)):
                 _turn_end_invariants(position, mover)
+
+
+def test_a_games_positions_do_not_keep_every_position_made_from_them() -> None:
+    """A position keeps only the children its legality test had to make: a game's
+    history held every position a search or the tracker had applied from it (a million
+    objects after 30 moves against the computer)."""
+    import gc
+    import random
+    import weakref
+
+    from masume.games import load_rules
+    from masume.rules import Game
+
+    rules, rng = load_rules("soccer-shogi"), random.Random(5)
+    game, made = Game(rules.start()), []
+    for _ in range(20):
+        position = game.position
+        actions = list(position.legal_actions())
+        if not actions or position.outcome() is not None:
+            break
+        made += [weakref.ref(position.apply(action)) for action in actions]
+        game.push(rng.choice(actions))
+    gc.collect()
+    kept = [ref for ref in made if ref() is not None]
+    assert len(made) > 500 and len(kept) < len(made) // 10, (len(kept), len(made))

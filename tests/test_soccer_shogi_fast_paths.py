@@ -134,3 +134,111 @@ def test_an_action_is_found_alike_by_identity_and_by_equality() -> None:
         assert "_identities" not in vars(copied)
         assert [copied.apply(a).to_text() for a in copied.legal_actions()] == by_identity
         assert not position.is_legal([str(actions[0])])  # unhashable: no action
+
+
+def test_a_sandwich_closes_where_the_ends_of_the_holders_line_say() -> None:
+    # Issue 15, fourth round: whether a move closes a sandwich is read from the ends of
+    # the holder's line (``_closing_squares``), no longer searched on a copied board. On
+    # positions of random games where the opponent of the side to move holds the ball
+    # (and no sandwich stands), moving any active player of the side to any empty pitch
+    # square closes one exactly where it says, the other end not being the mover's.
+    from masume.rules.soccer_shogi.position import _closing_squares, _sandwich
+
+    checked = 0
+    for position in _positions(600, seed=11):
+        cells, ball, side = position.cells, position.ball, position.side
+        if cells[ball] != 2 - side or _sandwich(cells, ball, side)[0]:
+            continue
+        closers = _closing_squares(cells, ball, side)
+        for frm in PITCH:
+            if cells[frm] != side + 1:
+                continue
+            for to in PITCH:
+                if cells[to]:
+                    continue
+                after = list(cells)
+                after[frm], after[to] = 0, side + 1
+                closes = bool(_sandwich(tuple(after), ball, side)[0])
+                assert closes == (to in closers and closers[to] != frm), (position, frm, to)
+                checked += 1
+    assert checked > 1000
+
+
+def test_steps_taken_in_one_go_and_chains_onto_the_free_ball_agree_with_the_full_test() -> None:
+    # Issue 15, fifth round: a plain mover whose every step its class decides takes them
+    # from a table (``_plain_steps``), and a plain mover's chain that ends on the free
+    # ball's square has its plain verdict (``free_flags``). Both must list exactly what
+    # the full test finds legal; both must be met here.
+    from masume.rules.soccer_shogi.geometry import BB_STEPS, EMPTY
+
+    in_one_go = onto_the_ball = 0
+    for seed, options in ((7, {}), (8, {"keepers_cannot_jump": True})):
+        rng = random.Random(seed)
+        position = RULES.start(**options)
+        for _ in range(300):
+            actions = list(position.legal_actions())
+            if not actions or position.outcome() is not None:
+                position = RULES.start(first=rng.choice(["blue", "red"]), **options)
+                continue
+            fresh = RULES.from_text(position.to_text())
+            quick = fresh._quick_test()
+            if quick is not None and fresh.phase == "play":
+                full = _full_test(RULES.from_text(position.to_text()))
+                listed = [str(a) for a in fresh.legal_actions()]
+                step_legal, step_open = quick.step_sets or (0, -1)
+                for square in fresh._active_squares:
+                    name = SQUARE_NAMES[square]
+                    if quick.plain_from_flags[square] and square != fresh.keepers[fresh.side] \
+                            and not BB_STEPS[square] & step_open:
+                        in_one_go += 1
+                        mine = [a for a in listed if "-" in a and a.split("-")[0] == name]
+                        assert mine == [a for a in full if "-" in a and a.split("-")[0] == name \
+                                        and not a.startswith("b(")], fresh
+                free_ball = fresh.ball if fresh.cells[fresh.ball] == EMPTY else -1
+                for square in fresh._jumpers():
+                    for jump, _, end, _ in fresh._chains(square, fresh._chain_setting()):
+                        if end == free_ball and quick.plain_from_flags[square]:
+                            onto_the_ball += 1
+                            assert (str(jump) in listed) == (str(jump) in full), fresh
+            position = position.apply(rng.choice(actions))
+    assert in_one_go > 100 and onto_the_ball > 0, (in_one_go, onto_the_ball)
+
+
+def test_the_quiet_steps_left_by_a_mover_are_the_other_players_steps() -> None:
+    # ``_QuickTest._others`` (issue 15, fifth round) takes a mover's targets off all of
+    # them where no other player reaches them; it must be the union over the others.
+    from masume.rules.soccer_shogi.geometry import BB_STEPS
+
+    compared = 0
+    for position in _positions(200, seed=9):
+        quick = position._quick_test() if position.phase == "play" else None
+        if quick is None:
+            continue
+        steps = {square: BB_STEPS[square] & quick._free for square in position._active_squares
+                 if quick.plain_from_flags[square]}
+        for frm in position._active_squares:
+            expected = 0
+            for square, targets in steps.items():
+                if square != frm:
+                    expected |= targets
+            assert quick._others(frm) == expected, (position, frm)
+            compared += 1
+    assert compared > 500
+
+
+def test_a_first_action_position_has_a_legal_action_as_the_look_ahead_says() -> None:
+    # ``Position._has_legal_action`` at the first action (issue 15, fifth round) stops at
+    # a step the quick test finds legal; it must say what the look ahead of every action
+    # says, on positions of random games and on those a sandwich's take leads to.
+    compared = 0
+    for position in _positions(300, seed=10):
+        candidates = [position]
+        if position.phase == "take":
+            candidates += list(position._take_variants()[0].values())
+        for candidate in candidates:
+            if candidate.phase == "play" and candidate.done == 0:
+                fresh = RULES.from_text(candidate.to_text())
+                assert fresh._has_legal_action() == _has_legal_action(
+                    RULES.from_text(candidate.to_text())), candidate
+                compared += 1
+    assert compared > 100

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from masume.boards import load_board
 from masume.games import load_rules
-from masume.leds import GREEN, RED, WHITE, picture
+from masume.leds import GREEN, WHITE, WRONG, picture
 from masume.link import Led
 from masume.rules import Game
 from masume.tracker import Tracker
@@ -183,6 +183,35 @@ def test_a_journal_burst_is_recorded_in_the_order_the_board_sent_it() -> None:
     assert core.handled == (1, 4) and core.tracker.view.state == "in-sync"
 
 
+def test_a_snapshot_handled_after_the_board_moved_on_leaves_its_clock_alone() -> None:
+    """The club bench's failover (hall-57, recorded D7-E6 before b(C5-B5)f): the
+    snapshot the link asks for once the journal is drained says what the events said,
+    but a loaded table handles it after the board's next movement began. Taken as a
+    change "now" it kept the kick from settling before that movement; the lift then
+    settled alone, piece in the air, and the order of the kick's cells was gone."""
+    from masume.link.events import BoardEvent
+    from masume.play.core import TableCore
+
+    core = TableCore(RULES, load_board("soccer-shogi"), Game(RULES.start()),
+                     {"Link": "boot=1 seq=0"})
+    readings = core.tracker.expected_readings()
+
+    def event(seq: int, square: str, reading: tuple[str, ...], at: float, now: float) -> None:
+        readings[square] = reading
+        core.handle(BoardEvent(seq=seq, type="square", square=square, reading=reading,
+                               at=at, boot=1), now=now)
+
+    event(1, "C5", ("blue",), at=10.0, now=10.0)  # the kick, from the journal
+    event(2, "E3", ("ball",), at=10.1, now=10.1)
+    # The snapshot, asked for then, is handled only after the step began on the board.
+    core.handle(BoardEvent(seq=2, type="snapshot", readings=dict(readings), boot=1), now=14.3)
+    event(3, "D7", (), at=14.0, now=14.4)
+    core.tick(14.5)  # the piece in the air
+    event(4, "D6", ("blue",), at=14.6, now=14.7)
+    core.tick(15.5)
+    assert core.game.notations() == ["b(C5-E3)f", "D7-D6"]
+
+
 def test_a_piece_put_back_is_no_action() -> None:
     game, tracker, hands = make()
     hands.lift("D7")
@@ -201,7 +230,7 @@ def test_a_knocked_piece_is_shown_and_nothing_is_recorded() -> None:
     assert set(tracker.view.differing) == {"B2", "B3"} and tracker.view.placed == ("B3",)
     leds = picture(tracker.board, game.position, tracker.view)
     # The knocked piece blinks red, and where it goes back blinks white.
-    assert leds["B3"] == Led(RED, "blink") and leds["B2"] == Led(WHITE, "blink")
+    assert leds["B3"] == Led(WRONG, "blink") and leds["B2"] == Led(WHITE, "blink")
     assert tracker.view.put == ("B2",)
     assert tracker.view.message.endswith("to put it right: move red from B3 to B2")
     hands.lift("B3", "red")
@@ -212,6 +241,22 @@ def test_a_knocked_piece_is_shown_and_nothing_is_recorded() -> None:
     hands.place("A6")
     hands.settle()
     assert notations(game) == ["A7-A6"]  # and the game goes on
+
+
+def test_a_board_read_again_as_it_was_keeps_what_was_decided_on_it() -> None:
+    """A snapshot (or a sensor's event) that says what the tracker already decided on
+    changes nothing: the view keeps its message. It showed "moving" instead, with
+    nothing left to decide (no deadline): a table that says moving for ever."""
+    game, tracker, hands = make()
+    hands.lift("B2", "red")
+    hands.place("B3", "red")  # knocked: nothing to record
+    hands.settle()
+    decided = tracker.view
+    assert decided.state == "mismatch" and tracker.due() is None
+    tracker.observe(dict(hands.readings), hands.now + 1)  # the snapshot after a reconnect
+    assert tracker.view == decided and tracker.due() is None
+    tracker.observe_square("B3", hands.readings["B3"], hands.now + 2)  # an event said twice
+    assert tracker.view.state == "mismatch" and tracker.view.message == decided.message
 
 
 def test_an_illegal_placement_records_nothing() -> None:
@@ -383,3 +428,27 @@ def test_what_the_tracker_knows_goes_on_from_a_save() -> None:
     assert not tracker.memory()["settled"] and fresh.view.state == "lifted"
     fresh.observe_square("B6", ("blue",), 101.0)  # the place, resent by the board
     assert [str(a) for a in fresh.tick(102.0).pushed] == ["B7-B6"]
+
+
+def test_the_kept_signatures_are_those_of_the_last_readings_not_of_the_whole_game() -> None:
+    """A long game does not grow the tracker without end (50,000 Masume Tactics
+    signatures were some 370 MB a table): two generations of at most
+    ``_signatures_kept`` each, and a position asked for again is found, not made again."""
+    import random
+
+    rules = load_rules("masume-tactics")
+    tracker = Tracker(Game(rules.start()), load_board(rules.board))
+    kept = tracker._signatures_kept
+    assert kept < 2_000  # 214 sensed cells: some 1,200 positions a generation
+    rng, position, seen = random.Random(7), rules.start(), []
+    while len(seen) < 3 * kept:
+        actions = list(position.legal_actions())
+        position = position.apply(rng.choice(actions)) if actions else rules.start()
+        seen.append(position)
+        tracker.signature(position)
+    held = len(tracker._signatures) + len(tracker._older_signatures)
+    assert kept < held <= 2 * kept
+    recent = seen[-1]
+    assert tracker.signature(recent) is tracker.signature(recent)  # kept, not made again
+    first = tracker.signature(seen[0])  # long gone: made again, the same reading
+    assert first == Tracker(Game(rules.start()), load_board(rules.board)).signature(seen[0])

@@ -66,6 +66,7 @@ class FakeTable:
         self.outcome = None
         self.last_die = None
         self.choices: list[str] = []
+        self.record_text = '[Game "soccer-shogi"]\nA7-A6, A6-A5\n'  # not over
         self.calls: list[tuple] = []
         self._subscribers: list[Callable[[], None]] = []
         self._lock = threading.Lock()
@@ -99,6 +100,15 @@ class FakeTable:
 
     def cards(self) -> list[dict[str, str]]:
         return []  # soccer-shogi plays no cards
+
+    @property
+    def board(self):
+        return self._board
+
+    def record(self) -> str:
+        """The game as a record's text (a review reads it): set by the test."""
+        with self._lock:
+            return self.record_text
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         with self._lock:
@@ -647,3 +657,74 @@ def test_choices_panel_in_chromium(served, table: FakeTable) -> None:
             assert errors == []
         finally:
             browser.close()
+
+
+@pytest.mark.browser
+def test_buttons_once_the_game_is_over(served, table: FakeTable) -> None:
+    """Once the outcome is known, what no longer applies is disabled and says why:
+    resign, the die; confirm unless a reading is still to choose. Takeback stays (it
+    goes back into the game), and a new game is offered."""
+    from playwright.sync_api import expect, sync_playwright
+
+    url = served()
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 800})
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(url)
+            expect(page.locator("body[data-ready=true]")).to_have_count(1)
+
+            def button(name: str):
+                return page.locator(f'[data-button="{name}"]')
+
+            for name in ("confirm", "takeback", "resign"):
+                expect(button(name)).to_be_enabled()
+
+            table.set(outcome={"winner": "blue", "reason": "goal"})
+            expect(page.locator("#new-game")).to_be_enabled()
+            expect(button("resign")).to_be_disabled()
+            expect(button("resign")).to_have_attribute("title", "resign: the game is over")
+            expect(button("confirm")).to_be_disabled()
+            expect(button("takeback")).to_be_enabled()
+            expect(button("takeback")).to_have_attribute("title", lambda_re("back into the game"))
+
+            # The last action read two ways: confirm still picks the other reading.
+            table.set(tracker={"state": "ambiguous", "message": "", "squares": []})
+            expect(button("confirm")).to_be_enabled()
+            table.set(tracker={"state": "in-sync", "message": "", "squares": []})
+            expect(button("confirm")).to_be_disabled()
+
+            # Taken back into the game: every button again.
+            table.set(outcome=None)
+            for name in ("confirm", "takeback", "resign"):
+                expect(button(name)).to_be_enabled()
+            expect(page.locator("#new-game")).to_have_count(0)
+            assert errors == []
+        finally:
+            browser.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("board", ["eyeshield21", "magic-number-eleven"])
+def test_card_mat_zone_names_are_whole_on_a_phone(board: str) -> None:
+    """At a phone's 400 px every zone's name on a card mat is shown whole (wrapped,
+    not cut), and the page passes the readability checks (tests/page_checks.py)."""
+    from page_checks import readability_problems
+    from playwright.sync_api import expect, sync_playwright
+
+    table = FakeTable(board)
+    table.pieces = {}
+    web = serve(table)
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 400, "height": 900})
+            page.goto(web.url)
+            expect(page.locator("body[data-ready=true]")).to_have_count(1)
+            expect(page.locator(".cell[data-sensor=card] .cell-name").first).to_be_visible()
+            assert readability_problems(page, board) == []
+        finally:
+            browser.close()
+            web.stop()

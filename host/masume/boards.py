@@ -26,6 +26,7 @@ import json
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -286,7 +287,7 @@ class Board:
         """The canonical bytes the firmware stores as board.json."""
         return json.dumps(self.firmware_dict(), sort_keys=True, separators=(",", ":")).encode()
 
-    @property
+    @cached_property  # asked at every handshake: a club server meets many (frozen: it stays)
     def hash(self) -> int:
         """CRC-32 of :meth:`firmware_json`; both sides compare it in the handshake."""
         return binascii.crc32(self.firmware_json()) & 0xFFFFFFFF

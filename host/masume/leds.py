@@ -10,7 +10,7 @@ What a square shows, most urgent first:
 
 | meaning | colour | pattern |
 | --- | --- | --- |
-| a piece put where it does not belong | red | blink |
+| a piece put where it does not belong | magenta (no side's colour) | blink |
 | a square that differs from the game | orange | steady |
 | ... where a piece must be put back to show the game | white | blink |
 | pieces the last action took off the board, still standing | red | pulse |
@@ -21,6 +21,9 @@ What a square shows, most urgent first:
 | ... and where a piece must be taken from | white | pulse |
 | the reading chosen when the sensors allowed several | violet | pulse |
 | the rules' highlights (``Status.highlights``) | as the game's legend says | |
+| an action lit to carry out (the computer's, a hint): where pieces go | the side's colour | blink |
+| ... where they are taken from | the side's colour | pulse |
+| ... the way the ball goes (the rules' highlights after it) | the side's colour, dim | steady |
 | a highlight not in the legend, named for a side (``home-score``) | the side's colour | steady |
 | the squares of the last action | the mover's colour, dim | steady |
 
@@ -39,6 +42,7 @@ wait for the die.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from masume.boards import Board
 from masume.link.events import Led
@@ -46,6 +50,12 @@ from masume.rules.base import RGB, AnyPosition, Legend, Light
 from masume.tracker import View
 
 RED = (255, 0, 0)
+#: A piece put where it does not belong: magenta, not red, because the sides' colours
+#: (each game's legend) include reds, (255, 30, 0) as near to (255, 0, 0) as a LED
+#: shows, and a side's colour blinks where the computer's action puts a piece. Its hue
+#: (300 degrees) stays at least WRONG_HUE_GAP from every side's (tests/test_leds_colours.py).
+WRONG = (255, 0, 255)
+WRONG_HUE_GAP = 60.0
 ORANGE = (255, 110, 0)
 GREEN = (0, 255, 60)
 WHITE = (255, 255, 255)
@@ -56,6 +66,18 @@ AMBER = (255, 150, 0)
 
 #: How a highlight shows that the game's legend does not name.
 DEFAULT_HIGHLIGHT = Led((0, 200, 200), "steady")
+
+
+@dataclass(frozen=True)
+class Lit:
+    """An action lit for the players to carry out on the board (the computer's action,
+    or a hint), in ``side``'s colour: ``take`` where pieces are taken from, ``put``
+    where pieces go, ``path`` the way the ball goes (what the rules highlight after it)."""
+
+    side: str
+    take: tuple[str, ...] = ()
+    put: tuple[str, ...] = ()
+    path: tuple[str, ...] = ()
 
 
 def dim(rgb: RGB, level: int = 40) -> RGB:
@@ -73,12 +95,14 @@ def picture(
     timer: tuple[str, float, float] | None = None,
     die: int | None = None,
     calling: tuple[str, ...] = (),
+    lit: Lit | None = None,
 ) -> dict[str, Led]:
     """The LED picture for the board now: cell name -> Led; cells not named stay dark.
 
     ``timer``: (side, seconds left, seconds in all) of a running turn clock;
     ``die``: the face the die showed last; ``calling``: where the pieces may be put
-    down to make the action a button named (a kick's kind), lit amber, blinking.
+    down to make the action a button named (a kick's kind), lit amber, blinking;
+    ``lit``: an action to carry out (:class:`Lit`), over the rules' highlights.
     """
     out: dict[str, Led] = {}
     status = position.status()
@@ -100,6 +124,14 @@ def picture(
             continue
         for square in squares:
             light(square, highlight_led(meaning, legend, square))
+    if lit is not None and lit.side in legend.sides:
+        colour = legend.sides[lit.side]
+        for square in lit.path:
+            light(square, Led(dim(colour, 110)))
+        for square in lit.take:
+            light(square, Led(colour, "pulse"))
+        for square in lit.put:
+            light(square, Led(colour, "blink"))
     for square in calling:
         light(square, Led(AMBER, "blink"))
     if view.state == "ambiguous":
@@ -120,7 +152,7 @@ def picture(
         for square in view.put:
             light(square, Led(WHITE, "blink"))
         for square in view.placed:
-            light(square, Led(RED, "blink"))
+            light(square, Led(WRONG, "blink"))
     if timer is not None:
         _timer_lamps(board, timer, legend, light)
     if board.has_cell("die-c"):
@@ -136,7 +168,7 @@ def picture(
         for square in view.put:
             light(square, Led(WHITE, "blink"))
         for square in view.placed:
-            light(square, Led(RED, "blink"))
+            light(square, Led(WRONG, "blink"))
 
     outcome = position.outcome()
     for side, colour in legend.sides.items():

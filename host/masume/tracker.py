@@ -78,12 +78,22 @@ SETTLE_S = 0.35
 #: Pieces missing on this many squares or more is a board being set up, not a lift.
 SET_UP_SQUARES = 3
 
+#: The signatures a tracker keeps, counted in cells (a Masume Tactics signature has 214,
+#: a Soccer Shogi one 40): those of the last readings, in two generations (the newer
+#: filled, it becomes the older; a position found in the older moves back). Kept for the
+#: whole game, 50,000 Masume Tactics signatures came to some 370 MB a table.
+SIGNATURE_CELLS_KEPT = 250_000
+
 #: A layout entry on a cell without a sensor (Tracker.signature leaves it out).
 _UNSENSED = None
 
 #: What one cell shows to its sensor, comparable across sensor kinds:
 #: presence -> bool, identity and card -> sorted piece names.
 Signature = bool | tuple[str, ...]
+
+#: A position's signature (sensed cell -> Signature) and the layout it was read from,
+#: whose cells are the only ones that may read other than empty (see Tracker._signed).
+_Signed = tuple[dict[str, Signature], Layout]
 
 
 @cache
@@ -165,10 +175,14 @@ class Tracker:
         self.settle = settle
         self.cards = cards
         self._successors: dict[AnyPosition, list[tuple[Hashable, AnyPosition]]] = {}
+        #: base -> action -> the position it leads to, for a bounded number of bases
+        self._children: dict[AnyPosition, dict[Hashable, AnyPosition]] = {}
         self._cells = [c for c in board.sensed]
         #: What each sensed cell reads with nothing on it, in the cells' order: a
         #: signature starts as a copy of it, and only occupied cells are filled in.
         self._empty = {c.name: self._expected(c.sensor, ()) for c in self._cells}
+        #: cell -> its place in that order (comparisons list the cells in it)
+        self._order = {c.name: k for k, c in enumerate(self._cells)}
         self._sensor_of = {c.name: c.sensor for c in self._cells}
         #: (cell, pieces) -> what its sensor reads (_UNSENSED where none), kept
         self._expected_of: dict[tuple[str, tuple[str, ...]], Signature | None] = {}
@@ -176,6 +190,14 @@ class Tracker:
         #: pieces from), kept while the search asks about the same two positions
         self._origin: tuple[AnyPosition, AnyPosition, set[str]] | None = None
         self._sensed: dict[str, Signature] | None = None
+        #: The sensed cells that read something (not what they read with nothing on
+        #: them): only these and the cells of a position's layout can differ from it.
+        self._sensed_occupied: set[str] = set()
+        #: position -> the sensed cells that do not show it, while the readings stand
+        self._mismatches: dict[AnyPosition, tuple[str, ...]] = {}
+        #: _lifted's last answer: (position, the one before it, the readings, answer)
+        self._lifted_memo: tuple[AnyPosition, AnyPosition | None, dict[str, Signature],
+                                 dict[str, dict[str, str]] | None] | None = None
         #: The board has been read here (all its readings at once), not only taken up
         #: from a save (:meth:`restore`): the table's clocks count from then.
         self.board_read = False
@@ -189,7 +211,11 @@ class Tracker:
         self._changes = 0
         self._still: dict[str, Signature] = {}
         self._settled_on: dict[str, Signature] | None = None
-        self._signatures: dict[AnyPosition, dict[str, Signature]] = {}
+        #: position -> its signature and its layout (two signatures differ only on the
+        #: cells of the two layouts)
+        self._signatures: dict[AnyPosition, _Signed] = {}
+        self._older_signatures: dict[AnyPosition, _Signed] = {}
+        self._signatures_kept = max(1000, SIGNATURE_CELLS_KEPT // max(1, len(self._empty)))
         self._choices: list[_Reading] = []  # the readings that fit equally well
         self._choice_index = 0
         self._chosen_popped: tuple[Hashable, ...] = ()
@@ -211,27 +237,50 @@ class Tracker:
     # ---- what the board should read -----------------------------------------
 
     def signature(self, position: AnyPosition) -> dict[str, Signature]:
-        """Per sensed cell, what its sensor reads when the board shows ``position``."""
-        key = position
-        cached = self._signatures.get(key)
+        """Per sensed cell, what its sensor reads when the board shows ``position``
+        (kept, and the same for positions the board shows alike: not to be changed)."""
+        return self._signed(position)[0]
+
+    def _signed(self, position: AnyPosition) -> _Signed:
+        """The signature of ``position`` and its layout, kept. Only the layout's cells
+        can read other than empty: the search compares positions on these few cells,
+        not on every sensed cell (a Masume Tactics board has 214)."""
+        cached = self._signatures.get(position)
         if cached is None:
-            cached = dict(self._empty)
-            known = self._expected_of
-            for item in position.layout().items():
-                try:
-                    sig = known[item]
-                except KeyError:
-                    if len(known) > 100_000:
-                        known.clear()
-                    sig = known[item] = self._expected_at(*item)
-                except TypeError:  # a layout that gives lists
-                    sig = self._expected_at(*item)
-                if sig is not _UNSENSED:
-                    cached[item[0]] = sig
-            if len(self._signatures) > 50_000:
-                self._signatures.clear()
-            self._signatures[key] = cached
+            cached = self._older_signatures.get(position) or self._sign(position)
+            if len(self._signatures) >= self._signatures_kept:
+                self._older_signatures, self._signatures = self._signatures, {}
+            self._signatures[position] = cached
         return cached
+
+    def _sign(self, position: AnyPosition) -> _Signed:
+        """The signature of ``position`` and its layout, made (not kept)."""
+        layout = position.layout()
+        signature = dict(self._empty)
+        known = self._expected_of
+        for item in layout.items():
+            try:  # _cell_reading, its common case inline: this runs for every cell
+                sig = known[item]
+            except (KeyError, TypeError):
+                sig = self._cell_reading(*item)
+            if sig is not _UNSENSED:
+                signature[item[0]] = sig
+        return signature, layout
+
+    def _cell_reading(self, name: str, pieces: Any) -> Signature | None:
+        """What the sensor of cell ``name`` reads with ``pieces`` (a layout's stack) on
+        it, kept by (cell, pieces); _UNSENSED where no sensor is."""
+        known = self._expected_of
+        item = (name, pieces)
+        try:
+            return known[item]
+        except KeyError:
+            if len(known) > 100_000:
+                known.clear()
+            sig = known[item] = self._expected_at(name, pieces)
+            return sig
+        except TypeError:  # a layout that gives lists
+            return self._expected_at(name, pieces)
 
     def _expected_at(self, name: str, pieces: tuple[str, ...]) -> Signature | None:
         """What the sensor of cell ``name`` reads with ``pieces`` on it; _UNSENSED
@@ -261,12 +310,21 @@ class Tracker:
         return False
 
     def _after(self, base: AnyPosition, action: Hashable) -> AnyPosition:
-        """``base.apply(action)``, taken from the successors kept where they are (never
-        all of ``base``'s successors for one of them: the search keeps a bounded number)."""
+        """``base.apply(action)``: from ``base``'s successors where they are kept (all of
+        them, see _successors_of), else kept here (the view's destinations, the one- and
+        the two-action search apply many of the same actions)."""
         for known, after in self._successors.get(base, ()):
             if known == action:
                 return after
-        return base.apply(action)
+        children = self._children.get(base)
+        if children is None:
+            if len(self._children) > 512:
+                self._children.clear()
+            children = self._children[base] = {}
+        kept = children.get(action)
+        if kept is None:
+            kept = children[action] = base.apply(action)
+        return kept
 
     def _successors_changing(
         self, base: AnyPosition, every: Iterable[str], some: set[str] | None = None,
@@ -288,7 +346,7 @@ class Tracker:
             if footprint is not None and (not every <= footprint
                                           or (some is not None and footprint.isdisjoint(some))):
                 continue
-            out.append((action, base.apply(action)))
+            out.append((action, self._after(base, action)))
         return out
 
     def _successors_of(self, base: AnyPosition) -> list[tuple[Hashable, AnyPosition]]:
@@ -332,15 +390,23 @@ class Tracker:
         }
         if self._sensed is None:
             self._first_changes, self._still = {}, dict(sensed)
+            self._changed_at = now
         else:
             # A snapshot after a journal's burst confirms what the events said: their
-            # order stands. Cells it changes come after them, all at once (a tie).
+            # order stands, and so does the time the board last changed (a loaded table
+            # may handle it after the board's next movement began: "now" would keep
+            # the last action from settling before it). Cells it changes come after
+            # them, all at once (a tie), now.
             self._changes += 1
-            for name, sig in sensed.items():
-                if sig != self._sensed[name]:
-                    self._note_change(name, sig)
+            changed = [name for name, sig in sensed.items() if sig != self._sensed[name]]
+            for name in changed:
+                self._note_change(name, sensed[name])
+            if changed:
+                self._changed_at = now
         self._sensed = sensed
-        self._changed_at = now
+        empty = self._empty
+        self._sensed_occupied = {name for name, sig in sensed.items() if sig != empty[name]}
+        self._mismatches.clear()
         self.board_read = True
         self._update_view()
 
@@ -385,6 +451,11 @@ class Tracker:
         if sensed != self._sensed[square]:
             self._changes += 1
             self._note_change(square, sensed)
+            self._mismatches.clear()
+            if sensed != self._empty[square]:
+                self._sensed_occupied.add(square)
+            else:
+                self._sensed_occupied.discard(square)
         self._sensed[square] = sensed
         self._changed_at = now
         self._update_view()
@@ -524,26 +595,30 @@ class Tracker:
     # ---- the search ---------------------------------------------------------------
 
     def _differences(self, position: AnyPosition) -> tuple[str, ...]:
-        return tuple(self._mismatched(self.signature(position)))
-
-    def _mismatched(self, want: dict[str, Signature]) -> list[str]:
-        """The sensed cells that do not show what ``want`` says, in order (most cells
-        read what they should: they are compared before ``_match`` is called)."""
-        assert self._sensed is not None
-        match = self._match
-        return [name for name, sig in self._sensed.items()
-                if sig != want[name] and not match(sig, want[name])]
+        """The sensed cells that do not show ``position``, in the cells' order, kept while
+        the readings stand. Only a cell occupied on the board or in the position can
+        differ (elsewhere both read empty), so only those are compared."""
+        found = self._mismatches.get(position)
+        if found is None:
+            assert self._sensed is not None
+            want, layout = self._signed(position)
+            sensed, match = self._sensed, self._match
+            differing = [name for name in layout
+                         if name in sensed and sensed[name] != want[name]
+                         and not match(sensed[name], want[name])]
+            differing += [name for name in self._sensed_occupied
+                          if name not in layout and sensed[name] != want[name]
+                          and not match(sensed[name], want[name])]
+            if len(differing) > 1:
+                differing.sort(key=self._order.__getitem__)
+            found = tuple(differing)
+            if len(self._mismatches) > 50_000:
+                self._mismatches.clear()
+            self._mismatches[position] = found
+        return found
 
     def _fits(self, position: AnyPosition) -> bool:
-        assert self._sensed is not None
-        want = self.signature(position)
-        if want == self._sensed:
-            return True
-        match = self._match
-        for name, sig in self._sensed.items():
-            if sig != want[name] and not match(sig, want[name]):
-                return False
-        return True
+        return not self._differences(position)
 
     def _actions(self, position: AnyPosition) -> Iterable[Hashable]:
         """Actions the sensors may show: none while the rules wait for a die."""
@@ -563,16 +638,26 @@ class Tracker:
         target = self._sensed
         assert target is not None
 
+        # An action read in place of the last one changes the cells that one took pieces
+        # from (_same_origin): with footprints, the others are not even applied.
+        def origin(pops: int) -> set[str]:
+            return self._last_sources(bases[1]) if pops else set()
+
         def one(base: AnyPosition, pops: int) -> list[_Reading]:
             need = self._differences(base)
-            return [_Reading(pops, (a,)) for a, after in self._successors_changing(base, need)
+            if pops and not origin(pops):
+                return []
+            return [_Reading(pops, (a,)) for a, after
+                    in self._successors_changing(base, origin(pops).union(need))
                     if (not pops or self._same_origin(base, after))
                     and self._changes_all(base, after, need) and self._shows(base, after)]
 
         def two(base: AnyPosition, pops: int) -> list[_Reading]:
+            if pops and not origin(pops):
+                return []
             differ = set(self._differences(base))
             out = []
-            for a, mid in self._successors_changing(base, (), differ):
+            for a, mid in self._successors_changing(base, origin(pops), differ):
                 if pops and not self._same_origin(base, mid):
                     continue
                 # The first action must change a cell that ended up changed, and
@@ -635,11 +720,10 @@ class Tracker:
         Only sensors that tell pieces apart can see this; presence sensors cannot.
         """
         assert self._sensed is not None
-        want = self.signature(after)
-        differing = self._mismatched(want)
+        differing = self._differences(after)
         if not differing:
             return None
-        had = self.signature(before)
+        want, had = self.signature(after), self.signature(before)
         for name in differing:
             sensed, wanted = self._sensed[name], want[name]
             if isinstance(sensed, bool) or isinstance(wanted, bool):
@@ -665,17 +749,21 @@ class Tracker:
     def _same_origin(self, base: AnyPosition, after: AnyPosition) -> bool:
         """Does the action ``base -> after`` take pieces from where the last action took
         them? Only then can it be the last action, read again."""
+        last = self._last_sources(base)
+        return bool(last) and last <= self._sources(base, after)
+
+    def _last_sources(self, base: AnyPosition) -> set[str]:
+        """The cells the last action (``base`` -> the game's position) took pieces from."""
         current = self.game.position
         memo = self._origin
         if memo is None or memo[0] is not base or memo[1] is not current:
             memo = self._origin = (base, current, self._sources(base, current))
-        last = memo[2]
-        return bool(last) and last <= self._sources(base, after)
+        return memo[2]
 
     def _sources(self, before: AnyPosition, after: AnyPosition) -> set[str]:
+        """The cells ``before -> after`` takes pieces from."""
         a, b = self.signature(before), self.signature(after)
-        # _less is False where the reading does not change: compare those first.
-        return {name for name, was in a.items() if b[name] != was and _less(b[name], was)}
+        return {name for name in self.touched(before, after) if _less(b[name], a[name])}
 
     def _distinct(self, readings: list[_Reading], bases: list[AnyPosition],
                   order: Mapping[str, int]) -> list[_Reading]:
@@ -715,9 +803,10 @@ class Tracker:
         return sum(a > b for a, b in pairwise(starts))
 
     def touched(self, before: AnyPosition, after: AnyPosition) -> set[str]:
-        """The sensed cells whose reading differs between two positions."""
-        a, b = self.signature(before), self.signature(after)
-        return {name for name, was in a.items() if b[name] != was}
+        """The sensed cells whose reading differs between two positions (only a cell
+        on the cells of one of their layouts can)."""
+        (a, layout_a), (b, layout_b) = self._signed(before), self._signed(after)
+        return {name for name in (*layout_a, *layout_b) if a.get(name) != b.get(name)}
 
     def _apply(self, reading: _Reading) -> Change:
         self.taken_back = None
@@ -749,6 +838,9 @@ class Tracker:
         if self._sensed is None:
             self.view = View("in-sync", "waiting for the board")
             return
+        # Readings already decided on (a snapshot or an event saying them again) are
+        # not "moving": nothing is left to decide on them (due() is None).
+        settled = settled or self._settled_on == self._sensed
         position = self.game.position
         differing = self._differences(position)
         if not differing:
@@ -774,7 +866,7 @@ class Tracker:
         if self._follow_from is not None:
             self.view = self._follow_view(position, differing)
             return
-        empty = not any(_as_counter(sig) for sig in self._sensed.values())
+        empty = not self._sensed_occupied
         if (len(differing) >= SET_UP_SQUARES or empty) and self._only_missing(position, differing):
             self.view = self._set_up_view(position, differing)
             return
@@ -1020,13 +1112,27 @@ class Tracker:
 
         Checked against the current position and, for a chain of jumps going on,
         the one before it (then the lifted piece's square is where the chain began).
+        Kept while the game and the readings stand: the view is made again on every
+        change of a cell and at the settle, which reads the same board.
         """
+        assert self._sensed is not None
+        positions = self.game.positions()
+        before = positions[-2] if len(positions) > 1 else None
+        memo = self._lifted_memo
+        if (memo is not None and memo[0] is position and memo[1] is before
+                and memo[2] == self._sensed):
+            return memo[3]
+        found = self._lifted_from(position, before, differing)
+        self._lifted_memo = (position, before, dict(self._sensed), found)
+        return found
+
+    def _lifted_from(self, position: AnyPosition, before: AnyPosition | None,
+                     differing: tuple[str, ...]) -> dict[str, dict[str, str]] | None:
+        """:meth:`_lifted`, found (``before``: the position before ``position``)."""
         if not self._only_missing(position, differing):
             return None
         out: dict[str, dict[str, str]] = {sq: {} for sq in differing}
-        positions = self.game.positions()
-        if len(positions) > 1:
-            before = positions[-2]
+        if before is not None:
             missing = self._differences(before)
             if missing and self._only_missing(before, missing):
                 for square, kinds in self._destinations(before, set(missing)).items():
@@ -1053,7 +1159,7 @@ class Tracker:
         out: dict[str, dict[str, str]] = {sq: {} for sq in lifted}
         for action, after_position in self._successors_changing(base, (), lifted):
             after = self.signature(after_position)
-            changed = {n for n in now if now[n] != after[n]}
+            changed = self.touched(base, after_position)
             left = changed & lifted
             if not left or not all(self._lift_fits(sq, now[sq], after[sq], layout) for sq in left):
                 continue

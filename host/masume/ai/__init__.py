@@ -24,7 +24,7 @@ from typing import Protocol
 
 from masume.rules.base import AnyPosition
 
-from .heuristics import playable
+from .heuristics import evaluation, playable
 from .search import acting_side, check_turn, is_chance, search
 
 
@@ -130,10 +130,41 @@ def play(start: AnyPosition, players: Mapping[str, Player], seconds: Mapping[str
     return position
 
 
+@dataclass(frozen=True)
+class Advice:
+    """The best action the search found for ``side`` and how it judges it: ``value``, the
+    mean result of the searches through it for ``side`` (0 lost, 0.5 level, 1 won)."""
+
+    side: str
+    action: Hashable
+    value: float
+
+
+def advise(position: AnyPosition, side: str, level: Level, rng: random.Random) -> Advice:
+    """The action ``level`` chooses for ``side`` (the side to act) and its value: the
+    computer's move, or a hint. A level's random moves are made here too (its value then
+    is the search's, if the search tried it, else 0.5: not judged)."""
+    check_turn(position, side)
+    if level.blunders and rng.random() < level.blunders:
+        actions: list[Hashable] = playable(position)
+        return Advice(side, rng.choice(actions), 0.5)
+    found = search(position, side, level.seconds, rng=rng, iterations=level.iterations)
+    _visits, value = found.stats.get(found.action, (0, 0.5))
+    return Advice(side, found.action, value)
+
+
+def standing(position: AnyPosition) -> dict[str, float]:
+    """Who stands better, at a glance (an evaluation bar): each side's value from 0
+    (lost) to 1 (won), as the search judges a position it stops in (the score, and the
+    game's lean: :mod:`masume.ai.heuristics`). It reads only what the status says to
+    everyone and the pieces on the table, never a hidden card, and takes no search."""
+    return dict(evaluation(position.game)(position))
+
+
 def searching(seconds: float, rng: random.Random) -> SearchPlayer:
     """A full-strength player thinking ``seconds`` a move (the benchmark's computer)."""
     return SearchPlayer(Level("timed", seconds), rng)
 
 
-__all__ = ["LEVELS", "Level", "Player", "RandomPlayer", "SearchPlayer", "level", "play",
-           "searching"]
+__all__ = ["LEVELS", "Advice", "Level", "Player", "RandomPlayer", "SearchPlayer", "acting_side",
+           "advise", "is_chance", "level", "play", "searching", "standing"]

@@ -5,8 +5,8 @@ actions to try first (``EAGER``), and which are declarations no player chooses
 
 Only where random playouts alone see too little (docs/ai.md): goals are rare among
 random actions, so an unfinished playout is judged by a lean as well as by the
-score: in Soccer Shogi the ball's row, in Masume Soccer Tactics the ball's row and who
-keeps it, in Magic Number Eleven the initiative marker.
+score: in Soccer Shogi the ball's row, in Masume Soccer Tactics the ball's rank and who
+has it (or stands nearer a loose ball), in Magic Number Eleven the initiative marker.
 """
 
 from __future__ import annotations
@@ -23,7 +23,14 @@ from masume.rules.magic_number_eleven.actions import Adjust as MagicNumberEleven
 from masume.rules.magic_number_eleven.position import MIDDLE
 from masume.rules.magic_number_eleven.position import Position as MagicNumberEleven
 from masume.rules.masume_tactics.actions import Charge, Kick, Timeout, Whistle
-from masume.rules.shogi_soccer.actions import Foul
+from masume.rules.masume_tactics.geometry import PENALTY_AREA as TACTICS_PENALTY
+from masume.rules.masume_tactics.geometry import SIDES as TACTICS_SIDES
+from masume.rules.masume_tactics.geometry import WIDTH as TACTICS_WIDTH
+from masume.rules.masume_tactics.position import Position as MasumeTactics
+from masume.rules.shogi_soccer.actions import Foul, Shot
+from masume.rules.shogi_soccer.actions import Move as ShogiSoccerMove
+from masume.rules.shogi_soccer.geometry import GOAL_A, SIZE
+from masume.rules.shogi_soccer.position import Position as ShogiSoccer
 
 #: A leaf's value for each side, in [0, 1].
 Evaluation = Callable[[AnyPosition], Mapping[str, float]]
@@ -32,8 +39,20 @@ Evaluation = Callable[[AnyPosition], Mapping[str, float]]
 PLAYOUT_DEPTH = 40
 #: Shorter where the engine is slow for the time a move has (Magic Number Eleven: some
 #: 2 ms an action mid-game, 3 iterations in 0.2 s at 40) and a lean judges the rest.
-PLAYOUT_DEPTHS: Mapping[str, int] = {"masume-tactics": 8, "soccer-shogi": 12,
+#: 0 (no playout) in Masume Soccer Tactics and shogi-piece soccer: the lean judges the
+#: leaf where the tree ends (random steps of 22 players only blur it, a goal needs a
+#: dozen purposeful turns; shogi-piece soccer lists its actions dearly, and the search
+#: runs ten times the iterations without playouts).
+PLAYOUT_DEPTHS: Mapping[str, int] = {"masume-tactics": 0, "shogi-soccer": 0, "soccer-shogi": 12,
                                      "magic-number-eleven": 10}
+
+#: UCT's exploration constant (values in [0, 1]).
+EXPLORATION = 0.7
+#: Smaller where leaves are judged by a lean alone (no playout): the values of the
+#: actions differ by hundredths, and 0.7 would spread the visits evenly among them. In
+#: shogi-piece soccer 0.2 still spread them so that 0.2 s a move went no deeper than
+#: 0.02 s (10 won, 10 lost of 20 against it); at 0.05, 16 won (docs/benchmarks.md).
+EXPLORATIONS: Mapping[str, float] = {"masume-tactics": 0.1, "shogi-soccer": 0.05}
 
 _ROW = re.compile(r"[A-Z](\d+)$")
 
@@ -51,20 +70,131 @@ def ball_advance(last_row: int) -> Callable[[AnyPosition], float]:
     return measure
 
 
-def ball_advance_and_keeping(last_row: int, side: str) -> Callable[[AnyPosition], float]:
-    """:func:`ball_advance` 0.6, and 0.4 for ``side`` keeping the ball (a piece of
-    ``side`` on it; -0.4 for the other side's)."""
-    advance = ball_advance(last_row)
+def tactics_play(position: AnyPosition) -> float:
+    """Masume Soccer Tactics from home's side, from -1 to 1: the ball's rank (half; home
+    attacks rank 17) and who has it (half): its keeper's side, or for a loose ball who
+    stands nearer it (king's steps, as players move), so that a side runs for a loose ball."""
+    assert isinstance(position, MasumeTactics)
+    ball_x, ball_y = position.ball % TACTICS_WIDTH, position.ball // TACTICS_WIDTH
+    keeper = position.keeper
+    if keeper >= 0:
+        having = (1.0 if keeper < 11 else -1.0) * (2 * tactics_keeping(position) - 1)
+    else:
+        nearest = [99, 99]
+        for player, square in enumerate(position.players):
+            steps = max(abs(square % TACTICS_WIDTH - ball_x), abs(square // TACTICS_WIDTH - ball_y))
+            side = player // 11
+            nearest[side] = min(nearest[side], steps)
+        having = 0.8 * max(-1.0, min(1.0, (nearest[1] - nearest[0]) / 4))
+    return 0.5 * (2 * ball_y / 17 - 1) + 0.5 * having
 
-    def measure(position: AnyPosition) -> float:
-        keeping = 0.0
-        for stack in position.layout().values():
-            if "ball" in stack:
-                keeper = next((piece for piece in stack if piece != "ball"), "")
-                keeping = 0.0 if not keeper else 1.0 if keeper.startswith(side) else -1.0
-        return 0.6 * advance(position) + 0.4 * keeping
 
-    return measure
+#: The chance a defender wins a charge, by his bonus (0; +1 in his own penalty area, +2
+#: the goalkeeper there): his die and bonus at least the keeper's ("同じ数字のときはまもり
+#: がわの勝ち").
+_CHARGE_WINS = tuple(sum(a + bonus >= b for a in range(1, 7) for b in range(1, 7)) / 36
+                     for bonus in range(3))
+
+
+def tactics_keeping(position: AnyPosition) -> float:
+    """Masume Soccer Tactics: the chance that the ball's keeper still keeps it when his
+    side acts next: 1 while his side acts, or for the goalkeeper (nobody charges him);
+    else each opponent who may charge him now (next to him, in front or beside: from
+    behind is a foul; not yet used this turn; as many as the turn's actions left) wins
+    the ball with the chance of his die (and bonus) against the keeper's."""
+    assert isinstance(position, MasumeTactics)
+    keeper = position.keeper
+    side = keeper // 11
+    if keeper < 0 or position.to_move == side or keeper % 11 == 0 or position.pending:
+        return 1.0
+    kx, ky = position.ball % TACTICS_WIDTH, position.ball // TACTICS_WIDTH
+    forward = 1 if side == 0 else -1
+    chances = []
+    for player in range(11 * (1 - side), 11 * (2 - side)):
+        if (position.used >> player) & 1:
+            continue
+        square = position.players[player]
+        dx, dy = square % TACTICS_WIDTH - kx, square // TACTICS_WIDTH - ky
+        if max(abs(dx), abs(dy)) == 1 and dy != -forward:
+            bonus = (2 if player % 11 == 0 else 1) if square in TACTICS_PENALTY[1 - side] else 0
+            chances.append(_CHARGE_WINS[bonus])
+    left = position.actions_per_turn() - position.action + 1
+    keeping = 1.0
+    for chance in sorted(chances, reverse=True)[:left]:
+        keeping *= 1 - chance
+    return keeping
+
+
+#: A lob's length by the die's face: 1, 2, 3 get the lob advantage (+2), 4, 5, 6 stay.
+_LOB_LENGTH = (3, 4, 5, 4, 5, 6)
+
+
+def tactics_shot(position: AnyPosition) -> float:
+    """Masume Soccer Tactics: the chance that the ball's keeper scores with one kick from
+    where he stands (0 for a loose ball), the best of a ground kick (the die's face, and a
+    card's bonus, at least the distance to the goal, nobody on the way), a lob (its
+    length exactly the distance: "着地点のマス目がゴール内であれば、ゴールイン", over
+    everyone) and an inside kick (a goal one or two squares away, no opponent on the
+    first two squares), along the three directions towards the goal. A diagonal into
+    the goal from outside the posts hits the post (docs/rules/masume-tactics.md), and a
+    player on the way stops a ground kick, as a rule (a bounce he or his side chooses
+    may go on: not counted)."""
+    assert isinstance(position, MasumeTactics)
+    keeper = position.keeper
+    if keeper < 0:
+        return 0.0
+    side = keeper // 11
+    x, y = position.ball % TACTICS_WIDTH, position.ball // TACTICS_WIDTH
+    forward, goal_rank = (1, 17) if side == 0 else (-1, 0)
+    if abs(goal_rank - y) > 8:  # out of any kick's reach (6, and 2 a card may add)
+        return 0.0
+    at = position._at
+    shirt = keeper % 11 + 1
+    square = position.ball
+    ground_bonus = position.options.bonus(side, shirt, "ground", square)
+    lob_bonus = position.options.bonus(side, shirt, "lob", square)
+    best = 0.0
+    for dx in (-1, 0, 1):
+        distance = 0
+        blocked = closed = False  # a player before the goal; an opponent within two
+        cx, cy = x, y
+        while True:
+            nx, ny = cx + dx, cy + forward
+            distance += 1
+            if ny == goal_rank:
+                scores = 5 <= nx <= 7 and 5 <= cx <= 7  # else wide, or the post
+                break
+            if not 1 <= nx <= 11:
+                scores = False
+                break
+            occupant = at.get(ny * TACTICS_WIDTH + nx, -1)
+            if occupant >= 0:
+                blocked = True
+                closed = closed or (distance <= 2 and occupant // 11 != side)
+            cx, cy = nx, ny
+        if not scores:
+            continue
+        if distance <= 2 and not closed:
+            return 1.0  # an inside kick: no die
+        faces = 0 if blocked else sum(face + ground_bonus >= distance for face in range(1, 7))
+        lobs = sum(length + lob_bonus == distance for length in _LOB_LENGTH)
+        best = max(best, faces / 6, lobs / 6)
+    return best
+
+
+def shogi_soccer_play(position: AnyPosition) -> float:
+    """Shogi-piece soccer from sente's side, from -1 to 1: the ball's rank (0.4; sente
+    shoots at rank A), who holds it (0.3) and the pieces each side has left (0.3, two
+    pieces ahead counting fully: an ejection loses a piece for good)."""
+    assert isinstance(position, ShogiSoccer)
+    ball, board = position.ball, position.board
+    if ball >= SIZE:
+        return 1.0 if ball == GOAL_A else -1.0
+    advance = 1 - 2 * (ball // 9) / 10
+    holder = board[ball]
+    holding = 0.0 if holder == "." else 1.0 if holder.isupper() else -1.0
+    pieces = sum(1 if c.isupper() else -1 for c in board if c != ".")
+    return 0.4 * advance + 0.3 * holding + 0.3 * max(-1.0, min(1.0, pieces / 2))
 
 
 def initiative(position: AnyPosition) -> float:
@@ -73,25 +203,29 @@ def initiative(position: AnyPosition) -> float:
     return (position.initiative - MIDDLE) / (MIDDLE - 1)
 
 
+#: How much the lean at its end counts, against a goal's 1.
+LEAN_WEIGHT = 0.3
+
+
 @dataclass(frozen=True)
 class Lean:
-    """Who stands better beside the score: ``measure`` from -1 to 1 in favour of ``side``."""
+    """Who stands better beside the score: ``measure`` from -1 to 1 in favour of ``side``,
+    counting ``weight`` against a goal's 1."""
 
     side: str
     measure: Callable[[AnyPosition], float]
+    weight: float = LEAN_WEIGHT
 
 
 #: The games' leans (from their diagrams: Soccer Shogi's blue goal is row 9, Masume
 #: Soccer Tactics' home goal row 0; Magic Number Eleven's initiative space 7 is home's
 #: attacking end).
 LEANS: Mapping[str, Lean] = {
-    "masume-tactics": Lean("home", ball_advance_and_keeping(17, "home")),
+    "masume-tactics": Lean("home", tactics_play, weight=0.8),
     "soccer-shogi": Lean("red", ball_advance(9)),
+    "shogi-soccer": Lean("sente", shogi_soccer_play, weight=0.8),
     "magic-number-eleven": Lean("home", initiative),
 }
-
-#: How much the lean at its end counts, against a goal's 1.
-LEAN_WEIGHT = 0.3
 
 
 def score_lead(position: AnyPosition, side: str) -> int:
@@ -129,20 +263,38 @@ def by_score_and_lean(lean: Lean) -> Evaluation:
         for side in position.sides:
             towards = measure if side == lean.side else -measure
             out[side] = 0.5 + 0.5 * math.tanh((score_lead(position, side)
-                                               + LEAN_WEIGHT * towards) / 2)
+                                               + lean.weight * towards) / 2)
         return out
 
     return evaluate
 
 
-#: Actions the search tries first and a playout plays one time in two when it can: in
-#: Masume Soccer Tactics the ball moves only by kicks and changes sides only by charges,
-#: among some fifty steps of players a turn (the search tries a few dozen a move).
-EAGER: Mapping[str, tuple[type, ...]] = {"masume-tactics": (Kick, Charge)}
+#: Whether an action is one to try first in ``position``.
+Eagerness = Callable[[AnyPosition, Any], bool]
 
 
-def eager(game: str) -> tuple[type, ...]:
-    return EAGER.get(game, ())
+def tactics_eager(position: AnyPosition, action: Any) -> bool:
+    """Masume Soccer Tactics: the ball moves only by kicks and changes sides only by
+    charges, among some fifty steps of players a turn."""
+    return isinstance(action, (Kick, Charge))
+
+
+def shogi_soccer_eager(position: AnyPosition, action: Any) -> bool:
+    """Shogi-piece soccer: shots and ejections (a move onto a piece), the actions that win
+    or lose a game at once: tried first, a reply that wins is seen among some hundred."""
+    if isinstance(action, Shot):
+        return True
+    assert isinstance(position, ShogiSoccer)
+    return isinstance(action, ShogiSoccerMove) and position.piece_at(action.target) is not None
+
+
+#: Actions the search tries first and a playout plays one time in two when it can.
+EAGER: Mapping[str, Eagerness] = {"masume-tactics": tactics_eager,
+                                  "shogi-soccer": shogi_soccer_eager}
+
+
+def eager(game: str) -> Eagerness | None:
+    return EAGER.get(game)
 
 
 #: Actions that record what the players declare or the table does, not moves: a player
@@ -170,11 +322,78 @@ def playable(position: AnyPosition) -> list[Any]:
     return moves or actions
 
 
+def tactics_evaluation(position: AnyPosition) -> Mapping[str, float]:
+    """Masume Soccer Tactics: the score and the lean (:func:`tactics_play`), and the shot
+    the ball's keeper has (:func:`tactics_shot`): with its chance the goal's value (the
+    game won, where it is the goal that wins), else the rest; when the other side acts
+    first, only if the keeper keeps the ball (:func:`tactics_keeping`)."""
+    assert isinstance(position, MasumeTactics)
+    judged = by_score_and_lean(LEANS["masume-tactics"])(position)
+    chance = 0.0 if position.outcome() is not None else tactics_shot(position)
+    if not chance:
+        return judged
+    shooter = position.keeper // 11
+    side, other = TACTICS_SIDES[shooter], TACTICS_SIDES[1 - shooter]
+    chance *= tactics_keeping(position)
+    goals_to_win = position.options.goals_to_win
+    if goals_to_win and position.score[shooter] + 1 >= goals_to_win:
+        goal = 1.0
+    else:
+        goal = 0.5 + 0.5 * math.tanh((score_lead(position, side) + 1) / 2)
+    value = chance * goal + (1 - chance) * judged[side]
+    return {side: value, other: 1 - value}
+
+
+#: Games whose leaf is judged otherwise than by the score and a lean.
+EVALUATIONS: Mapping[str, Evaluation] = {"masume-tactics": tactics_evaluation}
+
+
+def shogi_soccer_wins_in_one(position: AnyPosition) -> str | None:
+    """Shogi-piece soccer: the side to move, if it can score or eject the goalkeeper with
+    its next action (:meth:`~masume.rules.shogi_soccer.position.Position.wins_now`)."""
+    assert isinstance(position, ShogiSoccer)
+    return position.side_to_move if position.wins_now() else None
+
+
+#: Where a game can tell cheaply that the side to move wins with its next action (a
+#: solver at the leaves: the search then knows the position won, not only likely).
+WINS_IN_ONE: Mapping[str, Callable[[AnyPosition], str | None]] = {
+    "shogi-soccer": shogi_soccer_wins_in_one}
+
+
+def decided(position: AnyPosition) -> str | None:
+    """The side that has won, or wins with its next action where the game can tell
+    (:data:`WINS_IN_ONE`); None if neither (a draw too)."""
+    outcome = position.outcome()
+    if outcome is not None:
+        return outcome.winner
+    wins_in_one = WINS_IN_ONE.get(position.game)
+    return None if wins_in_one is None else wins_in_one(position)
+
+
 def evaluation(game: str) -> Evaluation:
-    """The leaf evaluation of ``game``."""
-    lean = LEANS.get(game)
-    return by_score if lean is None else by_score_and_lean(lean)
+    """The leaf evaluation of ``game``: a position :func:`decided` is won (1) or lost
+    (0), else the game's judgement."""
+    if game in EVALUATIONS:
+        judge = EVALUATIONS[game]
+    else:
+        lean = LEANS.get(game)
+        judge = by_score if lean is None else by_score_and_lean(lean)
+    if game not in WINS_IN_ONE:
+        return judge
+
+    def evaluate(position: AnyPosition) -> Mapping[str, float]:
+        winner = decided(position)
+        if winner is None:
+            return judge(position)
+        return {side: float(side == winner) for side in position.sides}
+
+    return evaluate
 
 
 def playout_depth(game: str) -> int:
     return PLAYOUT_DEPTHS.get(game, PLAYOUT_DEPTH)
+
+
+def exploration(game: str) -> float:
+    return EXPLORATIONS.get(game, EXPLORATION)

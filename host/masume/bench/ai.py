@@ -10,6 +10,11 @@ level); the line says how many were. The last line counts the computer's moves a
 that took longer than S by the wall clock, and the slowest (a move within the time
 asked; a loaded machine can stop the process for longer than S).
 
+With ``levels`` (``--levels beginner,club``), one match instead: the first level against
+the second (``random``: the random player), each at its own iteration cap and share of
+random moves, its time the smaller of the level's and S (a level's own time, 2 s a move
+and more, makes a match of hours).
+
 Generic over games: it uses only the Position protocol and :mod:`masume.ai`.
 """
 
@@ -20,7 +25,7 @@ import time
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from masume.ai import Player, RandomPlayer, play, searching
+from masume.ai import Player, RandomPlayer, SearchPlayer, level, play, searching
 from masume.games import load_rules
 from masume.rules import AnyPosition
 
@@ -78,18 +83,33 @@ def match(game: str, first: Timed, second: Player, games: int, seconds: tuple[fl
 
 
 def run(game: str, games: int, move_seconds: float, seed: int = 1,
-        max_actions: int = 2000) -> int:
+        max_actions: int = 2000, levels: str | None = None) -> int:
     if games < 1 or not move_seconds > 0:
         print("masume bench ai: --games must be at least 1 and --move-seconds more than 0")
         return 2
     try:
         load_rules(game)
+        names = None if levels is None else levels.split(",")
+        for name in names or ():
+            if name != "random":
+                level(name)
     except ValueError as error:
         print(f"masume bench ai: {error}")
+        return 2
+    if names is not None and len(names) != 2:
+        print(f"masume bench ai: --levels names two levels (beginner,club), not {levels!r}")
         return 2
     rng = random.Random(seed)
     print(f"{game}: {games} games a match, {move_seconds:g} s a move, seed {seed}, "
           f"at most {max_actions} actions a game")
+    if names is not None:
+        first, second = (RandomPlayer(rng) if name == "random" else SearchPlayer(level(name), rng)
+                         for name in names)
+        won, drawn, lost, unfinished = match(game, Timed(first), second, games,
+                                             (move_seconds, move_seconds), rng, max_actions)
+        print(f"{names[0]} vs {names[1]}: {won} won, {drawn} drawn, {lost} lost"
+              f" ({unfinished} unfinished, judged by the score)")
+        return 0
     computer = Timed(searching(move_seconds, rng))
     won, drawn, lost, unfinished = match(game, computer, RandomPlayer(rng), games,
                                          (move_seconds, 0.0), rng, max_actions)

@@ -282,6 +282,34 @@ def plan_games(n: int, steps_wanted: int) -> list[list[Planned]]:
         return list(pool.map(plan_game, [GAME] * n, range(n), [steps_wanted] * n))
 
 
+def board_with_hand(mqtt: str, unit: str, seed: int, layout: Mapping[str, Sequence[str]],
+                    plan: list[Planned]) -> tuple[Any, Hand]:
+    """A simulated board (the firmware on the MicroPython VM) on the broker ``mqtt`` as
+    ``unit``, its pieces set as ``layout``, and the hand that plays ``plan`` on it,
+    timing each SQUARE event the board publishes to the LED picture that answers it."""
+    from masume.sim.board import SimulatedBoard
+
+    holder: dict[str, Hand] = {}
+    sim = SimulatedBoard(GAME, mqtt=mqtt, unit=unit, seed=seed,
+                         on_leds=lambda *a: holder["hand"].on_leds(*a) if holder else None)
+    for square, pieces in layout.items():
+        for piece in pieces:
+            sim.place(square, piece)
+    hand = holder["hand"] = Hand(sim, plan)
+
+    def published(topic: str, data_hex: str) -> None:
+        if topic.endswith("/events"):
+            try:
+                if c.decode_frame(bytes.fromhex(data_hex))[0] == c.SQUARE:
+                    hand.on_event()
+            except (c.FrameError, ValueError):
+                pass
+
+    assert sim.net is not None  # a board on MQTT
+    sim.net.on_publish = published
+    return sim, hand
+
+
 def run_once(n: int, seconds: float, pace: float, cut: float = 0.0,
              log: Callable[[str], None] = print,
              plans: list[list[Planned]] | None = None) -> dict[str, Any]:
@@ -289,7 +317,6 @@ def run_once(n: int, seconds: float, pace: float, cut: float = 0.0,
     from masume.club.mosquitto import Broker
     from masume.club.store import ClubStore
     from masume.games import load_rules
-    from masume.sim.board import SimulatedBoard
 
     rules = load_rules(GAME)
     if plans is None:
@@ -304,26 +331,9 @@ def run_once(n: int, seconds: float, pace: float, cut: float = 0.0,
     timers: list[threading.Timer] = []
     keep = True  # the folder (database, server log) stays for a look unless all went well
     try:
+        layout = rules.start().layout()
         for i, unit in enumerate(units):
-            holder: dict[str, Hand] = {}
-            sim = SimulatedBoard(GAME, mqtt=broker.url, unit=unit, seed=i,
-                                 on_leds=lambda *a, h=holder: (h["hand"].on_leds(*a)
-                                                               if "hand" in h else None))
-            for sq, pieces in rules.start().layout().items():
-                for p in pieces:
-                    sim.place(sq, p)
-            hand = holder["hand"] = Hand(sim, plans[i])
-
-            def published(topic: str, data_hex: str, hand: Hand = hand) -> None:
-                if topic.endswith("/events"):
-                    try:
-                        if c.decode_frame(bytes.fromhex(data_hex))[0] == c.SQUARE:
-                            hand.on_event()
-                    except (c.FrameError, ValueError):
-                        pass
-
-            assert sim.net is not None  # a board on MQTT
-            sim.net.on_publish = published
+            sim, hand = board_with_hand(broker.url, unit, i, layout, plans[i])
             sims.append(sim)
             hands.append(hand)
         server = subprocess.Popen(

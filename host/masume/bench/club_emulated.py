@@ -3,8 +3,9 @@
 ``masume bench club`` runs the real firmware on one MicroPython VM per board, so
 it measures the simulator more than the server (issue 17: at 8 boards the bench
 took 84 % of a core, the server 11 %). Here one asyncio process holds every
-board at the protocol level: each has its own MQTT connection (a paho client
-driven by the asyncio loop, with its last will), and speaks the board's side of
+board at the protocol level: each has its own MQTT connection (the club server's
+own lean client, masume.link.mqtt_client, used as the firmware's umqtt is: a last
+will, QoS 1, no resends but the journal's), and speaks the board's side of
 protocol/SPEC.md with the shared codec: WELCOME to every HELLO then a HEARTBEAT,
 events (SQUARE with the board's time, BUTTON) numbered and journalled until
 acknowledged, resent after 250 ms without ack progress, a heartbeat every
@@ -28,8 +29,13 @@ a fresh ``masume club serve`` process and a fresh SQLite database:
   answered only after the tracker's settle wait is counted apart);
 - the server's CPU per board while the hands play, and per table while every
   board is connected and nobody plays (idle), with its RSS;
-- the bench process's own CPU: when it nears a core, the figures are the bench's;
-- "records all exact": every board's record equals the actions its hand made.
+- the bench process's own CPU, and how late its loop ran while the hands played
+  (a 50 ms timer's lateness, p99): when either is large, the figures are the bench's;
+- "records all exact": every board's record equals the actions its hand made;
+- "server loop": the CPU its loop's thread spent per board event while the hands
+  played, stage by stage (masume.health.LoopCpu, read from the server by SIGUSR1),
+  and what the goal's 250 events a second would take at that cost: a figure that
+  holds on a busy machine, where latency does not.
 
 ``--servers K`` runs K ``masume club serve --shared`` processes on the one broker
 and one database (``--postgres ADMIN_URL``: a fresh PostgreSQL database per size,
@@ -43,9 +49,9 @@ board), and the records must still be all exact.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -55,6 +61,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from masume.link.mqtt_client import MqttClient
 from masume_protocol import codec as c
 
 from .club import (
@@ -67,6 +74,7 @@ from .club import (
     _cpu_seconds,
     _quantiles,
     _settled,
+    board_with_hand,
     plan_games,
     steps_for,
 )
@@ -77,6 +85,7 @@ JOURNAL = 256  # the board's ring of unacknowledged events
 HOST_SILENT_S = 3.5  # no host heard for this long: the board only journals
 PLANS = 32  # distinct planned games; boards beyond share them (each has its own record)
 IDLE_S = 5.0  # the idle window: every board connected, nobody playing
+KEEPALIVE_S = 30  # each board's keepalive with the broker (a ping every 15 s while quiet)
 
 
 def _with_children(pid: int) -> list[int]:
@@ -98,41 +107,6 @@ def _rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
-
-
-class PahoOnAsyncio:
-    """Many paho clients driven by one asyncio loop (paho's external-loop API:
-    the loop watches each client's socket and calls loop_read / loop_write)."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.clients: list[Any] = []
-
-    def attach(self, client: Any) -> None:
-        client.on_socket_open = self._open
-        client.on_socket_close = self._close
-        client.on_socket_register_write = self._want_write
-        client.on_socket_unregister_write = self._done_write
-        self.clients.append(client)
-
-    def _open(self, client: Any, userdata: object, sock: Any) -> None:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as masume.link.mqtt
-        self.loop.add_reader(sock, client.loop_read, 16)
-
-    def _close(self, client: Any, userdata: object, sock: Any) -> None:
-        self.loop.remove_reader(sock)
-        self.loop.remove_writer(sock)
-
-    def _want_write(self, client: Any, userdata: object, sock: Any) -> None:
-        self.loop.add_writer(sock, client.loop_write)
-
-    def _done_write(self, client: Any, userdata: object, sock: Any) -> None:
-        self.loop.remove_writer(sock)
-
-    def misc(self) -> None:
-        """Keepalive pings and retries: once a second for every client."""
-        for client in self.clients:
-            client.loop_misc()
 
 
 @dataclass
@@ -169,9 +143,8 @@ class EmulatedBoard:
     """One board at the protocol level over its own MQTT connection."""
 
     def __init__(self, unit: str, board: Any, layout: dict[str, list[str]],
-                 plan: list[Planned], broker_port: int, driver: PahoOnAsyncio,
-                 rng: random.Random) -> None:
-        from masume.link.mqtt import new_client, topic
+                 plan: list[Planned], rng: random.Random) -> None:
+        from masume.link.mqtt import topic
 
         self.unit = unit
         self.board = board
@@ -193,20 +166,22 @@ class EmulatedBoard:
         self.step_in_action = 0
         self.notations: list[str] = []
         self.bad_frames = 0
-        self.events_topic = topic(unit, "events")
-        self.commands_topic = topic(unit, "commands")
-        status = topic(unit, "status")
-        self.client = new_client(f"board-{unit}")
-        driver.attach(self.client)  # after new_client: our socket hooks replace its own
-        self.client.will_set(status, b"offline", qos=1, retain=True)
-        self.client.on_message = self._on_message
+        self.events_topic = topic(unit, "events").encode()
+        commands, status = topic(unit, "commands").encode(), topic(unit, "status").encode()
 
-        def connected(client: Any, userdata: object, flags: Any, rc: Any, props: Any) -> None:
-            client.subscribe(self.commands_topic, 1)
-            client.publish(status, b"online", qos=1, retain=True)
+        def connected(code: int) -> None:
+            if code == 0:
+                self.client.subscribe(commands, 1)
+                self.client.publish(status, b"online", qos=1, retain=True)
 
-        self.client.on_connect = connected
-        self.client.connect("127.0.0.1", broker_port, keepalive=30)
+        # The little of MQTT the firmware's umqtt uses: a last will, QoS 1, no resends
+        # of the client's own (the journal resends what is not acked), a ping while quiet.
+        self.client = MqttClient(f"board-{unit}", on_message=self._on_message,
+                                 on_connect=connected, will=(status, b"offline", 1, True),
+                                 keepalive=KEEPALIVE_S)
+
+    async def connect(self, broker_port: int) -> None:
+        await self.client.connect("127.0.0.1", broker_port)
 
     # ---- the board's side of the protocol ---------------------------------------------
 
@@ -258,10 +233,10 @@ class EmulatedBoard:
             return bytes.fromhex(stack[-1][4:]) if stack else b""
         return bytes(self.board.piece_code(p) for p in stack)
 
-    def _on_message(self, client: Any, userdata: object, message: Any) -> None:
+    def _on_message(self, _topic: bytes, message: bytes) -> None:
         now = time.perf_counter()
         try:
-            mtype, seq, payload = c.decode_frame(message.payload.rstrip(b"\x00"))
+            mtype, seq, payload = c.decode_frame(message.rstrip(b"\x00"))
             fields = c.unpack(mtype, payload)
         except (c.FrameError, ValueError):
             self.bad_frames += 1
@@ -395,22 +370,41 @@ async def _play(boards: list[EmulatedBoard], canaries: list[Hand], seconds: floa
     await asyncio.gather(*(hand(b) for b in boards), *(canary(h) for h in canaries))
 
 
-async def _timers(boards: list[EmulatedBoard], driver: PahoOnAsyncio,
-                  stop: asyncio.Event) -> None:
+async def _timers(boards: list[EmulatedBoard], stop: asyncio.Event) -> None:
     """The boards' 250 ms timers and heartbeats, one task for all (a board's heartbeat
     falls in its own quarter of the second, so they do not all leave at once)."""
     turn = 0
     while not stop.is_set():
         now = time.perf_counter()
         for i, board in enumerate(boards):
-            board.tick(now, heartbeat=i % 4 == turn)
-        if turn == 0:
-            driver.misc()
+            board.tick(now, heartbeat=i % 4 == turn % 4)
         turn = (turn + 1) % 4
         try:
             await asyncio.wait_for(stop.wait(), RESEND_S)
         except TimeoutError:
             pass
+
+
+class _Lateness:
+    """How late the bench's own loop runs: a timer every 50 ms, its lateness kept."""
+
+    EVERY_S = 0.05
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.late: list[float] = []
+        self._handle = loop.call_later(self.EVERY_S, self._rung, loop.time() + self.EVERY_S)
+
+    def _rung(self, planned: float) -> None:
+        now = self.loop.time()
+        self.late.append((now - planned) * 1000)
+        self._handle = self.loop.call_at(now + self.EVERY_S, self._rung, now + self.EVERY_S)
+
+    def stop(self) -> None:
+        self._handle.cancel()
+
+    def p99(self) -> float:
+        return _quantiles(self.late)[1]
 
 
 def start_server(work: Path, broker: str, db: str | None = None,
@@ -422,12 +416,52 @@ def start_server(work: Path, broker: str, db: str | None = None,
     shared = ["--server-id", server_id, "--shared"] if server_id else []
     if workers is not None:
         shared += ["--workers", str(workers)]
+    from masume.club.server import LOOP_CPU_ENV
+
     return subprocess.Popen(
         [sys.executable, "-m", "masume.cli", "club", "serve", "--broker", broker,
          "--tables", str(work / "tables.toml"), "--db", db or str(work / "club.db"),
          "--no-web", *shared],
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, env=os.environ | {LOOP_CPU_ENV: "1"},
         stderr=open(work / f"{server_id or 'server'}.log", "w"))
+
+
+def loop_cpu(proc: subprocess.Popen[bytes], log_path: Path, timeout: float = 30.0
+             ) -> dict[str, float] | None:
+    """The server's loop CPU so far, stage by stage (masume.health.LoopCpu): SIGUSR1,
+    then the line it logs (its main thread's; None if none comes, or it is dead).
+    CPU seconds of one thread, counted by the kernel: they hold on a busy machine."""
+    import signal
+
+    if proc.poll() is not None:
+        return None
+    before = log_path.read_text(errors="replace").count("loop cpu: ")
+    proc.send_signal(signal.SIGUSR1)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        lines = [line for line in log_path.read_text(errors="replace").splitlines()
+                 if line.startswith("loop cpu: ")]
+        if len(lines) > before:
+            out: dict[str, float] = {}
+            for part in lines[-1][len("loop cpu: "):].split(", "):
+                name, value = part.rsplit(" ", 1)
+                out[name] = float(value)
+            return out
+        time.sleep(0.05)
+    return None
+
+
+def loop_cpu_delta(before: list[dict[str, float] | None], after: list[dict[str, float] | None]
+                   ) -> dict[str, float] | None:
+    """What the servers' loops spent between two :func:`loop_cpu` readings, summed."""
+    if not before or any(b is None for b in before + after):
+        return None
+    out: dict[str, float] = {}
+    for b, a in zip(before, after):
+        assert a is not None and b is not None
+        for key, value in a.items():
+            out[key] = out.get(key, 0.0) + value - b.get(key, 0.0)
+    return out
 
 
 def fresh_postgres(admin_url: str) -> tuple[str, Callable[[], None]]:
@@ -456,8 +490,6 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
     from masume.boards import load_board
     from masume.club.mosquitto import Broker
     from masume.games import load_rules
-    from masume.sim.board import SimulatedBoard
-
     rules = load_rules(GAME)
     board = load_board(rules.board)
     layout = {k: list(v) for k, v in rules.start().layout().items()}
@@ -468,7 +500,6 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
     (work / "tables.toml").write_text("".join(
         f'[tables.{u}]\ngame = "{GAME}"\nplayers = ["A", "B"]\n' for u in units + canary_units))
     loop = asyncio.get_running_loop()
-    driver = PahoOnAsyncio(loop)
     rng = random.Random(n)
     stop = asyncio.Event()
     procs: list[subprocess.Popen[bytes]] = []
@@ -481,33 +512,13 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
     timers = None
     try:
         for i, unit in enumerate(canary_units):
-            holder: dict[str, Hand] = {}
-            sim = SimulatedBoard(GAME, mqtt=broker.url, unit=unit, seed=i,
-                                 on_leds=lambda *a, h=holder: (h["hand"].on_leds(*a)
-                                                               if "hand" in h else None))
-            for sq, pieces in layout.items():
-                for p in pieces:
-                    sim.place(sq, p)
-            hand = holder["hand"] = Hand(sim, plans[i % len(plans)])
-
-            def published(topic: str, data_hex: str, hand: Hand = hand) -> None:
-                if topic.endswith("/events"):
-                    try:
-                        if c.decode_frame(bytes.fromhex(data_hex))[0] == c.SQUARE:
-                            hand.on_event()
-                    except (c.FrameError, ValueError):
-                        pass
-
-            assert sim.net is not None
-            sim.net.on_publish = published
+            sim, hand = board_with_hand(broker.url, unit, i, layout, plans[i % len(plans)])
             sims.append(sim)
             hands.append(hand)
         for i, unit in enumerate(units):
-            boards.append(EmulatedBoard(unit, board, layout, plans[i % len(plans)], broker.port,
-                                        driver, rng))
-            if i % 50 == 49:
-                await asyncio.sleep(0)  # let the first ones' handshakes through
-        timers = asyncio.create_task(_timers(boards, driver, stop))
+            boards.append(EmulatedBoard(unit, board, layout, plans[i % len(plans)], rng))
+            await boards[-1].connect(broker.port)
+        timers = asyncio.create_task(_timers(boards, stop))
         if postgres:
             db, drop_db = fresh_postgres(postgres)
         if servers == 1:
@@ -553,6 +564,13 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
                   if Path(f"/proc/{p}").exists())
         for b in boards:
             b.measure.measure = True
+        logs = [work / "server.log"] if servers == 1 else [work / f"{i}.log" for i in ids]
+
+        async def loops() -> list[dict[str, float] | None]:
+            return await asyncio.gather(*(loop.run_in_executor(None, loop_cpu, p, path)
+                                          for p, path in zip(procs, logs)))
+
+        loops0 = await loops()
         own0 = time.process_time()
         cpu0, t0 = cpu(), time.monotonic()
         killed_at: list[float] = []
@@ -561,9 +579,12 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
             killed_at.append(time.perf_counter())
             procs[0].kill()
 
+        lateness = _Lateness(loop)
         await _play(boards, hands, seconds, pace, rng, kill_first if kill else None)
+        lateness.stop()
         busy = time.monotonic() - t0
         cpu_used = cpu() - cpu0
+        loop_used = loop_cpu_delta(loops0, await loops())
         own = (time.process_time() - own0) / busy * 100
         want = {b.unit: b.notations for b in boards} | {
             u: h.notations for u, h in zip(canary_units, hands)}
@@ -601,7 +622,9 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
                 "idle_per_table": idle, "servers": servers,
                 "failover": _quantiles(moved) + (max(moved),) if moved else None,
                 "moved": len(moved),
-                "rss_mb": rss, "bench_cpu": own, "startup_s": startup,
+                "rss_mb": rss, "bench_cpu": own, "loop": loop_used, "busy_s": busy,
+                "bench_late_p99": lateness.p99(),
+                "startup_s": startup,
                 "actions": sum(len(v) for v in want.values()), "differ": differ,
                 "bad_frames": sum(b.bad_frames for b in boards)}
     finally:
@@ -625,6 +648,34 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
         broker.stop()
         if not keep:
             shutil.rmtree(work, ignore_errors=True)
+
+
+#: The goal's rate (issue 17): 1,000 boards, a movement (one board event) every 4 s each.
+GOAL_EVENTS_PER_S = 250
+
+
+def loop_line(used: dict[str, float], seconds: float) -> str:
+    """What the servers' loops spent per board event, stage by stage, and what the
+    goal's 250 events a second would take at that cost.
+
+    >>> loop_line({"cpu_s": 2.0, "events": 1000, "mqtt-read": 1.0, "frames": 0.5},
+    ...           20).split("; ")  # doctest: +NORMALIZE_WHITESPACE
+    ['server loop: 2.000 ms of CPU per board event (1000 events',
+     '2.00 s of its thread in 20.0 s, 10 % of a core): mqtt-read 50 %, frames 25 %, other 25 %',
+     'at 250 events a second: 50 % of a core', 'nan us per MQTT message (0 in and out)']
+    """
+    total, events = used["cpu_s"], int(used["events"])
+    messages = int(used.get("messages", 0))
+    stages = {k: v for k, v in used.items() if k not in ("cpu_s", "events", "messages")}
+    stages["other"] = total - sum(stages.values())
+    per = total / events if events else float("nan")
+    split = ", ".join(f"{k} {v / total * 100:.0f} %" for k, v in stages.items()) if total else ""
+    per_message = total / messages * 1e6 if messages else float("nan")
+    return (f"server loop: {per * 1000:.3f} ms of CPU per board event ({events} events; "
+            f"{total:.2f} s of its thread in {seconds:.1f} s, {total / seconds * 100:.0f} % of "
+            f"a core): {split}; at {GOAL_EVENTS_PER_S} events a second: "
+            f"{per * GOAL_EVENTS_PER_S * 100:.0f} % of a core; {per_message:.0f} us per MQTT "
+            f"message ({messages} in and out)")
 
 
 def sizes_up_to(boards: int) -> list[int]:
@@ -673,8 +724,11 @@ def run(boards: int, seconds: float, pace: float, canaries: int = 2, servers: in
               flush=True)
         print(f"            canaries (full VM): p50 {r['canary_p50']:.1f} ms, p99 "
               f"{r['canary_p99']:.1f} ms (n={r['canary_samples']}); bench process "
-              f"{r['bench_cpu']:.0f} % of a core; all tables running after "
+              f"{r['bench_cpu']:.0f} % of a core, its loop late p99 "
+              f"{r['bench_late_p99']:.0f} ms; all tables running after "
               f"{r['startup_s']:.1f} s", flush=True)
+        if r["loop"]:
+            print("            " + loop_line(r["loop"], r["busy_s"]), flush=True)
         if kill:
             print("            failover: " + (
                 f"{r['moved']} boards moved after the SIGKILL: half by {r['failover'][0]:.2f} s, "

@@ -36,6 +36,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ai.add_argument("--seed", type=int, default=1, help="the random generator's seed")
     ai.add_argument("--max-actions", type=int, default=2000,
                     help="a game still on after so many actions is judged by its score")
+    ai.add_argument("--levels", metavar="A,B", default=None,
+                    help="instead: level A against level B (masume.ai.LEVELS, or random), each "
+                         "at most --move-seconds a move")
     ai.set_defaults(handler=_ai)
 
     readers = kinds.add_parser("readers", help="reader scan in board time: jobs, rounds, latency")
@@ -179,7 +182,7 @@ def _ai(args: argparse.Namespace) -> int:
     from masume.bench.ai import run
 
     return run(game=args.game, games=args.games, move_seconds=args.move_seconds, seed=args.seed,
-               max_actions=args.max_actions)
+               max_actions=args.max_actions, levels=args.levels)
 
 
 def _rules(args: argparse.Namespace) -> int:

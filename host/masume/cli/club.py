@@ -118,6 +118,10 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    # The loop's CPU so far, stage by stage (with MASUME_LOOP_CPU=1: masume.health.LoopCpu).
+    from masume.health import LOOP_CPU
+
+    signal.signal(signal.SIGUSR1, lambda *_: print(LOOP_CPU.line(), file=sys.stderr, flush=True))
     server.start()
     assert server.hub is not None  # started
     print(f"club server {args.server_id}: {len(assignments)} tables, broker "

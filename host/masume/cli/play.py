@@ -9,6 +9,13 @@ and ``web view for spectators: URL`` (read only). Actions are printed as they ar
 played, and ``table: ...`` lines say what the table refused and why, and how to
 put the board right.
 
+With ``--computer SIDE`` the computer plays that side (``--level``: beginner, casual,
+club, strong): on its turn the board lights its action in its colour, the page and
+the terminal say it (``table: computer: E6 lob N: from E6 to E7``), and the players carry
+it out on the board; a different action is flagged and taken back. The page's hint
+button (and the board's ``hint`` button, where it has one) lights the best action for
+the side to act. docs/playing.md, "Playing against the computer".
+
 On the simulated board the terminal takes the simulator's commands too (``place
 C5 ball``, ``lift A7``, ``press takeback``, ... as in ``masume sim``).
 """
@@ -61,6 +68,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="another name the web view is reached by (its own names and "
                              "addresses always work; repeatable)")
     parser.add_argument("--no-web", action="store_true", help="no web view")
+    parser.add_argument("--computer", metavar="SIDE",
+                        help="the computer plays this side (one of the game's sides)")
+    parser.add_argument("--level", default="casual",
+                        help="the computer's strength: beginner, casual, club or strong "
+                             "(default casual)")
     parser.add_argument("--blue", "--first-player", dest="first_player",
                         help="name of the first player")
     parser.add_argument("--red", "--second-player", dest="second_player",
@@ -81,9 +93,11 @@ def find_board_port() -> str | None:
 def run(args: argparse.Namespace) -> int:
     import logging
 
+    from masume.ai import level
     from masume.boards import BoardError, load_board
     from masume.games import load_rules
     from masume.link import BoardSession, SerialTransport
+    from masume.play.computer import COMPUTER_HEADER, check_computer, computer_of
     from masume.play.table import TableSession
     from masume.records import RecordError, parse_options
     from masume.storage import GameStore, default_games_dir
@@ -94,6 +108,10 @@ def run(args: argparse.Namespace) -> int:
         rules = load_rules(args.game)
         board = load_board(args.board or rules.board)
         options = parse_options(" ".join(args.option))
+        level(args.level)
+        if args.computer is not None:
+            check_computer(args.computer, args.level, rules.start().sides, args.game,
+                           "--computer")
     except (ValueError, BoardError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -143,6 +161,8 @@ def run(args: argparse.Namespace) -> int:
                 headers["Options"] = " ".join(args.option)
             if args.clock:
                 headers["Clock"] = f"per side={args.clock * 60:.1f}"
+            if args.computer:
+                headers[COMPUTER_HEADER] = f"{args.computer} {args.level}"
             store = GameStore.new(games_dir, args.game, headers)
             from masume.rules import Game
 
@@ -187,14 +207,22 @@ def run(args: argparse.Namespace) -> int:
     def tell(message: str) -> None:
         say(f"table: {message}")
 
+    # The computer's side: as asked, else as the resumed game's record says.
+    computer, level_name = computer_of(store.headers)
+    if args.computer:
+        computer, level_name = args.computer, args.level
+        store.headers[COMPUTER_HEADER] = f"{computer} {level_name}"  # a resume may change it
     table = TableSession(rules, board, link, game=game, store=store, sim=sim, port=port,
-                         on_action=report, on_message=tell)
+                         on_action=report, on_message=tell, computer=computer,
+                         level=level_name)
     if sim is not None:
         _set_up(sim, game.position, table.readings)
     link.start()
     table.start()
     print(f"board: {board.id} on {port}{' (simulated)' if sim else ''}", flush=True)
     print(f"saving to {store.folder}", flush=True)
+    if computer:
+        print(f"the computer plays {computer} ({level_name})", flush=True)
     stop_web = None
     if listening is not None:
         from masume.web.server import serve

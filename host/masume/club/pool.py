@@ -9,43 +9,58 @@ one worker process.
                                        v
                                    Committer --> ACK once committed (as LoopTable)
 
-Tables are sharded over N workers by a hash of their unit id. Each worker is a
-``concurrent.futures.ProcessPoolExecutor`` of one process: its calls run one after
-another in the order they were submitted, so a table's inputs reach its core in
-order, and the core stays in that process between calls (a pool of several processes
-would hand a table's calls to any of them). A table has at most one batch in flight;
-what its link receives meanwhile waits in the link for the next.
+Tables are sharded over N workers by a hash of their unit id. Each worker is one
+process with a pipe to the loop: the loop sends it the calls of one turn (every
+table's batch that came meanwhile) as one message, and reads the answers itself when
+the pipe is readable, then sends the next. The calls run one after another in the
+order they were submitted, so a table's inputs reach its core in order, and the core
+stays in that process between calls. A table has at most one batch in flight; what
+its link receives meanwhile waits in the link for the next.
 
-A worker that dies (SIGKILL, out of memory) breaks its executor: the death is said
+A table's computer side and hints (masume.play.computer.Advisor) live beside its core
+in the worker: its searches run on the worker's own search thread, never on the loop,
+and the worker's other tables go on meanwhile. When one is done, that thread sends the
+loop a frame of its own (``(READY, unit)``, beside the answers to the loop's calls), and
+the loop gives the table a turn, which shows what was found.
+
+A worker that dies (SIGKILL, out of memory) closes its pipe: the death is said
 in the log and on the health report (:meth:`WorkerPool.report`), a new process
 takes the slot, and each of its tables opens again there from its last committed
 save and rewinds its link, so the board sends again every event that save does not
 cover: nothing is lost (the same path as a fault in the core, masume.play.table).
+Each of its tables is woken at once, idle or not: it says its worker died, and its
+computer, if it was thinking, thinks again in the new worker.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
-import functools
+import asyncio
 import hashlib
+import itertools
 import logging
 import multiprocessing
+import multiprocessing.connection
+import multiprocessing.process
 import os
+import pickle
+import struct
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import Future
 from dataclasses import dataclass, field
+from multiprocessing.reduction import ForkingPickler
 from typing import TYPE_CHECKING, Any
 
-from masume.health import Health
+from masume.health import LOOP_CPU, Health
 from masume.link import BoardEvent, BoardMismatch, Led
+from masume.play.computer import Advisor, computer_of
 from masume.play.core import Effects, TableCore
-from masume.play.table import FAULT_BACKOFF_S, POISON_FAULTS, SAVE_RETRY_S
+from masume.play.table import FAULT_BACKOFF_S, POISON_FAULTS, TableRunner, pieces_read
 from masume.storage import CannotSave, LogEntry
 from masume.subscribers import Subscribers
 
-from .runner import Alarm
+from .runner import LoopTurns
 
 if TYPE_CHECKING:
     from masume.link.loop import LoopLink
@@ -56,6 +71,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("masume.club")
 
 STATE_WAIT_S = 10.0  # a page's read of a table waits this long for its worker
+READ_BYTES = 1 << 20  # what the loop reads of a worker's answers at a time
 #: A save as the worker writes it: (record text, headers, result or None).
 Save = tuple[str, dict[str, str], "str | None"]
 
@@ -74,9 +90,18 @@ def default_workers() -> int:
 class _Held:
     core: TableCore
     headers: dict[str, str]
+    #: The computer's side and the hints (masume.play.computer): searched on this
+    #: worker's search thread, which tells the loop when one is done (:func:`_ready`).
+    advisor: Advisor
 
 
 _held: dict[str, _Held] = {}
+#: The worker's end of its pipe, and the lock that keeps the answers (the worker's
+#: thread) and a search's READY (the search thread) whole frames apart.
+_conn: multiprocessing.connection.Connection | None = None
+_sending = threading.Lock()
+#: The first item of a worker's frame that is no answer: a table's search is done.
+READY = "ready"
 
 
 @dataclass
@@ -97,14 +122,18 @@ class Ran:
     faulted: tuple[int, int] | None = None  # the event it raised on
 
 
-def _merge(into: Effects, more: Effects) -> None:
-    into.notes.extend(more.notes)
-    into.reports.extend(more.reports)
-    into.messages.extend(more.messages)
-    if more.leds is not None:
-        into.leds = more.leds
-    into.changed = into.changed or more.changed
-    into.dirty = into.dirty or more.dirty
+def _ready(unit: str) -> None:
+    """From the worker's search thread: the loop is told that ``unit``'s search is done
+    (a frame of its own beside the answers); its table then takes a turn, which shows
+    what the search found (Advisor.turn)."""
+    conn = _conn
+    if conn is None:
+        return
+    with _sending:
+        try:
+            conn.send((READY, unit))
+        except OSError:
+            pass  # the server is gone
 
 
 def _save_of(held: _Held) -> Save:
@@ -115,25 +144,6 @@ def _save_of(held: _Held) -> Save:
     held.headers = held.core.headers(held.headers)
     return (write_record(held.core.game, held.headers), dict(held.headers),
             game_result(held.core.game, held.headers))
-
-
-def _worker_start() -> None:
-    """In each new worker: end with the server. A server SIGKILLed cannot stop its
-    workers, and they would wait on their call queue for ever (they hold its
-    writing end too, so it never closes)."""
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        threading.Thread(target=_end_with, args=(parent,), name="end-with-server",
-                         daemon=True).start()
-
-
-def _end_with(parent: multiprocessing.process.BaseProcess) -> None:
-    parent.join()
-    os._exit(0)
-
-
-def worker_pid() -> int:
-    return os.getpid()
 
 
 def worker_open(unit: str, game_name: str, board_name: str | None, record: str | None,
@@ -149,7 +159,9 @@ def worker_open(unit: str, game_name: str, board_name: str | None, record: str |
     board = load_board(board_name or rules.board)
     game = resume_game(record, game_name) if record else Game(rules.start())
     core = TableCore(rules, board, game, headers, name=unit)
-    held = _held[unit] = _Held(core, dict(headers))
+    computer, level_name = computer_of(headers)
+    advisor = Advisor(computer, level_name, on_ready=lambda: _ready(unit))
+    held = _held[unit] = _Held(core, dict(headers), advisor)
     return Opened(core.handled, core.readings, core.redraw(), _save_of(held))
 
 
@@ -165,15 +177,19 @@ def worker_run(unit: str, batch: list[tuple[BoardEvent, bool]], now: float,
             core.leds = {}  # the last picture never reached the board: drawn again
         for event, skip in batch:
             key = (event.boot, event.seq)
-            _merge(out.effects, core.skip(event) if skip else core.handle(event, now))
+            out.effects.add(core.skip(event) if skip else core.handle(event, now))
         key = None
-        _merge(out.effects, core.tick(now, board_now))
+        out.effects.add(core.tick(now, board_now))
+        if out.effects.hint_asked:
+            held.advisor.ask_hint()
+        out.effects.add(held.advisor.turn(core))
         out.handled = core.handled
         out.due = core.due()
         if out.effects.dirty:
             out.save = _save_of(held)
     except Exception as exc:  # told to the loop, which reloads the last save
         del _held[unit]
+        held.advisor.close()
         log.exception("table %s: the core failed", unit)
         return Ran(error=f"{type(exc).__name__}: {exc}", faulted=key)
     return out
@@ -190,13 +206,17 @@ def worker_act(unit: str, text: str) -> tuple[str, Ran]:
 def worker_final(unit: str) -> Save | None:
     """The table's last save (the match clock as it stands), and the table let go."""
     held = _held.pop(unit, None)
-    return _save_of(held) if held is not None else None
+    if held is None:
+        return None
+    held.advisor.close()
+    return _save_of(held)
 
 
 def worker_state(unit: str, viewer: str | None, extras: dict[str, Any]) -> Any:
     from masume.play.view import table_state
 
-    return table_state(_held[unit].core, viewer=viewer, **extras)
+    held = _held[unit]
+    return table_state(held.core, viewer=viewer, advice=held.advisor.view(held.core), **extras)
 
 
 def worker_positions(unit: str) -> tuple[Any, ...]:
@@ -205,60 +225,257 @@ def worker_positions(unit: str) -> tuple[Any, ...]:
 
 # ---- in the server: the workers ---------------------------------------------------------
 
+class WorkerDied(Exception):
+    """A call's worker process died before it answered."""
+
+
+@dataclass
+class _Worker:
+    """One worker process and the loop's end of its pipe: calls wait in ``outbox``
+    while a batch is out (``out``: call id -> its future)."""
+
+    process: multiprocessing.process.BaseProcess
+    conn: multiprocessing.connection.Connection
+    outbox: list[tuple[int, Callable[..., Any], tuple[Any, ...], Future[Any]]] = field(
+        default_factory=list)
+    out: dict[int, Future[Any]] = field(default_factory=dict)
+    flush_due: bool = False
+    sending: bytearray = field(default_factory=bytearray)  # a batch not all written yet
+    received: bytearray = field(default_factory=bytearray)  # answers not all read yet
+
+
+def _serve(conn: multiprocessing.connection.Connection) -> None:
+    """A worker's life: a batch of calls in, their answers out, in order; until the
+    server says stop or is gone (the pipe's end: a server SIGKILLed cannot stop its
+    workers, and they end with it)."""
+    global _conn
+    _conn = conn
+    while True:
+        try:
+            calls = conn.recv()
+        except (EOFError, OSError):
+            return
+        if calls is None:
+            return
+        answers = []
+        for call_id, call, args in calls:
+            try:
+                answers.append((call_id, True, call(*args)))
+            except Exception as exc:  # noqa: BLE001 (the caller hears it)
+                answers.append((call_id, False, f"{type(exc).__name__}: {exc}"))
+        try:
+            with _sending:
+                conn.send(answers)
+        except OSError:
+            return
+
+
 class WorkerPool:
-    """N worker processes, each its own one-process executor (see the module
-    docstring); a slot whose process died gets a new one (:meth:`lost`)."""
+    """N worker processes, each fed through a pipe the loop watches (see the module
+    docstring); a slot whose process died gets a new one (:meth:`lost`).
+
+    Why not ``concurrent.futures.ProcessPoolExecutor``: its calls pass through two
+    threads of the server's (its manager's and its queue's feeder), each waiting for
+    the GIL the loop holds, and it keeps two calls a worker queued: at 1,000 boards a
+    call waited seconds to reach an idle worker (docs/benchmarks.md). Here the loop
+    sends each worker what came in one turn as one batch, one batch out at a time,
+    and reads the answers itself."""
 
     def __init__(self, workers: int, server_id: str = "club") -> None:
         self.size = workers
-        # spawn: the server has threads (paho's, the committer's); a fork copies
+        # spawn: the server has threads (the loop's, the committer's); a fork copies
         # their locks in whatever state they are.
         self._context = multiprocessing.get_context("spawn")
         self._lock = threading.Lock()
-        self._slots: list[concurrent.futures.ProcessPoolExecutor] = []
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._ids = itertools.count()
         self.generation = [0] * workers
         self.pids: list[int | None] = [None] * workers
         self.deaths: list[str] = []  # what the log said of each death, in order
+        self._closing = False
+        #: What wakes each table, on the loop: when its worker says its search is done,
+        #: and when its worker was replaced (an idle table opens again in the new one at
+        #: once: its computer, if it has one, thinks again there).
+        self.wakes: dict[str, Callable[[], None]] = {}
         self.health = [Health(f"club worker {k}", f"club server {server_id}")
                        for k in range(workers)]
-        for k in range(workers):
-            self._slots.append(self._new(k))
+        self._workers = [self._new(k) for k in range(workers)]
 
-    def _new(self, slot: int) -> concurrent.futures.ProcessPoolExecutor:
-        executor = concurrent.futures.ProcessPoolExecutor(1, mp_context=self._context,
-                                                          initializer=_worker_start)
-        executor.submit(worker_pid).add_done_callback(
-            functools.partial(self._started, slot, self.generation[slot]))
-        return executor
+    def _new(self, slot: int) -> _Worker:
+        mine, theirs = self._context.Pipe()
+        process = self._context.Process(target=_serve, args=(theirs,), daemon=True,
+                                        name=f"club-worker-{slot}")
+        process.start()
+        theirs.close()  # the worker's end is the worker's: its death closes the pipe
+        # The loop reads and writes what the pipe takes now, never waiting for a
+        # worker (one the machine has not scheduled would hold every board up).
+        os.set_blocking(mine.fileno(), False)
+        self.pids[slot] = process.pid
+        self.health[slot].running()
+        worker = _Worker(process, mine)
+        if self.loop is not None:
+            self.loop.add_reader(mine.fileno(), LOOP_CPU.run, "pool", self._answered, slot,
+                                 self.generation[slot])
+        return worker
 
-    def _started(self, slot: int, generation: int, future: concurrent.futures.Future[int]) -> None:
-        if future.exception() is None and self.generation[slot] == generation:
-            self.pids[slot] = future.result()
-            self.health[slot].running()
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Answers are read on ``loop`` (the tables' loop; any thread may call this)."""
+        with self._lock:
+            if self.loop is not None:
+                return
+            self.loop = loop
+
+        def watch_pipes() -> None:
+            for slot, worker in enumerate(self._workers):
+                loop.add_reader(worker.conn.fileno(), LOOP_CPU.run, "pool", self._answered, slot,
+                                self.generation[slot])
+
+        loop.call_soon_threadsafe(watch_pipes)
 
     def slot_of(self, unit: str) -> int:
         return int.from_bytes(hashlib.sha256(unit.encode()).digest()[:4], "big") % self.size
 
-    def submit(self, slot: int, call: Callable[..., Any],
-               *args: Any) -> concurrent.futures.Future[Any]:
-        """``call(*args)`` in worker ``slot``, after every call submitted to it before."""
+    def submit(self, slot: int, call: Callable[..., Any], *args: Any) -> Future[Any]:
+        """``call(*args)`` in worker ``slot``, after every call submitted to it before;
+        its future is settled on the loop (:meth:`bind` first)."""
+        loop = self.loop
+        if loop is None:
+            raise RuntimeError("the worker pool has no loop yet")
+        future: Future[Any] = Future()
         with self._lock:
-            executor = self._slots[slot]
-        return executor.submit(call, *args)
+            worker = self._workers[slot]
+            worker.outbox.append((next(self._ids), call, args, future))
+            if worker.flush_due:
+                return future
+            worker.flush_due = True
+        if asyncio._get_running_loop() is loop:
+            # what else comes this turn goes with it
+            loop.call_soon(LOOP_CPU.run, "pool", self._flush, slot)
+        else:
+            loop.call_soon_threadsafe(LOOP_CPU.run, "pool", self._flush, slot)
+        return future
+
+    def _flush(self, slot: int) -> None:
+        """On the loop: the calls waiting go to the worker as one batch, unless one is out."""
+        with self._lock:
+            worker = self._workers[slot]
+            worker.flush_due = False
+            if worker.out or not worker.outbox:
+                return
+            batch, worker.outbox = worker.outbox, []
+        calls = []
+        for call_id, call, args, future in batch:
+            if future.set_running_or_notify_cancel():
+                worker.out[call_id] = future
+                calls.append((call_id, call, args))
+        if not calls:
+            return
+        try:
+            data = ForkingPickler.dumps(calls)
+        except Exception as exc:  # noqa: BLE001 (a call that cannot be sent: its caller hears)
+            for call_id, _, _ in calls:
+                worker.out.pop(call_id).set_exception(exc)
+            return
+        # Framed as multiprocessing.connection frames it (the worker's end reads it
+        # with Connection.recv): the length, then the pickle.
+        worker.sending += struct.pack("!i", len(data)) + data
+        self._write(slot, self.generation[slot])
+
+    def _write(self, slot: int, generation: int) -> None:
+        """On the loop: as much of the batch as the pipe takes; the rest when it can."""
+        if self.generation[slot] != generation or self.loop is None:
+            return
+        worker = self._workers[slot]
+        fd = worker.conn.fileno()
+        try:
+            written = os.write(fd, worker.sending)
+        except BlockingIOError:
+            written = 0
+        except OSError:
+            self.lost(slot, generation)
+            return
+        del worker.sending[:written]
+        if worker.sending:
+            self.loop.add_writer(fd, LOOP_CPU.run, "pool", self._write, slot, generation)
+        else:
+            self.loop.remove_writer(fd)
+
+    def _answered(self, slot: int, generation: int) -> None:
+        """On the loop: what the worker wrote; each whole answer settles its batch's
+        calls, and the next batch goes."""
+        if self.generation[slot] != generation:
+            return
+        worker = self._workers[slot]
+        try:
+            data = os.read(worker.conn.fileno(), READ_BYTES)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:  # the worker is gone
+            self.lost(slot, generation)
+            return
+        worker.received += data
+        while len(worker.received) >= 4 and self.generation[slot] == generation:
+            (size,) = struct.unpack_from("!i", worker.received)
+            if len(worker.received) < 4 + size:
+                return
+            answers = pickle.loads(worker.received[4:4 + size])
+            del worker.received[:4 + size]
+            if isinstance(answers, tuple) and answers[0] == READY:
+                self._search_done(answers[1])
+                continue
+            self._settle(slot, answers)
+
+    def _search_done(self, unit: str) -> None:
+        """On the loop: ``unit``'s search is done in its worker: its table is woken."""
+        wake = self.wakes.get(unit)
+        if wake is not None:
+            wake()
+
+    def _settle(self, slot: int, answers: list[tuple[int, bool, Any]]) -> None:
+        worker = self._workers[slot]
+        out, worker.out = worker.out, {}
+        for call_id, ok, value in answers:
+            future = out.pop(call_id, None)
+            if future is None:
+                continue
+            if ok:
+                future.set_result(value)
+            else:
+                future.set_exception(RuntimeError(value))
+        for future in out.values():
+            future.set_exception(RuntimeError("the worker did not answer"))
+        self._flush(slot)
 
     def lost(self, slot: int, generation: int) -> None:
-        """Worker ``slot`` of ``generation`` died: said once, and a new one started."""
+        """On the loop: worker ``slot`` of ``generation`` died: said once, its calls
+        fail (:class:`WorkerDied`), and a new one is started."""
         with self._lock:
             if self.generation[slot] != generation:
                 return  # replaced already
-            old = self._slots[slot]
+            closing = self._closing
+        if closing:  # told to stop: its pipe closes as it ends, no death
+            try:
+                fd = self._workers[slot].conn.fileno()
+            except OSError:
+                return  # closed already
+            if self.loop is not None:
+                self.loop.remove_reader(fd)
+                self.loop.remove_writer(fd)
+            return
+        with self._lock:
+            old = self._workers[slot]
             pid = self.pids[slot]
-            code = None
-            for process in list(getattr(old, "_processes", {}).values()):
-                code = process.exitcode
             self.generation[slot] += 1
             self.pids[slot] = None
-            self._slots[slot] = self._new(slot)
+            waiting, old.outbox = old.outbox, []
+        if self.loop is not None:
+            self.loop.remove_reader(old.conn.fileno())
+            self.loop.remove_writer(old.conn.fileno())
+        old.conn.close()
+        old.process.join(1.0)  # a process whose pipe closed is gone, or all but
+        code = old.process.exitcode
         how = (f"killed by signal {-code}" if code is not None and code < 0 else
                f"exit code {code}" if code is not None else "gone")
         message = self.health[slot].fault(
@@ -266,24 +483,25 @@ class WorkerPool:
             "its tables start again from their last save in a new worker")
         self.deaths.append(message)
         log.error("%s", message)
-        old.shutdown(wait=False, cancel_futures=True)
+        new = self._new(slot)
+        with self._lock:
+            self._workers[slot] = new
+        died = WorkerDied(message)
+        for future in [*old.out.values(), *(f for *_, f in waiting)]:
+            if not future.done():
+                future.set_exception(died)
+        for unit, wake in list(self.wakes.items()):
+            if self.slot_of(unit) == slot:
+                wake()
 
     def watch(self) -> None:
-        """Look at every worker (the server does, once a second): a dead one is said,
-        and replaced, even while none of its tables has anything to do."""
+        """On the loop, once a second: a dead worker is said, and replaced, even while
+        none of its tables has anything to do."""
         for slot in range(self.size):
-            with self._lock:
-                executor, generation = self._slots[slot], self.generation[slot]
-            # The executor says it is broken only to a call submitted (no public
-            # query): its own bookkeeping is read, and the process itself.
-            processes = list(getattr(executor, "_processes", None) or {})
-            broken = getattr(executor, "_broken", False)
-            pid = self.pids[slot]
-            dead = pid is not None and (pid not in processes and processes != []
-                                        or not _running(pid))
-            if broken or dead:
+            worker, generation = self._workers[slot], self.generation[slot]
+            if not worker.process.is_alive():
                 self.lost(slot, generation)
-            elif self.health[slot].state == "recovering" and pid is not None:
+            elif self.health[slot].state == "recovering":
                 self.health[slot].recovered()
 
     def report(self) -> list[dict[str, Any]]:
@@ -294,8 +512,25 @@ class WorkerPool:
                 for k in range(self.size)]
 
     def close(self) -> None:
-        for executor in self._slots:
-            executor.shutdown(wait=True, cancel_futures=True)
+        """Every worker told to stop, and waited for (its calls still out are let go)."""
+        with self._lock:
+            # A worker that ends now is not a death to replace (the loop may still run:
+            # its pipe's end would have started a new worker, and said it died).
+            self._closing = True
+        for worker in self._workers:
+            try:
+                os.set_blocking(worker.conn.fileno(), True)
+                while worker.sending:  # a batch half written first
+                    del worker.sending[:os.write(worker.conn.fileno(), worker.sending)]
+                worker.conn.send(None)
+            except OSError:
+                pass
+        for worker in self._workers:
+            worker.process.join(5)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
+            worker.conn.close()
 
 
 def _running(pid: int) -> bool:
@@ -307,7 +542,7 @@ def _running(pid: int) -> bool:
         return False
 
 
-class PoolTable:
+class PoolTable(LoopTurns, TableRunner):
     """One table whose core is in a worker (see the module docstring): the loop's
     half of :class:`~masume.club.runner.LoopTable`, with the same rules for saving
     before acknowledging, for a save that cannot be made and for faults. Every
@@ -324,9 +559,10 @@ class PoolTable:
         self.link = link
         self.loop = link.loop
         self.committer = committer
-        self.store = store
+        self.store: TableStore = store
         self.on_action = on_action
         self.slot = pool.slot_of(unit)
+        pool.bind(self.loop)
         self.health = Health("table", unit)
         self._subscribers = Subscribers("masume.club")
         # The last committed save, to open again from: (record, headers).
@@ -340,29 +576,35 @@ class PoolTable:
         self._cannot_save: CannotSave | None = None
         self._faulted: dict[tuple[int, int], int] = {}
         self._faults_in_row = 0
-        self._save_generation = 0  # a reopen makes the save in flight an old one
-        self._saving = False
         self._busy = False  # a call to the worker in flight
         self._again = False  # woken while busy: wake once it is back
         self._reopen_due = False
         self._forget_leds = False
         self._link_was: bool | None = None
         self._started = False
-        self._closed = False
-        self._alarm = Alarm(self.loop, self.wake)
-        self._wake_pending = False
+        self._start_turns()
         self.leds: dict[str, Led] = {}
 
     # ---- starting and stopping ----------------------------------------------------
 
     def open(self) -> None:
         """Take the table up in its worker (from the tables' thread: it waits)."""
+        self.begin_open()()
+
+    def begin_open(self) -> Callable[[], None]:
+        """:meth:`open` in two halves, so that the tables' thread opens many tables at
+        once (a server taking over another's): the worker is handed the table now, and
+        what this returns waits for it and takes the table up (from the tables' thread)."""
         generation = self.pool.generation[self.slot]
-        opened = self.pool.submit(self.slot, worker_open, self.unit, self.game_name,
-                                  self.board_name, self._saved[0], self._saved[1]
-                                  ).result(timeout=120)
-        self._generation = generation
-        self._opened(opened)
+        future = self.pool.submit(self.slot, worker_open, self.unit, self.game_name,
+                                  self.board_name, self._saved[0], self._saved[1])
+
+        def taken_up() -> None:
+            opened = future.result(timeout=120)
+            self._generation = generation
+            self._opened(opened)
+
+        return taken_up
 
     def _opened(self, opened: Opened) -> None:
         self._handled = self._committed = opened.handled
@@ -382,6 +624,7 @@ class PoolTable:
         """On the loop, once :meth:`open` is done."""
         self._started = True
         self.link.on_change = self.wake_soon
+        self.pool.wakes[self.unit] = self.wake_soon
         self.health.running()
         self._dirty = True
         self.link.start()
@@ -393,50 +636,31 @@ class PoolTable:
 
     def finish(self) -> threading.Event:
         """Stop, and hand the table's last save to the committer: set once made."""
-        done = threading.Event()
-        if self._closed:
-            done.set()
-            return done
-        self._closed = True
-        self._alarm.cancel()
+        done = self._stop_turns()
+        if done is None:
+            return self._done_now(threading.Event())
         self.link.on_change = None
-        self.health.stop()
+        if self.pool.wakes.get(self.unit) == self.wake_soon:
+            del self.pool.wakes[self.unit]
         if self._cannot_save is not None or self._generation != self.pool.generation[self.slot]:
-            done.set()  # the last committed save is the table's last
-            return done
+            return self._done_now(done)  # the last committed save is the table's last
         lines, self._log = self._log, []
-        store, name = self.store, self.name
 
-        def saved(error: Exception | None) -> None:
-            if error is not None:
-                log.warning("table %s: its last save before closing failed (%s)", name, error)
-            done.set()
-
-        def final(future: concurrent.futures.Future[Save | None]) -> None:
+        def final(future: Future[Save | None]) -> None:
             save = None if future.exception() is not None else future.result()
             if save is None:
                 done.set()
                 return
             record, headers, result = save
-            self.committer.submit(store.record_statements(record, headers, result, lines),
-                                  saved, at_once=True)
+            self._last_save(self.store.record_statements(record, headers, result, lines), done)
 
         try:
             self.pool.submit(self.slot, worker_final, self.unit).add_done_callback(final)
-        except (BrokenProcessPool, RuntimeError):
+        except RuntimeError:
             done.set()
         return done
 
     # ---- woken by what happens -----------------------------------------------------------
-
-    def wake_soon(self) -> None:
-        if not self._wake_pending:
-            self._wake_pending = True
-            self.loop.call_soon(self._woken)
-
-    def _woken(self) -> None:
-        self._wake_pending = False
-        self.wake()
 
     def wake(self) -> None:
         """Hand the link's events and a tick to the worker (one batch in flight)."""
@@ -445,7 +669,10 @@ class PoolTable:
         if self._busy:
             self._again = True
             return
-        if self._reopen_due or self._generation != self.pool.generation[self.slot]:
+        if not self._reopen_due and self._generation != self.pool.generation[self.slot]:
+            self._fault("its worker died")  # (none of its calls was out: said here)
+            return
+        if self._reopen_due:
             self._reopen()
             return
         if self._cannot_save is not None:
@@ -476,34 +703,26 @@ class PoolTable:
         """``call(*args)`` in the table's worker; ``then(result)`` on the loop. A dead
         worker, or a core that raised, makes the table open again from its last save."""
         self._busy = True
-        generation = self.pool.generation[self.slot]
 
-        def back(future: concurrent.futures.Future[Any]) -> None:
+        def back(future: Future[Any]) -> None:
             self._busy = False
             if self._closed:
                 return
             try:
                 result = future.result()
-            except BrokenProcessPool:
-                self.pool.lost(self.slot, generation)
+            except WorkerDied:
                 self._fault("its worker died")
                 return
             except Exception as exc:  # noqa: BLE001 (a bug: reload the last save, go on)
                 self._fault(f"error ({type(exc).__name__}: {exc})")
                 return
             try:
-                then(result)
+                LOOP_CPU.run("tables", then, result)
             except Exception as exc:  # noqa: BLE001
                 self._fault(f"error ({type(exc).__name__}: {exc})")
 
-        try:
-            future = self.pool.submit(self.slot, call, *args)
-        except (BrokenProcessPool, RuntimeError):
-            self._busy = False
-            self.pool.lost(self.slot, generation)
-            self._fault("its worker died")
-            return
-        future.add_done_callback(lambda f: self.loop.call_soon_threadsafe(back, f))
+        # Settled on the loop (WorkerPool._answered): ``back`` runs there.
+        self.pool.submit(self.slot, call, *args).add_done_callback(back)
 
     def _ran(self, ran: Ran) -> None:
         if ran.error is not None:
@@ -530,21 +749,12 @@ class PoolTable:
         self._checkpoint()
 
     def carry_out(self, effects: Effects) -> None:
-        now = time.time()
-        self._log.extend((now, kind, fields) for kind, fields in effects.notes)
-        if effects.dirty:
-            self._dirty = True
-        if self.on_action:
-            for what, side, notation in effects.reports:
-                self.on_action(what, side, notation)
         if effects.leds is not None:
             self.leds = effects.leds
-            try:
-                self.link.set_leds(effects.leds)
-            except RuntimeError:
-                self._forget_leds = True  # no board yet: drawn again at the next tick
-        if effects.changed:
-            self._notify()
+        super().carry_out(effects)
+
+    def _picture_lost(self) -> None:
+        self._forget_leds = True  # its worker's core draws it again at the next tick
 
     def _watch_link(self) -> None:
         connected = self.link.connected.is_set()
@@ -579,13 +789,6 @@ class PoolTable:
         self._call(opened, worker_open, self.unit, self.game_name, self.board_name,
                    self._saved[0], self._saved[1])
 
-    def _arm_deadline(self, due: float | None) -> None:
-        if due is None:
-            self._alarm.cancel()
-            return
-        now = time.monotonic()
-        self._alarm.at(due if due > now else now + 0.1)
-
     # ---- saving: one save in flight, acknowledged once committed ---------------------------
 
     def _checkpoint(self) -> None:
@@ -596,57 +799,14 @@ class PoolTable:
         if self._latest is None:
             return  # nothing new from the worker yet (it sends a save with each change)
         record, headers, result = self._latest
-        statements = self.store.record_statements(record, headers, result, self._log)
-        handled = self._handled
-        lines, self._log = self._log, []
-        self._dirty = False
-        self._saving = True
-        generation = self._save_generation
-        latest = self._latest
-        self.committer.submit(statements, lambda error: self._saved_now(
-            error, generation, handled, latest, lines))
+        self._submit_save(self.store.record_statements(record, headers, result, self._log),
+                          self._handled, self._latest)
 
-    def _saved_now(self, error: Exception | None, generation: int,
-                   handled: tuple[int, int] | None, save: Save, lines: list[LogEntry]) -> None:
-        self._saving = False
-        if self._closed:
-            return
-        if generation == self._save_generation:
-            if isinstance(error, CannotSave):
-                self._log[:0] = lines
-                self._dirty = True
-                if self._cannot_save is None or self._cannot_save.reason != error.reason:
-                    message = (f"{error}; play is paused until it can be (the board keeps "
-                               "the moves meanwhile)")
-                    log.error("table %s: %s", self.name, message)
-                    self.health.pause(message)
-                    self._cannot_save = error
-                    self._notify()
-                self.loop.call_later(SAVE_RETRY_S, self._retry_save)
-                return
-            if error is not None:
-                self._fault(f"error ({type(error).__name__}: {error})")
-                return
-            self._saved = (save[0], dict(save[1]))
-            if self._cannot_save is not None:
-                self._cannot_save = None
-                self.health.recovered()
-                log.warning("table %s: saved again; play goes on", self.name)
-                self._notify()
-                self.wake_soon()
-            if handled is not None and handled != self._committed:
-                self.link.commit(*handled)
-                self._committed = handled
-                boot, seq = handled
-                self._faulted = {k: n for k, n in self._faulted.items()
-                                 if k[0] == boot and k[1] > seq}
-        self._checkpoint()  # what came while this save was made
+    def _keep_saved(self, saved: Save) -> None:
+        self._saved = (saved[0], dict(saved[1]))
 
-    def _retry_save(self) -> None:
-        if self._closed or self._cannot_save is None:
-            return
-        self._dirty = True
-        self._checkpoint()
+    def _save_failed(self, error: Exception) -> None:
+        self._fault(f"error ({type(error).__name__}: {error})")
 
     # ---- what the pages read (from their threads) --------------------------------------
 
@@ -692,13 +852,4 @@ class PoolTable:
                 "worker": self.slot}
 
     def _pieces(self) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
-        for square, reading in self.link.readings.items():
-            if reading is True:
-                out[square] = ["?"]
-            elif isinstance(reading, tuple) and reading:
-                out[square] = list(reading)
-            elif isinstance(reading, str):
-                out[square] = [f"tag:{reading}"]
-        return out
-
+        return pieces_read(self.link.readings)

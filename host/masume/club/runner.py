@@ -1,6 +1,6 @@
 """The club's tables on one event loop: no thread per table (issue 17).
 
-    hub (paho on the loop) --frame--> LoopLink --events--> LoopTable (TableCore)
+    hub (MQTT on the loop) --frame--> LoopLink --events--> LoopTable (TableCore)
                                                               |  save (statements)
                                                               v
                                         Committer thread: every save waiting, one
@@ -29,10 +29,11 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from masume.health import Health
+from masume.alarm import Alarm
+from masume.health import LOOP_CPU, Health
 from masume.link import BoardMismatch
 from masume.play.table import FAULT_BACKOFF_S, SAVE_RETRY_S, TableSession
-from masume.storage import CannotSave
+from masume.storage import CannotSave, LogEntry
 
 if TYPE_CHECKING:
     from masume.boards import Board
@@ -97,7 +98,7 @@ class Committer:
                 else:
                     later.append((done, error))
             if later:
-                self.loop.call_soon_threadsafe(_call_all, later)
+                self.loop.call_soon_threadsafe(LOOP_CPU.run, "commit", _call_all, later)
 
 
 def _call(done: Done, error: Exception | None) -> None:
@@ -112,39 +113,149 @@ def _call_all(calls: list[tuple[Done, Exception | None]]) -> None:
         _call(done, error)
 
 
-class Alarm:
-    """A table's one wake-up on the loop: set for the earliest deadline asked for (a
-    later one leaves it as it is), gone once it rings (calling ``ring``) or is cancelled.
-    LoopTable and the pool's PoolTable each keep one."""
+class LoopTurns:
+    """What a table on the loop does around its core, wherever the core is (LoopTable:
+    here; the pool's PoolTable: in a worker process): its wake-ups (:meth:`wake_soon`,
+    the :class:`Alarm` at the core's deadline), and its saves, one in flight, whose
+    end acknowledges the events they cover, pauses play while a save cannot be made
+    (tried again every SAVE_RETRY_S) and reloads after a failed one."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, ring: Callable[[], None]) -> None:
-        self.loop = loop
-        self._ring = ring
-        self._handle: asyncio.TimerHandle | None = None
-        self.when = float("inf")
+    loop: asyncio.AbstractEventLoop
+    committer: Committer
+    name: str
+    health: Health
+    _alarm: Alarm
+    _wake_pending: bool
+    _closed: bool
+    _saving: bool
+    _save_generation: int  # a reload makes the save in flight an old one
+    _cannot_save: CannotSave | None
+    _dirty: bool
+    _log: list[LogEntry]
 
-    @property
-    def armed(self) -> bool:
-        return self._handle is not None
+    if TYPE_CHECKING:
+        def wake(self) -> None: ...
 
-    def at(self, when: float) -> None:
-        if self._handle is not None and self.when <= when:
+        def _checkpoint(self) -> Any: ...
+
+        def _notify(self) -> None: ...
+
+        def _acknowledge(self, handled: tuple[int, int] | None) -> None: ...
+
+        def _pause(self, error: CannotSave) -> None: ...
+
+    def _start_turns(self) -> None:
+        self._alarm = Alarm(self.loop, lambda: LOOP_CPU.run("tables", self.wake))
+        self._wake_pending = False
+        self._closed = False
+        self._saving = False
+        self._save_generation = 0
+
+    def wake_soon(self) -> None:
+        """:meth:`wake` once the loop has read what came: the frames of one read (a
+        board's resent journal) make one turn of the table, and the other boards'
+        traffic is read before this table's tracker works."""
+        if not self._wake_pending:
+            self._wake_pending = True
+            self.loop.call_soon(self._woken)
+
+    def _woken(self) -> None:
+        self._wake_pending = False
+        LOOP_CPU.run("tables", self.wake)
+
+    def _arm_deadline(self, due: float | None) -> None:
+        """The alarm at the core's next deadline (None: none, the table sleeps)."""
+        if due is None:
+            self._alarm.cancel()
             return
-        self.cancel()
-        self.when = when
-        self._handle = self.loop.call_at(when, self._rung)
+        # Due already: the tracker waits for the board's clock (a cut link's backlog
+        # still coming, see BoardSession.clock); the link says when it is in, and
+        # this looks again meanwhile.
+        now = time.monotonic()
+        self._alarm.at(due if due > now else now + 0.1)
 
-    def cancel(self) -> None:
-        if self._handle is not None:
-            self._handle.cancel()
-        self._handle, self.when = None, float("inf")
+    def _stop_turns(self) -> threading.Event | None:
+        """The first part of closing: no more wake-ups. None if closed already (the
+        event then is set)."""
+        if self._closed:
+            return None
+        self._closed = True
+        self._alarm.cancel()
+        self.health.stop()
+        return threading.Event()
 
-    def _rung(self) -> None:
-        self._handle, self.when = None, float("inf")
-        self._ring()
+    @staticmethod
+    def _done_now(done: threading.Event) -> threading.Event:
+        done.set()
+        return done
+
+    def _last_save(self, statements: Statements, done: threading.Event) -> None:
+        """The table's last save, to the committer at once; ``done`` set once made."""
+        name = self.name
+
+        def saved(error: Exception | None) -> None:
+            if error is not None:
+                log.warning("table %s: its last save before closing failed (%s)", name, error)
+            done.set()
+
+        self.committer.submit(statements, saved, at_once=True)
+
+    def _submit_save(self, statements: Statements, handled: tuple[int, int] | None,
+                     saved: Any) -> None:
+        """``statements`` to the committer, the log lines they hold taken; once made,
+        :meth:`_saved_now` (one save in flight)."""
+        lines, self._log = self._log, []
+        self._dirty = False
+        self._saving = True
+        generation = self._save_generation
+        self.committer.submit(
+            statements, lambda error: self._saved_now(error, generation, handled, saved, lines))
+
+    def _saved_now(self, error: Exception | None, generation: int,
+                   handled: tuple[int, int] | None, saved: Any, lines: list[LogEntry]) -> None:
+        self._saving = False
+        if self._closed:
+            return
+        if generation == self._save_generation:
+            if isinstance(error, CannotSave):
+                self._log[:0] = lines
+                self._dirty = True
+                self._pause(error)
+                self.loop.call_later(SAVE_RETRY_S, self._retry_save)
+                return
+            if error is not None:
+                self._save_failed(error)
+                return
+            self._keep_saved(saved)
+            if self._cannot_save is not None:
+                self._cannot_save = None
+                self._play_resumes()
+                self.health.recovered()
+                log.warning("table %s: saved again; play goes on", self.name)
+                self._notify()
+                self.wake_soon()  # the events the board kept meanwhile
+            self._acknowledge(handled)
+        self._checkpoint()  # what came while this save was made
+
+    def _retry_save(self) -> None:
+        if self._closed or self._cannot_save is None:
+            return
+        self._dirty = True
+        self._checkpoint()
+
+    def _keep_saved(self, saved: Any) -> None:
+        """A save is committed: ``saved`` is what a reload goes back to."""
+        raise NotImplementedError
+
+    def _save_failed(self, error: Exception) -> None:
+        """A save failed otherwise than with CannotSave: reload."""
+        raise NotImplementedError
+
+    def _play_resumes(self) -> None:
+        """Saves work again after a pause."""
 
 
-class LoopTable(TableSession):
+class LoopTable(LoopTurns, TableSession):
     """One table on the loop (see the module docstring). ``store`` is the club's
     :class:`~masume.club.server.TableStore`; every method but the readers
     (:meth:`state`, :meth:`health_report`, ...) is the loop's own."""
@@ -156,12 +267,15 @@ class LoopTable(TableSession):
         self.loop = link.loop
         self.committer = committer
         self._started = False
-        self._closed = False
-        self._alarm = Alarm(self.loop, self.wake)
-        self._saving = False
-        self._generation = 0  # a reload makes the save in flight an old one
         self._faults_in_row = 0
-        self._wake_pending = False
+        self._start_turns()
+        # A search done (on the search thread, masume.play.computer): a turn on the loop
+        # takes it up.
+        self.advisor.on_ready = self._searched
+
+    def _searched(self) -> None:
+        """From the search thread: the advisor's search is done."""
+        self.loop.call_soon_threadsafe(self.wake_soon)
 
     @property
     def alive(self) -> bool:
@@ -186,43 +300,20 @@ class LoopTable(TableSession):
     def finish(self) -> threading.Event:
         """Stop, and hand the table's last save (the match clock as it stands) to the
         committer: set once it is made (a server that stops waits for all at once)."""
-        done = threading.Event()
-        if self._closed:
-            done.set()
-            return done
-        self._closed = True
-        self._alarm.cancel()
+        done = self._stop_turns()
+        if done is None:
+            return self._done_now(threading.Event())
         self.loop_link.on_change = None
-        self.health.stop()
+        self.advisor.close()
         if self.store is None or self._cannot_save is not None:
-            done.set()
-            return done
+            return self._done_now(done)
         with self._lock:
             self.store.headers = self.core.headers(self.store.headers)
             statements = self.store.statements(self.game, self._log)  # type: ignore[attr-defined]
-        name = self.name
-
-        def saved(error: Exception | None) -> None:
-            if error is not None:
-                log.warning("table %s: its last save before closing failed (%s)", name, error)
-            done.set()
-
-        self.committer.submit(statements, saved, at_once=True)
+        self._last_save(statements, done)
         return done
 
     # ---- woken by what happens ------------------------------------------------------
-
-    def wake_soon(self) -> None:
-        """:meth:`wake` once the loop has read what came: the frames of one read (a
-        board's resent journal) make one turn of the table, and the other boards'
-        traffic is read before this table's tracker works."""
-        if not self._wake_pending:
-            self._wake_pending = True
-            self.loop.call_soon(self._woken)
-
-    def _woken(self) -> None:
-        self._wake_pending = False
-        self.wake()
 
     def wake(self) -> None:
         """Take the link's events, tick, save: the thread's turn, for what happened."""
@@ -234,20 +325,11 @@ class LoopTable(TableSession):
                     self._reload()
             if self._cannot_save is not None:
                 return  # the save's retry wakes the table
-            events = self.link.take(timeout=0)
-            with self._lock:
-                for event in events:
-                    self._take(event)
-                now = time.monotonic()
-                self.carry_out(self.core.tick(now, min(now, self.link.clock())))
-                self._checkpoint()
-            self._watch_link()
-            if self.health.state == "recovering":
-                self.health.recovered()
+            self._turn(self.link.take(timeout=0))
             self._faults_in_row = 0
             if self.loop_link.waiting:
                 self.wake_soon()  # more than one batch came
-            self._arm_deadline(now)
+            self._arm_deadline(self.core.due())
         except BoardMismatch as exc:
             with self._lock:
                 self.core.notice = str(exc)
@@ -263,88 +345,38 @@ class LoopTable(TableSession):
     def _watch_link(self) -> None:
         """As the thread's, and a board just connected gets the table's picture: one
         drawn before its first handshake could not go out (the link knew no board)."""
-        was = self._link_was
+        was = self._link_seen
         super()._watch_link()
-        if self._link_was and not was and self.core.leds:
+        seen = self._link_seen
+        if seen != was and seen is not None and seen[0] and self.core.leds:
             self.link.set_leds(self.core.leds)
 
-    def _arm_deadline(self, now: float) -> None:
-        due = self.core.due()
-        if due is None:
-            self._alarm.cancel()
-            return
-        # Due already: the tracker waits for the board's clock (a cut link's backlog
-        # still coming, see BoardSession.clock); the link says when it is in, and
-        # this looks again meanwhile.
-        self._alarm.at(due if due > now else now + 0.1)
-
     def _reload(self) -> None:
-        self._generation += 1
+        self._save_generation += 1
         super()._reload()
 
     # ---- saving: one save in flight, acknowledged once committed ----------------------
 
     def _checkpoint(self) -> bool:
         """Hand what changed to the committer (see the module docstring); the events
-        it covers are acknowledged in :meth:`_saved_now`."""
+        it covers are acknowledged once it is made (LoopTurns._saved_now)."""
         if self.store is None or self._closed:
             return True
         if self._saving or (not self._dirty and self.core.handled == self._committed):
             return True
-        self.store.headers = self.core.headers(self.store.headers)
-        statements = self.store.statements(self.game, self._log)  # type: ignore[attr-defined]
-        handled = self.core.handled
-        saved = (self.game.start, tuple(self.game.actions), dict(self.store.headers))
-        lines, self._log = self._log, []
-        self._dirty = False
-        self._saving = True
-        generation = self._generation
-        self.committer.submit(
-            statements, lambda error: self._saved_now(error, generation, handled, saved, lines))
+        with self._lock:
+            self.store.headers = self.core.headers(self.store.headers)
+            statements = self.store.statements(self.game, self._log)  # type: ignore[attr-defined]
+            saved = (self.game.start, tuple(self.game.actions), dict(self.store.headers))
+        self._submit_save(statements, self.core.handled, saved)
         return True
 
-    def _saved_now(self, error: Exception | None, generation: int,
-                   handled: tuple[int, int] | None, saved: Any, lines: list[Any]) -> None:
-        self._saving = False
-        if self._closed:
-            return
-        if generation == self._generation:
-            if isinstance(error, CannotSave):
-                self._log[:0] = lines
-                self._dirty = True
-                if self._cannot_save is None or self._cannot_save.reason != error.reason:
-                    message = (f"{error}; play is paused until it can be (the board keeps "
-                               "the moves meanwhile)")
-                    log.error("table %s: %s", self.name, message)
-                    self.health.pause(message)
-                    self._cannot_save = error
-                    self._notify()
-                self.loop.call_later(SAVE_RETRY_S, self._retry_save)
-                return
-            if error is not None:
-                self._fault(error)
-                self.wake()
-                return
-            self._saved = saved
-            if self._cannot_save is not None:
-                self._cannot_save = None
-                self.core.pause_clock()  # the time play stood still does not count
-                self.health.recovered()
-                log.warning("table %s: saved again; play goes on", self.name)
-                self._notify()
-                self.wake_soon()  # the events the board kept meanwhile
-            if handled is not None and handled != self._committed:
-                self.link.commit(*handled)
-                self._committed = handled
-                boot, seq = handled
-                self._faulted = {k: n for k, n in self._faulted.items()
-                                 if k[0] == boot and k[1] > seq}
-        with self._lock:
-            self._checkpoint()  # what came while this save was made
+    def _keep_saved(self, saved: Any) -> None:
+        self._saved = saved
 
-    def _retry_save(self) -> None:
-        if self._closed or self._cannot_save is None:
-            return
-        with self._lock:
-            self._dirty = True
-            self._checkpoint()
+    def _save_failed(self, error: Exception) -> None:
+        self._fault(error)
+        self.wake()
+
+    def _play_resumes(self) -> None:
+        self.core.pause_clock()  # the time play stood still does not count

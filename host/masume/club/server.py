@@ -36,6 +36,7 @@ import asyncio
 import concurrent.futures
 import hashlib
 import logging
+import os
 import queue
 import threading
 import time
@@ -47,9 +48,10 @@ from typing import Any
 
 from masume.boards import Board, BoardError, load_board
 from masume.games import load_rules
-from masume.health import Health
+from masume.health import LOOP_CPU, Health
 from masume.link.loop import LoopLink
 from masume.link.mqtt import BrokerUrl, MqttHub, valid_unit
+from masume.play.computer import COMPUTER_HEADER, check_computer, computer_of
 from masume.records import parse_record, resume, write_record
 from masume.rules import Game
 from masume.storage import CannotSave, LogEntry
@@ -67,27 +69,42 @@ log = logging.getLogger("masume.club")
 LEASE_S = 3.0
 RENEW_S = 1.0  # also how often boards online without a running table are looked at again
 LOOP_LAG_S = 0.5  # a loop this late is said in the log
+#: Set to 1, the server counts its loop's CPU stage by stage (masume.health.LoopCpu) and
+#: logs it on SIGUSR1 (`masume club serve`): what `masume bench club` reads.
+LOOP_CPU_ENV = "MASUME_LOOP_CPU"
 UNREGISTERED_NAMED = 100  # unregistered boards named in the log; more are only counted
+#: Boards the tables' thread takes up together: their leases claimed in one commit, their
+#: tables built while the worker processes open the ones before, all launched in one turn
+#: of the loop (a server taking over 47 tables one after the other took 10-13 s).
+STARTS_AT_ONCE = 16
 
 
 @dataclass(frozen=True)
 class Assignment:
-    """What a table plays: the game, the board definition, the two players."""
+    """What a table plays: the game, the board definition, the two players, and the
+    side the computer plays (``computer``, at ``level``: masume.ai.LEVELS), if any."""
 
     table: str  # the board's unit id (its MQTT topics)
     game: str
     board: str | None = None
     players: tuple[str, str] = ("", "")
     options: str = ""
+    computer: str | None = None
+    level: str = "casual"
 
     def headers(self, sides: Sequence[str]) -> dict[str, str]:
-        """The record's headers: the table, each player under their side's name, the options."""
+        """The record's headers: the table, each player under their side's name, the
+        options, the computer's side and level (``Computer: red casual``, as ``masume
+        play --computer`` writes it: the table's game goes on with it from its save,
+        on this server or another)."""
         out = {"Table": self.table}
         for side, name in zip(sides, self.players):
             if name:
                 out[side.capitalize()] = name
         if self.options:
             out["Options"] = self.options
+        if self.computer:
+            out[COMPUTER_HEADER] = f"{self.computer} {self.level}"
         return out
 
 
@@ -102,6 +119,8 @@ def load_assignments(path: str | Path) -> dict[str, Assignment]:
         game = "soccer-shogi"
         players = ["Aiko", "Ben"] # first player, second player
         board = "soccer-shogi"    # optional: the game's usual board
+        computer = "red"          # optional: the computer plays this side
+        level = "beginner"        # optional: its strength (casual unless said)
     """
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
@@ -129,8 +148,17 @@ def make_assignment(unit: str, spec: Mapping[str, Any], where: str = "") -> Assi
             or not all(isinstance(p, str) for p in players)):
         raise AssignmentError(f"{where}table {unit!r}: players = [\"first\", \"second\"]")
     players = tuple(list(players) + ["", ""])[:2]
+    computer, level_name = spec.get("computer") or None, spec.get("level") or "casual"
+    if computer is not None or spec.get("level"):
+        if not isinstance(computer, str) or not isinstance(level_name, str):
+            raise AssignmentError(f"{where}table {unit!r}: computer = \"SIDE\" (one of the "
+                                  "game's sides), level = \"LEVEL\"")
+        try:
+            check_computer(computer, level_name, rules.start().sides, spec["game"])
+        except ValueError as exc:
+            raise AssignmentError(f"{where}table {unit!r}: {exc}") from None
     return Assignment(unit, spec["game"], spec.get("board"), players,
-                      str(spec.get("options", "")))
+                      str(spec.get("options", "")), computer, level_name)
 
 
 class TableStore:
@@ -226,6 +254,10 @@ class ClubServer:
         if on_change is not None:
             self._subscribers.add(on_change)  # a callback that fails is logged, not fatal
         self._unowned: dict[str, float] = {}
+        #: Boards another server's lease keeps from this one for less than RENEW_S: when
+        #: it runs out (wall clock). The tables' thread looks at them again then, not at
+        #: the leases' next turn (a killed server's boards move up to a second sooner).
+        self._lease_ends: dict[str, float] = {}
         #: Tables whose game the arbiter ended (unit -> result): idle until assigned.
         self.ended: dict[str, str | None] = {}
         self.health = {name: Health(name, f"club server {server_id}")
@@ -239,6 +271,8 @@ class ClubServer:
     # ---- running ----------------------------------------------------------------
 
     def start(self, wait: float = 5.0) -> ClubServer:
+        # The loop's CPU stage by stage (masume.health.LoopCpu), for `masume bench club`.
+        LOOP_CPU.on = os.environ.get(LOOP_CPU_ENV) == "1"
         if self.shared:
             self.store.heartbeat(self.server_id, LEASE_S)
         if self.workers > 1:
@@ -310,6 +344,7 @@ class ClubServer:
     def _run_loop(self) -> None:
         """The loop's thread: every board's traffic and every table's game."""
         assert self.loop is not None
+        LOOP_CPU.thread_id = threading.get_ident()
         asyncio.set_event_loop(self.loop)
         self.loop.run_forever()
 
@@ -378,27 +413,51 @@ class ClubServer:
                 health.recovered()
 
     def _worker(self) -> None:
+        """The tables' thread: the boards queued, taken a batch at a time (at most
+        STARTS_AT_ONCE: a server taking over a dead one's share of the hall starts its
+        tables together, not one after the other)."""
         while not self._stop.is_set():
-            unit = self._work.get()
-            if unit is None:
-                return
-            with self._lock:
-                self._queued.discard(unit)
+            ends = self._lease_ends
             try:
-                self._ensure(unit)
-            except Exception as exc:
-                # Looked at again within RENEW_S (the leases thread), while it is online.
-                message = self.health["club-tables"].fault(
-                    f"cannot start table {unit} ({type(exc).__name__}: {exc})",
-                    "trying again", recover=False)
-                # A store that cannot write now is no bug: no traceback for it.
-                log.error("%s", message, exc_info=None if isinstance(exc, CannotSave) else exc)
+                batch = [self._work.get(
+                    timeout=max(0.0, min(ends.values()) - time.time()) if ends else None)]
+            except queue.Empty:
+                batch = []
+            while len(batch) < STARTS_AT_ONCE:
+                try:
+                    batch.append(self._work.get_nowait())
+                except queue.Empty:
+                    break
+            units = [unit for unit in batch if unit is not None]
+            with self._lock:
+                self._queued.difference_update(units)
+            if len(units) < len(batch):
+                return  # close()
+            now = time.time()
+            for unit, end in sorted(ends.items(), key=lambda item: item[1]):
+                if end > now or len(units) >= STARTS_AT_ONCE:
+                    break
+                del ends[unit]
+                if unit not in units:
+                    units.append(unit)
+            if units:
+                self._start_tables(units)
 
-    def preferred(self, unit: str) -> bool:
+    def _cannot_start(self, what: str, exc: Exception) -> None:
+        """Said and counted; the board is looked at again within RENEW_S (the leases'
+        thread) while it is online."""
+        message = self.health["club-tables"].fault(
+            f"cannot start table {what} ({type(exc).__name__}: {exc})", "trying again",
+            recover=False)
+        # A store that cannot write now is no bug: no traceback for it.
+        log.error("%s", message, exc_info=None if isinstance(exc, CannotSave) else exc)
+
+    def preferred(self, unit: str, servers: list[str] | None = None) -> bool:
         """Is this server the one that should run ``unit``? Rendezvous hashing over
-        the live servers: each board has one, and when a server comes or goes only
-        its own boards move."""
-        servers = self.store.live_servers() or [self.server_id]
+        the live servers (``servers``, read from the store if not given): each board
+        has one, and when a server comes or goes only its own boards move."""
+        servers = list(self.store.live_servers() if servers is None else servers)
+        servers = servers or [self.server_id]
         if self.server_id not in servers:
             servers.append(self.server_id)
 
@@ -412,15 +471,17 @@ class ClubServer:
         Always: look again at every online board without a running table (another
         server may have stopped; a table may have failed to start)."""
         while True:
-            if self.shared:
-                self.store.heartbeat(self.server_id, LEASE_S)
             if self._stop.wait(RENEW_S):
-                return
+                return  # (start() wrote the first heartbeat)
             if self.hub is None:
                 continue
             if self.shared:
                 with self._lock:
                     mine = list(self.tables.values())
+                # The heartbeat just before the leases: a server that dies is no longer
+                # live by the time its leases run out, so the others may take its boards
+                # at once (ClubServer._look_when_it_ends).
+                self.store.heartbeat(self.server_id, LEASE_S)
                 held = self.store.renew(self.server_id, LEASE_S)
                 for table in mine:
                     # Not renewed: taken by another server, or run out unclaimed (ours again).
@@ -434,38 +495,102 @@ class ClubServer:
                 if state == "online" and unit in self.assignments and unit not in self.tables:
                     self._look_at(unit)
 
-    def _ensure(self, unit: str) -> None:
+    def _start_tables(self, units: list[str]) -> None:
+        """Start the tables of ``units`` this server should run now (:meth:`_to_start`):
+        each built from its save here while the worker processes open the ones before
+        it, then all launched on the loop in one turn (their links shake hands at once)."""
+        began = time.monotonic()
+        try:
+            units = self._to_start(units)
+        except Exception as exc:  # noqa: BLE001 (said in _cannot_start; looked at again)
+            self._cannot_start(", ".join(units), exc)
+            return
+        claimed = time.monotonic()
+        built: list[tuple[ClubTable, Callable[[], None] | None]] = []
+        for unit in units:
+            try:
+                built.append(self._build_table(unit, self.assignments[unit]))
+            except Exception as exc:  # noqa: BLE001 (said in _cannot_start; looked at again)
+                self._cannot_start(unit, exc)
+        opening = time.monotonic()
+        ready = []
+        for table, taken_up in built:
+            try:
+                if taken_up is not None:
+                    taken_up()  # its worker has opened it
+                ready.append(table)
+            except Exception as exc:  # noqa: BLE001 (said in _cannot_start; looked at again)
+                self._cannot_start(table.unit, exc)
+        if not ready or self._stop.is_set():
+            return
+        opened = time.monotonic()
+        started = self._on_loop(self._launch, ready)
+        with self._lock:
+            self.tables.update((table.unit, table) for table in started)
+        for table in started:
+            self._changed(table.unit)
+        if len(started) > 1:
+            log.info("started %d tables in %.2f s (looked up and claimed %.2f s, built %.2f s, "
+                     "opened %.2f s, launched %.2f s)", len(started), time.monotonic() - began,
+                     claimed - began, opening - claimed, opened - opening,
+                     time.monotonic() - opened)
+
+    def _to_start(self, units: list[str]) -> list[str]:
+        """Those of ``units`` whose table this server starts now: not running, not ended
+        by the arbiter, and (shared) claimed for this server, in one transaction for all."""
         with self._lock:
             # An ended game waits for the arbiter's next assignment (end() marks it
             # here before its table stops, so that no look-up starts it again).
-            if unit in self.tables or unit in self.ended or self._stop.is_set():
-                return
-        ended = self.store.ended_game(unit)
-        if ended is not None:
+            units = [u for u in dict.fromkeys(units) if u not in self.tables
+                     and u not in self.ended]
+        if self._stop.is_set():
+            return []
+        wanted = []
+        for unit in units:
+            ended = self.store.ended_game(unit)
+            if ended is None:
+                wanted.append(unit)
+                continue
             with self._lock:
-                self.ended[unit] = ended[1]
-            return  # the arbiter ended its game: it waits for its next assignment
-        if self.shared:
-            if not self.preferred(unit):
+                self.ended[unit] = ended[1]  # it waits for its next assignment
+        if not self.shared or not wanted:
+            return wanted
+        servers = self.store.live_servers()
+        now = time.time()
+        claim = []
+        for unit in wanted:
+            if not self.preferred(unit, servers):
                 # Another live server should run it: take it only once it has been
                 # left without an owner for a whole lease (that server is gone).
                 owner = self.store.owner(unit)
-                now = time.time()
                 since = self._unowned.setdefault(unit, now)
                 if owner is not None and owner[1] >= now:
                     self._unowned.pop(unit, None)
-                    return
+                    self._look_when_it_ends(unit, owner[1], now)
+                    continue
                 if now - since < LEASE_S:
-                    return
-            if not self.store.claim(unit, self.server_id, LEASE_S):
-                return  # another server runs it
-            self._unowned.pop(unit, None)
-        table = self._start_table(unit, self.assignments[unit])
-        with self._lock:
-            self.tables[unit] = table
-        self._changed(unit)
+                    continue
+            claim.append(unit)
+        claimed = self.store.claim_all(claim, self.server_id, LEASE_S)
+        for unit in claim:
+            if unit in claimed:
+                self._unowned.pop(unit, None)
+            else:  # another server holds it
+                owner = self.store.owner(unit)
+                if owner is not None:
+                    self._look_when_it_ends(unit, owner[1], now)
+        return [unit for unit in claim if unit in claimed]
 
-    def _start_table(self, unit: str, assignment: Assignment) -> ClubTable:
+    def _look_when_it_ends(self, unit: str, end: float, now: float) -> None:
+        """Another server's lease keeps ``unit`` until ``end``: if that is sooner than
+        the leases' next look, the tables' thread looks again right after it."""
+        if end - now < RENEW_S:
+            self._lease_ends[unit] = end + 0.01  # the claim wants it run out
+
+    def _build_table(self, unit: str, assignment: Assignment
+                     ) -> tuple[ClubTable, Callable[[], None] | None]:
+        """The table of ``unit`` from its save (or a new game), not started; and, for a
+        table in a worker process, what waits for the worker to have opened it."""
         assert self.hub is not None and self.loop is not None and self.committer is not None
         rules = load_rules(assignment.game)
         board = load_board(assignment.board or rules.board)
@@ -496,29 +621,44 @@ class ClubServer:
             if table is not None:
                 table.actions.append((what, side, notation))
 
-        # The table rewinds the link to where the game's last save left the board.
+        # The table rewinds the link to where the game's last save left the board. The
+        # computer's side is the game's (its record's Computer header), not the tables
+        # file's: a game under way keeps it, on whichever server takes it up.
+        computer, level_name = computer_of(headers)
         session: LoopTable | PoolTable
+        taken_up = None
         if self.pool is not None:
             session = PoolTable(self.pool, unit, assignment.game, assignment.board, link,
                                 committer=self.committer, store=table_store, record=record,
                                 on_action=on_action)
-            session.open()  # in its worker
+            taken_up = session.begin_open()  # in its worker, while the next are built
         else:
             session = LoopTable(rules, board, link=link, committer=self.committer, game=game,
                                 store=table_store, port=link.transport.port,
-                                on_action=on_action, name=unit)
+                                on_action=on_action, name=unit, computer=computer,
+                                level=level_name)
         table = holder["t"] = ClubTable(unit, assignment, board, game_id, link, session)
         session.subscribe(lambda: self._changed(unit))
-        self._on_loop(self._launch, table)
-        log.info("table %s: %s, game %d, %d actions so far", unit, assignment.game, game_id,
-                 len(game.actions))
-        return table
+        log.info("table %s: %s, game %d, %d actions so far%s", unit, assignment.game, game_id,
+                 len(game.actions),
+                 f"; the computer plays {computer} ({level_name})" if computer else "")
+        return table, taken_up
 
-    def _launch(self, table: ClubTable) -> None:
-        """On the loop: the board's frames to its link, the link and the table started."""
+    def _launch(self, tables: list[ClubTable]) -> list[ClubTable]:
+        """On the loop: each board's frames to its link, the link and the table started;
+        those that started."""
         assert self.hub is not None
-        self.hub.attach(table.unit, table.link)
-        table.session.start()
+        started = []
+        for table in tables:
+            try:
+                self.hub.attach(table.unit, table.link)
+                table.session.start()
+                started.append(table)
+            except Exception as exc:  # noqa: BLE001 (said in _cannot_start; looked at again)
+                self._cannot_start(table.unit, exc)
+                table.link.close()
+                self.hub.forget(table.unit)
+        return started
 
     def _halt(self, table: ClubTable) -> threading.Event:
         """On the loop: the table stopped and its last save handed over (the event is

@@ -354,14 +354,22 @@ class ClubStore:
 
     def claim(self, unit: str, server: str, lease_s: float) -> bool:
         """Take or keep ``unit`` for ``server`` unless another holds a live lease."""
+        return unit in self.claim_all([unit], server, lease_s)
+
+    def claim_all(self, units: Iterable[str], server: str, lease_s: float) -> set[str]:
+        """:meth:`claim` for each of ``units``, in one transaction (a server taking over
+        a dead one's tables makes one commit, not one per table); the units it got."""
         now = time.time()
         sql = ("INSERT INTO owners (unit, server, expires) VALUES (?, ?, ?) ON CONFLICT (unit) "
                "DO UPDATE SET server = excluded.server, expires = excluded.expires "
                "WHERE owners.server = excluded.server OR owners.expires < ?")
+        wanted = set(units)
+        if not wanted:
+            return set()
         with self._lock:
-            self._write((sql, (unit, server, now + lease_s, now)))
-            rows = self._read("SELECT server FROM owners WHERE unit = ?", (unit,))
-        return bool(rows) and rows[0][0] == server
+            self._write(*[(sql, (unit, server, now + lease_s, now)) for unit in sorted(wanted)])
+            rows = self._read("SELECT unit FROM owners WHERE server = ?", (server,))
+        return wanted & {row[0] for row in rows}
 
     def renew(self, server: str, lease_s: float) -> set[str]:
         """Extend every lease ``server`` still holds, in one statement (a hall's

@@ -11,6 +11,7 @@ list and a replay slider, pushed by server-sent events within a second.
     POST /api/login              {"password"}: the arbiter's session cookie
     POST /api/logout
     POST /api/tables/{unit}/assign {"game": ..., "players": [first, second]}   (arbiter)
+                                 (and "computer": SIDE, "level": LEVEL: the computer plays)
     POST /api/tables/{unit}/end    {"result": "blue wins on time"}             (arbiter)
 
 Spectators read: everything they get is the spectator's view of a table
@@ -58,7 +59,7 @@ def _overview(server: ClubServer) -> list[dict[str, Any]]:
         if state.get("running"):
             state = {k: state[k] for k in ("table", "game", "players", "online", "running",
                                            "board", "pieces", "leds", "status", "outcome",
-                                           "game_id", "connected", "tracker", "health")
+                                           "game_id", "connected", "tracker", "health", "advice")
                      if k in state}
             table = server.table_state(state["table"]) or {}
             state["moves_count"] = sum(len(t["actions"]) for t in table.get("moves", []))

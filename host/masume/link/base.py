@@ -42,6 +42,12 @@ class Link(Protocol):
     def alive(self) -> bool:
         """Is the link's thread running?"""
 
+    @property
+    def connections(self) -> int:
+        """How many times a board has connected (handshakes done): a table that looks
+        at :attr:`connected` now and then learns from it that a connection came and
+        went between two looks."""
+
     def rewind(self, boot: int, ack: int, readings: Mapping[str, Reading] | None = None) -> None:
         """Go back to where a saved state left the board's event stream."""
 
@@ -84,6 +90,10 @@ class NoBoard:
     @property
     def alive(self) -> bool:
         return True
+
+    @property
+    def connections(self) -> int:
+        return 1
 
     def rewind(self, boot: int, ack: int, readings: Mapping[str, Reading] | None = None) -> None:
         if readings is not None:

@@ -24,7 +24,9 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from masume.alarm import Alarm
 from masume.boards import Board, load_board
+from masume.health import LOOP_CPU
 from masume_protocol import codec as c
 
 from .session import (
@@ -44,6 +46,8 @@ if TYPE_CHECKING:
     from .mqtt import MqttHub
 
 log = logging.getLogger("masume.link")
+#: The host's heartbeat, the same frame every second to every board.
+HOST_HEARTBEAT = c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(0, 0, 0, 0))[:-1]
 
 
 class _HubSend:
@@ -54,7 +58,7 @@ class _HubSend:
         from .mqtt import topic
 
         self.hub = hub
-        self.commands = topic(unit, "commands")
+        self.commands = topic(unit, "commands").encode()
         self.port = f"mqtt://{hub.url.host}:{hub.url.port}/{unit}"
 
     def open(self) -> None:
@@ -93,8 +97,9 @@ class LoopLink(BoardSession):
         self._attempt = 0
         self._last_heard = 0.0
         self._last_heartbeat = 0.0
-        self._timer: asyncio.TimerHandle | None = None
-        self._timer_at = float("inf")
+        # the heartbeat, a resend, a hello
+        self._alarm = Alarm(loop, lambda: LOOP_CPU.run("link-timers", self._on_timer))
+        self._backoff = Alarm(loop, self._retry)  # the next handshake after a drop
         self._waiting_online = False  # down until the board's status says online again
 
     # ---- what the hub and the table call -------------------------------------------
@@ -120,20 +125,48 @@ class LoopLink(BoardSession):
         if self._started:
             self._down("rewound to a saved state", at_once=True)
 
-    def deliver(self, payload: bytes) -> None:
-        """A frame from the board (the hub's :class:`~masume.link.mqtt.Receiver`)."""
+    def deliver(self, payloads: list[bytes]) -> None:
+        """Frames from the board, those of one read together (the hub's
+        :class:`~masume.link.mqtt.Receiver`): a resent journal is one ACK."""
+        LOOP_CPU.run("frames", self._deliver, payloads)
+
+    def _deliver(self, payloads: list[bytes]) -> None:
         if not self._started:
             return
-        payload = payload[:-1] if payload.endswith(b"\x00") else payload
-        if not payload or b"\x00" in payload:
-            self.hub.malformed += 1
+        serving = self.state == "connected" and not self._handshaking
+        frames = []
+        resent = 0
+        for payload in payloads:
+            payload = payload[:-1] if payload.endswith(b"\x00") else payload
+            if not payload or b"\x00" in payload:
+                self.hub.malformed += 1
+                continue
+            try:
+                mtype, seq, body = c.decode_frame(payload)
+            except c.FrameError:
+                self.stats.bad_frames += 1  # the line's noise: the resend repairs it
+                continue
+            if serving and mtype in c.EVENTS and seq <= self._received:
+                # An event handled already (a journal resent while the ACK was on its
+                # way): told where we stand, by one ACK for them all, and not unpacked.
+                resent += 1
+                continue
+            frame = self._unpack(mtype, seq, body)
+            if frame is not None:
+                frames.append(frame)
+        if resent:
+            self.stats.duplicates += resent
+            if not frames:
+                LOOP_CPU.relabel("resent")  # the board's resends alone (a server behind)
+        if not frames and not resent:
             return
         before = (self._received, self._known_until, self.state, self._events.qsize())
         try:
-            self._frames(self._decode([payload]))
+            self._frames(frames, resent=bool(resent))
         except Exception as exc:  # noqa: BLE001 (never into the loop: said, then resync)
             self._failure(exc)
         after = (self._received, self._known_until is None, self.state, self._events.qsize())
+        LOOP_CPU.events += max(0, after[3] - before[3])
         if (after[3] > before[3] or after[2] != before[2]
                 or (before[1] is not None and after[1])):
             self._changed()
@@ -165,7 +198,7 @@ class LoopLink(BoardSession):
     def _queue_command(self, mtype: int, payload: bytes) -> None:
         super()._queue_command(mtype, payload)
         if self._started and self.state == "connected":
-            self._arm(self._last_send + COMMAND_RESEND_S)
+            self._alarm.at(self._last_send + COMMAND_RESEND_S)
 
     # ---- the handshake, the frames, the timer --------------------------------------
 
@@ -197,7 +230,7 @@ class LoopLink(BoardSession):
         self._ack = ack
         self._next_hello = now + HELLO_RETRY_S
 
-    def _frames(self, frames: list[tuple[int, int, Any]]) -> None:
+    def _frames(self, frames: list[tuple[int, int, Any]], resent: bool = False) -> None:
         if self._handshaking:
             for k, (mtype, _seq, fields) in enumerate(frames):
                 if mtype == c.WELCOME:
@@ -212,18 +245,19 @@ class LoopLink(BoardSession):
                     return
             return  # anything before the WELCOME is the old connection's
         if self.state == "connected":
-            self._serve_frames(frames, time.monotonic())
+            self._serve_frames(frames, time.monotonic(), resent)
 
-    def _serve_frames(self, frames: list[tuple[int, int, Any]], now: float) -> None:
-        """The thread's _serve for the frames that came now (its timers: _on_timer)."""
-        if frames:
+    def _serve_frames(self, frames: list[tuple[int, int, Any]], now: float,
+                      resent: bool = False) -> None:
+        """The thread's _serve for the frames that came now (its timers: _on_timer);
+        ``resent``: events handled already came too (an ACK goes back in any case)."""
+        if frames or resent:
             self._last_heard = now
-        self._handle_frames(frames)
-        if self._timer is None:
+        self._handle_frames(frames, ack_due=resent)
+        if not self._alarm.armed:
             self._on_timer()
 
     def _on_timer(self) -> None:
-        self._timer, self._timer_at = None, float("inf")
         if not self._started:
             return
         try:
@@ -233,7 +267,7 @@ class LoopLink(BoardSession):
                     raise LinkDown("no answer to hello")
                 if now >= self._next_hello:
                     self._hello(now)
-                self._arm(min(self._next_hello, self._handshake_until))
+                self._alarm.at(min(self._next_hello, self._handshake_until))
                 return
             if self.state != "connected":
                 return
@@ -243,29 +277,18 @@ class LoopLink(BoardSession):
                 self._last_heartbeat = now
                 # QoS 0: a heartbeat lost is made good by the next, and a thousand boards'
                 # heartbeats a second need no broker's acknowledgement each.
-                self._hub_send.send(c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(0, 0, 0, 0)),
-                                    qos=0)
+                self._hub_send.send(HOST_HEARTBEAT, qos=0)
             self._flush_commands(now)
             wake = self._last_heartbeat + HEARTBEAT_S
             if self._pending:
                 wake = min(wake, self._last_send + COMMAND_RESEND_S)
-            self._arm(wake)
+            self._alarm.at(wake)
         except Exception as exc:  # noqa: BLE001 (never into the loop)
             self._failure(exc)
 
-    def _arm(self, at: float) -> None:
-        """The timer at ``at`` (monotonic), unless it is due sooner already."""
-        if at >= self._timer_at:
-            return
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer_at = at
-        self._timer = self.loop.call_at(at, self._on_timer)
-
     def _cancel(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer, self._timer_at = None, float("inf")
+        self._alarm.cancel()
+        self._backoff.cancel()
         self._handshaking = False
 
     def _failure(self, exc: Exception) -> None:
@@ -306,13 +329,11 @@ class LoopLink(BoardSession):
         else:
             delay = BACKOFF_S[min(self._attempt, len(BACKOFF_S) - 1)]
             self._attempt += 1
-            self._timer_at = time.monotonic() + delay
-            self._timer = self.loop.call_later(delay, self._retry)
+            self._backoff.at(time.monotonic() + delay)
         if was:
             self._changed()
 
     def _retry(self) -> None:
-        self._timer, self._timer_at = None, float("inf")
         try:
             self._connect()
         except Exception as exc:  # noqa: BLE001 (never into the loop)

@@ -1,4 +1,4 @@
-"""Club mode's transport: the board link over an MQTT broker (paho-mqtt).
+"""Club mode's transport: the board link over an MQTT broker.
 
 The frames are the serial link's, one per MQTT message (the COBS-encoded
 frame without its terminating zero). Topics for the board whose unit id is
@@ -8,10 +8,14 @@ frame without its terminating zero). Topics for the board whose unit id is
     masume/ID/commands  host -> board, QoS 1
     masume/ID/status    retained "online" / "offline" (birth and last will)
 
-One :class:`MqttHub` (one broker connection) serves every board of a club
-server; each board gets an :class:`MqttTransport` under its own
+One :class:`MqttHub` (one broker connection, masume.link.mqtt_client's lean asyncio
+client) serves every board of a club server: on the server's loop each board's
+frames go to its :class:`~masume.link.loop.LoopLink`; or, on a loop of the hub's own,
+each board gets an :class:`MqttTransport` under its own
 :class:`~masume.link.session.BoardSession`, so the handshake, acks, resends and
-duplicate dropping are exactly the serial link's.
+duplicate dropping are exactly the serial link's. :func:`new_client` is a paho client
+(the simulated board's network, masume.sim.net, stands in for the chip's umqtt with
+it; the tests' other clients).
 
 What comes in is bounded before it is kept: a message longer than a frame can be,
 a status other than online/offline, more statuses than :data:`UNIT_LIMIT` boards,
@@ -40,14 +44,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote, urlsplit
 
+from masume.health import LOOP_CPU
 from masume_protocol.codec import MAX_FRAME
 
+from .mqtt_client import REFUSALS, MqttClient
 from .transport import LinkDown
 
 if TYPE_CHECKING:
-    from paho.mqtt.client import Client, ConnectFlags, DisconnectFlags, MQTTMessage
-    from paho.mqtt.properties import Properties
-    from paho.mqtt.reasoncodes import ReasonCode
+    from paho.mqtt.client import Client
 
 log = logging.getLogger("masume.link.mqtt")
 
@@ -62,6 +66,9 @@ STATUSES = ("online", "offline")
 #: Boards whose status the hub keeps (discovery); a flood of made-up unit ids on a
 #: broker without ACLs stops here.
 UNIT_LIMIT = 10_000
+#: The server's keepalive with the broker: a ping every half of it while quiet, and the
+#: connection given up when the broker says nothing for one and a half.
+KEEPALIVE_S = 5
 #: Where a broker password comes from when it is not in a file (never the command line).
 PASSWORD_ENV = "MASUME_MQTT_PASSWORD"
 
@@ -142,6 +149,12 @@ class BrokerUrl:
         query = f"?ca={self.ca}" if self.ca else ""
         return f"{scheme}://{user + '@' if user else ''}{self.host}:{self.port}{query}"
 
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """TLS for mqtts (the system's CAs, or ``?ca=``'s), else None."""
+        if not self.tls:
+            return None
+        return ssl.create_default_context(cafile=self.ca)
+
     def configure(self, client: Client) -> None:
         """Credentials and TLS on a paho client."""
         if self.username is not None:
@@ -199,7 +212,8 @@ class Receiver(Protocol):
 
     dropped: int  # frames it could not take (counted in the hub's health report)
 
-    def deliver(self, payload: bytes) -> None: ...
+    def deliver(self, payloads: list[bytes]) -> None:
+        """The board's messages that came in one read of the connection, in order."""
 
     def status(self, state: str) -> None: ...
 
@@ -224,23 +238,38 @@ def _no_delay(client: Client, userdata: object, sock: Any) -> None:
         pass  # not a TCP socket (a websocket wrapper, a unix socket): nothing to turn off
 
 
+class _HubClient(MqttClient):
+    """The hub's connection, its reading counted as the loop's ``mqtt-read`` stage
+    (masume.health.LoopCpu; the boards' frames handed on from it are theirs), its
+    writing as ``publish``."""
+
+    def data_received(self, data: bytes) -> None:
+        LOOP_CPU.run("mqtt-read", super().data_received, data)
+
+    def _flush(self) -> None:  # the turn's packets written: the publishing's system call
+        LOOP_CPU.run("publish", super()._flush)
+
+
 class MqttHub:
     """One connection to the broker for many boards: discovery by the status
     topics, each board's events routed to its transport.
 
-    ``on_status(unit, state)`` is called (on paho's thread) for every status
+    ``on_status(unit, state)`` is called (on the hub's loop) for every status
     message: "online" or "offline". Every board's status is read (the wildcard
     ``masume/+/status``), but only the events of the boards that have a
     transport here (:meth:`transport`, until :meth:`forget`): a club server that
     shares the broker with others gets only its own boards' traffic, and takes
     a board's events over by asking for its transport.
 
-    Two ways to run: :meth:`start` gives the connection paho's own thread, and each
-    board a :class:`MqttTransport` that a link thread reads; :meth:`start_on` drives
-    it from an asyncio loop instead (one thread for every board: the club server),
-    each board's frames handed as they come to its :class:`Receiver`
-    (:meth:`attach`), and ``on_connection(up)`` told when the broker comes and goes.
-    In that way every call but :attr:`status` and the reports is the loop's own.
+    The connection is a :class:`~masume.link.mqtt_client.MqttClient` on an asyncio
+    loop. :meth:`start_on` puts it on the caller's loop (the club server: one thread
+    for every board), each board's frames handed as they come to its
+    :class:`Receiver` (:meth:`attach`), and ``on_connection(up)`` told when the
+    broker comes and goes; every call but :attr:`status` and the reports is then the
+    loop's own. :meth:`start` gives it a loop on a thread of its own instead, and
+    each board a :class:`MqttTransport` that a link thread reads (any thread may
+    call it). Either way it reconnects by itself (0.1 s, doubling up to 2 s) and
+    asks again for what it had subscribed.
     """
 
     def __init__(self, url: str | BrokerUrl, client_id: str,
@@ -254,76 +283,62 @@ class MqttHub:
         #: Messages dropped by a limit: longer than a frame (:data:`MAX_MESSAGE`), or the
         #: status of a board beyond :data:`UNIT_LIMIT`.
         self.dropped = 0
-        self.faults = 0  # exceptions caught in paho's callbacks (logged, then going on)
-        self._paho_thread: threading.Thread | None = None
+        self.faults = 0  # exceptions caught in the connection's callbacks (logged, going on)
         self.refused: str | None = None  # the broker's answer when it refuses us
         #: Events that came for a board with no transport here (in flight while it
         #: was forgotten; none otherwise: only our boards' events are subscribed).
         self.stray = 0
+        self.received = 0  # messages from the broker
+        self.sent = 0  # messages published
         self._routes: dict[str, Receiver] = {}
+        #: The events topic (its bytes) -> its board's receiver: the way of nearly
+        #: every message, looked up without decoding or splitting the topic.
+        self._event_routes: dict[bytes, Receiver] = {}
+        self._came: dict[bytes, list[bytes]] = {}  # a read's events, by topic (_read_done)
         self.on_connection: Callable[[bool], None] | None = None
         #: The QoS the boards' events are asked for with (start_on: 0, see there).
         self.events_qos = 1
-        self._loop: asyncio.AbstractEventLoop | None = None  # start_on's
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None  # the loop's thread (threading.get_ident())
+        self._own_thread: threading.Thread | None = None  # start()'s
         self._closing = False
-        self._retry = 0  # reconnects tried since the last connection (start_on)
+        self._retry = 0  # reconnects tried since the last connection
+        self._client: MqttClient | None = None
         self._subscribed: set[str] = set()  # events topics asked for on this connection
         self._lock = threading.Lock()
-        self._client = new_client(client_id)
-        # No limit of paho's on messages awaiting the broker's PUBACK (20 by default):
-        # a server's thousand boards' LED frames and ACKs would queue behind it.
-        self._client.max_inflight_messages_set(0)
-        self.url.configure(self._client)
-        self._client.reconnect_delay_set(0.1, 2)  # type: ignore[arg-type]  # seconds, a float
-        self._client.on_connect = self._guarded(self._on_connect)
-        self._client.on_disconnect = self._guarded(self._on_disconnect)
-        self._client.on_message = self._guarded(self._on_message)
 
     def start(self, wait: float = 5.0) -> MqttHub:
-        try:
-            self._client.connect_async(self.url.host, self.url.port, keepalive=5)
-        except OSError as exc:
-            log.warning("broker %s:%d: %s", self.url.host, self.url.port, exc)
-        self._client.loop_start()
+        """The connection on a loop of its own thread (a :class:`MqttTransport` per board)."""
+        loop = asyncio.new_event_loop()
+        self._own_thread = threading.Thread(target=loop.run_forever, daemon=True,
+                                            name=f"mqtt-{self.client_id}")
+        self._own_thread.start()
+        loop.call_soon_threadsafe(self._guarded, self.start_on, loop)
         self.connected.wait(wait)
         return self
 
     def start_on(self, loop: asyncio.AbstractEventLoop) -> MqttHub:
-        """Drive the connection from ``loop`` (call on its thread): paho's external
-        loop API, its socket watched by the loop; keepalive once a second, and the
-        reconnects (0.1 s, doubling up to 2 s) are the hub's own."""
+        """Drive the connection from ``loop`` (call on its thread)."""
         self._loop = loop
-        # The events at QoS 0 to this server: the link's own acks and resends make
-        # them good, and the broker's window of 20 messages in flight a client (each
-        # waiting for its PUBACK) no longer paces a thousand boards' traffic.
-        self.events_qos = 0
-        client = self._client
-        client.on_socket_open = self._socket_open
-        client.on_socket_close = self._socket_close
-        client.on_socket_register_write = (
-            lambda _c, _u, sock: loop.add_writer(sock, self._loop_call, client.loop_write))
-        def unregister_write(_client: Client, _userdata: object, sock: Any) -> None:
-            loop.remove_writer(sock)
-
-        client.on_socket_unregister_write = unregister_write
-        self._reconnect(first=True)
-        self._keepalive()
+        self._loop_thread = threading.get_ident()
+        if self._own_thread is None:
+            # The events at QoS 0 to this server: the link's own acks and resends make
+            # them good, and the broker's window of 20 messages in flight a client (each
+            # waiting for its PUBACK) no longer paces a thousand boards' traffic.
+            self.events_qos = 0
+        self._reconnect()
         return self
 
-    def _socket_open(self, client: Client, userdata: object, sock: Any) -> None:
-        _no_delay(client, userdata, sock)
-        assert self._loop is not None
-        self._loop.add_reader(sock, self._loop_call, client.loop_read, 64)
+    def _on_loop(self, call: Callable[..., Any], *args: Any) -> None:
+        """``call(*args)`` now on the loop's thread, else soon there (start()'s way)."""
+        if self._loop_thread == threading.get_ident() or self._loop is None:
+            call(*args)
+        else:
+            self._loop.call_soon_threadsafe(self._guarded, call, *args)
 
-    def _socket_close(self, client: Client, userdata: object, sock: Any) -> None:
-        assert self._loop is not None
-        self._loop.remove_reader(sock)
-        self._loop.remove_writer(sock)
-
-    def _loop_call(self, call: Callable[..., Any], *args: Any) -> None:
-        """paho's read, write and keepalive on the loop: what they raise is counted and
-        logged, never left to the loop (where it would only be printed)."""
-        self._paho_thread = threading.current_thread()
+    def _guarded(self, call: Callable[..., Any], *args: Any) -> None:
+        """A call of the connection's: what it raises is counted and logged, never left
+        to the loop (where it would only be printed) or to a link's thread."""
         try:
             call(*args)
         except Exception as exc:
@@ -331,27 +346,30 @@ class MqttHub:
             log.error("broker connection %s: %s in %s, going on", self.client_id,
                       type(exc).__name__, getattr(call, "__name__", call), exc_info=exc)
 
-    def _keepalive(self) -> None:
+    def _reconnect(self) -> None:
         if self._closing or self._loop is None:
             return
-        self._loop_call(self._client.loop_misc)
-        self._loop.call_later(1.0, self._keepalive)
+        url = self.url
+        client = _HubClient(self.client_id, on_message=self._on_message,
+                            on_connect=self._on_connect, on_lost=self._on_lost,
+                            on_read_done=self._read_done,
+                            username=url.username, password=url.password, keepalive=KEEPALIVE_S)
+        self._client = client
+        self._loop.create_task(self._connect(client))
 
-    def _reconnect(self, first: bool = False) -> None:
+    async def _connect(self, client: MqttClient) -> None:
+        try:
+            await client.connect(self.url.host, self.url.port, ssl_context=self.url.ssl_context())
+        except (OSError, ssl.SSLError) as exc:  # TimeoutError is an OSError
+            self._try_again(f"broker {self.url.host}:{self.url.port}: {exc or type(exc).__name__}")
+
+    def _try_again(self, why: str) -> None:
         if self._closing or self._loop is None:
             return
-        try:
-            if first:
-                self._client.connect(self.url.host, self.url.port, keepalive=5)
-            else:
-                self._client.reconnect()
-            self._retry = 0
-        except (OSError, ssl.SSLError) as exc:
-            delay = min(2.0, 0.1 * 2 ** self._retry)
-            self._retry += 1
-            count_drop(self._retry, "broker %s:%d: %s; trying again in %.1f s", self.url.host,
-                       self.url.port, exc, delay)
-            self._loop.call_later(delay, self._reconnect)
+        delay = min(2.0, 0.1 * 2 ** self._retry)
+        self._retry += 1
+        count_drop(self._retry, "%s; trying again in %.1f s", why, delay)
+        self._loop.call_later(delay, self._reconnect)
 
     def attach(self, unit: str, receiver: Receiver) -> None:
         """Hand ``unit``'s frames and status to ``receiver`` (:meth:`start_on`'s way)."""
@@ -359,85 +377,101 @@ class MqttHub:
             raise ValueError(f"{unit!r} is not a board unit id (letters, digits, _ . -)")
         with self._lock:
             self._routes[unit] = receiver
-        self._subscribe(unit)
+            self._event_routes[topic(unit, "events").encode()] = receiver
+        self._on_loop(self._subscribe, unit)
 
     def close(self) -> None:
         self._closing = True
-        if self._loop is not None:  # on the loop's thread: the DISCONNECT goes out now
+        done = threading.Event()
+
+        def bye() -> None:
             try:
-                self._client.disconnect()
-                self._client.loop_write()
+                if self._client is not None:
+                    self._client.disconnect()  # the DISCONNECT goes out now
             finally:
                 self.connected.clear()
+                done.set()
+
+        if self._own_thread is not None and self._loop is not None:
+            loop = self._loop
+            loop.call_soon_threadsafe(bye)
+            done.wait(5)
+            loop.call_soon_threadsafe(loop.stop)
+            self._own_thread.join(5)
+            if not self._own_thread.is_alive():
+                loop.close()
             return
-        try:
-            self._client.disconnect()
-        finally:
-            self._client.loop_stop()
-        self.connected.clear()
+        self._on_loop(bye)
 
     def health_report(self) -> dict[str, Any]:
-        """The broker connection and paho's thread (which runs every board's traffic)."""
-        thread = self._paho_thread
-        alive = (self._loop.is_running() if self._loop is not None
-                 else thread is not None and thread.is_alive())
-        return {"connected": self.connected.is_set(), "alive": alive, "faults": self.faults,
+        """The broker connection and the loop that runs every board's traffic."""
+        loop = self._loop
+        return {"connected": self.connected.is_set(),
+                "alive": loop is not None and loop.is_running(), "faults": self.faults,
                 "malformed": self.malformed, "stray": self.stray, "dropped": self.dropped,
+                "received": self.received, "sent": self.sent,
+                "unacked": self._client.unacked if self._client else 0,
                 "frames_dropped": sum(t.dropped for t in list(self._routes.values()))}
 
-    # paho's thread ----------------------------------------------------------
+    # the connection's callbacks (on the loop) ------------------------------------
 
-    def _guarded(self, callback: Callable[..., None]) -> Callable[..., None]:
-        """A callback for paho's thread: an exception would end that thread, and every
-        board's traffic with it. Logged and counted instead; the hub goes on."""
-        def run(*args: Any) -> None:
-            self._paho_thread = threading.current_thread()
-            try:
-                callback(*args)
-            except Exception as exc:
-                self.faults += 1
-                log.error("broker connection %s: %s in %s, going on", self.client_id,
-                          type(exc).__name__, callback.__name__, exc_info=exc)
-        return run
-
-    def _on_connect(self, client: Client, userdata: object, flags: ConnectFlags,
-                    reason: ReasonCode, properties: Properties | None = None) -> None:
-        if reason.is_failure:
-            self.refused = str(reason)
-            log.error("broker refused %s: %s", self.client_id, reason)
-            return
+    def _on_connect(self, code: int) -> None:
+        if code != 0:
+            self.refused = REFUSALS.get(code, f"code {code}")
+            log.error("broker refused %s: %s", self.client_id, self.refused)
+            return  # the client closes the connection: _on_lost tries again
         self.refused = None
+        self._retry = 0
         with self._lock:
             # A new connection (clean session) holds no subscriptions: ask again.
             self._subscribed.clear()
             units = list(self._routes)
-        client.subscribe(topic("+", "status"), 1)
+        assert self._client is not None
+        self._client.subscribe(topic("+", "status"), 1)
         for unit in units:
             self._subscribe(unit)
         self.connected.set()
         log.info("connected to the broker as %s", self.client_id)
         if self.on_connection:
-            self.on_connection(True)
+            self._guarded(self.on_connection, True)
 
-    def _on_disconnect(self, client: Client, userdata: object, flags: DisconnectFlags,
-                       reason: ReasonCode, properties: Properties | None = None) -> None:
+    def _on_lost(self, exc: Exception | None) -> None:
+        was = self.connected.is_set()
         self.connected.clear()
-        log.info("broker connection lost (%s)", reason)
-        if self._loop is not None and not self._closing:
-            self._loop.call_later(0.1, self._reconnect)
-        if self.on_connection:
-            self.on_connection(False)
+        if was:
+            log.info("broker connection lost (%s)", exc or "closed")
+            if self.on_connection:
+                self._guarded(self.on_connection, False)
+        if not self._closing:
+            self._try_again(f"broker connection {self.client_id} "
+                            f"{'lost' if was else 'not made'} ({exc or 'closed'})")
 
-    def _on_message(self, client: Client, userdata: object, message: MQTTMessage) -> None:
+    def _on_message(self, name: bytes, payload: bytes) -> None:
+        self.received += 1
+        LOOP_CPU.messages += 1
+        route = self._event_routes.get(name)
+        if route is not None:  # a board's events: nearly every message
+            if len(payload) > MAX_MESSAGE:
+                self.dropped += 1
+                count_drop(self.dropped, "dropping a %d-byte message from %s: no frame is "
+                           "longer than %d", len(payload), name.decode().split("/")[1],
+                           MAX_MESSAGE)
+                return
+            came = self._came.get(name)
+            if came is None:
+                self._came[name] = [payload]
+            else:
+                came.append(payload)
+            return
+        self._read_done()  # what came before this message goes first
         try:
-            prefix, unit, kind = message.topic.split("/")
-        except ValueError:  # not three levels, or not UTF-8
+            prefix, unit, kind = name.decode().split("/")
+        except (ValueError, UnicodeDecodeError):  # not three levels, or not UTF-8
             prefix = unit = kind = ""
         if prefix != PREFIX or not valid_unit(unit):
             self.malformed += 1
-            count_drop(self.malformed, "ignoring a message on %r", message.topic[:100])
+            count_drop(self.malformed, "ignoring a message on %r", name[:100])
             return
-        payload = message.payload
         if kind == "status":
             state = payload.decode("ascii", "replace") if len(payload) <= len("offline") else ""
             if state not in STATUSES:
@@ -450,9 +484,9 @@ class MqttHub:
                 count_drop(self.dropped, "ignoring %s: already %d boards known", unit, UNIT_LIMIT)
                 return
             self.status[unit] = state
-            route = self._routes.get(unit)
-            if route is not None:
-                route.status(state)
+            receiver = self._routes.get(unit)
+            if receiver is not None:
+                self._guarded(receiver.status, state)
             if self.on_status:
                 try:
                     self.on_status(unit, state)
@@ -464,11 +498,26 @@ class MqttHub:
                 count_drop(self.dropped, "dropping a %d-byte message from %s: no frame is "
                            "longer than %d", len(payload), unit, MAX_MESSAGE)
                 return
-            route = self._routes.get(unit)
-            if route is not None:
-                route.deliver(bytes(payload))
-            else:
-                self.stray += 1
+            self.stray += 1  # a board with no transport here (its route would have taken it)
+        else:
+            self.malformed += 1
+            count_drop(self.malformed, "ignoring a message on %r", name[:100])
+
+    def _read_done(self) -> None:
+        """The end of a read: each board's messages of it handed on together (the
+        frames of a resent journal make one turn of its link, and one ACK)."""
+        came, self._came = self._came, {}
+        for name, payloads in came.items():
+            route = self._event_routes.get(name)
+            if route is None:
+                self.stray += len(payloads)
+                continue
+            try:
+                route.deliver(payloads)
+            except Exception as exc:
+                self.faults += 1
+                log.error("broker connection %s: %s delivering to %s, going on",
+                          self.client_id, type(exc).__name__, name[:100], exc_info=exc)
 
     # transports -----------------------------------------------------------
 
@@ -480,17 +529,24 @@ class MqttHub:
             if not isinstance(route, MqttTransport):
                 route = MqttTransport(self, unit)
                 self._routes[unit] = route
-        self._subscribe(unit)
+                self._event_routes[topic(unit, "events").encode()] = route
+        self._on_loop(self._subscribe, unit)
         return route
 
     def forget(self, unit: str) -> None:
         """Stop routing ``unit``'s events here, and stop receiving them."""
+        name = topic(unit, "events")
         with self._lock:
             self._routes.pop(unit, None)
-            asked = topic(unit, "events") in self._subscribed
-            self._subscribed.discard(topic(unit, "events"))
-        if asked and self.connected.is_set():
-            self._client.unsubscribe(topic(unit, "events"))
+            self._event_routes.pop(name.encode(), None)
+            asked = name in self._subscribed
+            self._subscribed.discard(name)
+        if asked:
+            self._on_loop(self._unsubscribe, name)
+
+    def _unsubscribe(self, name: str) -> None:
+        if self._client is not None and self.connected.is_set():
+            self._client.unsubscribe(name)
 
     @property
     def subscriptions(self) -> set[str]:
@@ -500,26 +556,41 @@ class MqttHub:
         return out | ({topic("+", "status")} if self.connected.is_set() else set())
 
     def _subscribe(self, unit: str) -> None:
-        """Ask for ``unit``'s events (again after a reconnect); a no-op while the
-        broker is away: the connect handler asks for every routed board."""
+        """On the loop: ask for ``unit``'s events (again after a reconnect); a no-op
+        while the broker is away: the connect handler asks for every routed board."""
         name = topic(unit, "events")
+        client = self._client
         with self._lock:
             if name in self._subscribed or unit not in self._routes:
                 return
+            if client is None or not client.connected:
+                return
             self._subscribed.add(name)
-        # Outside our lock: paho's own locks are taken in there, and its thread
-        # takes ours in the connect handler.
-        result, _ = self._client.subscribe(name, self.events_qos)
-        if result != 0:
-            with self._lock:
-                self._subscribed.discard(name)
+        client.subscribe(name, self.events_qos)
 
-    def publish(self, topic_: str, payload: bytes, *, qos: int = 1, retain: bool = False) -> None:
+    def publish(self, topic_: str | bytes, payload: bytes, *, qos: int = 1,
+                retain: bool = False) -> None:
+        """Publish now (on the loop's thread) or soon (another's, :meth:`start`'s way);
+        LinkDown while the broker is away."""
         if not self.connected.is_set():
             raise LinkDown("broker not connected")
-        info = self._client.publish(topic_, payload, qos=qos, retain=retain)
-        if info.rc != 0:
-            raise LinkDown(f"publish failed (paho rc {info.rc})")
+        name = topic_ if isinstance(topic_, bytes) else topic_.encode()
+        if self._loop_thread != threading.get_ident():
+            assert self._loop is not None
+            self._loop.call_soon_threadsafe(self._publish_soon, name, payload, qos, retain)
+            return
+        client = self._client
+        if client is None or not LOOP_CPU.run("publish", client.publish, name, payload, qos,
+                                              retain):
+            raise LinkDown("broker not connected")
+        self.sent += 1
+        LOOP_CPU.messages += 1
+
+    def _publish_soon(self, name: bytes, payload: bytes, qos: int, retain: bool) -> None:
+        """A publish from a link's thread: lost if the broker went meanwhile (the link
+        sends it again, as a publish the broker never acknowledged)."""
+        if self._client is not None and self._client.publish(name, payload, qos, retain):
+            self.sent += 1
 
 
 class MqttTransport:
@@ -528,7 +599,7 @@ class MqttTransport:
     def __init__(self, hub: MqttHub, unit: str) -> None:
         self.hub = hub
         self.unit = unit
-        self.commands = topic(unit, "commands")
+        self.commands = topic(unit, "commands").encode()
         self.offline = threading.Event()
         self._frames: queue.Queue[bytes] = queue.Queue(QUEUE_LIMIT)
         self.dropped = 0  # frames dropped because the session did not take them in time
@@ -541,20 +612,22 @@ class MqttTransport:
         if state == "offline":
             self.offline.set()
 
-    def deliver(self, payload: bytes) -> None:
-        if payload.endswith(b"\x00"):
-            payload = payload[:-1]
-        if not payload or b"\x00" in payload:
-            self.hub.malformed += 1
-            count_drop(self.hub.malformed, "ignoring a message from %s: not one frame", self.unit)
-            return
-        try:
-            self._frames.put_nowait(payload)
-        except queue.Full:
-            # Its session is behind: the board resends what is not acknowledged.
-            self.dropped += 1
-            count_drop(self.dropped, "%s: %d frames wait already, dropping one", self.unit,
-                       QUEUE_LIMIT)
+    def deliver(self, payloads: list[bytes]) -> None:
+        for payload in payloads:
+            if payload.endswith(b"\x00"):
+                payload = payload[:-1]
+            if not payload or b"\x00" in payload:
+                self.hub.malformed += 1
+                count_drop(self.hub.malformed, "ignoring a message from %s: not one frame",
+                           self.unit)
+                continue
+            try:
+                self._frames.put_nowait(payload)
+            except queue.Full:
+                # Its session is behind: the board resends what is not acknowledged.
+                self.dropped += 1
+                count_drop(self.dropped, "%s: %d frames wait already, dropping one", self.unit,
+                           QUEUE_LIMIT)
 
     def open(self) -> None:
         if not self.hub.connected.is_set():

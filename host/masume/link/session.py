@@ -193,6 +193,10 @@ class BoardSession:
         """Is the link's thread running (it stops only when closed or the board is refused)?"""
         return self._thread is not None and self._thread.is_alive()
 
+    @property
+    def connections(self) -> int:
+        return self.stats.connects
+
     def rewind(self, boot: int, ack: int, readings: Mapping[str, Reading] | None = None) -> None:
         """Go back to where a consumer's saved state left the board's stream: the
         events of boot ``boot`` up to ``ack`` are done with, the board's readings
@@ -503,17 +507,23 @@ class BoardSession:
             except c.FrameError:
                 self.stats.bad_frames += 1  # the line's noise: the resend repairs it
                 continue
-            try:
-                fields = c.unpack(mtype, payload) if mtype in c.NAMES else None
-                if self.board is not None:
-                    check_frame(self.board, mtype, fields)
-            except c.FrameError as exc:
-                # Intact, but not what this board can say: a bad frame all the same.
-                self.stats.bad_frames += 1
-                self._bad_frame(mtype, seq, str(exc))
-                continue
-            out.append((mtype, seq, fields))
+            frame = self._unpack(mtype, seq, payload)
+            if frame is not None:
+                out.append(frame)
         return out
+
+    def _unpack(self, mtype: int, seq: int, payload: bytes) -> tuple[int, int, Any] | None:
+        """An intact frame's fields, checked against the board; None if it is not
+        what this board can say (a bad frame all the same: counted and said)."""
+        try:
+            fields = c.unpack(mtype, payload) if mtype in c.NAMES else None
+            if self.board is not None:
+                check_frame(self.board, mtype, fields)
+        except c.FrameError as exc:
+            self.stats.bad_frames += 1
+            self._bad_frame(mtype, seq, str(exc))
+            return None
+        return mtype, seq, fields
 
     def _bad_frame(self, mtype: int, seq: int, why: str) -> None:
         """Drop a frame that passed its CRC but is malformed or names what the board
@@ -552,10 +562,10 @@ class BoardSession:
         else:
             self._complaints[what] = (said, since + 1)
 
-    def _handle_frames(self, frames: list[tuple[int, int, Any]]) -> None:
+    def _handle_frames(self, frames: list[tuple[int, int, Any]], ack_due: bool = False) -> None:
         """Handle the frames that came, then acknowledge what they made due (one ACK
-        for all of them). A frame that cannot be handled is a fault of the link."""
-        ack_due = False
+        for all of them; ``ack_due``: one in any case). A frame that cannot be handled
+        is a fault of the link."""
         for mtype, seq, fields in frames:
             try:
                 ack_due |= self._handle(mtype, seq, fields)

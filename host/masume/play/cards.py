@@ -21,6 +21,7 @@ card set of a position on cards (:class:`masume.rules.base.OnCards`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable, Iterable, Iterator, Mapping
 from typing import Any, Protocol, runtime_checkable
 
@@ -96,6 +97,29 @@ def _readable(position: Any, text: str, choices: Iterable[Hashable], viewer: str
         if position.notation(action) == text:
             return bool(position.notation_for(action, viewer) == text)
     return False
+
+
+def from_hand(position: AnyPosition, text: str) -> tuple[str, bool]:
+    """``text`` (an action's notation in ``position``) with each card of the set that lies
+    nowhere on the table (in a hand, or a pile's unseen cards) as ``?``, and whether any
+    was. A hand is a count to the engines: an action that names such a card means "a
+    card from the hand" (or the pile's top card), whichever card the hand lays
+    (docs/ai.md, "The computer's hand").
+
+    >>> from masume.games import load_rules
+    >>> p = load_rules("eyeshield21").start()
+    >>> from_hand(p, "F01.1@home-character-1")
+    ('?@home-character-1', True)
+    """
+    cards = cards_of(position)
+    if cards is None:
+        return text, False
+    lying = {piece for stack in position.layout().values() for piece in stack}
+    words = text
+    for copy in cards.copies():
+        if copy.id in words and copy.piece not in lying:
+            words = re.sub(rf"(?<![\w.]){re.escape(copy.id)}(?![\w.])", "?", words)
+    return words, words != text
 
 
 def said_to_all(position: AnyPosition, message: str) -> str:

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from masume.boards import Board
-from masume.leds import picture
+from masume.leds import Lit, picture
 from masume.link import BoardEvent, Led, Reading
 from masume.link.events import parse_readings, readings_text
-from masume.play.cards import cards_of, said_to_all
+from masume.play.cards import cards_of, from_hand, said_to_all
 from masume.records import ended
 from masume.rules import Game, Position, Rules
 from masume.rules.base import AnyPosition, HidesInformation, IllegalAction, NotationError, Roll
@@ -40,6 +40,12 @@ TOOK_BACK = "took back "
 
 #: The Clock header's item for the players' own clock: the seconds each side has.
 PER_SIDE = "per side"
+
+#: How the table begins its flag of an action made while the computer's was lit.
+NOT_THE_COMPUTERS = "not the computer's action: "
+
+#: What the table says while the advisor thinks of a hint (said until it is lit).
+HINT_THINKING = "hint: thinking"
 
 #: The record headers the table writes (the rest are the game's and the players').
 TABLE_HEADERS = ("Resigned", "Timeout", "Rolls", "Clock", "Link", "Sensed", "Tracker")
@@ -62,6 +68,38 @@ class Effects:
     #: What the players should be told now, for the terminal: a refusal with its reason
     #: and what to do instead, or how to put the board right (each said once).
     messages: list[str] = field(default_factory=list)
+    #: The board's hint button was pressed: the runner's advisor thinks of one.
+    hint_asked: bool = False
+
+    def add(self, more: Effects) -> None:
+        """What ``more`` caused too, after these (a runner that takes several inputs
+        at once carries them out together)."""
+        self.notes.extend(more.notes)
+        self.reports.extend(more.reports)
+        self.messages.extend(more.messages)
+        if more.leds is not None:
+            self.leds = more.leds
+        self.changed = self.changed or more.changed
+        self.dirty = self.dirty or more.dirty
+        self.hint_asked = self.hint_asked or more.hint_asked
+
+
+@dataclass(frozen=True)
+class Shown:
+    """An action lit on the board for the players to carry out: the computer's
+    (``kind`` "computer": the table waits for it) or a hint (the best action for the
+    side to act, lit until any action is made). ``at``: the number of actions played
+    when it was found (it belongs to that position); ``words``: what the page and the
+    terminal say, as anyone at the table may read it (the computer's face-down card is
+    "a face-down card"); ``value``: the search's judgement for ``side``, 0 to 1."""
+
+    kind: Literal["computer", "hint"]
+    side: str
+    action: Hashable
+    at: int
+    words: str
+    value: float
+    lit: Lit
 
 
 class TableCore:
@@ -77,6 +115,8 @@ class TableCore:
         self.last_die: dict[str, int] | None = None
         self._shown_second: tuple[int, ...] = ()
         self._said = ""  # the last message for the terminal (Effects.messages)
+        #: The side the computer plays (``masume play --computer``), None: people only.
+        self.computer: str | None = None
         self._out = Effects()
         self.restore(game, dict(headers or {}))
 
@@ -92,6 +132,8 @@ class TableCore:
         self.timed_out = not headers.get("Resigned") and bool(headers.get("Timeout"))
         self.notice = ""  # the latest message worth showing (a refused die roll, ...)
         self._choices_for: tuple[Position[Any], list[Hashable]] | None = None
+        #: The action lit for the players to carry out (the computer's, or a hint).
+        self.shown: Shown | None = None
         #: A word button pressed before the pieces moved: (word, squares to put them on).
         self.calling: tuple[str, tuple[str, ...]] | None = None
         #: Resign was pressed once: a second press resigns, any other button cancels.
@@ -218,6 +260,47 @@ class TableCore:
                              "on the board, not chosen here")
         self._make(action)
         return action, self._flush()
+
+    def show(self, kind: Literal["computer", "hint"], side: str, action: Hashable,
+             value: float, at: int) -> Effects:
+        """Light ``action``, found for ``side`` when ``at`` actions were played (the
+        advisor's, off the table's thread): nothing if the game has gone on since. The
+        computer's action that moves nothing on the board (keeping the ball, a system
+        declared) is made at once: there is nothing for a hand to do."""
+        position = self.game.position
+        if (len(self.game.actions) != at or self.resigned or position.outcome() is not None
+                or not position.is_legal(action)):
+            return self._flush()
+        if kind == "computer" and action in self.choices():
+            self._note("computer", action=position.notation(action))
+            self._make(action)
+            return self._flush()
+        after = position.apply(action)
+        lit = lit_action(side, position, after, self.tracker.signature(position),
+                         self.tracker.signature(after))
+        take, put = lit.take, lit.put
+        if self.notice == HINT_THINKING:
+            self.notice = ""
+        self.shown = Shown(kind, side, action, at, _in_words(position, action, take, put),
+                           value, lit)
+        who = "computer" if kind == "computer" else f"hint for {side}"
+        self._note(kind, action=position.notation(action), value=round(value, 3))
+        self._out.messages.append(f"{who}: {self.shown.words}")
+        self._after(Change())
+        return self._flush()
+
+    def ask_hint(self) -> Effects:
+        """The players ask for a hint (the page's button, or the board's): the runner's
+        advisor is told (``Effects.hint_asked``)."""
+        self._hint()
+        return self._flush()
+
+    def say(self, notice: str) -> Effects:
+        """Tell the players ``notice`` (the advisor's error, say) on the page and the
+        terminal; play goes on."""
+        self.notice = notice
+        self._after(Change())
+        return self._flush()
 
     def due(self) -> float | None:
         """When a :meth:`tick` may next change something (monotonic seconds): the
@@ -465,8 +548,15 @@ class TableCore:
                 self.notice = f"{self.resigned} resigns: {self.shown_position().outcome()}"
                 self._out.dirty = True
             self._after(Change())
+        elif button == "hint":
+            self._hint()
         elif button:
             self._word_button(button, now)
+
+    def _hint(self) -> None:
+        self._out.hint_asked = True
+        self.notice = HINT_THINKING
+        self._after(Change())
 
     def _word_button(self, word: str, now: float) -> None:
         """A button named like a word of the notation ("ground"): which action the
@@ -556,6 +646,13 @@ class TableCore:
                        pushed=[str(a) for a in change.pushed])
             self._out.dirty = True
             self._report(change)
+            self._check_shown()
+        if self.shown is not None and self.calling is None:
+            # Where the board can be read several ways (a ground kick or a lob), the
+            # reading the lit action names comes first.
+            buttons = {b.name for b in self.board.buttons}
+            self.tracker.prefer = next((w for w in str(self.shown.action).split()
+                                        if w in buttons), "")
         clocks = self.clock()
         clock = clocks.get("turn") or next(
             (c for c in clocks.values() if c.get("running")), None)
@@ -563,7 +660,8 @@ class TableCore:
                        last_squares=self._last_squares(), last_side=self._last_side(),
                        timer=(clock["side"], clock["left"], clock["total"]) if clock else None,
                        die=self.last_die["value"] if self.last_die else None,
-                       calling=self.calling[1] if self.calling else ())
+                       calling=self.calling[1] if self.calling else (),
+                       lit=self._lit())
         if leds != self.leds:
             self.leds = leds
             self._out.leds = leds
@@ -576,6 +674,45 @@ class TableCore:
             self._out.messages.append(said_to_all(self.game.position, said))
         self._said = said
         self._out.changed = True
+
+    def _lit(self) -> Lit | None:
+        """The action to light, while the board shows its position: not while the
+        pieces must be put right (the fix's lights would mix with it: the red of a
+        piece put wrong is near the red side's colour); lit again once they are."""
+        shown = self.shown
+        if (shown is None or len(self.game.actions) != shown.at
+                or self.tracker.view.state not in ("in-sync", "lifted", "moving")):
+            return None
+        return shown.lit
+
+    def _check_shown(self) -> None:
+        """After the game changed: an action lit is done with once made (or the game went
+        back before it). Another action made where the computer's was lit is flagged and
+        taken back (the players put the pieces back; the computer's stays lit); any action
+        ends a hint. The same action as anyone reads it counts as made: the computer's
+        face-down card is whichever card of its hand the hand lays."""
+        shown = self.shown
+        if shown is None or len(self.game.actions) == shown.at:
+            return
+        if len(self.game.actions) < shown.at:
+            self.shown = None
+            return
+        before = self.game.positions()[shown.at]
+        made = self.game.actions[shown.at]
+        if shown.kind == "hint" or _carried_out(before, made, shown.action):
+            self.shown = None
+            return
+        words = _public(before, made)
+        self._note("computer", refused=words, lit=_public(before, shown.action))
+        self.shown = None  # the takebacks' own changes are not checked against it
+        while len(self.game.actions) > shown.at:
+            change = self.tracker.takeback()
+            if not change:
+                break
+            self._after(change)
+        self.shown = shown
+        self.notice = (f"{NOT_THE_COMPUTERS}{words}; put the pieces back as the lights show, "
+                       f"then play the computer's: {shown.words}")
 
     def _report(self, change: Change) -> None:
         positions = self.game.positions()
@@ -606,6 +743,37 @@ def written(position: AnyPosition, action: Hashable, viewer: str | None) -> str:
     return position.notation(action)
 
 
+def _carried_out(position: AnyPosition, made: Hashable, lit: Hashable) -> bool:
+    """Is ``made`` the action ``lit`` as the hands can carry it out: the same as anyone
+    reads it (the computer's face-down card), or the same but for which card of the
+    hand (a hand is a count: masume.play.cards.from_hand)?"""
+    if made == lit or _public(position, made) == _public(position, lit):
+        return True
+    made_words, _ = from_hand(position, position.notation(made))
+    lit_words, blind = from_hand(position, position.notation(lit))
+    return blind and made_words == lit_words
+
+
+def _in_words(position: AnyPosition, action: Hashable, take: tuple[str, ...],
+              put: tuple[str, ...]) -> str:
+    """An action to carry out, as anyone at the table may read it: its notation and
+    where the pieces go (``E7 ground N: from E7 to E8``); a card the others may not see
+    is "a face-down card", a card of the hand "a card from the hand" (whichever)."""
+    public = _public(position, action)
+    where = ", ".join(put) or "the table"
+    if isinstance(position, HidesInformation) and public != position.notation(action):
+        return f"{public}: a face-down card on {where}"
+    public, blind = from_hand(position, public)
+    if blind:
+        return f"{public}: a card from the hand (the top of its pile) on {where}"
+    moves = []
+    if take:
+        moves.append("from " + ", ".join(take))
+    if put:
+        moves.append("to " + ", ".join(put))
+    return f"{public}: {' '.join(moves)}" if moves else public
+
+
 def _public(position: AnyPosition, action: Hashable, *, taken_back: bool = False) -> str:
     """The action as anyone at the table may read it (the terminal is shared). A
     taken-back action is written from the position it was taken back to."""
@@ -624,6 +792,25 @@ def _comparable(layout: Any) -> dict[str, tuple[str, ...]]:
 def _says(action: Hashable | None, word: str) -> bool:
     """Does an action's notation hold ``word`` as a word?"""
     return action is not None and word in str(action).split()
+
+
+def lit_action(side: str, before: AnyPosition, after: AnyPosition,
+               seen_before: Mapping[str, object], seen_after: Mapping[str, object]) -> Lit:
+    """An action from ``before`` to ``after`` as the board lights it for ``side``: the
+    squares pieces leave and reach (``seen_*``: what stands on each square, as sensor
+    signatures or as piece lists) and the way the ball goes (what the rules highlight
+    after it and did not before). The table's computer and hints light this; the
+    review (masume.play.review) draws it on the page."""
+    squares = set(seen_before) | set(seen_after)
+    empty: tuple[str, ...] = ()
+    take = tuple(sorted(sq for sq in squares
+                        if _has_more(seen_before.get(sq, empty), seen_after.get(sq, empty))))
+    put = tuple(sorted(sq for sq in squares
+                       if _has_more(seen_after.get(sq, empty), seen_before.get(sq, empty))))
+    lit_before = {sq for squares in before.status().highlights.values() for sq in squares}
+    path = tuple(sorted({sq for squares in after.status().highlights.values()
+                         for sq in squares} - lit_before - set(take) - set(put)))
+    return Lit(side, take, put, path)
 
 
 def _has_more(a: object, b: object) -> bool:

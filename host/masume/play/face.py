@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Protocol
 
+from masume.boards import Board
+
 
 class TableFace(Protocol):
     """One table as the web view sees it (see masume.web.server)."""
@@ -19,6 +21,14 @@ class TableFace(Protocol):
     def sides(self) -> tuple[str, ...]:
         """The game's sides: each player gets a link of their own."""
 
+    @property
+    def board(self) -> Board:
+        """The board the game is played on (a review draws the game's positions on it)."""
+
+    def record(self) -> str:
+        """The game so far as a record's text (masume.records), a resignation included:
+        what a review (masume.play.review) reads."""
+
     def state(self, viewer: str | None = None) -> Mapping[str, Any]:
         """The whole picture, JSON-able, as ``viewer`` (a side, or None) may see it."""
 
@@ -28,6 +38,9 @@ class TableFace(Protocol):
 
     def act(self, text: str) -> Hashable:
         """Make one of the choices ``state()["choices"]`` lists; ValueError says why not."""
+
+    def hint(self) -> None:
+        """Light the best action for the side to act, once found (``state()["advice"]``)."""
 
     def new_game(self) -> None:
         """Start the game afresh at this table, from the same start."""

@@ -56,15 +56,17 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Hashable
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from masume.boards import Board
 from masume.health import Health
 from masume.link import BoardEvent, BoardMismatch, Led, Link, Reading
 from masume.play.cards import card_list, card_piece
+from masume.play.computer import Advisor
 from masume.play.core import TABLE_HEADERS, Effects, TableCore
 from masume.play.view import HealthView, TableState, table_state
+from masume.records import write_record
 from masume.rules import Game, Position, Rules
 from masume.storage import CannotSave, GameStore, LogEntry, Store
 from masume.subscribers import Subscribers
@@ -79,9 +81,98 @@ FAULT_BACKOFF_S = (0.05, 0.2, 0.5, 1.0, 2.0)
 POISON_FAULTS = 2  # an event the table faulted on this often is skipped
 
 
-class TableSession:
+def pieces_read(readings: Mapping[str, Reading]) -> dict[str, list[str]]:
+    """What the board's sensors say stands on each square, for the pages: the pieces
+    read, "?" where a presence sensor feels something, "tag:ID" for a card."""
+    out: dict[str, list[str]] = {}
+    for square, reading in readings.items():
+        if reading is True:
+            out[square] = ["?"]
+        elif isinstance(reading, tuple) and reading:
+            out[square] = list(reading)
+        elif isinstance(reading, str):
+            out[square] = [f"tag:{reading}"]
+    return out
+
+
+class TableRunner:
+    """What every runner of a table does around its core, whether a thread
+    (:class:`TableSession`) or the club's loop (masume.club.runner, masume.club.pool):
+    carry out what an input caused, pause play while a save cannot be made, and once
+    the events handled are saved, tell the link (BoardSession.commit: the board
+    forgets them) and forget what faulted before them."""
+
+    link: Any
+    name: str
+    health: Health
+    store: object  # None: nothing is saved (a runner's own kind of store otherwise)
+    on_action: Callable[[str, str, str], None] | None
+    on_message: Callable[[str], None] | None = None
+    _log: list[LogEntry]
+    _dirty: bool
+    _cannot_save: CannotSave | None
+    _committed: tuple[int, int] | None
+    _faulted: dict[tuple[int, int], int]  # event -> faults while handling it
+
+    if TYPE_CHECKING:
+        def _notify(self) -> None: ...
+
+    def carry_out(self, effects: Effects) -> None:
+        """Do what an input to the core caused: log lines kept for the next save,
+        actions said, the LED picture sent, the pages told. (The runner does this for
+        every input; a caller driving the core by hand, as a test does, too.)"""
+        if self.store is not None:
+            now = time.time()
+            self._log.extend((now, kind, fields) for kind, fields in effects.notes)
+        if effects.dirty:
+            self._dirty = True
+        if self.on_action:
+            for what, side, notation in effects.reports:
+                self.on_action(what, side, notation)
+        if self.on_message:
+            for message in effects.messages:
+                self.on_message(message)
+        if effects.leds is not None:
+            try:
+                self.link.set_leds(effects.leds)
+            except RuntimeError:
+                # No board yet. The core must not count this picture as shown: the
+                # snapshot after the handshake often draws the same one, which would
+                # then never go out (a loaded server's tables ticked before their
+                # handshakes: 53 of 300 boards dark, docs/benchmarks.md). Drawn
+                # again at the next tick, it goes out once the board is there.
+                self._picture_lost()
+        if effects.changed:
+            self._notify()
+
+    def _picture_lost(self) -> None:
+        """The LED picture could not go out: the core draws it again at its next tick."""
+        raise NotImplementedError
+
+    def _pause(self, error: CannotSave) -> None:
+        """A save cannot be made: play pauses (said once per reason)."""
+        if self._cannot_save is None or self._cannot_save.reason != error.reason:
+            message = (f"{error}; play is paused until it can be (the board keeps the "
+                       "moves meanwhile)")
+            log.error("table %s: %s", self.name, message)
+            self.health.pause(message)
+            self._cannot_save = error
+            self._notify()
+
+    def _acknowledge(self, handled: tuple[int, int] | None) -> None:
+        if handled is not None and handled != self._committed:
+            self.link.commit(*handled)
+            self._committed = handled
+            boot, seq = handled
+            self._faulted = {k: n for k, n in self._faulted.items()
+                             if k[0] == boot and k[1] > seq}
+
+
+class TableSession(TableRunner):
     """The runner: one table's thread around its :class:`TableCore` (see the module
     docstring)."""
+
+    store: Store | None
 
     def __init__(
         self,
@@ -96,6 +187,8 @@ class TableSession:
         on_action: Callable[[str, str, str], None] | None = None,
         on_message: Callable[[str], None] | None = None,
         name: str | None = None,
+        computer: str | None = None,
+        level: str = "casual",
     ) -> None:
         self.rules = rules
         self.board = board
@@ -110,7 +203,8 @@ class TableSession:
         self._lock = threading.RLock()
         self._subscribers = Subscribers("masume.play")
         self._stop = threading.Event()
-        self._link_was: bool | None = None  # the link as last seen (None: not yet)
+        # The link as last seen: (connected, connections); None: not yet looked at.
+        self._link_seen: tuple[bool, int] | None = None
         self._thread: threading.Thread | None = None
         # Saving: log entries not saved yet, whether anything changed since the last
         # save, the last event committed to the link ((boot, seq); the last handled is
@@ -128,6 +222,10 @@ class TableSession:
         self.core = TableCore(rules, board, game, headers, name=self.name)
         self._committed: tuple[int, int] | None = None
         self._rewind_link()
+        #: The computer's side (``computer``, at ``level``: masume.ai.LEVELS) and the hints,
+        #: searched on the process's search thread (masume.play.computer), taken up at
+        #: the table's next turn.
+        self.advisor = Advisor(computer, level)
 
     def _rewind_link(self) -> None:
         """The link goes back to where the core's saved state left the board."""
@@ -186,6 +284,7 @@ class TableSession:
         return self
 
     def close(self) -> None:
+        self.advisor.close()
         self._stop.set()
         if self._thread:
             self._thread.join(timeout=5)
@@ -197,32 +296,12 @@ class TableSession:
             self.store.close()
 
     def carry_out(self, effects: Effects) -> None:
-        """Do what an input to the core caused: log lines kept for the next save,
-        actions said, the LED picture sent, the pages told. (The thread does this for
-        every input; a caller driving the core by hand, as a test does, too.)"""
-        if self.store is not None:
-            now = time.time()
-            self._log.extend((now, kind, fields) for kind, fields in effects.notes)
-        if effects.dirty:
-            self._dirty = True
-        if self.on_action:
-            for what, side, notation in effects.reports:
-                self.on_action(what, side, notation)
-        if self.on_message:
-            for message in effects.messages:
-                self.on_message(message)
-        if effects.leds is not None:
-            try:
-                self.link.set_leds(effects.leds)
-            except RuntimeError:
-                # No board yet. The core must not count this picture as shown: the
-                # snapshot after the handshake often draws the same one, which would
-                # then never go out (a loaded server's tables ticked before their
-                # handshakes: 53 of 300 boards dark, docs/benchmarks.md). Drawn
-                # again at the next tick, it goes out once the board is there.
-                self.core.leds = {}
-        if effects.changed:
-            self._notify()
+        super().carry_out(effects)
+        if effects.hint_asked:
+            self.advisor.ask_hint()
+
+    def _picture_lost(self) -> None:
+        self.core.leds = {}
 
     def _checkpoint(self) -> bool:
         """Save what changed, then tell the link the events handled are done with.
@@ -236,13 +315,7 @@ class TableSession:
         try:
             self.store.save(self.game, self._log)
         except CannotSave as exc:
-            if self._cannot_save is None or self._cannot_save.reason != exc.reason:
-                message = (f"{exc}; play is paused until it can be (the board keeps the "
-                           "moves meanwhile)")
-                log.error("table %s: %s", self.name, message)
-                self.health.pause(message)
-                self._cannot_save = exc
-                self._notify()
+            self._pause(exc)
             return False
         self._log.clear()
         self._dirty = False
@@ -257,12 +330,7 @@ class TableSession:
         return True
 
     def _commit(self) -> None:
-        handled = self.core.handled
-        if handled is not None and handled != self._committed:
-            self.link.commit(*handled)
-            self._committed = handled
-            boot, seq = handled
-            self._faulted = {k: n for k, n in self._faulted.items() if k[0] == boot and k[1] > seq}
+        self._acknowledge(self.core.handled)
 
     def _run(self) -> None:
         """Take events, handle them, save, acknowledge; until closed. Every exception
@@ -280,19 +348,7 @@ class TableSession:
                     with self._lock:
                         self._checkpoint()
                     continue
-                events = self.link.take(timeout=TICK_S)
-                with self._lock:
-                    for event in events:
-                        self._take(event)
-                    now = time.monotonic()
-                    # Now, as far as the board's events are known: while the link takes
-                    # in a journal resent after a cut, the time of its last event, so that
-                    # the board counts as still only for as long as it really was.
-                    self.carry_out(self.core.tick(now, min(now, self.link.clock())))
-                    self._checkpoint()
-                self._watch_link()
-                if self.health.state == "recovering":
-                    self.health.recovered()
+                self._turn(self.link.take(timeout=TICK_S))
                 faults = 0
             except BoardMismatch as exc:
                 with self._lock:
@@ -306,17 +362,40 @@ class TableSession:
                 if self._stop.wait(FAULT_BACKOFF_S[min(faults, len(FAULT_BACKOFF_S)) - 1]):
                     return
 
+    def _turn(self, events: list[BoardEvent]) -> None:
+        """One turn of the table: the events the link gave, a tick, a save."""
+        with self._lock:
+            for event in events:
+                self._take(event)
+            now = time.monotonic()
+            # Now, as far as the board's events are known: while the link takes in a
+            # journal resent after a cut, the time of its last event, so that the board
+            # counts as still only for as long as it really was.
+            self.carry_out(self.core.tick(now, min(now, self.link.clock())))
+            self.carry_out(self.advisor.turn(self.core))
+            self._checkpoint()
+        self._watch_link()
+        if self.health.state == "recovering":
+            self.health.recovered()
+
     def _watch_link(self) -> None:
-        """Say in the terminal when the board's link is lost, and when it is back."""
-        connected = self.link.connected.is_set()
-        if connected == self._link_was:
+        """Say in the terminal when the board's link is lost, and when it is back.
+
+        The table looks between batches of events, so it counts connections too: a
+        connection that came and went between two looks is still said lost. The first
+        connection is not said (the terminal named the board and its port already)."""
+        connected, connections = seen = self.link.connected.is_set(), self.link.connections
+        if seen == self._link_seen:
             return
-        was, self._link_was = self._link_was, connected
-        if self.on_message and was is not None:
-            error = self.link.error or ""
-            self.on_message(f"board connected on {self.port or self.name}" if connected
-                            else f"lost the board's link{': ' + error if error else ''}; "
-                                 "waiting for it to come back (check the cable)")
+        before, self._link_seen = self._link_seen, seen
+        was_connected, was_connections = before or (False, 0)
+        if self.on_message:
+            if not connected and (was_connected or connections > was_connections):
+                error = self.link.error or ""
+                self.on_message(f"lost the board's link{': ' + error if error else ''}; "
+                                "waiting for it to come back (check the cable)")
+            elif connected and connections > 1 and not was_connected:
+                self.on_message(f"board connected on {self.port or self.name}")
         self._notify()
 
     def _fault(self, exc: Exception) -> None:
@@ -383,6 +462,12 @@ class TableSession:
             self._checkpoint()
             return action
 
+    def hint(self) -> None:
+        """Light the best action for the side to act (the page's hint button; the
+        board's ``hint`` button does the same), once the advisor has found it."""
+        with self._lock:
+            self.carry_out(self.core.ask_hint())
+
     # ---- what the web view reads -----------------------------------------------------
 
     def new_game(self) -> None:
@@ -420,6 +505,13 @@ class TableSession:
             self.carry_out(self.core.redraw())
             self._checkpoint()
 
+    def record(self) -> str:
+        """The game so far as a record's text, with the table's headers (a resignation,
+        a loss on time): what the page's review reads (masume.play.review)."""
+        with self._lock:
+            return write_record(self.game, self.core.headers(
+                dict(self.store.headers) if self.store is not None else {}))
+
     def positions(self) -> tuple[Position[Any], ...]:
         """The game's positions so far, the start first (a replay slider's steps)."""
         with self._lock:
@@ -443,7 +535,8 @@ class TableSession:
                       "port": self.port, "error": self.link.error, "state": self.link.state},
                 health=health,
                 # Saving comes first: nothing else is taken until it works again.
-                saving_problem=health["problem"] if self._cannot_save else None)
+                saving_problem=health["problem"] if self._cannot_save else None,
+                advice=self.advisor.view(self.core))
 
     def health_report(self) -> HealthView:
         """How the table's and its link's threads are doing (masume.health), and the
@@ -463,15 +556,7 @@ class TableSession:
     def _pieces(self) -> dict[str, list[str]]:
         if self.sim is not None:
             return {sq: list(stack) for sq, stack in self.sim.table.stacks.items() if stack}
-        out: dict[str, list[str]] = {}
-        for square, reading in self.link.readings.items():
-            if reading is True:
-                out[square] = ["?"]
-            elif isinstance(reading, tuple) and reading:
-                out[square] = list(reading)
-            elif isinstance(reading, str):
-                out[square] = [f"tag:{reading}"]
-        return out
+        return pieces_read(self.link.readings)
 
     def _shown_leds(self) -> dict[str, Led]:
         """What the board shows: the simulated board's own LEDs, else our picture."""

@@ -15,6 +15,7 @@ from masume.boards import Board
 from masume.leds import highlight_led
 from masume.link import Led
 from masume.play.cards import DrawsMarks, for_viewer, viewer_of
+from masume.play.computer import AdviceView
 from masume.play.core import TableCore, written
 from masume.rules.base import Legend
 
@@ -122,6 +123,8 @@ class TableState(TypedDict, total=False):
     link: LinkView
     health: HealthView
     last_die: dict[str, int] | None
+    #: The computer's side, what it lit and who stands better (masume.play.computer).
+    advice: AdviceView | None
     view: dict[str, Any]
 
 
@@ -139,7 +142,8 @@ def board_view(board: Board) -> BoardView:
 
 def table_state(core: TableCore, *, viewer: str | None, simulated: bool,
                 pieces: dict[str, list[str]], leds: dict[str, Led], link: LinkView,
-                health: HealthView, saving_problem: str | None) -> TableState:
+                health: HealthView, saving_problem: str | None,
+                advice: AdviceView | None = None) -> TableState:
     """The table's state as ``viewer`` (a side, or None for a spectator) may see it.
     ``saving_problem``: why saves fail now, said before anything else."""
     position = core.shown_position()
@@ -183,6 +187,7 @@ def table_state(core: TableCore, *, viewer: str | None, simulated: bool,
         "link": link,
         "health": health,
         "last_die": core.last_die,
+        "advice": advice,
     }
     marks = (core.rules.edge_marks(core.game.position) if isinstance(core.rules, DrawsMarks)
              else None)

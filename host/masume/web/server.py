@@ -37,6 +37,17 @@ Routes:
                        change (bursts coalesced to at most one push per 50 ms), a
                        comment line as heartbeat every 15 s
 ``POST /api/act``      ``{"action"}`` -> ``{"ok": true}``: make a choice (any board)
+``POST /api/hint``     ``{}`` -> ``{"ok": true}``: light the best action for the side to
+                       act, once found (any board; ``state()["advice"]``)
+``POST /api/review``   ``{}`` or ``{"record": text}`` -> ``{"ok": true, "id", "status"}``: the
+                       computer's review of the table's finished game, or of a record
+                       of a game this board plays (a player's page only; 403 for a
+                       spectator's) (masume.play.review): made on a
+                       worker thread of its own, kept by the record; 400 saying why
+                       when the record cannot be read or the game is not over
+``GET /api/review/{id}`` the review: its progress (``done`` of ``total``), the comments,
+                       and (unless ``?steps=0``) every position as anyone saw it; 404
+                       for a review this view does not hold
 ``POST /api/sim/lift`` ``{"square"}`` -> ``{"ok": true, "piece": name}``
 ``POST /api/sim/place`` ``{"square", "piece"}`` -> ``{"ok": true}``
 ``POST /api/sim/card`` ``{"square", "card"}`` -> ``{"ok": true}``: put that card of the set
@@ -80,7 +91,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
+from masume.ai import Level
 from masume.play.face import TableFace
+from masume.play.review import REVIEW_LEVEL, ReviewRefused, Reviews
 from masume.web.access import Access, Denied, Link
 from masume.web.guard import BadRequest, Guard, HostNames, is_loopback, read_json
 from masume.web.sse import HEARTBEAT_S, Streams, event_stream, to_json
@@ -166,14 +179,17 @@ def create_app(
     hosts: HostNames | None = None,
     heartbeat_s: float = HEARTBEAT_S,
     min_push_interval_s: float = MIN_PUSH_INTERVAL_S,
+    review_level: Level = REVIEW_LEVEL,
 ) -> Starlette:
     """The web view's app for one table session (see the module docstring).
 
     ``access``: the run's links (default: new ones at ``http://127.0.0.1/``);
-    ``hosts``: the names it answers to (default: the loopback's)."""
+    ``hosts``: the names it answers to (default: the loopback's); ``review_level``: the
+    review's search a position (masume.play.review)."""
     access = access or Access(table.sides, "http://127.0.0.1/")
     hosts = hosts or HostNames.for_bind("127.0.0.1")
     streams = Streams()
+    reviews = Reviews(review_level)
 
     def viewing(request: Request) -> Callable[[], Any]:
         """What a request may see: ``state(viewer)`` for its role's viewer."""
@@ -257,6 +273,41 @@ def create_app(
         table.new_game()
         return {}
 
+    def hint(data: dict[str, Any]) -> dict[str, Any]:
+        table.hint()
+        return {}
+
+    async def api_review(request: Request) -> Response:
+        # Any role may ask for the table's game (a spectator too: reading a finished game
+        # changes nothing); a record sent, only a player. A review is kept by its record,
+        # and one worker makes them one at a time.
+        role = access.role(request)
+        try:
+            data = await read_json(request)
+            text = data.get("record")
+            if text is not None and (not isinstance(text, str) or not text.strip()):
+                raise BadRequest("'record' must be a record's text (masume.records), "
+                                 "or left out for this table's game")
+            if text is not None and not access.can_act(role):
+                return _error("a spectator's page reviews the table's game only", 403)
+            review = await run_in_threadpool(
+                reviews.ask, text if text is not None else table.record(), table.board)
+        except BadRequest as exc:
+            return _error(str(exc), exc.status)
+        except ReviewRefused as exc:
+            return _error(str(exc), 400)
+        return JSONResponse({"ok": True, "id": review.id, "status": review.status})
+
+    async def api_review_of(request: Request) -> Response:
+        access.role(request)
+        review_id = request.path_params["review"]
+        review = reviews.get(review_id)
+        if review is None:
+            return _error(f"no review {review_id!r} here: ask for one (the page's "
+                          "Review button; a review is kept while masume play runs)", 404)
+        steps = request.query_params.get("steps") != "0"
+        return JSONResponse(review.view(steps=steps), headers={"Cache-Control": "no-store"})
+
     def lift(data: dict[str, Any]) -> dict[str, Any]:
         return {"piece": table.sim_lift(_text(data, "square"))}
 
@@ -293,6 +344,9 @@ def create_app(
             Route("/api/stream", api_stream),
             Route("/api/act", post_route(act, sim_only=False), methods=["POST"]),
             Route("/api/new-game", post_route(new_game, sim_only=False), methods=["POST"]),
+            Route("/api/hint", post_route(hint, sim_only=False), methods=["POST"]),
+            Route("/api/review", api_review, methods=["POST"]),
+            Route("/api/review/{review}", api_review_of),
             Route("/api/sim/lift", post_route(lift), methods=["POST"]),
             Route("/api/sim/place", post_route(place), methods=["POST"]),
             Route("/api/sim/card", post_route(place_card), methods=["POST"]),
@@ -307,6 +361,7 @@ def create_app(
     app.state.table = table
     app.state.streams = streams
     app.state.access = access
+    app.state.reviews = reviews
     return app
 
 
@@ -419,6 +474,7 @@ def serve(
         if not stopped.acquire(blocking=False):
             return
         app.state.streams.close_all()
+        app.state.reviews.close()
         server.should_exit = True
         thread.join(10)
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
+from operator import attrgetter
 from random import Random
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -532,12 +533,17 @@ class Position:
             yield Bench(copy_id)
 
     def _actions_team(self) -> Iterator[Action]:
-        side = self.turn
-        for n in range(1, self._link_max(side) + 1):
-            yield Link(n)
-        if self._may_press(side, self.team_symbols[1]):
-            yield Press()
+        yield from self._team_actions()
         yield from self._subs()
+
+    def _team_actions(self) -> list[Action]:
+        """The team actions proper of the team phase: links and the press (not the
+        substitutions, nor the by-hand adjustments, also legal then)."""
+        side = self.turn
+        actions: list[Action] = [Link(n) for n in range(1, self._link_max(side) + 1)]
+        if self._may_press(side, self.team_symbols[1]):
+            actions.append(Press())
+        return actions
 
     def _actions_player(self) -> Iterator[Action]:
         side = self.turn
@@ -961,6 +967,12 @@ def _stars(cards: CardSet, copy_id: str) -> int:
     return stars(cards.copy(copy_id).card)
 
 
+#: Position's fields by name, and a function giving their values (in C: every action
+#: copies them).
+_FIELD_NAMES = tuple(f.name for f in fields(Position))
+_field_values = attrgetter(*_FIELD_NAMES)
+
+
 class _State:
     """A mutable copy of a position's fields, for the steps of one action."""
 
@@ -991,21 +1003,27 @@ class _State:
 
     def __init__(self, position: Position) -> None:
         self.__dict__["_p"] = position
-        self.__dict__["_v"] = {f.name: getattr(position, f.name) for f in fields(position)}
+        self.__dict__["_v"] = dict(zip(_FIELD_NAMES, _field_values(position)))
+        #: the position ``now`` made, until a field is set (the fields are immutable)
+        self.__dict__["_now"] = None
 
     def __getattr__(self, name: str) -> Any:
         return self._v[name]
 
     def __setattr__(self, name: str, value: Any) -> None:
         self._v[name] = value
+        self.__dict__["_now"] = None
 
     def now(self) -> Position:
-        return Position(**self._v)
+        made: Position | None = self.__dict__["_now"]
+        if made is None:
+            made = self.__dict__["_now"] = Position(**self._v)
+        return made
 
     def pair(self, name: str, side: int, value: Any) -> None:
         values = list(self._v[name])
         values[side] = value
-        self._v[name] = tuple(values)
+        setattr(self, name, tuple(values))
 
     # ---- the set-up
 
@@ -1221,8 +1239,8 @@ class _State:
         with no card left to add), then return the position."""
         for _ in range(8):
             position = self.now()
-            if self.phase == TEAM and not any(not isinstance(a, (Sub, Adjust))
-                                                   for a in position._legal):
+            # (told without listing the legal actions: every apply settles)
+            if self.phase == TEAM and (position.resigned >= 0 or not position._team_actions()):
                 self.phase = PLAYER
             elif self.phase == AFTER and not position.shot_symbols(self.placed):
                 _end_turn(self)

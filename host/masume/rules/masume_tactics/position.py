@@ -501,9 +501,8 @@ class Position:
                 return False
         except TypeError:  # not hashable, so not an action
             return False
-        movers, empty = self._replacements()
-        return (self._at.get(SQUARE_INDEX[action.frm], -1) in movers
-                and SQUARE_INDEX[action.to] in empty)
+        return (self._at.get(SQUARE_INDEX[action.frm], -1) in self._replacement_movers()
+                and self._replacement_target(SQUARE_INDEX[action.to]))
 
     def apply(self, action: Action) -> Position:
         """The position after ``action``; raises :class:`IllegalAction` with the reason."""
@@ -519,15 +518,30 @@ class Position:
         """Where ``action`` may change the board (:class:`~masume.rules.KnowsFootprints`):
         a re-placement during a set piece moves one player and nothing else, and so
         does a step in open play (the ball it carries goes with it; a goal kick its
-        keeper earns is taken where the ball is); for other actions None."""
+        keeper earns is taken where the ball is); ``ready`` moves nothing but the ball,
+        to the set-piece kicker's feet where it is not there yet. A ground or lob kick
+        waits for the die with the ball put down one square along the called line (see
+        ``layout``), a charge with the defender on the keeper's square (from behind, a
+        foul: the free kick is taken where the ball is, a penalty waits for its taker).
+        For other actions None."""
         if not self.pending:
-            if isinstance(action, Move):
-                return frozenset((action.frm, action.to))
+            kind = type(action)
+            if kind is Move or kind is Charge:
+                return frozenset((action.frm, action.to))  # type: ignore[union-attr]
+            if kind is Kick and action.kind != "inside":  # type: ignore[union-attr]
+                return _called_squares(action.frm, action.direction)  # type: ignore[union-attr]
         elif self.pending[0] in ("replace", "lineup"):
             try:
                 return _REPLACEMENT_SQUARES[action]
             except (KeyError, TypeError):
                 pass
+            if action == _READY:
+                if self.pending[0] == "lineup":
+                    return _NOWHERE
+                feet = self.players[self.pending[2]]
+                return (_NOWHERE if feet == self.ball
+                        else frozenset(SQUARE_NAMES[s] for s in (feet, self.ball)
+                                       if s in SQUARE_NAMES))
         return None
 
     @cached_property
@@ -648,22 +662,41 @@ class Position:
     def _replacements(self) -> tuple[list[int], list[int]]:
         """In a set piece's re-placements: the players that may still be re-placed,
         and the squares they may go to (each player to each square, in this order)."""
-        kind = self.pending[0]
-        side = self.to_move
-        if kind == "lineup":
-            kicking, mask = self.pending[1], self.pending[3]
+        movers = self._replacement_movers()
+        if not movers:
+            return [], []
+        at, ball = self._at, self.ball
+        if self.pending[0] == "lineup":
+            side, kicking = self.to_move, self.pending[1]
             empty = [s for s in _PITCH_ORDER
-                     if s not in self._at and s != self.ball and _progress(side, s) <= 8
+                     if s not in at and s != ball and _progress(side, s) <= 8
                      and (side == kicking or s not in CENTRE_CIRCLE[side])]
-            movers = [i for i in self._side_players(side)
-                      if not (i == self.must_kick or (mask >> i) & 1)]
-            return movers, empty
+        else:
+            empty = [s for s in _PITCH_ORDER if s not in at and s != ball]
+        return movers, empty
+
+    def _replacement_movers(self) -> list[int]:
+        """In a set piece's re-placements: the players that may still be re-placed."""
+        side = self.to_move
+        if self.pending[0] == "lineup":
+            mask = self.pending[3]
+            return [i for i in self._side_players(side)
+                    if not (i == self.must_kick or (mask >> i) & 1)]
         kicker, mask = self.pending[2], self.pending[6]
         if self.pending[4] == "d" and (mask).bit_count() >= self.pending[5]:
-            return [], []
-        empty = [s for s in _PITCH_ORDER if s not in self._at and s != self.ball]
-        movers = [i for i in self._side_players(side) if not (i == kicker or (mask >> i) & 1)]
-        return movers, empty
+            return []
+        return [i for i in self._side_players(side) if not (i == kicker or (mask >> i) & 1)]
+
+    def _replacement_target(self, square: int) -> bool:
+        """Whether a player may be re-placed onto ``square`` (one of ``_replacements``'s
+        squares, told without listing them)."""
+        if square not in PITCH or square in self._at or square == self.ball:
+            return False
+        if self.pending[0] != "lineup":
+            return True
+        side = self.to_move
+        return _progress(side, square) <= 8 and (side == self.pending[1]
+                                                 or square not in CENTRE_CIRCLE[side])
 
     def actions_changing(self, squares: frozenset[str]) -> Iterator[Action]:
         """The legal actions, in their order, whose footprint holds all of ``squares`` or
@@ -672,23 +705,19 @@ class Position:
         if not (squares and self.pending and self.pending[0] in ("replace", "lineup")):
             yield from self._legal
             return
-        yield Setup("ready")
+        yield _READY
         if len(squares) > 2:
             return
-        movers, empty = self._replacements()
         wanted = {SQUARE_INDEX[name] for name in squares if name in SQUARE_INDEX}
         if len(wanted) < len(squares):
             return
+        movers = self._replacement_movers()
         for i in movers:
             frm = self.players[i]
             rest = wanted - {frm}
             if not rest:  # the mover's square is all there is: every target
-                targets = empty
-            elif len(rest) == 1 and (to := next(iter(rest))) in empty:
-                targets = [to]
-            else:
-                continue
-            for to in targets:
+                yield from [_replacement(frm, to) for to in self._replacements()[1]]
+            elif len(rest) == 1 and self._replacement_target(to := next(iter(rest))):
                 yield _replacement(frm, to)
 
     def _side_players(self, side: int) -> range:
@@ -1313,6 +1342,7 @@ _PITCH_ORDER = tuple(sorted(PITCH))
 #: Player i's stack in a layout, standing alone.
 _ALONE = tuple((name,) for name in PIECE_NAMES)
 _READY = Setup("ready")
+_NOWHERE: frozenset[str] = frozenset()
 
 
 def _into_field(frm: int, direction: tuple[int, int]) -> bool:
@@ -1352,6 +1382,21 @@ def _replacement(frm: int, to: int) -> Setup:
         made = _REPLACEMENTS[frm, to] = Setup("replace", SQUARE_NAMES[frm], SQUARE_NAMES[to])
         _REPLACEMENT_SQUARES[made] = frozenset((made.frm, made.to))
         return made
+
+
+def _called_squares(frm: str, direction: str) -> frozenset[str]:
+    """The kicker's square and the one the ball is put down on for a called kick."""
+    try:
+        return _CALLED_SQUARES[frm, direction]
+    except KeyError:
+        x, y = _xy(SQUARE_INDEX[frm])
+        dx, dy = DIRECTIONS[direction]
+        nudge = {SQUARE_NAMES[_sq(x + dx, y + dy)]} if _is_board(x + dx, y + dy) else set()
+        made = _CALLED_SQUARES[frm, direction] = frozenset({frm} | nudge)
+        return made
+
+
+_CALLED_SQUARES: dict[tuple[str, str], frozenset[str]] = {}
 
 
 #: Square -> the squares of the pitch one step away, in the order of DIRECTIONS.

@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cache, cached_property
+from functools import cache
 from itertools import chain
 from typing import ClassVar, Final
 
-from ..base import IllegalAction, Legend, Light, Outcome, Status
+from ..base import IllegalAction, Legend, Light, Outcome, Status, cached
 from .actions import Action, Declare, EndTurn, Foul, Move, Pass, Place, Shot
 from .geometry import (
     AREA_NAMES,
@@ -268,7 +268,7 @@ class Position:
             found = known[letter] = self._find_placement_squares(letter)
         return found
 
-    @cached_property
+    @cached
     def _placements(self) -> dict[str, list[int]]:
         return {}
 
@@ -312,7 +312,7 @@ class Position:
             return [*found, KICKOFF]
         return found
 
-    @cached_property
+    @cached
     def _sente_squares(self) -> dict[tuple[frozenset[str], bool], list[int]]:
         return {}
 
@@ -323,15 +323,15 @@ class Position:
     # (:meth:`_gote_rows`). So each check is made once for all such squares, and once per
     # reached square (not once per kind of piece).
 
-    @cached_property
+    @cached
     def _kickoff_reach(self) -> dict[str, tuple[str, tuple[int, ...]]]:
         return {}
 
-    @cached_property
+    @cached
     def _kickoff_passes(self) -> dict[tuple[str, int, bool], bool]:
         return {}
 
-    @cached_property
+    @cached
     def _open_passes(self) -> dict[int, bool]:
         return {}
 
@@ -350,7 +350,7 @@ class Position:
                 board, tuple(pass_targets(board, KICKOFF, KICKOFF)))
         return known
 
-    @cached_property
+    @cached
     def _reached_from_kickoff(self) -> frozenset[int]:
         return frozenset(pass_targets(self.board, KICKOFF, KICKOFF))
 
@@ -860,7 +860,7 @@ class Position:
                 return True
         return False
 
-    @cached_property
+    @cached
     def _checkmated(self) -> bool:
         if self.result is not None or self.stage not in PLAY_STAGES:
             return False
@@ -884,6 +884,20 @@ class Position:
         if self.result is not None or self.stage not in PLAY_STAGES:
             return False
         return self._threatens(1 - self.turn)
+
+    def wins_now(self) -> bool:
+        """True when the side to move can score or eject the opponent's goalkeeper with its
+        next action (a win in one): the threat :meth:`is_check` sees, for the side to move.
+
+        >>> from masume.rules.shogi_soccer import RULES
+        >>> RULES.from_text("3k5/9/4R4/9/9/9/9/9/9/9/4K4 sente play 5-C - -").wins_now()
+        True
+        >>> RULES.from_text("3k5/9/4R4/9/9/9/9/9/9/9/4K4 gote play 5-C - -").wins_now()
+        False
+        """
+        if self.result is not None or self.stage not in ("kickoff-2", "play"):
+            return False
+        return self._threatens(self.turn)
 
     def score(self) -> dict[str, int]:
         return {

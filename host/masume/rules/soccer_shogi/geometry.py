@@ -4,6 +4,7 @@ jumps, kick rays and sandwich lines worked out once for every square."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import compress
 
 from ..base import NotationError
 
@@ -217,9 +218,6 @@ BB_QUIET = _bb(QUIET_SQUARES)
 BB_AREAS: tuple[int, int] = (_bb(KEEPER_AREA[0]), _bb(KEEPER_AREA[1]))
 #: Per square: the steps' targets.
 BB_STEPS: dict[int, int] = {s: _bb(STEPS[s]) for s in PITCH}
-#: Per square (all 50): the squares on its file or its rank.
-BB_LINES: tuple[int, ...] = tuple(
-    _bb(j for j in range(50) if j % 5 == i % 5 or j // 5 == i // 5) for i in range(50))
 
 _CODES = bytes(range(5))
 #: bytes.translate tables: cell code -> 1 where it is one of the wanted codes.
@@ -229,12 +227,27 @@ _ACTIVE_TABLES = (bytes.maketrans(_CODES, bytes([0, 1, 0, 0, 0])),
 _PIECE_TABLES = (bytes.maketrans(_CODES, bytes([0, 1, 0, 1, 0])),
                  bytes.maketrans(_CODES, bytes([0, 0, 1, 0, 1])))
 BB_PITCH = _bb(PITCH)
+_SQUARE_RANGE = range(50)
+
+
+def empty_and_active(cells: tuple[int, ...], side: int) -> tuple[int, list[int]]:
+    """The empty pitch squares of a cell tuple, as a set, and the squares of ``side``'s
+    active players in ascending order (``itertools.compress`` over the cells' flags):
+    what a listing of legal actions reads, in C calls only.
+
+    >>> empty, squares = empty_and_active(_start_cells(0)[0], RED)
+    >>> bb_count(empty), [SQUARE_NAMES[i] for i in squares]
+    (28, ['C1', 'A2', 'B2', 'C2', 'D2', 'E2'])
+    """
+    raw = bytes(cells)
+    return (int.from_bytes(raw.translate(_EMPTY_TABLE), "little") & BB_PITCH,
+            list(compress(_SQUARE_RANGE, raw.translate(_ACTIVE_TABLES[side]))))
 
 
 def position_sets(cells: tuple[int, ...], side: int) -> tuple[tuple[int, int, int], list[int]]:
     """(empty pitch squares, ``side``'s active players, ``side``'s players) of a cell
-    tuple, as sets (three C calls), and the squares of ``side``'s active players in
-    ascending order (one ``bytes.find`` each).
+    tuple, as sets, and the squares of ``side``'s active players in ascending order
+    (:func:`empty_and_active`, and two C calls more).
 
     >>> (empty, active, players), squares = position_sets(_start_cells(0)[0], RED)
     >>> bb_count(empty), bb_count(active), bb_count(players)
@@ -242,13 +255,7 @@ def position_sets(cells: tuple[int, ...], side: int) -> tuple[tuple[int, int, in
     >>> [SQUARE_NAMES[i] for i in squares], list(bb_squares(active)) == squares
     (['C1', 'A2', 'B2', 'C2', 'D2', 'E2'], True)
     """
+    empty, squares = empty_and_active(cells, side)
     raw = bytes(cells)
-    code = ACTIVE[side]
-    squares = []
-    found = raw.find(code)
-    while found >= 0:
-        squares.append(found)
-        found = raw.find(code, found + 1)
-    return ((int.from_bytes(raw.translate(_EMPTY_TABLE), "little") & BB_PITCH,
-             int.from_bytes(raw.translate(_ACTIVE_TABLES[side]), "little"),
+    return ((empty, int.from_bytes(raw.translate(_ACTIVE_TABLES[side]), "little"),
              int.from_bytes(raw.translate(_PIECE_TABLES[side]), "little")), squares)

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, ClassVar, Union
 
-from ..base import IllegalAction, Legend, Light, NotationError, Outcome, Restart, Status
+from ..base import (
+    IllegalAction,
+    Legend,
+    Light,
+    NotationError,
+    Outcome,
+    Restart,
+    Status,
+    cached,
+)
 from .actions import STEP_ACTIONS, Action, Jump, Kick, Pass, Step, Take
 from .geometry import (
     _ALONE,
@@ -17,7 +25,6 @@ from .geometry import (
     ALL_GOALS,
     AREA_SQUARES,
     BB_AREAS,
-    BB_LINES,
     BB_QUIET,
     BB_SQUARES,
     BB_STEPS,
@@ -45,7 +52,7 @@ from .geometry import (
     _side_of,
     _square,
     _start_cells,
-    bb_count,
+    empty_and_active,
     position_sets,
 )
 
@@ -88,11 +95,15 @@ class Options:
 
 # --------------------------------------------------------------------------- position
 
-#: The families of jumps (0 orthogonal, 1 diagonal) to search, by [has an orthogonal
-#: first hop][has a diagonal one].
-_FAMILIES = (((), (1,)), ((0,), (0, 1)))
-#: The Jump of each (path of square indices, steal) met so far: actions are immutable.
-_JUMPS: dict[tuple[tuple[int, ...], int], Jump] = {}
+#: ``functools.cached_property`` without its lock (``base.cached``).
+_cached = cached
+
+
+#: Each chain met so far, as ``Position._chains`` lists it (the Jump, its start and end
+#: squares, whether the jumper has the ball there), by its path (written as an int),
+#: the square the ball was taken from and whether the jumper ends with the ball:
+#: actions are immutable, so are these.
+_JUMPS: dict[int, tuple[Jump, int, int, bool]] = {}
 
 #: Per pitch square, each step from it: (target, the Step, (square, target)).
 _STEP_TABLE: dict[int, tuple[tuple[int, Step, tuple[int, int]], ...]] = {
@@ -100,10 +111,38 @@ _STEP_TABLE: dict[int, tuple[tuple[int, Step, tuple[int, int]], ...]] = {
     for square, steps in STEP_ACTIONS.items()
 }
 
+#: Per pitch square, per set of its steps' targets: (the Steps there, their (square,
+#: target) pairs), in ``_STEP_TABLE``'s order; filled by :func:`_plain_steps`.
+_PLAIN_STEPS: dict[int, dict[int, tuple[tuple[Step, ...], tuple[tuple[int, int], ...]]]] = {
+    square: {} for square in PITCH}
+
+
+def _plain_steps(square: int, targets: int) -> tuple[tuple[Step, ...],
+                                                     tuple[tuple[int, int], ...]]:
+    """The steps from ``square`` to the squares of ``targets`` (a subset of its steps'
+    targets, at most 2**8 a square: a table of constants, made as it is read)."""
+    chosen = [(action, pair) for target, action, pair in _STEP_TABLE[square]
+              if targets & BB_SQUARES[target]]
+    made = _PLAIN_STEPS[square][targets] = (tuple(action for action, _ in chosen),
+                                           tuple(pair for _, pair in chosen))
+    return made
+
+
 #: Per family (orthogonal, diagonal), per square (all 50): its hops (jumped, landing).
 _FAMILY_HOPS: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
     tuple(JUMPS[s][family] if s in JUMPS else () for s in range(50)) for family in (0, 1))
 
+#: Per square (all 50): its hops of both families.
+_ALL_HOPS = tuple(orthogonal + diagonal for orthogonal, diagonal in zip(*_FAMILY_HOPS))
+#: The squares of both keeper areas.
+BB_BOTH_AREAS = BB_AREAS[0] | BB_AREAS[1]
+#: Per square of the ball: the squares of plain movers (quiet, not the ball's), as flags.
+_PLAIN_FROM: tuple[bytes, ...] = tuple((BB_QUIET & ~BB_SQUARES[ball]).to_bytes(50, "little")
+                                       for ball in range(50))
+#: A step's flag (``_QuickTest.step_to_flags``): legal, or not, whatever the mover's verdict.
+_LEGAL, _NOT_LEGAL = 3, 2
+#: No square flagged (``bytes`` of 50 zeros).
+_NO_FLAGS = bytes(50)
 #: What a position's pickled or copied state leaves out (``Position.__getstate__``).
 _NOT_COPIED = frozenset(("_hash", "_identities"))
 
@@ -112,6 +151,23 @@ _KICKS: dict[int, dict[int, tuple[Kick, Kick]]] = {
     frm: {target: (Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target]),
                    Kick(SQUARE_NAMES[frm], SQUARE_NAMES[target], free=True))
           for ray in RAYS[frm] for target in ray}
+    for frm in PITCH
+}
+
+#: Per pitch square, its kick rays (``geometry.RAYS``), each square of a ray as: (the
+#: square, the side whose goal it is or -1, the side whose keeper area it is in or -1,
+#: the square guarding a shot from a corner there or -1 (rule 2-2), the Kick, the Kick
+#: free).
+_KICK_RAYS: dict[int, tuple[tuple[tuple[int, int, int, int, Kick, Kick], ...], ...]] = {
+    frm: tuple(
+        tuple((target,
+               BLUE if target in GOAL_SQUARES[BLUE] else RED if target in GOAL_SQUARES[RED]
+               else -1,
+               BLUE if target in KEEPER_AREA[BLUE] else RED if target in KEEPER_AREA[RED]
+               else -1,
+               CORNER_SHOT_GUARD.get((frm, target), -1),
+               *_KICKS[frm][target]) for target in ray)
+        for ray in RAYS[frm])
     for frm in PITCH
 }
 
@@ -159,8 +215,9 @@ class _Effect:
 
 
 #: What a legal action leads to, as generated: the position, or what ``Position.apply``
-#: makes it from (a kick's effect, a step's squares, a jump's (Jump, from, to, ball taken)).
-_Found = Union["Position", _Effect, tuple[int, int], tuple[Jump, int, int, bool]]
+#: makes it from (where a kick sends the ball, a step's squares, a jump's (Jump, from, to,
+#: ball taken), or the effect of a second action the full test found legal).
+_Found = Union["Position", _Effect, int, tuple[int, int], tuple[Jump, int, int, bool]]
 
 #: The sides' colours, and how the highlights of ``status()`` show.
 LEGEND = Legend(
@@ -268,7 +325,8 @@ class Position:
         return out
 
     def outcome(self) -> Outcome | None:
-        if self.resigned < 0 and max(self.score) < self.options.goals_to_win:
+        goals = self.options.goals_to_win
+        if self.resigned < 0 and self.score[0] < goals and self.score[1] < goals:
             return None  # the common case, asked once an action: nothing built
         score = {SIDES[0]: self.score[0], SIDES[1]: self.score[1]}
         if self.resigned >= 0:
@@ -357,13 +415,20 @@ class Position:
             found = results[index]
             if isinstance(found, Position):
                 return found
-            # an action the quick test found legal: made now, once
-            if isinstance(found, tuple):
-                found = (self._step_effect(found[0], found[1], action) if len(found) == 2
-                         else self._jump_effect(*found))
-            child = self._quickly_legal_child(found)
-            results[index] = child
-            return child
+            # An action the quick test found legal: made now, and not kept here. A kept
+            # child keeps the children applied from it: a game's positions then held
+            # every position a search or the tracker ever made (a million objects after
+            # 30 moves against the computer; 31,000 without; the bench's figures equal).
+            if isinstance(found, _Effect):  # a second action the full test found legal
+                child = self._resolve(found)[0]
+                assert child is not None
+                return child
+            if isinstance(found, int):  # a kick: where the ball ends
+                effect = self._kick_effect(action, found)
+            else:
+                effect = (self._step_effect(found[0], found[1], action) if len(found) == 2
+                          else self._jump_effect(*found))
+            return self._quickly_legal_child(effect)
         if isinstance(action, Jump):
             return self._apply_jump_path(action)
         raise IllegalAction(f"{action}: {self._why_illegal(action)}")
@@ -386,19 +451,19 @@ class Position:
         except TypeError:  # not hashable, so not an action
             return -1
 
-    @cached_property
+    @_cached
     def _identities(self) -> list[int]:
         """``id()`` of each legal action, in order: searched in C (``list.index``)."""
         return list(map(id, self._generated[0]))
 
-    @cached_property
+    @_cached
     def _legal(self) -> dict[object, int]:
         """Legal action -> its index in :meth:`_generated`; made when an action is first
         looked up by equality, not when they are only listed (hashing the actions is a
         fair part of listing them)."""
         return {action: index for index, action in enumerate(self._generated[0])}
 
-    @cached_property
+    @_cached
     def _generated(self) -> tuple[list[Action], list[_Found]]:
         """The legal actions in the order of :meth:`_effects`, and for each the position
         it leads to, or for an action the quick test found legal, what :meth:`apply`
@@ -420,74 +485,90 @@ class Position:
         ball = self.ball
         if quick is None:  # a sandwich on the board: the full test for every step
             for square, target, action, _, _ in self._judged_steps(quick):
-                child, _ = self._resolve(self._step_effect(square, target, action))
-                if child is not None:
+                made = self._full_test(self._step_effect(square, target, action))
+                if made is not None:
                     add_action(action)
-                    add_found(child)
+                    add_found(made)
         else:  # _judged_steps, inlined: the hottest loop
             cells, verdict_of = self.cells, quick.verdict
-            plain_from, plain_to = quick.plain_from_flags, quick.plain_to_flags
-            plain = quick.plain
+            plain_from, plain_step = quick.plain_from_flags, quick.plain_step
+            plain_steps, keeper = quick.step_to_flags, self.keepers[self.side]
+            step_sets = quick.step_sets
+            step_legal, step_open = step_sets if step_sets is not None else (0, -1)
+            extend_actions, extend_found = actions.extend, found.extend
             for square in self._active_squares:
-                if plain_from[square]:
-                    sure, lone = (plain, -1) if plain is not None else quick.plain_verdict(square)
-                    for target, action, pair in _STEP_TABLE[square]:
-                        if cells[target]:
-                            continue
-                        if plain_to[target]:
-                            verdict = None if target == lone else sure
-                        else:  # a step onto the free ball takes it
-                            verdict = verdict_of(square, target, target if ball == target else ball)
-                        if verdict:
-                            add_action(action)
-                            add_found(pair)
-                        elif verdict is None:
-                            child, _ = self._resolve(self._step_effect(square, target, action))
-                            if child is not None:
-                                add_action(action)
-                                add_found(child)
+                # A plain mover whose every step its class decides: its legal steps in one
+                # go, from the set of their targets (``_plain_steps``).
+                if plain_from[square] and square != keeper \
+                        and not BB_STEPS[square] & step_open:
+                    targets = BB_STEPS[square] & step_legal
+                    try:
+                        steps, pairs = _PLAIN_STEPS[square][targets]
+                    except KeyError:
+                        steps, pairs = _plain_steps(square, targets)
+                    extend_actions(steps)
+                    extend_found(pairs)
                     continue
+                # A mover's steps whose verdict its class decides (see ``step_to_flags``):
+                # one flag read a step.
+                if plain_from[square]:
+                    to_flags = plain_steps if square != keeper else quick.plain_to_flags
+                    sure, lone = plain_step, -1
+                else:  # the keeper in its area, the ball's holder (or none)
+                    to_flags, sure, lone = quick.mover_flags(square)
                 for target, action, pair in _STEP_TABLE[square]:
                     if cells[target]:
                         continue
-                    # A dribble carries the ball; a step onto the free ball takes it.
-                    verdict = verdict_of(
-                        square, target, target if ball == square or ball == target else ball)
+                    flag = to_flags[target]
+                    if flag == 1:
+                        verdict = None if target == lone else sure
+                    elif flag == _LEGAL:
+                        verdict = True
+                    elif flag:  # _NOT_LEGAL
+                        continue
+                    else:  # a dribble carries the ball; a step onto the free ball takes it
+                        verdict = verdict_of(
+                            square, target, target if ball == square or ball == target else ball)
                     if verdict:
                         add_action(action)
                         add_found(pair)
                     elif verdict is None:
-                        child, _ = self._resolve(self._step_effect(square, target, action))
-                        if child is not None:
+                        made = self._full_test(self._step_effect(square, target, action))
+                        if made is not None:
                             add_action(action)
-                            add_found(child)
-        for effect in self._kick_effects() if self.cells[ball] == ACTIVE[self.side] else ():
+                            add_found(made)
+        for kick, target in self._kicks() if self.cells[ball] == ACTIVE[self.side] else ():
             verdict = True  # a goal: always legal, nothing to look ahead to
-            if not effect.goal:  # -1, -1: only the ball moves
-                verdict = quick.verdict(-1, -1, effect.ball) if quick else None
+            if target not in ALL_GOALS:
+                verdict = quick.kick_verdict(target) if quick else None
             if verdict:
-                add_action(effect.action)
-                add_found(effect)
+                add_action(kick)
+                add_found(target)
             elif verdict is None:
-                child, _ = self._resolve(effect)
-                if child is not None:
-                    add_action(effect.action)
-                    add_found(child)
+                made = self._full_test(self._kick_effect(kick, target))
+                if made is not None:
+                    add_action(kick)
+                    add_found(made)
         setting = self._chain_setting()
+        board = setting[0]
         for square in self._jumpers():
-            chains = self._chains(square, setting)
-            if not chains:
+            for mid, land in _ALL_HOPS[square]:  # _chains's first test, inlined: most have
+                if board[mid] and not board[land]:  # no first hop
+                    break
+            else:
                 continue
+            chains = self._search_chains(square, setting)
             # quick.judge, inlined: a chain that takes no ball, from and to plain squares,
             # has the verdict of its player's plain steps
-            sure, lone, plain_to = None, -1, b""
+            # (one that takes the ball too, to a free quiet square: it closes no sandwich)
+            sure, lone, plain_to, free = None, -1, b"", b""
             if quick is not None and quick.plain_from_flags[square]:
                 sure, lone = (quick.plain, -1) if quick.plain is not None \
                     else quick.plain_verdict(square)
-                plain_to = quick.plain_to_flags
+                plain_to, free = quick.plain_to_flags, quick.free_flags
             for chain in chains:
                 jump, _, end, has_ball = chain
-                if plain_to and not has_ball and plain_to[end]:
+                if plain_to and (free[end] if has_ball else plain_to[end]):
                     verdict = None if end == lone else sure
                 else:
                     verdict = quick.verdict(square, end, end if has_ball else ball) \
@@ -496,22 +577,20 @@ class Position:
                     add_action(jump)
                     add_found(chain)
                 elif verdict is None:
-                    child, _ = self._resolve(self._jump_effect(jump, square, end, has_ball))
-                    if child is not None:
+                    made = self._full_test(self._jump_effect(jump, square, end, has_ball))
+                    if made is not None:
                         add_action(jump)
-                        add_found(child)
+                        add_found(made)
         if not actions:
             add_action(Pass())
             add_found(self._end_turn(self.cells, self.ball, self.keepers, ()))
         return actions, found
 
-    @cached_property
+    @_cached
     def _boards(self) -> tuple[int, int, int]:
-        """(empty pitch squares, the side to move's active players, all its players),
-        made with :meth:`_active_squares` on first use: not with the position (the
-        tracker makes many positions it never lists the actions of)."""
-        boards, self.__dict__["_active_squares"] = position_sets(self.cells, self.side)
-        return boards
+        """(empty pitch squares, the side to move's active players, all its players): the
+        sets of ``geometry.position_sets`` (a listing reads :meth:`_empty` alone)."""
+        return position_sets(self.cells, self.side)[0]
 
     def _judged_steps(self, quick: _QuickTest | None) -> Iterator[
             tuple[int, int, Step, tuple[int, int], bool | None]]:
@@ -519,35 +598,38 @@ class Position:
         target, the Step, (square, target), the quick test's verdict or None).
 
         A *plain* step (from and to outside both keeper areas, not touching the ball,
-        not onto the file or rank of an opponent holding the ball) changes nothing the
-        quick test counts, so one verdict per position holds for all of them (at the
-        first action: given one of the position's quiet steps is left for the second,
-        see :meth:`_QuickTest.plain_verdict`): they are judged with two flag reads."""
+        not where it may close a sandwich) changes nothing the quick test counts, so one
+        verdict per position holds for all of them (:attr:`_QuickTest.plain_step`): they
+        are judged with two flag reads."""
         cells, ball = self.cells, self.ball
         for square in self._active_squares:
-            sure: bool | None = None
-            lone = -1
             plain_to = b""
             if quick is not None and quick.plain_from_flags[square]:
-                sure, lone = quick.plain_verdict(square)
                 plain_to = quick.plain_to_flags
             for target, action, pair in _STEP_TABLE[square]:
                 if cells[target]:
                     continue
                 if plain_to and plain_to[target]:
-                    yield square, target, action, pair, None if target == lone else sure
+                    yield square, target, action, pair, quick.plain_step if quick else None
                     continue
                 # A dribble carries the ball; a step onto the free ball takes it.
                 new_ball = target if ball == square or ball == target else ball
                 yield square, target, action, pair, (
                     quick.verdict(square, target, new_ball) if quick else None)
 
-    @cached_property
+    @_cached
     def _active_squares(self) -> list[int]:
         """The squares of the side to move's active players, in PITCH order (made with
-        :meth:`_boards`)."""
-        self.__dict__["_boards"], squares = position_sets(self.cells, self.side)
+        :meth:`_empty` on first use: not with the position, as the tracker makes many
+        positions it never lists the actions of)."""
+        self.__dict__["_empty"], squares = empty_and_active(self.cells, self.side)
         return squares
+
+    @_cached
+    def _empty(self) -> int:
+        """The empty pitch squares, as a set (made with :meth:`_active_squares`)."""
+        empty, self.__dict__["_active_squares"] = empty_and_active(self.cells, self.side)
+        return empty
 
     def _quick_test(self) -> _QuickTest | None:
         """The quick test of this position's actions, or None where it cannot be used
@@ -569,6 +651,13 @@ class Position:
             if quick is None:
                 return any(self._may_end_turn(effect) for effect in self._effects())
             return self._may_end_turn_quickly(quick)
+        # The first action: a step the quick test finds legal says so (a position to
+        # move in after a sandwich was taken, say); the look ahead of every action else.
+        quick = self._quick_test()
+        if quick is not None:
+            for _, _, _, _, verdict in self._judged_steps(quick):
+                if verdict:
+                    return True
         return any(self._resolve(effect)[0] is not None for effect in self._effects())
 
     def _may_end_turn_quickly(self, quick: _QuickTest) -> bool:
@@ -665,33 +754,42 @@ class Position:
         )
 
     def _kick_effects(self) -> Iterator[_Effect]:
-        cells, frm, me = self.cells, self.ball, self.side
+        for kick, target in self._kicks():
+            yield self._kick_effect(kick, target)
+
+    def _kick_effect(self, kick: Action, target: int) -> _Effect:
+        """What a kick of the ball to ``target`` does (a shot if it is a goal square)."""
+        return _Effect(kick, self.cells, target, self.keepers, (), target in ALL_GOALS, -1, -1,
+                       self.side)
+
+    def _kicks(self) -> list[tuple[Kick, int]]:
+        """Every kick of the player holding the ball (the side to move's), and where the
+        ball ends: on a team-mate, free on an empty square, or in the opponent's goal."""
+        cells, me = self.cells, self.side
+        frm = self.ball
         opponent_pieces = (ACTIVE[1 - me], RESTING[1 - me])
-        kicks = _KICKS[frm]
+        mate = ACTIVE[me]
         # Rule 1-4: a kick from the own keeper area takes the ball out of it.
-        stays_in_area = KEEPER_AREA[me] if frm in KEEPER_AREA[me] else frozenset()
-        for ray in RAYS[frm]:
-            for target in ray:
-                if target in ALL_GOALS:
-                    guard = CORNER_SHOT_GUARD.get((frm, target))
-                    blocked = guard is not None and cells[guard] in opponent_pieces
-                    if target in GOAL_SQUARES[1 - me] and not blocked:
-                        yield _Effect(kicks[target][0], cells, target, self.keepers, (), True,
-                                      -1, -1, me)
+        stays = me if frm in KEEPER_AREA[me] else 2
+        out = []
+        for ray in _KICK_RAYS[frm]:
+            for target, goal, area, guard, kick, free_kick in ray:
+                if goal >= 0:  # the end of the board: a shot into the opponent's goal
+                    if goal != me and not (guard >= 0 and cells[guard] in opponent_pieces):
+                        out.append((kick, target))
                     break
                 occupant = cells[target]
-                if target in stays_in_area:
+                if area == stays:
                     if occupant == EMPTY:
                         continue
                     break
                 if occupant == EMPTY:
-                    yield _Effect(kicks[target][1], cells, target, self.keepers, (), False,
-                                  -1, -1, me)
+                    out.append((free_kick, target))
                     continue
-                if occupant == ACTIVE[me]:
-                    yield _Effect(kicks[target][0], cells, target, self.keepers, (), False,
-                                  -1, -1, me)
+                if occupant == mate:
+                    out.append((kick, target))
                 break
+        return out
 
     def _jump_effects(self, square: int) -> Iterator[_Effect]:
         """The effects of :meth:`_chains`."""
@@ -719,22 +817,40 @@ class Position:
         from the path (the first hop over its holder), found only for a chain that
         took it.
         """
+        board = setting[0]
+        for mid, land in _ALL_HOPS[square]:  # most players have no first hop: nothing set up
+            if board[mid] and not board[land]:
+                return self._search_chains(square, setting)
+        return []
+
+    def _search_chains(self, square: int, setting: tuple[list[int], int, int]) -> list[
+            tuple[Jump, int, int, bool]]:
+        """:meth:`_chains` of a player with a first hop."""
         board, free_ball, victim = setting
         ball = self.ball
         board[square] = EMPTY  # while the jumper is in the air; nothing else empties or fills
         # A chain's state: 2 * square + (1 if the jumper has the ball).
         start = 2 * square + (ball == square)
-        best: dict[int, tuple[int, ...]] = {}
+        # A path is an int, 6 bits a square, the first square highest (a pitch square's
+        # index is 5-44: its top bits are never all 0): extended by one shift and add,
+        # and a dictionary key hashed at once.
+        best: dict[int, int] = {}
         for hops in _FAMILY_HOPS:
+            # The first hops (a family may have none), then the search from where they land.
+            paths: dict[int, int] = {}
+            queue = []
             for mid, land in hops[square]:
                 if board[mid] and not board[land]:
-                    break
-            else:
-                continue  # no first hop in this family (most players have none)
-            paths: dict[int, tuple[int, ...]] = {start: (square,)}
-            queue = [start]
+                    new_state = 2 * land + 1 if start & 1 or land == free_ball \
+                        or mid == victim else 2 * land
+                    if new_state not in paths:
+                        paths[new_state] = square << 6 | land
+                        queue.append(new_state)
+            if not queue:
+                continue
+            paths[start] = square  # never a chain's result: it ends where it began
             for state in queue:  # grows while it is read: breadth first
-                path = paths[state]
+                path = paths[state] << 6
                 has_ball = state & 1
                 for mid, land in hops[state >> 1]:
                     if not board[mid] or board[land]:
@@ -742,26 +858,28 @@ class Position:
                     new_state = 2 * land + 1 if has_ball or land == free_ball or mid == victim \
                         else 2 * land
                     if new_state not in paths:
-                        paths[new_state] = path + (land,)
+                        paths[new_state] = path | land
                         queue.append(new_state)
             del paths[start]
             if not best:
                 best = paths
                 continue
-            for state, found in paths.items():
-                if state not in best or len(found) < len(best[state]):
+            for state, found in paths.items():  # the other family: a shorter path replaces
+                if state not in best or _length(found) < _length(best[state]):
                     best[state] = found
         board[square] = self.cells[square]
         out = []
+        # A chain's key: its path, then 7 bits: for a chain that took the ball from a
+        # holder, the holder's square (where it was taken is the path's first hop over
+        # it), 63 for none; and 1 where the jumper ends with the ball.
+        with_ball = (victim if victim >= 0 else 63) << 1 | 1
         for state, path in best.items():
-            steal = _steal(path, victim) if state & 1 and victim >= 0 else 0
+            key = path << 7 | (with_ball if state & 1 else 126)
             try:
-                jump = _JUMPS[path, steal]
+                chain = _JUMPS[key]
             except KeyError:
-                if len(_JUMPS) >= 1 << 16:  # bounded: chains are many, few are met
-                    _JUMPS.clear()
-                jump = _JUMPS[path, steal] = Jump(tuple(SQUARE_NAMES[i] for i in path), steal)
-            out.append((jump, square, state >> 1, bool(state & 1)))
+                chain = _new_chain(key, victim)
+            out.append(chain)
         return out
 
     def _chain_setting(self) -> tuple[list[int], int, int]:
@@ -819,6 +937,16 @@ class Position:
                 return None, "the ball would end the turn in the keeper area"
             return child, ""
         return self._end_turn(effect.cells, effect.ball, effect.keepers, effect.flipped), ""
+
+    def _full_test(self, effect: _Effect) -> Position | _Effect | None:
+        """What an action the quick test could not decide leads to, or None where it is
+        not legal: at the first action the position (it must leave a legal second one),
+        at the second the effect, when the turn may end so (:meth:`_may_end_turn`, which
+        makes no position: the position, a sandwich's to resolve maybe, is made on
+        :meth:`apply`)."""
+        if self.done != 0:
+            return effect if self._may_end_turn(effect) else None
+        return self._resolve(effect)[0]
 
     def _quickly_legal_child(self, effect: _Effect) -> Position:
         """What :meth:`_resolve` makes of an effect the quick test found legal (no
@@ -1281,58 +1409,121 @@ class _QuickTest:
     see ``Position._has_quiet_step``) is left for the second: one of this position's
     quiet steps that the action does not take, or, when the turn could not end at once
     (the mover entered a keeper area, or the ball stays in the own area), a step of the
-    mover out to a free square outside both areas (``_steps_out``). An action that
-    closes a sandwich on the ball's holder goes to the full test (tested only for a
-    move landing right behind the holder's line of pieces on its file or rank), as
-    does every action where a sandwich stands on the board already. The sets of
-    squares involved are bitboards (``geometry.BB_*``), read per square as byte flags;
-    the test of a plain move (see ``Position._judged_steps``) is two flag reads.
+    mover out to a free square outside both areas (``_steps_out``). A plain step leaves
+    its own quiet step, back (``plain_step``). An action that closes a sandwich on the
+    ball's holder goes to the full test (tested only for a move landing right behind
+    the holder and the opponents lined up with it on its file or rank), as does every
+    action where a sandwich stands on the board already. The sets of squares involved
+    are bitboards (``geometry.BB_*``), read per square as byte flags: a step whose
+    verdict its mover's class decides (``step_to_flags``, ``mover_flags``) is one flag
+    read; the others ask :meth:`verdict`.
     """
 
-    __slots__ = ("_every_target", "_holder_lines", "_keeper", "_may_spare", "_mine", "_own_area",
-                 "_spares", "_targets", "_their_area", "_theirs", "own", "plain",
-                 "plain_from_flags", "plain_to_flags", "position", "their")
+    __slots__ = ("_areas_free", "_closers", "_closing", "_every_target", "_free", "_keeper",
+                 "_may_spare", "_mine", "_own_area", "_plain_to", "_targets", "_their_area",
+                 "_twice", "free_flags", "own", "plain", "plain_from_flags",
+                 "plain_step", "plain_to_flags", "position", "step_sets", "step_to_flags",
+                 "their")
 
     def __init__(self, position: Position) -> None:
         self.position = position
-        me, ball, cells = position.side, position.ball, position.cells
-        empty, _, players = position._boards
+        me, ball, cells, done = position.side, position.ball, position.cells, position.done
+        empty = position._empty
         #: the side's players in its own keeper area, and in the opponent's
-        self.own = bb_count(players & BB_AREAS[me])
-        self.their = bb_count(players & BB_AREAS[1 - me])
-        free = empty & BB_QUIET & ~BB_SQUARES[ball]
-        #: the targets of plain steps (see ``Position._judged_steps``), and their verdict
-        #: at the second action (at the first: ``spare``, else None)
-        plain_to = free & ~BB_LINES[ball] if cells[ball] == ACTIVE[1 - me] else free
-        #: the same two sets as one byte per square (a set's bytes: square i is byte i),
-        #: read with one index per square
-        self.plain_from_flags = (BB_QUIET & ~BB_SQUARES[ball]).to_bytes(50, "little")
+        self._mine = mine = (ACTIVE[me], RESTING[me])
+        a, b, c = AREA_SQUARES[me]
+        own = self.own = (cells[a] in mine) + (cells[b] in mine) + (cells[c] in mine)
+        a, b, c = AREA_SQUARES[1 - me]
+        their = self.their = (cells[a] in mine) + (cells[b] in mine) + (cells[c] in mine)
+        #: the free quiet squares, the targets of the first action's quiet steps
+        free = self._free = empty & BB_QUIET & ~BB_SQUARES[ball]
+        #: where a move may close a sandwich on the opponent holding the ball (see
+        #: ``_closing_squares``): the full test decides a move that lands there
+        closers = self._closers = _closing_squares(cells, ball, me)
+        closing = self._closing = sum([BB_SQUARES[square] for square in closers]) \
+            if closers else 0
+        #: the targets of plain steps (see ``Position._judged_steps``)
+        plain_to = self._plain_to = free & ~closing
+        #: the squares of plain movers, and the targets of plain steps, as one byte per
+        #: square (a set's bytes: square i is byte i), read with one index per square
+        self.plain_from_flags = _PLAIN_FROM[ball]
         self.plain_to_flags = plain_to.to_bytes(50, "little")
-        bad = self.own > 1 or self.their > 0 or (
-            ball in KEEPER_AREA[me] and cells[ball] in (ACTIVE[me], RESTING[me]))
+        #: where a chain of a plain mover that takes the ball may end with its player's
+        #: plain verdict, as flags: the free quiet squares, the free ball's too (the
+        #: ball goes with the mover; a free ball has no holder to sandwich)
+        if cells[ball] == EMPTY:
+            self.free_flags = (free | BB_QUIET & BB_SQUARES[ball]).to_bytes(50, "little")
+        else:
+            self.free_flags = free.to_bytes(50, "little") if closers else self.plain_to_flags
+        bad = own > 1 or their > 0 or (ball in KEEPER_AREA[me] and cells[ball] in mine)
+        #: the verdict of a plain step (a plain mover's to a ``plain_to`` square): at the
+        #: second action ``plain``; at the first, where the position owes nothing, legal:
+        #: the mover may step back with the second (a quiet step, ``_has_quiet_step``)
         self.plain: bool | None = None
-        if position.done != 0:
-            self.plain = not bad and position.entered < 0
-        #: the quiet steps of the first action, per player: square -> its targets
-        self._targets: dict[int, int] = {}
-        every = 0
-        self._may_spare = position.done == 0 and not bad
-        if position.done == 0:
-            quiet_from = self.plain_from_flags
-            for square in position._active_squares:
-                targets = BB_STEPS[square] & free if quiet_from[square] else 0
-                if targets:
-                    self._targets[square] = targets
-                    every |= targets
-        self._every_target = every
-        self._spares: dict[int, int] = {}
+        self.plain_step: bool | None
+        if done != 0:
+            self.plain = self.plain_step = not bad and position.entered < 0
+        else:
+            self.plain_step = True if not bad else None
+        self._may_spare = done == 0 and not bad
+        #: the first action's quiet steps, per player (square -> its targets), all their
+        #: targets, and those of two players or more: made when first asked for
+        #: (``_others``)
+        self._targets: dict[int, int] | None = None
+        self._every_target = self._twice = 0
         # What verdict() reads on every call, looked up once.
         self._own_area, self._their_area = KEEPER_AREA[me], KEEPER_AREA[1 - me]
         self._keeper = position.keepers[me]
-        self._mine, self._theirs = (ACTIVE[me], RESTING[me]), (ACTIVE[1 - me], RESTING[1 - me])
-        #: the holder's file and rank as flags, when an opponent holds the ball
-        self._holder_lines = BB_LINES[ball].to_bytes(50, "little") \
-            if cells[ball] == ACTIVE[1 - me] else b""
+        #: per target of a plain mover's step (not the keeper's): 1 its verdict is the
+        #: mover's (``plain``, or ``plain_verdict``), _LEGAL, _NOT_LEGAL, or 0: ask
+        #: :meth:`verdict`. Where the position owes nothing (rule 1-4), the keeper areas'
+        #: free squares are decided too (not the ball's square, nor where a sandwich may
+        #: close). At the first action a step into an area is legal: the mover may step
+        #: back out with the second (its square is quiet and left empty; ``_steps_out``);
+        #: at the second, a step into the own area is legal while the area holds none of
+        #: the side's players, one into the other area never.
+        #: ``step_sets``: a plain mover's steps (not the keeper's) as two sets: the
+        #: targets where its step is legal, and the free targets ``step_to_flags`` leaves
+        #: to :meth:`verdict` (None: every step goes to the full test). A mover with no
+        #: step of the second set takes its steps in one go (``_plain_steps``).
+        areas_free = self._areas_free = empty & ~BB_SQUARES[ball] & ~closing & BB_BOTH_AREAS
+        self.step_sets: tuple[int, int] | None
+        if not bad and done == 0:
+            self.step_to_flags = (plain_to | areas_free * _LEGAL).to_bytes(50, "little")
+            self.step_sets = (plain_to | areas_free, empty & ~plain_to & ~areas_free)
+        elif self.plain:
+            legal = areas_free & BB_AREAS[me] if own == 0 else 0
+            self.step_to_flags = (plain_to | legal * _LEGAL | (areas_free & ~legal)
+                                  * _NOT_LEGAL).to_bytes(50, "little")
+            self.step_sets = (plain_to | legal, empty & ~plain_to & ~areas_free)
+        else:
+            self.step_to_flags = self.plain_to_flags
+            self.step_sets = None if self.plain is None else (0, empty & ~plain_to)
+
+    def mover_flags(self, frm: int) -> tuple[bytes, bool | None, int]:
+        """What ``step_to_flags`` and :meth:`plain_verdict` are to a plain mover, for a
+        mover that is not plain, where its class decides when the position owes nothing
+        (rule 1-4): the holder of the ball (then outside the keeper areas: a dribble to
+        a quiet square changes nothing counted, one into an area is legal at the first
+        action, as a plain mover's, not at the second) and the keeper alone in its area
+        (a step out of it or within it leaves no count too high); else nothing decided."""
+        p = self.position
+        if not (self.plain or self._may_spare):
+            return _NO_FLAGS, None, -1
+        if frm == p.ball:
+            areas = self._areas_free * (_LEGAL if self._may_spare else _NOT_LEGAL)
+            flags = (self._plain_to | areas).to_bytes(50, "little")
+            if self.plain:
+                return flags, True, -1
+            sure, lone = self.plain_verdict(frm)
+            return flags, sure, lone
+        if frm == self._keeper and frm in self._own_area:
+            flags = (self._plain_to | self._areas_free & BB_AREAS[p.side]).to_bytes(50, "little")
+            if self.plain:
+                return flags, True, -1
+            sure, lone = self.plain_verdict(frm)
+            return flags, sure, lone
+        return _NO_FLAGS, None, -1
 
     def spare(self, frm: int) -> int:
         """The targets of the quiet steps left for the second action when ``frm`` moves
@@ -1341,17 +1532,22 @@ class _QuickTest:
         return self._others(frm) if self._may_spare else 0
 
     def _others(self, frm: int) -> int:
-        """The targets of the first action's quiet steps of the players other than ``frm``."""
-        if frm not in self._targets:
-            return self._every_target
-        out = self._spares.get(frm, -1)
-        if out < 0:
-            out = 0
-            for square, targets in self._targets.items():
-                if square != frm:
-                    out |= targets
-            self._spares[frm] = out
-        return out
+        """The targets of the first action's quiet steps of the players other than ``frm``:
+        all the targets, less those of ``frm``'s steps that no other player's reaches."""
+        targets = self._targets
+        if targets is None:
+            targets = self._targets = {}
+            quiet_from, free = self.plain_from_flags, self._free
+            every = twice = 0
+            for square in self.position._active_squares:
+                mine = BB_STEPS[square] & free if quiet_from[square] else 0
+                if mine:
+                    targets[square] = mine
+                    twice |= every & mine
+                    every |= mine
+            self._every_target, self._twice = every, twice
+        mine = targets.get(frm, 0)
+        return self._every_target & ~(mine & ~self._twice) if mine else self._every_target
 
     def _steps_out(self, frm: int, to: int, new_ball: int) -> bool:
         """Whether, after a first action moving a player ``frm`` -> ``to``, a step of
@@ -1360,7 +1556,7 @@ class _QuickTest:
         the mover, outside its area)."""
         p = self.position
         me, cells = p.side, p.cells
-        empty = (p._boards[0] | BB_SQUARES[frm]) & ~BB_SQUARES[to]
+        empty = (p._empty | BB_SQUARES[frm]) & ~BB_SQUARES[to]
         if not BB_STEPS[to] & empty & BB_QUIET:
             return False
         own_area = KEEPER_AREA[me]
@@ -1383,6 +1579,19 @@ class _QuickTest:
             return True, -1
         return True, (spare.bit_length() - 1) >> 3
 
+    def kick_verdict(self, new_ball: int) -> bool | None:
+        """:meth:`verdict` of a kick that does not score (``verdict(-1, -1, new_ball)``):
+        only the ball moves, so the counts of rule 1-4 are the position's, and the ball
+        ends held in the own keeper area only by a team-mate standing there."""
+        p = self.position
+        bad = self.own > 1 or self.their > 0 or (
+            new_ball in self._own_area and p.cells[new_ball] in self._mine)
+        if p.done != 0:  # the second action (the kicker is not one that entered its area)
+            return not bad and p.entered < 0
+        if bad:
+            return None
+        return True if self._others(new_ball) & ~BB_SQUARES[new_ball] else None
+
     def judge(self, frm: int, to: int, new_ball: int) -> bool | None:
         """:meth:`verdict`, for a plain move (see ``Position._judged_steps``) from flags."""
         if new_ball == self.position.ball and frm >= 0 and self.plain_from_flags[frm] \
@@ -1396,14 +1605,9 @@ class _QuickTest:
         ``new_ball`` (with the mover, a team-mate, free, or where it was)."""
         p = self.position
         ball = p.ball
-        if new_ball == ball and to >= 0 and self._holder_lines and self._holder_lines[to] \
-                and p.cells[_toward(to, ball)] in self._theirs:
-            # It lands on the holder's file or rank, right behind the holder or the
-            # opponents lined up with it: does it close a sandwich?
-            after = list(p.cells)
-            after[frm], after[to] = EMPTY, ACTIVE[p.side]
-            if _sandwich(tuple(after), ball, p.side)[0]:
-                return None
+        if new_ball == ball and to in self._closers and self._closers[to] != frm:
+            # It closes a sandwich (the other end stays closed: it is not the mover's)
+            return None
         own_area, their_area = self._own_area, self._their_area
         done = p.done
         if done == 0:
@@ -1437,6 +1641,36 @@ class _QuickTest:
         return True if left else None
 
 
+def _new_chain(key: int, victim: int) -> tuple[Jump, int, int, bool]:
+    """The chain of a key of ``_JUMPS`` (see ``Position._search_chains``), kept there."""
+    if len(_JUMPS) >= 1 << 16:  # bounded: chains are many, few are met
+        _JUMPS.clear()
+    squares = _path_squares(key >> 7)
+    stolen = (key >> 1) & 63 != 63
+    jump = Jump(tuple(SQUARE_NAMES[i] for i in squares), _steal(squares, victim) if stolen else 0)
+    chain = _JUMPS[key] = (jump, squares[0], squares[-1], bool(key & 1))
+    return chain
+
+
+def _path_squares(path: int) -> tuple[int, ...]:
+    """The squares of a path written as an int, 6 bits a square, the first highest.
+
+    >>> _path_squares(12 << 12 | 22 << 6 | 32)
+    (12, 22, 32)
+    """
+    squares = []
+    while path:
+        squares.append(path & 63)
+        path >>= 6
+    return tuple(reversed(squares))
+
+
+def _length(path: int) -> int:
+    """How many squares a path written as an int has (its first square's top bits: 5-44
+    is 3 to 6 bits)."""
+    return (path.bit_length() + 5) // 6
+
+
 def _steal(path: tuple[int, ...], victim: int) -> int:
     """The index in ``path`` of the landing after the first hop over ``victim`` (0: none).
     A hop's jumped square is halfway between its two squares (index = rank * 5 + file)."""
@@ -1446,11 +1680,45 @@ def _steal(path: tuple[int, ...], victim: int) -> int:
     return 0
 
 
-def _toward(square: int, other: int) -> int:
-    """The square next to ``square`` on the way to ``other``, on its file or rank."""
-    if square // 5 == other // 5:
-        return square + (1 if other > square else -1)
-    return square + (5 if other > square else -5)
+def _closing_squares(cells: tuple[int, ...], ball: int, thief: int) -> dict[int, int]:
+    """Where a ``thief`` player would close a sandwich on the opponent holding the ball
+    (none when none holds it): square -> what closes the other end, a ``thief`` player's
+    square (a move from there closes nothing) or -1 (the end line).
+
+    On the holder's file and rank, each end of the holder and the opponents lined up
+    with it is the first square past them, or the end of the pitch (rules 3-3 and 3-4:
+    closed at an end line behind a corner, ``SANDWICH_LINES``). A move onto an empty
+    end closes the sandwich where the other end is closed; only the mover leaves a
+    square, and no sandwich stands before (the quick test is not made then).
+
+    >>> cells = [EMPTY] * 50
+    >>> cells[SQUARE_INDEX["C4"]], cells[SQUARE_INDEX["C3"]] = ACTIVE[RED], ACTIVE[BLUE]
+    >>> {SQUARE_NAMES[k]: SQUARE_NAMES[v] for k, v in
+    ...  _closing_squares(tuple(cells), SQUARE_INDEX["C4"], BLUE).items()}
+    {'C5': 'C3'}
+    """
+    victim = 1 - thief
+    if cells[ball] != ACTIVE[victim]:
+        return {}
+    victims = (ACTIVE[victim], RESTING[victim])
+    closer = ACTIVE[thief]
+    out: dict[int, int] = {}
+    for axis in SANDWICH_LINES[ball]:
+        ends = []  # per side: (the first square past the run, or -1 at the pitch's edge,
+        # and whether it closes)
+        for line, ends_at_end_line in axis:
+            end, closes = -1, ends_at_end_line
+            for square in line:
+                if cells[square] not in victims:
+                    end, closes = square, cells[square] == closer
+                    break
+            ends.append((end, closes))
+        (end_a, closes_a), (end_b, closes_b) = ends
+        if end_a >= 0 and cells[end_a] == EMPTY and closes_b:
+            out[end_a] = end_b
+        if end_b >= 0 and cells[end_b] == EMPTY and closes_a:
+            out[end_b] = end_a
+    return out
 
 
 def _sandwich(cells: tuple[int, ...], ball: int,

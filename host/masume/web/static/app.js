@@ -320,10 +320,15 @@
   }
 
   function drawCells() {
-    const pieces = state.pieces || {};
-    const leds = state.leds || {};
-    const flagged = new Set((state.tracker && state.tracker.squares) || []);
+    // A review shows its position and its better action instead of the table's.
+    const shown = reviewShown();
+    const pieces = shown ? shown.pieces : (state.pieces || {});
+    const leds = shown ? shown.leds : (state.leds || {});
+    const flagged = new Set(shown ? [] : ((state.tracker && state.tracker.squares) || []));
     for (const [name, cell] of cells) {
+      const better = shown && shown.better[name];
+      if (better) cell.el.dataset.better = better;
+      else delete cell.el.dataset.better;
       if (cell.stack) drawStack(cell, pieces[name] || []);
       const led = leds[name];
       const el = cell.el;
@@ -344,8 +349,9 @@
         el.style.removeProperty("--led-a");
       }
       el.classList.toggle("flagged", flagged.has(name));
-      el.classList.toggle("clickable", simulated() && !!cell.stack);
-      if (simulated() && cell.stack) el.tabIndex = 0; else el.removeAttribute("tabindex");
+      const hands = simulated() && !!cell.stack && !shown;
+      el.classList.toggle("clickable", hands);
+      if (hands) el.tabIndex = 0; else el.removeAttribute("tabindex");
     }
   }
 
@@ -609,8 +615,20 @@
     return post("/api/act", { action: text }).then(() => { $("choice-text").value = ""; }, () => {});
   }
 
+  // Why a board button does nothing now, once the game is over (masume.play.core):
+  // resign, a word of the notation, a hint and the die have no game left to act on;
+  // confirm only while the last action's readings are still to choose from; takeback
+  // still takes the last action (or the resignation) back, into the game again.
+  function overFor(name) {
+    if (state.outcome == null || name === "takeback") return "";
+    if (name === "confirm" && (state.tracker || {}).state === "ambiguous") return "";
+    return "the game is over";
+  }
+
   function drawButtons(board) {
-    const sig = JSON.stringify([board.id, board.buttons, board.die, simulated()]);
+    const over = state.outcome != null;
+    const sig = JSON.stringify([board.id, board.buttons, board.die, simulated(), over,
+                                (state.tracker || {}).state]);
     if (sig === buttonsDrawn) return;
     buttonsDrawn = sig;
     const box = $("buttons");
@@ -621,13 +639,16 @@
       b.type = "button";
       b.dataset.button = name;
       b.textContent = name;
-      b.disabled = !simulated();
-      b.title = simulated() ? `press ${name} on the board` : "press it on the board itself";
+      const why = overFor(name);
+      b.disabled = !simulated() || !!why;
+      b.title = why ? `${name}: ${why}` : simulated() ? (over && name === "takeback"
+        ? "take back the last action: back into the game" : `press ${name} on the board`)
+        : "press it on the board itself";
       box.appendChild(b);
     }
     $("roll-box").hidden = !board.die;
-    $("roll").disabled = !simulated();
-    $("roll-value").disabled = !simulated();
+    $("roll").disabled = $("roll-value").disabled = !simulated() || over;
+    $("roll").title = over ? "roll: the game is over" : "";
   }
 
   // The notation in words, on hover: each game's marks (docs/rules/*.md, "Notation").
@@ -844,7 +865,7 @@
 
   function cellClicked(name) {
     const cell = cells.get(name);
-    if (!cell || !cell.stack || !simulated()) return;
+    if (!cell || !cell.stack || !simulated() || reviewStep()) return;
     if (window.masumeCards && window.masumeCards.click(name)) return;  // cards.js: card mats
     const pieces = (state.pieces || {})[name] || [];
     const holding = selected >= 0;
@@ -899,6 +920,7 @@
     if (name) take(name);
     input.value = "";
   });
+  $("hint-button").addEventListener("click", () => { post("/api/hint", {}).catch(() => {}); });
   $("buttons").addEventListener("click", (ev) => {
     const b = ev.target.closest("[data-button]");
     if (b && simulated()) post("/api/sim/press", { button: b.dataset.button }).catch(() => {});
@@ -929,6 +951,264 @@
     if (state) render(state);
   });
 
+  // --------------------------------------------------------------- advice
+  // The computer's side, its action (or a hint) in words, and who stands better.
+  function drawAdvice() {
+    const advice = state.advice;
+    $("advice-card").hidden = !advice;
+    if (!advice) return;
+    $("advice-title").textContent = advice.computer
+      ? `Computer: plays ${advice.computer}${advice.level ? ` (${advice.level})` : ""}` : "Computer";
+    const says = $("computer-says");
+    says.textContent = "";
+    says.title = "";
+    const shown = advice.shown;
+    const message = ((state.tracker || {}).message) || "";
+    if (message.startsWith("not the computer's action")) {
+      says.dataset.kind = "not-computers";
+      says.textContent = message.split(" \u2014 ")[0];
+    } else if (shown) {
+      says.dataset.kind = shown.kind;
+      says.append(chip(shown.side), document.createTextNode(
+        shown.kind === "computer" ? "computer: " : `hint for ${shown.side}: `));
+      if (shown.text.includes("face-down card")) {
+        const card = document.createElement("i");
+        card.className = "face-down";
+        card.title = "a face-down card";
+        says.appendChild(card);
+      }
+      says.appendChild(document.createTextNode(shown.text));
+      says.title = explainNotation(shown.text.split(": ")[0]) || "";
+    } else if (advice.thinking) {
+      says.dataset.kind = "thinking";
+      says.textContent = advice.thinking === "computer" ? "the computer is thinking\u2026" : "thinking of a hint\u2026";
+    } else if (advice.error) {
+      says.dataset.kind = "error";
+      says.textContent = advice.error;
+    } else {
+      delete says.dataset.kind;
+    }
+    // The bar: the first side's share of the two values, in its colour.
+    const sides = Object.keys(state.sides || {});
+    const values = sides.map((side) => (advice.standing || {})[side] ?? 0.5);
+    const total = values.reduce((a, b) => a + b, 0) || 1;
+    const bar = $("standing-bar");
+    if (sides.length === 2) {
+      const share = values[0] / total;
+      bar.style.setProperty("--w", `${(100 * share).toFixed(1)}%`);
+      bar.style.setProperty("--c1", sideColour(sides[0]));
+      bar.style.setProperty("--c2", sideColour(sides[1]));
+      bar.dataset.share = share.toFixed(3);
+      const lead = Math.abs(share - 0.5) < 0.03 ? null : (share > 0.5 ? sides[0] : sides[1]);
+      $("standing-text").textContent = lead ? `${lead} (${Math.round(100 * Math.max(share, 1 - share))} %)` : "level";
+    }
+    const hint = $("hint-button");
+    hint.hidden = !access.can_act;
+    hint.disabled = !!advice.thinking || state.outcome != null;
+  }
+
+  // --------------------------------------------------------------- review
+  // A finished game read again by the computer (masume.play.review): POST /api/review
+  // starts it on the host (or finds it made already), GET /api/review/ID says how far
+  // it is and, once done, its comments. The page steps through the game on the board
+  // (first, back, on, last; the arrow keys, Home, End), each position as everyone saw
+  // it, and at a mistake says the computer's comment and draws the better action in
+  // the side's colour: pulsing where a piece leaves, blinking where one goes.
+  let review = null;          // {id, data, at}: the review open on the page
+  let reviewTimer = null;
+  const REVIEW_POLL_MS = 500;
+
+  function reviewStep() {
+    const steps = review && review.data && review.data.steps;
+    return steps && steps.length ? steps[review.at] : null;
+  }
+
+  function mistakeAt(index) {
+    return ((review && review.data && review.data.mistakes) || []).find((m) => m.index === index);
+  }
+
+  function reviewShown() {
+    const step = reviewStep();
+    if (!step) return null;
+    const leds = {}, better = {};
+    const m = mistakeAt(review.at);
+    if (m) {
+      const rgb = (state.sides || {})[m.side] || [255, 255, 255];
+      for (const sq of m.path) { leds[sq] = { rgb: rgb.map((v) => Math.round((v * 40) / 255)), pattern: "steady" }; better[sq] = "path"; }
+      for (const sq of m.take) { leds[sq] = { rgb, pattern: "pulse" }; better[sq] = "take"; }
+      for (const sq of m.put) { leds[sq] = { rgb, pattern: "blink" }; better[sq] = "put"; }
+    }
+    return { pieces: step.pieces || {}, leds, better };
+  }
+
+  // The state cards.js draws the mat from: the review's position as anyone saw it.
+  function shownState() {
+    const step = reviewStep();
+    if (!step) return state;
+    const view = state.view && { ...state.view, viewer: null, cells: step.cells || {},
+      hand: [], panel: step.panel || [], marks: {} };
+    return { ...state, pieces: step.pieces || {}, choices: [], view };
+  }
+
+  // body: {} for the table's game, {record: text} for a record file a player chose.
+  function startReview(body) {
+    $("review-start").disabled = true;
+    $("review-progress").textContent = "asking the computer\u2026";
+    delete $("review-progress").dataset.status;
+    post("/api/review", body || {}).then((data) => {
+      review = { id: data.id, data: null, at: 0 };
+      fetchReview(true);
+    }, (err) => {
+      $("review-start").disabled = false;
+      $("review-progress").textContent = `no review: ${err.message || err}`;
+    });
+  }
+
+  async function fetchReview(full) {
+    const id = review && review.id;
+    if (!id) return;
+    let data = {};
+    try {
+      const res = await fetch(api(`/api/review/${encodeURIComponent(id)}${full ? "" : "?steps=0"}`));
+      data = await res.json().catch(() => ({}));
+      if (!res.ok) throw new Error(data.error || `${res.status} ${res.statusText}`);
+    } catch (err) {
+      if (review && review.id === id) review = null;
+      if (state) render(state);
+      $("review-progress").textContent = `no review: ${err.message || err}`;
+      return;
+    }
+    if (!review || review.id !== id) return;  // closed meanwhile
+    const steps = full ? data.steps : (review.data && review.data.steps);
+    review.data = { ...data, steps: steps || [] };
+    review.at = Math.min(review.at, Math.max(0, review.data.steps.length - 1));
+    if (state) render(state);
+    clearTimeout(reviewTimer);
+    if (data.status === "queued" || data.status === "running") {
+      reviewTimer = setTimeout(() => fetchReview(false), REVIEW_POLL_MS);
+    }
+  }
+
+  function reviewGo(at) {
+    const steps = reviewStep() ? review.data.steps : null;
+    if (!steps) return;
+    review.at = Math.max(0, Math.min(steps.length - 1, at));
+    render(state);
+  }
+
+  function closeReview() {
+    clearTimeout(reviewTimer);
+    review = null;
+    $("review-progress").textContent = "";
+    delete $("review-progress").dataset.status;
+    render(state);
+  }
+
+  function drawReview() {
+    const open = !!review;
+    $("review-card").hidden = state.outcome == null && !open;
+    const start = $("review-start");
+    start.hidden = open;
+    $("review-file-box").hidden = open || !access.can_act;
+    if (!open) start.disabled = false;
+    const data = open ? review.data : null;
+    const steps = (data && data.steps) || [];
+    const step = reviewStep();
+    document.body.classList.toggle("reviewing", !!step);
+    $("review-nav").hidden = !step;
+    const at = $("review-at"), comment = $("review-comment"), list = $("review-mistakes");
+    const banner = $("review-banner");
+    at.textContent = "";
+    comment.textContent = "";
+    banner.hidden = !step;
+    if (!data) { list.textContent = ""; return; }
+    const progress = $("review-progress");
+    progress.textContent = "";
+    progress.dataset.status = data.status;
+    if (data.status === "queued" || data.status === "running") {
+      progress.append(`the computer is reading the game: ${data.done} of ${data.total} actions`);
+      const bar = document.createElement("progress");
+      bar.max = Math.max(1, data.total);
+      bar.value = data.done;
+      bar.setAttribute("aria-label", "the review's progress");
+      progress.appendChild(bar);
+    } else if (data.status === "failed") {
+      progress.textContent = `the review failed: ${data.error}`;
+    } else {
+      const n = (data.mistakes || []).length;
+      progress.textContent = n ? `${n} comment${n > 1 ? "s" : ""}, the worst first (${data.outcome})`
+        : `no mistakes the computer is sure of (${data.outcome})`;
+    }
+    if (!step) { list.textContent = ""; return; }
+    const last = steps.length - 1;
+    $("review-first").disabled = $("review-prev").disabled = review.at === 0;
+    $("review-next").disabled = $("review-last").disabled = review.at === last;
+    at.dataset.at = String(review.at);
+    at.append(`after action ${review.at} of ${last}`);
+    if (step.played != null) {
+      at.append(" \u00b7 next: ");
+      if (step.side) at.append(chip(step.side), `${step.side} `);
+      else at.append("chance: ");
+      const a = document.createElement("span");
+      a.className = "action";
+      a.textContent = step.played;
+      a.title = explainNotation(step.played);
+      at.appendChild(a);
+    } else {
+      at.append(" \u00b7 the end");
+    }
+    const score = Object.entries(step.score || {}).map(([side, n]) => `${side} ${n}`).join(" \u2013 ");
+    banner.textContent = `review: after action ${review.at} of ${last}${score ? ` \u00b7 ${score}` : ""}`;
+    const m = mistakeAt(review.at);
+    if (m) {
+      comment.dataset.index = String(m.index);
+      comment.append(chip(m.side), m.comment);
+      banner.textContent += " \u00b7 the better action is lit";
+    } else {
+      delete comment.dataset.index;
+    }
+    const sig = JSON.stringify([data.id, data.mistakes, review.at]);
+    if (list.dataset.sig !== sig) {
+      list.dataset.sig = sig;
+      list.textContent = "";
+      for (const mistake of data.mistakes || []) {
+        const li = document.createElement("li");
+        const b = document.createElement("button");
+        b.type = "button";
+        b.dataset.reviewIndex = String(mistake.index);
+        b.setAttribute("aria-current", mistake.index === review.at ? "true" : "false");
+        b.append(chip(mistake.side), `action ${mistake.index + 1}: ${mistake.comment}`);
+        li.appendChild(b);
+        list.appendChild(li);
+      }
+    }
+  }
+
+  $("review-start").addEventListener("click", () => startReview({}));
+  $("review-file").addEventListener("change", (ev) => {
+    const file = ev.target.files && ev.target.files[0];
+    if (!file) return;
+    file.text().then((record) => startReview({ record }), (err) => showError(`cannot read ${file.name}: ${err.message || err}`));
+    ev.target.value = "";
+  });
+  $("review-first").addEventListener("click", () => reviewGo(0));
+  $("review-prev").addEventListener("click", () => reviewGo(review.at - 1));
+  $("review-next").addEventListener("click", () => reviewGo(review.at + 1));
+  $("review-last").addEventListener("click", () => reviewGo(Infinity));
+  $("review-close").addEventListener("click", closeReview);
+  $("review-mistakes").addEventListener("click", (ev) => {
+    const b = ev.target.closest("[data-review-index]");
+    if (b) reviewGo(Number(b.dataset.reviewIndex));
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (!reviewStep() || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    if (ev.target.closest && ev.target.closest("input, select, textarea, [contenteditable]")) return;
+    const go = { ArrowLeft: review.at - 1, ArrowRight: review.at + 1, Home: 0, End: Infinity }[ev.key];
+    if (go === undefined) return;
+    ev.preventDefault();
+    reviewGo(go);
+  });
+
   // ---------------------------------------------------------------- render
   function render(next) {
     state = next;
@@ -949,8 +1229,10 @@
     $("sim-controls").hidden = !simulated();
     drawCells();
     drawPanel();
+    drawAdvice();
+    drawReview();
     drawHand();
-    if (window.masumeCards) window.masumeCards.render(state, { post, showError, api, flipped: () => flipped });  // cards.js
+    if (window.masumeCards) window.masumeCards.render(shownState(), { post, showError, api, flipped: () => flipped });  // cards.js
     document.body.dataset.ready = "true";
   }
 

@@ -1,0 +1,523 @@
+"""Playing against the computer on the board (issue 18): the real TableSession on the
+simulated board (the firmware on the MicroPython VM over a real pty), the computer's
+search on its own thread. The test's hands carry out what the board lights: the
+computer's action (its colour, blinking where a piece goes), the hints for the other
+side, the board's die; a different action where the computer's is lit is flagged and
+taken back. Waits are on the table's state, never on the clock."""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_web import at
+from waiting import HANG_S, until
+
+from masume.ai import acting_side
+from masume.boards import load_board
+from masume.games import load_rules
+from masume.leds import picture
+from masume.link import BoardSession, SerialTransport
+from masume.play.cards import from_hand, set_up
+from masume.play.core import NOT_THE_COMPUTERS
+from masume.play.table import TableSession
+from masume.records import read_record
+from masume.rules import Game
+from masume.storage import GameStore
+
+pytestmark = pytest.mark.slow
+
+#: Masume Soccer Tactics, home to move with the ball (test_play_tactics.START).
+TACTICS = ("home=G2,C4,E3,I3,K4,G5,C8,E6,G6,E11,K7 "
+           "away=G16,C14,E14,E12,K14,G13,C13,E13,G14,I13,K13 ball=E6 offence=home move=home")
+
+
+class Hands:
+    """The players at a table against the computer: they carry out what is lit."""
+
+    def __init__(self, game: str, make_sim: Any, tmp_path: Path, computer: str,
+                 start: Game | None = None) -> None:
+        self.rules = load_rules(game)
+        self.board = load_board(self.rules.board)
+        self.sim = make_sim(self.rules.board)
+        game_ = start or Game(self.rules.start())
+        for square, piece in set_up(game_.position.layout(), game_.position):
+            self.sim.place(square, piece)
+        self.store = GameStore.new(tmp_path, game, {"Computer": f"{computer} beginner"})
+        self.link = BoardSession(SerialTransport(self.sim.port), expect=self.board.id,
+                                 resolve=lambda _id: self.board).start()
+        self.said: list[str] = []
+        self.swapped: list[str] = []  # the computer's cards laid other than it named
+        self.session = TableSession(self.rules, self.board, self.link, game=game_,
+                                    store=self.store, sim=self.sim, computer=computer,
+                                    level="beginner", on_message=self.said.append).start()
+        self.computer = computer
+        self.rng = random.Random(18)
+        self.in_sync(0)
+
+    def close(self) -> None:
+        self.session.close()
+        self.link.close()
+
+    @property
+    def game(self) -> Game:
+        return self.session.game
+
+    def wait(self, check: Any, what: str) -> None:
+        until(check, f"{what} ({self.session.state()['tracker']}, "
+                     f"{self.game.notations()[-6:]})",
+              limit=float(os.environ.get("HANDS_S", HANG_S)))
+
+    def in_sync(self, actions: int) -> None:
+        """The board shows the game after ``actions`` actions (or more: the computer's
+        choices that move nothing follow at once)."""
+        self.wait(lambda: self.session.tracker.view.state == "in-sync"
+                  and len(self.game.actions) >= actions, f"in sync after {actions} actions")
+
+    def lit(self, kind: str) -> Any:
+        """Wait for the action lit for the players (the computer's, or a hint)."""
+        at = len(self.game.actions)
+
+        def found() -> bool:
+            shown = self.session.core.shown
+            return (shown is not None and shown.kind == kind and shown.at == at) or \
+                len(self.game.actions) > at
+        self.wait(found, f"the {kind}'s action lit")
+        return self.session.core.shown if len(self.game.actions) == at else None
+
+    def carry(self, layout: Any) -> None:
+        """Lift and put down pieces until the board stands as ``layout``: each
+        square that differs emptied, then filled bottom first (a pile of unknown
+        top card, ``tag:*``, gets a spare card of the set)."""
+        now = {sq: list(stack) for sq, stack in self.sim.table.stacks.items() if stack}
+        want = {sq: list(stack) for sq, stack in layout.items() if stack}
+        changed = sorted(sq for sq in set(now) | set(want) if now.get(sq, []) != want.get(sq, []))
+        for square in changed:
+            for _ in now.get(square, []):
+                self.sim.lift(square)
+        target = {sq: tuple(want.get(sq, ())) for sq in changed}
+        for square, piece in set_up(target, self.game.position):
+            self.sim.place(square, piece)
+
+    def lights_show(self, shown: Any) -> bool:
+        """The board's LEDs show the lit action: where a piece goes, blinking in the
+        side's colour (as the firmware shows them)."""
+        colour = self.game.position.legend.sides[shown.side]
+        return all(self.sim.led_colours.get(sq) == colour for sq in shown.lit.put)
+
+    def step(self) -> str:
+        """One action, as the players make it; returns who made it."""
+        position = self.game.position
+        count = len(self.game.actions)
+        status = position.status()
+        if status.awaiting == "die":
+            self.sim.roll(self.rng.randint(1, 6))
+            self.wait(lambda: len(self.game.actions) > count, "the roll")
+            self.carry(self.game.position.layout())  # the pieces follow the lights
+            self.in_sync(len(self.game.actions))
+            return "die"
+        if status.awaiting:  # a card turned up from a pile: a person enters it
+            choices = self.session.choices()
+            self.session.act(position.notation(self.rng.choice(choices)))
+            self.in_sync(count + 1)
+            return "chance"
+        side = acting_side(position)
+        if side == self.computer:
+            shown = self.lit("computer")
+        else:
+            self.session.hint()
+            shown = self.lit("hint")
+        if shown is None:  # the computer's choice that moves nothing: made at once
+            self.in_sync(count + 1)
+            return side
+        assert position.is_legal(shown.action)
+        self.wait(lambda: self.lights_show(shown), f"{shown.words} lit on the board")
+        action = shown.action
+        if side == self.computer:
+            # Its card from the hand is whichever card the hand lays: another one.
+            lit, blind = from_hand(position, position.notation(action))
+            others = [a for a in position.legal_actions() if a != action
+                      and from_hand(position, position.notation(a))[0] == lit]
+            if blind and others:
+                action = self.rng.choice(others)
+                self.swapped.append(position.notation(action))
+        after = position.apply(action)
+        if shown.action in self.session.choices():
+            self.session.act(position.notation(shown.action))
+        else:
+            self.carry(after.layout())
+        self.wait(lambda: len(self.game.actions) > count
+                  and self.session.tracker.view.state in ("in-sync", "follow"),
+                  f"{shown.words} carried out")
+        return side
+
+
+@pytest.fixture
+def tactics(make_sim: Any, tmp_path: Path) -> Iterator[Hands]:
+    hands = Hands("masume-tactics", make_sim, tmp_path, "away",
+                  Game(load_rules("masume-tactics").from_text(TACTICS)))
+    yield hands
+    hands.close()
+
+
+def test_a_game_of_masume_tactics_against_the_computer(tactics: Hands) -> None:
+    """Home follows the hints, away is the computer, the die is the board's: each lit
+    action carried out is recorded, and the record names the computer's side."""
+    who = []
+    while "away" not in who or who.count("die") < 1 or len(tactics.game.actions) < 12:
+        who.append(tactics.step())
+        assert len(who) < 200, who
+    played = tactics.game.notations()
+    tactics.wait(lambda: GameStore.resume(tactics.store.folder)[1].notations() == played,
+                 "the last action saved")
+    record = read_record(tactics.store.folder / "record.txt")
+    assert record.headers["Computer"] == "away beginner"
+    assert any(line.startswith("computer: ") for line in tactics.said)
+    assert any(line.startswith("hint for home: ") for line in tactics.said)
+
+
+def test_another_action_where_the_computers_is_lit_is_flagged(tactics: Hands) -> None:
+    while acting_side(tactics.game.position) != "away" or tactics.game.position.status().awaiting:
+        tactics.step()
+    shown = tactics.lit("computer")
+    assert shown is not None
+    position = tactics.game.position
+    count = len(position.layout())
+    other = next(a for a in position.legal_actions()
+                 if position.apply(a).layout() != position.apply(shown.action).layout()
+                 and len(position.apply(a).layout()) == count
+                 and a not in tactics.session.choices())
+    tactics.carry(position.apply(other).layout())
+    tactics.wait(lambda: NOT_THE_COMPUTERS in tactics.session.state()["tracker"]["message"],
+                 "the flag")
+    state = tactics.session.state()
+    assert state["advice"]["shown"] is None or state["advice"]["shown"]["kind"] == "computer"
+    assert tactics.session.core.shown == shown  # the computer's action stays lit
+    assert len(tactics.game.actions) == shown.at
+    # Put back, the computer's action is lit again and carried out.
+    tactics.carry(position.layout())
+    tactics.in_sync(shown.at)
+    tactics.wait(lambda: tactics.lights_show(shown), "the computer's action lit again")
+    assert tactics.session.state()["advice"]["shown"]["text"] == shown.words
+    tactics.carry(position.apply(shown.action).layout())
+    tactics.wait(lambda: len(tactics.game.actions) == shown.at + 1, "the computer's action")
+    assert tactics.game.actions[shown.at] == shown.action
+
+
+def test_a_hint_lights_a_legal_action_in_the_sides_colour(tactics: Hands) -> None:
+    position = tactics.game.position
+    tactics.session.hint()
+    shown = tactics.lit("hint")
+    assert shown is not None and shown.side == "home" and position.is_legal(shown.action)
+    leds = picture(tactics.board, position, tactics.session.tracker.view, lit=shown.lit)
+    assert all(leds[sq].rgb == position.legend.sides["home"] for sq in shown.lit.put)
+    tactics.wait(lambda: tactics.lights_show(shown), "the hint on the board")
+    advice = tactics.session.state()["advice"]
+    assert advice["shown"]["kind"] == "hint" and advice["shown"]["text"] == shown.words
+    assert set(advice["standing"]) == {"home", "away"}
+    # The board's hint button asks the same (this table has no pin left for one: the
+    # event as the table's thread gets it; soccer-shogi's is pressed below).
+    with tactics.session._lock:  # as the table's thread handles a board event
+        tactics.session.core.shown = None
+        tactics.session.carry_out(tactics.session.core.button("hint", 0.0))
+    again = tactics.lit("hint")
+    assert again is not None and position.is_legal(again.action)
+
+
+def test_the_boards_hint_button_lights_a_legal_action(make_sim: Any, tmp_path: Path) -> None:
+    """Soccer Shogi's own definition, unchanged: its hint button (the last button pin,
+    GP20), pressed on the simulated board, goes through the firmware and the link and
+    lights an action for the side to move, in that side's colour, on the board's LEDs."""
+    hands = Hands("soccer-shogi", make_sim, tmp_path, "red")
+    try:
+        assert hands.board.button("hint").pin == 20
+        position = hands.game.position
+        assert acting_side(position) == "blue" and hands.session.core.shown is None
+        hands.sim.press("hint")
+        shown = hands.lit("hint")
+        assert shown is not None and shown.side == "blue" and position.is_legal(shown.action)
+        assert shown.lit.put  # somewhere a piece goes, to light
+        hands.wait(lambda: hands.lights_show(shown), "the hint lit in blue on the board")
+        assert hands.session.state()["advice"]["shown"]["text"] == shown.words
+        assert any(line.startswith("hint for blue: ") for line in hands.said)
+    finally:
+        hands.close()
+
+
+@pytest.mark.parametrize("game", ["eyeshield21", "magic-number-eleven"])
+def test_a_card_game_against_the_computer(game: str, make_sim: Any, tmp_path: Path) -> None:
+    """The computer's cards stay hidden: its face-down card is said as one, its card
+    from the hand is whichever card the hand lays (a hand is a count), and what it
+    plays is recorded."""
+    hands = Hands(game, make_sim, tmp_path, "away")
+    try:
+        who: list[str] = []
+        while who.count("away") < 3:
+            who.append(hands.step())
+            assert len(who) < 200, who
+        computers = [line for line in hands.said if line.startswith("computer: ")]
+        if game == "eyeshield21":  # its set-up: characters face down from its hand
+            assert any("a face-down card" in line for line in computers), computers
+            assert hands.swapped
+        for line in computers:  # never a card of its hand named to the table
+            assert "@" not in line or "?@" in line or "from the hand" in line, line
+    finally:
+        hands.close()
+
+
+# ---- `masume play --computer` as a person runs it, its page in headless Chromium ----------
+
+
+def post(url: str, path: str, body: dict) -> dict:
+    """A POST to the table's server as the table's page makes it (``url``: its link)."""
+    import json
+    import urllib.request
+
+    request = urllib.request.Request(at(url, path), data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as response:
+        answer: dict = json.load(response)
+        return answer
+
+
+def replayed(rules: Any, moves: list) -> Any:
+    """The position after the page's moves (each as the table wrote it)."""
+    position = rules.start()
+    for turn in moves:
+        for text in turn["actions"]:
+            position = position.apply(position.parse_action(text))
+    return position
+
+
+@pytest.mark.browser
+def test_masume_play_against_the_computer_on_the_page(tmp_path: Path) -> None:
+    """`masume play masume-tactics --simulate --computer away --level beginner`: the
+    page's hint button lights an action for home and says it, the computer's actions
+    are said in words and lit in its colour, the evaluation bar stands; the hands
+    (the sim's, through the page's API) carry out what is lit, the die is the board's.
+    At a phone's 400 px every step reads well (tests/page_checks.py)."""
+    from page_checks import readability_problems
+    from playwright.sync_api import expect, sync_playwright
+    from test_play import Play, steps, wait_state
+    from test_web import launch_chromium
+
+    rules = load_rules("masume-tactics")
+    play = Play("masume-tactics", "--simulate", "--computer", "away", "--level", "beginner",
+                "--http-port", "0", "--games-dir", str(tmp_path), stdin=subprocess.DEVNULL)
+    problems: list[str] = []
+    try:
+        assert play.until("the computer plays ") == "the computer plays away (beginner)"
+        url = play.until("web view: ").split(": ", 1)[1]
+        wait_state(url, lambda s: s["link"]["connected"] and s["tracker"]["state"] == "in-sync")
+        with sync_playwright() as p:
+            browser = launch_chromium(p)
+            try:
+                page = browser.new_page(viewport={"width": 400, "height": 900})
+                page.goto(url)
+                page.wait_for_selector("body[data-ready=true]")
+                expect(page.locator("#advice-title")).to_have_text(
+                    "Computer: plays away (beginner)")
+                # The bar says what the server judges (home has the kick-off: it may lead).
+                expect(page.locator("#standing-text")).to_have_text(
+                    standing_text(wait_state(url, lambda s: s["advice"]["standing"])))
+                problems += readability_problems(page, "start")
+
+                def carry(before: Any, after: Any) -> None:
+                    lifts, places = steps(dict(before.layout()), dict(after.layout()))
+                    for square in lifts:
+                        post(url, "api/sim/lift", {"square": square})
+                    for square, piece in places:
+                        post(url, "api/sim/place", {"square": square, "piece": piece})
+
+                computer_said = 0
+                for _ in range(60):
+                    current = wait_state(url, lambda s: s["tracker"]["state"] == "in-sync"
+                                         and (s["status"]["awaiting"] or s["advice"]["shown"]
+                                              or (s["status"]["deciding"]
+                                                  or s["status"]["to_move"]) == "home"
+                                              and not s["advice"]["thinking"]))
+                    position = replayed(rules, current["moves"])
+                    done = sum(len(t["actions"]) for t in current["moves"])
+                    if current["status"]["awaiting"] == "die":
+                        post(url, "api/sim/roll", {})
+                        rolled = wait_state(url, lambda s, done=done: sum(
+                            len(t["actions"]) for t in s["moves"]) > done)
+                        carry(position, replayed(rules, rolled["moves"]))
+                        continue
+                    shown = current["advice"]["shown"]
+                    if shown is None or shown["kind"] != "computer":
+                        page.click("#hint-button")
+                        expect(page.locator("#computer-says")).to_contain_text("hint for home: ")
+                        if done == 0:
+                            problems += readability_problems(page, "hint")
+                        shown = wait_state(url, lambda s: s["advice"]["shown"])["advice"]["shown"]
+                    else:
+                        expect(page.locator("#computer-says")).to_contain_text(
+                            f"computer: {shown['text']}")
+                        computer_said += 1
+                        if computer_said == 1:
+                            problems += readability_problems(page, "computer")
+                            shots = Path(os.environ.get("MASUME_SCREENSHOTS", tmp_path))
+                            page.screenshot(path=str(shots / "computer-400.png"), full_page=True)
+                    colour = "#" + "".join(f"{v:02x}" for v in current["sides"][shown["side"]])
+                    for square in shown["put"]:
+                        cell = page.locator(f'[data-cell="{square}"]')
+                        expect(cell).to_have_attribute("data-led", colour)
+                        expect(cell).to_have_attribute("data-pattern", "blink")
+                    action = position.parse_action(shown["text"].split(": ")[0])
+                    if position.apply(action).layout() == position.layout():
+                        post(url, "api/act", {"action": position.notation(action)})
+                    else:
+                        carry(position, position.apply(action))
+                    wait_state(url, lambda s, done=done: sum(
+                        len(t["actions"]) for t in s["moves"]) > done)
+                    if computer_said >= 3:
+                        break
+                assert computer_said >= 3
+                share = float(page.locator("#standing-bar").get_attribute("data-share"))
+                assert 0.0 < share < 1.0
+            finally:
+                browser.close()
+    finally:
+        play.stop()
+    printed = play.printed()
+    assert "computer: " in printed and "hint for home: " in printed
+    assert not problems, problems
+    folder = next(tmp_path.glob("*masume-tactics*"))
+    record = read_record(folder / "record.txt")
+    assert record.headers["Computer"] == "away beginner"
+
+
+def standing_text(state: dict[str, Any]) -> str:
+    """What the page's evaluation bar should say for ``state``: the side whose share of
+    the two values is more than 53 %, with that share, or "level"."""
+    first, second = state["sides"]
+    values = state["advice"]["standing"]
+    share = values[first] / ((values[first] + values[second]) or 1)
+    if abs(share - 0.5) < 0.03:
+        return "level"
+    percent = math.floor(100 * max(share, 1 - share) + 0.5)  # JavaScript's Math.round
+    return f"{first if share > 0.5 else second} ({percent} %)"
+
+
+def test_masume_record_review_names_legal_better_actions(tmp_path: Path) -> None:
+    """`masume record review`: the computer's comments on a finished game's biggest
+    mistakes, each a legal action where the one played stood."""
+    from masume.ai import Level
+    from masume.ai.review import mistakes
+    from masume.records import replay, rules_for
+
+    record_file = Path(__file__).parent / "records" / "masume-tactics" / "kick-off-and-goal.txt"
+    record = read_record(record_file)
+    game = replay(record, rules_for(record))
+    # So many iterations a position, whatever the load (the time is only a bound).
+    level = Level("review", seconds=HANG_S, iterations=60)
+    found = mistakes(game.start, game.actions, level, random.Random(3), most=5, least_loss=0.0)
+    positions = game.positions()
+    assert found and len(found) <= 5
+    assert [m.loss for m in found] == sorted((m.loss for m in found), reverse=True)
+    for m in found:
+        assert positions[m.index].is_legal(m.better) and m.better != m.played
+        assert game.actions[m.index] == m.played
+    out = subprocess.run([sys.executable, "-m", "masume.cli", "record", "review", "--seconds",
+                          "0.05", "--seed", "1", str(record_file)],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.startswith(f"{record_file}: 27 actions, 0.05 s of search a position\n")
+
+
+@pytest.mark.browser
+def test_the_computers_face_down_card_on_the_page(tmp_path: Path) -> None:
+    """`masume play eyeshield21 --simulate --computer home`: the computer lays a character
+    face down; the page shows a face-down card and where, names no card, and takes
+    whichever card of its hand the person lays there."""
+    from playwright.sync_api import expect, sync_playwright
+    from test_play import Play, wait_state
+    from test_web import launch_chromium
+
+    position = load_rules("eyeshield21").start()
+    play = Play("eyeshield21", "--simulate", "--computer", "home", "--level", "beginner",
+                "--http-port", "0", "--games-dir", str(tmp_path), stdin=subprocess.DEVNULL)
+    try:
+        url = play.until("web view: ").split(": ", 1)[1]
+        current = wait_state(url, lambda s: s["advice"]["shown"] is not None)
+        shown = current["advice"]["shown"]
+        assert shown["kind"] == "computer" and shown["text"].startswith("?@")
+        (cell,) = shown["put"]
+        assert shown["text"] == f"?@{cell}: a face-down card on {cell}"
+        with sync_playwright() as p:
+            browser = launch_chromium(p)
+            try:
+                page = browser.new_page(viewport={"width": 1100, "height": 900})
+                page.goto(url)
+                says = page.locator("#computer-says")
+                expect(says).to_contain_text(f"computer: ?@{cell}: a face-down card on {cell}")
+                expect(says.locator(".face-down")).to_have_count(1)
+                # The person lays a card of the computer's hand there: any of them.
+                cards = [a.copy for a in position.legal_actions()
+                         if getattr(a, "cell", None) == cell]
+                post(url, "api/sim/card", {"square": cell, "card": cards[-1]})
+                done = wait_state(url, lambda s: s["moves"])
+                assert done["moves"][0]["actions"] == [f"?@{cell}"]
+                expect(page.locator("#moves")).to_contain_text(f"?@{cell}")
+            finally:
+                browser.close()
+    finally:
+        play.stop()
+    assert f"computer: ?@{cell}: a face-down card on {cell}" in play.printed()
+
+
+def test_a_failed_search_is_said_and_the_game_goes_on(tactics: Hands,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import masume.play.computer
+
+    real = masume.play.computer.advise
+    failures: list[int] = []
+
+    def failing_once(position: Any, side: str, *args: Any) -> Any:
+        if side == "away" and not failures:
+            failures.append(1)
+            raise RuntimeError("out of memory")
+        return real(position, side, *args)
+
+    monkeypatch.setattr(masume.play.computer, "advise", failing_once)
+    while acting_side(tactics.game.position) != "away" or tactics.game.position.status().awaiting:
+        tactics.step()
+    tactics.wait(lambda: "the search failed" in tactics.session.state()["tracker"]["message"],
+                 "the failure said")
+    state = tactics.session.state()
+    assert state["advice"]["error"] == ("computer: the search failed (RuntimeError: out of "
+                                        "memory); make its action by hand, or ask for a hint")
+    assert state["health"]["problem"] is None and state["advice"]["thinking"] is None
+    assert any("the search failed" in line for line in tactics.said)
+    # The players make its action by hand: taken as any action; the computer goes on.
+    position = tactics.game.position
+    count = len(tactics.game.actions)
+    step = next(a for a in position.legal_actions()
+                if "-" in position.notation(a) and a not in tactics.session.choices())
+    tactics.carry(position.apply(step).layout())
+    tactics.wait(lambda: len(tactics.game.actions) > count, "the action made by hand")
+    assert tactics.game.actions[count] == step
+    while tactics.step() != "away":
+        pass
+    assert failures == [1]
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["--computer", "nobody"], "error: --computer nobody: masume-tactics's sides are home, away"),
+    (["--computer", "away", "--level", "grandmaster"],
+     "error: unknown level 'grandmaster'; levels: beginner, casual, club, strong"),
+])
+def test_masume_play_refuses_an_unknown_side_or_level(args: list, said: str,
+                                                      tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "masume.cli", "play", "masume-tactics",
+                           "--no-web", "--games-dir", str(tmp_path), *args],
+                          capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stderr.strip()) == (2, said)
+    assert not list(tmp_path.iterdir())  # no game folder made
