@@ -263,10 +263,6 @@ def test_a_search_that_raises_is_said_and_the_table_plays_on(
         store.close()
 
 
-@pytest.mark.skip(reason="a known bug, seen 1 in 8 runs: after the reopen, the computer's "
-                  "second action by the same piece (C2-D1, then D1・D3 lit) also reads as the "
-                  "first corrected (C2-D3); the tracker chose that and the table waited for "
-                  "ever (CHANGELOG, Known problems)")
 def test_a_worker_killed_while_it_searches_leaves_the_table_playable(
         broker, make_sim, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """With workers, the search is in the table's worker process: killed while the

@@ -112,11 +112,34 @@ class Hands:
         colour = self.game.position.legend.sides[shown.side]
         return all(self.sim.led_colours.get(sq) == colour for sq in shown.lit.put)
 
-    def step(self) -> str:
-        """One action, as the players make it; returns who made it."""
+    def step(self, roll: bool = False) -> str:
+        """One action, as the players make it; returns who made it. With ``roll``, the
+        players' own side makes an action that asks for the die where there is one
+        (the hints need not choose one within any number of actions)."""
         position = self.game.position
         count = len(self.game.actions)
         status = position.status()
+        if roll and not status.awaiting and acting_side(position) != self.computer:
+            choices = self.session.choices()  # (those that move nothing)
+            buttons = {b.name for b in self.board.buttons}
+            rolls = [a for a in position.legal_actions()
+                     if position.apply(a).status().awaiting == "die"
+                     and (a in choices or position.apply(a).layout() != position.layout())]
+            if rolls:
+                action = self.rng.choice(rolls)
+                if action in choices:
+                    self.session.act(position.notation(action))
+                else:
+                    # The kick called first (its word's button), as the players do: the
+                    # ball on its first square reads as a short inside kick too.
+                    for word in set(str(action).split()) & buttons:
+                        with self.session._lock:  # as the table's thread handles a press
+                            self.session.carry_out(self.session.core.button(word, 0.0))
+                    self.carry(position.apply(action).layout())
+                self.wait(lambda: len(self.game.actions) > count
+                          and self.session.tracker.view.state in ("in-sync", "follow"),
+                          "an action that asks for the die")
+                return acting_side(position)
         if status.awaiting == "die":
             self.sim.roll(self.rng.randint(1, 6))
             self.wait(lambda: len(self.game.actions) > count, "the roll")
@@ -124,7 +147,8 @@ class Hands:
             self.in_sync(len(self.game.actions))
             return "die"
         if status.awaiting:  # a card turned up from a pile: a person enters it
-            choices = self.session.choices()
+            self.in_sync(count)  # (chosen once the board shows the game: the last
+            choices = self.session.choices()  # action may still be followed)
             self.session.act(position.notation(self.rng.choice(choices)))
             self.in_sync(count + 1)
             return "chance"
@@ -172,7 +196,7 @@ def test_a_game_of_masume_tactics_against_the_computer(tactics: Hands) -> None:
     action carried out is recorded, and the record names the computer's side."""
     who = []
     while "away" not in who or who.count("die") < 1 or len(tactics.game.actions) < 12:
-        who.append(tactics.step())
+        who.append(tactics.step(roll=len(tactics.game.actions) >= 12))
         assert len(who) < 200, who
     played = tactics.game.notations()
     tactics.wait(lambda: GameStore.resume(tactics.store.folder)[1].notations() == played,

@@ -259,6 +259,33 @@ def test_a_board_read_again_as_it_was_keeps_what_was_decided_on_it() -> None:
     assert tracker.view.state == "mismatch" and tracker.view.message == decided.message
 
 
+def test_the_lit_action_is_read_where_the_last_one_made_otherwise_fits_too() -> None:
+    """C5-D5, then D5-D6 lit (the computer's, or a hint): the board after it reads as
+    C5-D5 then D5-D6, and as C5-D6 in place of C5-D5. Unlit, that is a question
+    (ambiguous, the corrected move first); lit, the players made what the lights showed,
+    and the game goes on from it. The table waited for ever where the corrected move
+    was taken while the computer's action stayed lit."""
+    def carry(frm: str, to: str) -> None:  # blue with the ball at its feet
+        hands.lift(frm, "blue")
+        hands.lift(frm, "ball")
+        hands.place(to, "ball")
+        hands.place(to, "blue")
+
+    for lit in (False, True):
+        game, tracker, hands = make()
+        carry("C5", "D5")
+        hands.settle()
+        assert notations(game) == ["C5-D5"]
+        if lit:
+            tracker.expect = game.position.parse_action("D5-D6")
+        carry("D5", "D6")
+        hands.settle()
+        if lit:
+            assert notations(game) == ["C5-D5", "D5-D6"] and tracker.view.state == "in-sync"
+        else:
+            assert notations(game) == ["C5-D6"] and tracker.view.state == "ambiguous"
+
+
 def test_an_illegal_placement_records_nothing() -> None:
     game, tracker, hands = make()
     hands.lift("A7")

@@ -222,6 +222,10 @@ class Tracker:
         #: Where the board can be read several ways, readings whose notation says this
         #: word come first (a button the players pressed: "ground", "lob", ...).
         self.prefer = ""
+        #: The action lit for the players to make next (the computer's, or a hint):
+        #: where the board can be read several ways, making it comes first, and is no
+        #: question (the players did what the lights showed). None: nothing is lit.
+        self.expect: Hashable | None = None
         self._worded = False  # the reading chosen now was picked by ``prefer``/select
         #: Indices (in game.actions) of actions pushed, not read: the sensors never
         #: take them back or read them as something else.
@@ -497,10 +501,13 @@ class Tracker:
             self._update_view(settled=True)
             return Change()
         self._worded = False
-        if self.prefer and len(choices) > 1:
-            # Readings that say the word the players pressed first (a stable sort).
-            choices = sorted(choices, key=lambda r: not _says(r, self.prefer))
-            self._worded = _says(choices[0], self.prefer)
+        if len(choices) > 1 and (self.prefer or self.expect is not None):
+            # The lit action first, then readings that say the word the players
+            # pressed (a stable sort).
+            expected = self._expected_reading()
+            choices = sorted(choices, key=lambda r: (r != expected,
+                                                     not _says(r, self.prefer)))
+            self._worded = choices[0] == expected or _says(choices[0], self.prefer)
         change = self._apply(choices[0])
         # Keep the other readings only where there are others, for confirm.
         self._choices, self._choice_index = (choices if len(choices) > 1 else []), 0
@@ -689,11 +696,19 @@ class Tracker:
         for pops in (1, 2):
             if len(bases) > pops and self._may_pop(pops):
                 searches.append(partial(back, pops))
+        expected = self._expected_reading()
         for search in searches:
             found = search()
             if found:
+                # Where the lit action and another reading end in the same position,
+                # the lit action is what the players made (_distinct keeps the first).
+                found.sort(key=lambda r: r != expected)
                 return self._distinct(found, bases, order)
         return []
+
+    def _expected_reading(self) -> _Reading | None:
+        """The reading that makes the lit action (``expect``), if one is lit."""
+        return None if self.expect is None else _Reading(0, (self.expect,))
 
     def _progress(self, base: AnyPosition, mid: AnyPosition, differ: set[str]) -> bool:
         """Does ``base -> mid`` change a differing cell to what the board shows there?"""
@@ -1199,8 +1214,8 @@ def _merge_kinds(into: dict[str, str], kinds: Mapping[str, str]) -> None:
 
 
 def _says(reading: _Reading, word: str) -> bool:
-    """Does a reading's notation hold ``word`` (as a word)?"""
-    return any(word in str(action).split() for action in reading.pushes)
+    """Does a reading's notation hold ``word`` (as a word; never an empty one)?"""
+    return bool(word) and any(word in str(action).split() for action in reading.pushes)
 
 
 def _total(signature: Mapping[str, Signature]) -> Counter[str]:

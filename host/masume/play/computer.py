@@ -187,13 +187,13 @@ class Advisor:
 
     def view(self, core: TableCore) -> AdviceView:
         """For the page (on the core's thread, or with the table's lock held)."""
-        shown = core.shown
+        shown = core.lit_now()
         position = core.shown_position()
         return {
             "computer": self.computer,
             "level": self.level.name if self.computer else None,
             "thinking": self.thinking,
-            "shown": None if shown is None or shown.at != len(core.game.actions) else {
+            "shown": None if shown is None else {
                 "kind": shown.kind, "side": shown.side, "text": shown.words,
                 "take": list(shown.lit.take), "put": list(shown.lit.put),
                 "path": list(shown.lit.path)},
@@ -217,7 +217,7 @@ class Advisor:
                                              "the game waits for the die or a card")))
             return None  # (a hint asked while the board differs waits for it)
         side = acting_side(position)
-        lit = core.shown is not None and core.shown.at == at
+        lit = core.lit_now() is not None
         if side == self.computer:
             if self._hint_wanted:
                 self._hint_wanted = False

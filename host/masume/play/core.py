@@ -97,6 +97,8 @@ class Shown:
     side: str
     action: Hashable
     at: int
+    #: The position it was found for (the game's after ``at`` actions, as then read).
+    position: Any
     words: str
     value: float
     lit: Lit
@@ -281,7 +283,8 @@ class TableCore:
         take, put = lit.take, lit.put
         if self.notice == HINT_THINKING:
             self.notice = ""
-        self.shown = Shown(kind, side, action, at, _in_words(position, action, take, put),
+        self.shown = Shown(kind, side, action, at, position,
+                           _in_words(position, action, take, put),
                            value, lit)
         who = "computer" if kind == "computer" else f"hint for {side}"
         self._note(kind, action=position.notation(action), value=round(value, 3))
@@ -647,6 +650,8 @@ class TableCore:
             self._out.dirty = True
             self._report(change)
             self._check_shown()
+        lit = self.lit_now()
+        self.tracker.expect = None if lit is None else lit.action
         if self.shown is not None and self.calling is None:
             # Where the board can be read several ways (a ground kick or a lob), the
             # reading the lit action names comes first.
@@ -679,11 +684,19 @@ class TableCore:
         """The action to light, while the board shows its position: not while the
         pieces must be put right (the fix's lights would mix with it: the red of a
         piece put wrong is near the red side's colour); lit again once they are."""
-        shown = self.shown
-        if (shown is None or len(self.game.actions) != shown.at
-                or self.tracker.view.state not in ("in-sync", "lifted", "moving")):
+        shown = self.lit_now()
+        if shown is None or self.tracker.view.state not in ("in-sync", "lifted", "moving"):
             return None
         return shown.lit
+
+    def lit_now(self) -> Shown | None:
+        """The action lit for the position the game stands on now, if one is."""
+        shown = self.shown
+        if shown is None or len(self.game.actions) != shown.at or (
+                self.game.position is not shown.position
+                and self.game.position != shown.position):
+            return None
+        return shown
 
     def _check_shown(self) -> None:
         """After the game changed: an action lit is done with once made (or the game went
@@ -692,12 +705,18 @@ class TableCore:
         ends a hint. The same action as anyone reads it counts as made: the computer's
         face-down card is whichever card of its hand the hand lays."""
         shown = self.shown
-        if shown is None or len(self.game.actions) == shown.at:
+        if shown is None:
             return
-        if len(self.game.actions) < shown.at:
+        positions = self.game.positions()
+        if len(positions) <= shown.at or (positions[shown.at] is not shown.position
+                                          and positions[shown.at] != shown.position):
+            # The game went back before it, or the board was read again another way up
+            # to it (the last action corrected): it was for a position gone.
             self.shown = None
             return
-        before = self.game.positions()[shown.at]
+        if len(self.game.actions) == shown.at:
+            return
+        before = positions[shown.at]
         made = self.game.actions[shown.at]
         if shown.kind == "hint" or _carried_out(before, made, shown.action):
             self.shown = None
