@@ -71,9 +71,11 @@ class Hands:
         return self.session.game
 
     def wait(self, check: Any, what: str) -> None:
-        until(check, f"{what} ({self.session.state()['tracker']}, "
-                     f"{self.game.notations()[-6:]})",
-              limit=float(os.environ.get("HANDS_S", HANG_S)))
+        try:
+            until(check, what, limit=float(os.environ.get("HANDS_S", HANG_S)))
+        except AssertionError as exc:  # the table as it stood then, not when it began
+            raise AssertionError(f"{exc}: {self.session.state()['tracker']}, "
+                                 f"{self.game.notations()[-6:]}") from None
 
     def in_sync(self, actions: int) -> None:
         """The board shows the game after ``actions`` actions (or more: the computer's
