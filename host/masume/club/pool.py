@@ -195,14 +195,6 @@ def worker_run(unit: str, batch: list[tuple[BoardEvent, bool]], now: float,
     return out
 
 
-def worker_act(unit: str, text: str) -> tuple[str, Ran]:
-    held = _held[unit]
-    action, effects = held.core.act(text)
-    ran = Ran(effects=effects, handled=held.core.handled, due=held.core.due(),
-              save=_save_of(held))
-    return str(action), ran
-
-
 def worker_final(unit: str) -> Save | None:
     """The table's last save (the match clock as it stands), and the table let go."""
     held = _held.pop(unit, None)

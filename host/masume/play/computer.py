@@ -159,7 +159,6 @@ class Advisor:
         """After each turn of the table's runner, on the core's thread: a search that is
         done is shown (or its failure said), and the next one begun if there is one."""
         out = Effects()
-        core.computer = self.computer
         try:
             job, search = self._job, self._search
             if job is not None and search is not None:

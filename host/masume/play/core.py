@@ -117,8 +117,6 @@ class TableCore:
         self.last_die: dict[str, int] | None = None
         self._shown_second: tuple[int, ...] = ()
         self._said = ""  # the last message for the terminal (Effects.messages)
-        #: The side the computer plays (``masume play --computer``), None: people only.
-        self.computer: str | None = None
         self._out = Effects()
         self.restore(game, dict(headers or {}))
 
