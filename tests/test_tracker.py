@@ -286,6 +286,38 @@ def test_the_lit_action_is_read_where_the_last_one_made_otherwise_fits_too() -> 
             assert notations(game) == ["C5-D6"] and tracker.view.state == "ambiguous"
 
 
+def test_a_lit_action_ends_when_the_move_before_it_is_read_otherwise() -> None:
+    """The computer's D5-D6 lit after C5-D5; the players move the piece on to C6, which
+    reads first as C5-C6 in place of C5-D5 (ambiguous). The game has as many actions as
+    when the action was lit, but not the position it was found for: it is lit no more
+    (the computer thinks again), where it stayed lit and the table waited for ever."""
+    from masume.link.events import BoardEvent
+    from masume.play.core import TableCore
+
+    core = TableCore(RULES, load_board("soccer-shogi"), Game(RULES.start()),
+                     {"Link": "boot=1 seq=0"})
+    seq = 0
+
+    def event(square: str, reading: tuple[str, ...], at: float) -> None:
+        nonlocal seq
+        seq += 1
+        core.handle(BoardEvent(seq=seq, type="square", square=square, reading=reading,
+                               at=at, boot=1), now=at)
+
+    event("C5", (), 1.0)
+    event("D5", ("ball", "blue"), 1.1)
+    core.tick(2.0)
+    assert core.game.notations() == ["C5-D5"]
+    position = core.game.position
+    core.show("computer", "blue", position.parse_action("D5-D6"), 0.5, 1)
+    assert core.lit_now() is not None and core.tracker.expect is not None
+    event("D5", (), 3.0)
+    event("C6", ("ball", "blue"), 3.1)
+    core.tick(4.0)
+    assert core.game.notations() == ["C5-C6"] and core.tracker.view.state == "ambiguous"
+    assert core.shown is None and core.lit_now() is None and core.tracker.expect is None
+
+
 def test_an_illegal_placement_records_nothing() -> None:
     game, tracker, hands = make()
     hands.lift("A7")
