@@ -83,6 +83,20 @@ class Hands:
         self.wait(lambda: self.session.tracker.view.state == "in-sync"
                   and len(self.game.actions) >= actions, f"in sync after {actions} actions")
 
+    def choose(self, text: str) -> None:
+        """Make a choice once the board shows the game: the events of a hand's last
+        pieces may still be on their way (the board read in sync for a moment on the
+        way): refused so, it is made again once the board shows the game."""
+        for _ in range(100):
+            self.in_sync(len(self.game.actions))
+            try:
+                self.session.act(text)
+                return
+            except ValueError as exc:
+                if "does not match the game yet" not in str(exc):
+                    raise
+        raise AssertionError(f"{text}: refused 100 times, the board never in sync")
+
     def lit(self, kind: str) -> Any:
         """Wait for the action lit for the players (the computer's, or a hint)."""
         at = len(self.game.actions)
@@ -130,7 +144,7 @@ class Hands:
             if rolls:
                 action = self.rng.choice(rolls)
                 if action in choices:
-                    self.session.act(position.notation(action))
+                    self.choose(position.notation(action))
                 else:
                     # The kick called first (its word's button), as the players do: the
                     # ball on its first square reads as a short inside kick too.
@@ -149,9 +163,8 @@ class Hands:
             self.in_sync(len(self.game.actions))
             return "die"
         if status.awaiting:  # a card turned up from a pile: a person enters it
-            self.in_sync(count)  # (chosen once the board shows the game: the last
-            choices = self.session.choices()  # action may still be followed)
-            self.session.act(position.notation(self.rng.choice(choices)))
+            self.in_sync(count)  # (the last action may still be followed)
+            self.choose(position.notation(self.rng.choice(self.session.choices())))
             self.in_sync(count + 1)
             return "chance"
         side = acting_side(position)
@@ -176,7 +189,7 @@ class Hands:
                 self.swapped.append(position.notation(action))
         after = position.apply(action)
         if shown.action in self.session.choices():
-            self.session.act(position.notation(shown.action))
+            self.choose(position.notation(shown.action))
         else:
             self.carry(after.layout())
         self.wait(lambda: len(self.game.actions) > count
