@@ -103,6 +103,10 @@ class Shown:
     value: float
     lit: Lit
 
+    def found_for(self, position: Any) -> bool:
+        """Was it found for ``position`` (the same object, or one equal to it)?"""
+        return position is self.position or position == self.position
+
 
 class TableCore:
     """The game at one table (see the module docstring). ``headers``: the saved
@@ -690,9 +694,8 @@ class TableCore:
     def lit_now(self) -> Shown | None:
         """The action lit for the position the game stands on now, if one is."""
         shown = self.shown
-        if shown is None or len(self.game.actions) != shown.at or (
-                self.game.position is not shown.position
-                and self.game.position != shown.position):
+        if (shown is None or len(self.game.actions) != shown.at
+                or not shown.found_for(self.game.position)):
             return None
         return shown
 
@@ -706,8 +709,7 @@ class TableCore:
         if shown is None:
             return
         positions = self.game.positions()
-        if len(positions) <= shown.at or (positions[shown.at] is not shown.position
-                                          and positions[shown.at] != shown.position):
+        if len(positions) <= shown.at or not shown.found_for(positions[shown.at]):
             # The game went back before it, or the board was read again another way up
             # to it (the last action corrected): it was for a position gone.
             self.shown = None
