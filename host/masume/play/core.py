@@ -654,11 +654,11 @@ class TableCore:
             self._check_shown()
         lit = self.lit_now()
         self.tracker.expect = None if lit is None else lit.action
-        if self.shown is not None and self.calling is None:
+        if lit is not None and self.calling is None:
             # Where the board can be read several ways (a ground kick or a lob), the
             # reading the lit action names comes first.
             buttons = {b.name for b in self.board.buttons}
-            self.tracker.prefer = next((w for w in str(self.shown.action).split()
+            self.tracker.prefer = next((w for w in str(lit.action).split()
                                         if w in buttons), "")
         clocks = self.clock()
         clock = clocks.get("turn") or next(
