@@ -254,6 +254,53 @@ def check_link_handshake_events_acks_and_resend():
     assert _names(_decoded(sent)) == ["heartbeat"]
 
 
+def _resent(sent):
+    """The seqs of the events among the frames sent (the heartbeats left out)."""
+    return [m[1] for m in _decoded(sent) if m[0] in c.EVENTS]
+
+
+def check_link_resend_backs_off_while_acks_are_late():
+    # A host that is alive (its heartbeats come) but slow to ack: the board resends
+    # after 250 ms, then 500, 1000, 2000, 2000 ms while no ack frees its journal.
+    link, sent = _link()
+    beat = c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(0, 0, 0, 0))[:-1]
+    link.receive(c.encode_frame(c.HELLO, 10, c.pack_hello(77, 0))[:-1], 0)
+    _decoded(sent)
+    link.poll(5000)  # an idle second or five: a heartbeat, nothing to resend
+    link.receive(beat, 5000)
+    _decoded(sent)
+    link.event(c.SQUARE, c.pack_square(3, b"\x01", 5000), 5000)
+    assert [m[1] for m in _decoded(sent)] == [1]
+    resent_at = []
+    for now in range(5010, 11000, 10):
+        if now % 1000 == 0:
+            link.receive(beat, now)  # the host is there, its acks are late
+        link.poll(now)
+        if _resent(sent):
+            resent_at.append(now)
+    # The first resend waits 250 ms from the event itself, not from an ack long gone.
+    assert resent_at == [5250, 5750, 6750, 8750, 10750], resent_at
+    link.event(c.BUTTON, c.pack_button(0, 11000), 11000)
+    _decoded(sent)
+    link.receive(c.encode_frame(c.ACK, 1)[:-1], 11005)  # progress: back to 250 ms
+    link.poll(11254)
+    assert _resent(sent) == []
+    link.poll(11255)
+    assert _resent(sent) == [2]
+    link.receive(c.encode_frame(c.ACK, 1)[:-1], 11300)  # an ack of nothing new: no reset
+    link.poll(11754)
+    assert _resent(sent) == []
+    link.poll(11755)
+    assert _resent(sent) == [2]
+    # A new session (HELLO of the same boot) resends at once, and 250 ms after it.
+    link.receive(c.encode_frame(c.HELLO, 20, c.pack_hello(77, 1))[:-1], 11800)
+    assert _resent(sent) == [2]
+    link.poll(12049)
+    assert _resent(sent) == []
+    link.poll(12050)
+    assert _resent(sent) == [2]
+
+
 def check_link_commands_in_order_once():
     link, sent = _link()
     link.receive(c.encode_frame(c.HELLO, 100, c.pack_hello(0, 0))[:-1], 0)
