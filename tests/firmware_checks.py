@@ -52,6 +52,24 @@ def check_message_vectors():
         assert _listify(c.unpack(mtype, payload)) == m["fields"], m["name"]
 
 
+def check_peek_frame_reads_type_and_seq_alone():
+    # The header of every message vector, from its first bytes; a frame cut short
+    # anywhere in them is None, and past them (or with its CRC damaged) still read.
+    for m in _vectors()["messages"]:
+        frame = _unhex(m["frame"])[:-1]
+        assert c.peek_frame(frame) == (m["type"], m["seq"]), m["name"]
+        damaged = bytearray(frame)
+        damaged[-1] = damaged[-1] ^ 0x55 or 1
+        assert c.peek_frame(bytes(damaged)) == (m["type"], m["seq"]), m["name"]
+    for seq in (0, 1, 255, 256, 65536, 0x01000000, 0xFFFFFFFF, 0x00FF00FF):
+        frame = c.encode_frame(c.SQUARE, seq, c.pack_square(3, b"", 9))[:-1]
+        assert c.peek_frame(frame) == (c.SQUARE, seq), seq
+        for cut in range(len(frame)):
+            head = c.peek_frame(frame[:cut])
+            assert head is None or head == (c.SQUARE, seq), (seq, cut)
+    assert c.peek_frame(b"") is None and c.peek_frame(b"\x09\x01") is None
+
+
 def check_bad_frames_rejected():
     for name, hexed in _vectors()["bad_frames"]:
         try:

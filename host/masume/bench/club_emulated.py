@@ -9,10 +9,10 @@ will, QoS 1, no resends but the journal's), and speaks the board's side of
 protocol/SPEC.md with the shared codec: WELCOME to every HELLO then a HEARTBEAT,
 events (SQUARE with the board's time, BUTTON) numbered and journalled until
 acknowledged, resent after 250 ms without ack progress and then after 500, 1000,
-2000 ms while none comes (firmware/link.py), a heartbeat every second, commands carried out in order and acknowledged (LED_FRAME, LED_SET,
-SNAPSHOT_REQ). What it does not emulate is the scan and the debounce: an event
-leaves when the hand's movement is over, as the firmware's does once its
-debounce is.
+2000 ms while none comes (firmware/link.py), a heartbeat every second, commands
+carried out in order and acknowledged (LED_FRAME, LED_SET, SNAPSHOT_REQ). What it
+does not emulate is the scan and the debounce: an event leaves when the hand's
+movement is over, as the firmware's does once its debounce is.
 
 The hands play the planned games of ``masume bench club`` (plan_games: every
 action one the server's tracker reads, confirm presses where the sensors cannot
