@@ -655,7 +655,7 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
                 "startup_s": startup,
                 "actions": sum(len(v) for v in want.values()), "differ": differ,
                 "bad_frames": sum(b.bad_frames for b in boards),
-                "resent": resent, "events": events}
+                "resent": resent, "events": events, "cpu_s": cpu_used}
     finally:
         stop.set()
         if timers is not None:
@@ -756,7 +756,9 @@ def run(boards: int, seconds: float, pace: float, canaries: int = 2, servers: in
               f"{r['bench_cpu']:.0f} % of a core, its loop late p99 "
               f"{r['bench_late_p99']:.0f} ms; all tables running after "
               f"{r['startup_s']:.1f} s; the boards resent {r['resent']} event frames "
-              f"({r['resent'] / max(1, r['events']):.2f} per event made)", flush=True)
+              f"({r['resent'] / max(1, r['events']):.2f} per event made); the server's "
+              f"processes (loop and workers) {r['cpu_s'] / max(1, r['events']) * 1000:.2f} "
+              f"ms of CPU per event made", flush=True)
         if r["loop"]:
             print("            " + loop_line(r["loop"], r["busy_s"]), flush=True)
         if kill:
