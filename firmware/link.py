@@ -119,9 +119,9 @@ class BoardLink:
         j = self.journal
         self.send(c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(j.next, j.first, now, self.boot)))
 
-    def _resend(self, now):
+    def _resend(self, now, burst=RESEND_BURST):
         j = self.journal
-        last = min(j.next, j.first + RESEND_BURST)
+        last = min(j.next, j.first + burst)
         for seq in range(j.first, last):
             self.send(j.frame(seq))
         self.last_resend = now
@@ -129,15 +129,18 @@ class BoardLink:
     def poll(self, now):
         """Resend and heartbeat timers; allocates nothing when neither is due.
 
-        Unacked events go again RESEND_MS after the last progress, then after 2x, 4x
-        ... that (at most RESEND_MAX_MS) while no ack frees journal space: a host
-        whose acks are late (busy, or saving) is not fed the same events four times
-        a second; an ack that frees space starts again at RESEND_MS."""
+        Unacked events go again RESEND_MS after the last progress (up to
+        RESEND_BURST of them: a lost one is repaired with those after it, which the
+        host dropped), then only the oldest, after 2x, 4x ... that (at most
+        RESEND_MAX_MS) while no ack frees journal space: a host whose acks are late
+        (busy, or saving) is not fed the same events four times a second, and still
+        hears that the board waits. An ack that frees space starts again at
+        RESEND_MS, with the whole burst."""
         if ticks_diff(now, self.last_heartbeat) >= HEARTBEAT_MS:
             self._heartbeat(now)
         if (len(self.journal) and self.host_alive(now)
                 and ticks_diff(now, self.last_progress) >= RESEND_MS
                 and ticks_diff(now, self.last_resend) >= self.resend_wait):
-            self._resend(now)
+            self._resend(now, RESEND_BURST if self.resend_wait == RESEND_MS else 1)
             self.resend_wait = min(self.resend_wait * 2, RESEND_MAX_MS)
 

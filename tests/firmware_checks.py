@@ -279,7 +279,8 @@ def _resent(sent):
 
 def check_link_resend_backs_off_while_acks_are_late():
     # A host that is alive (its heartbeats come) but slow to ack: the board resends
-    # after 250 ms, then 500, 1000, 2000, 2000 ms while no ack frees its journal.
+    # after 250 ms, then 500, 1000, 2000, 2000 ms while no ack frees its journal
+    # (the first pass all it holds, the next ones the oldest alone).
     link, sent = _link()
     beat = c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(0, 0, 0, 0))[:-1]
     link.receive(c.encode_frame(c.HELLO, 10, c.pack_hello(77, 0))[:-1], 0)
@@ -317,6 +318,19 @@ def check_link_resend_backs_off_while_acks_are_late():
     assert _resent(sent) == []
     link.poll(12050)
     assert _resent(sent) == [2]
+    # After the first pass, only the oldest goes again; after progress, all of them.
+    link.event(c.BUTTON, c.pack_button(0, 12100), 12100)
+    link.event(c.BUTTON, c.pack_button(0, 12200), 12200)
+    assert _resent(sent) == [3, 4]
+    link.poll(12549)
+    assert _resent(sent) == []
+    link.poll(12550)
+    assert _resent(sent) == [2]  # the oldest alone, while the acks are late
+    link.receive(c.encode_frame(c.ACK, 2)[:-1], 12600)
+    link.poll(12850)
+    assert _resent(sent) == [3, 4]
+    link.poll(13350)
+    assert _resent(sent) == [3]
 
 
 def check_link_commands_in_order_once():

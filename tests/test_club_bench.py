@@ -60,10 +60,11 @@ def test_emulated_boards_play_their_games_into_exact_records():
 
 
 def test_emulated_boards_resend_when_the_firmware_does():
-    """An emulated board's journal goes again when the firmware's would (firmware/
-    link.py's BoardLink, the same script of events, host heartbeats and acks): 250 ms
-    after its event, then 500, 1000, 2000 ms apart while the host's acks are late,
-    and 250 ms after an ack that frees some of it."""
+    """An emulated board's journal goes again when and as much as the firmware's
+    (firmware/link.py's BoardLink, the same script of events, host heartbeats and
+    acks): all of it 250 ms after its event, then the oldest alone 500, 1000, 2000 ms
+    apart while the host's acks are late, and all again 250 ms after an ack that
+    frees some of it."""
     import random
     import sys
 
@@ -81,9 +82,9 @@ def test_emulated_boards_resend_when_the_firmware_does():
     firmware, sent = firmware_checks._link()
     beat = c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(0, 0, 0, 0))[:-1]
     square = c.pack_square(3, b"\x01", 0)
-    events = {3000: 1, 3400: 2, 9000: 3}  # ms -> the event's seq
-    acks = {4100: 1, 12100: 3}  # ms -> the host's ack (1: frees one of two)
-    times: dict[str, list[int]] = {"firmware": [], "emulated": []}
+    events = {3000: 1, 3100: 2, 3200: 3}  # ms -> the event's seq
+    acks = {4100: 1, 12100: 3}  # ms -> the host's ack (1: frees one of three)
+    times: dict[str, list[tuple[int, int]]] = {"firmware": [], "emulated": []}
     for ms in range(1000, 15000, 10):
         s = ms / 1000
         if ms % 1000 == 0:  # the host's heartbeat: it is there, however late its acks
@@ -99,9 +100,11 @@ def test_emulated_boards_resend_when_the_firmware_does():
         resent = emulated.resent
         firmware.poll(ms)
         emulated.tick(s, heartbeat=False)
-        if any(c.decode_frame(bytes(f)[:-1])[0] in c.EVENTS for f in sent):
-            times["firmware"].append(ms)
+        again = sum(c.decode_frame(bytes(f)[:-1])[0] in c.EVENTS for f in sent)
+        if again:
+            times["firmware"].append((ms, again))
         if emulated.resent > resent:
-            times["emulated"].append(ms)
-    assert times["firmware"] == [3250, 3750, 4350, 4850, 5850, 7850, 9850, 11850], times
+            times["emulated"].append((ms, emulated.resent - resent))
+    assert times["firmware"] == [(3250, 3), (3750, 1), (4350, 2), (4850, 1), (5850, 1),
+                                 (7850, 1), (9850, 1), (11850, 1)], times
     assert times["emulated"] == times["firmware"]

@@ -8,8 +8,8 @@ own lean client, masume.link.mqtt_client, used as the firmware's umqtt is: a las
 will, QoS 1, no resends but the journal's), and speaks the board's side of
 protocol/SPEC.md with the shared codec: WELCOME to every HELLO then a HEARTBEAT,
 events (SQUARE with the board's time, BUTTON) numbered and journalled until
-acknowledged, resent after 250 ms without ack progress and then after 500, 1000,
-2000 ms while none comes (firmware/link.py), a heartbeat every second, commands
+acknowledged, resent after 250 ms without ack progress and then (the oldest alone)
+after 500, 1000, 2000 ms while none comes (firmware/link.py), a heartbeat every second, commands
 carried out in order and acknowledged (LED_FRAME, LED_SET, SNAPSHOT_REQ). What it
 does not emulate is the scan and the debounce: an event leaves when the hand's
 movement is over, as the firmware's does once its debounce is.
@@ -221,22 +221,22 @@ class EmulatedBoard:
         self.progress_at = now
         self.resend_wait = RESEND_S
 
-    def _resend(self, now: float) -> None:
-        for frame in list(self.journal.values())[:RESEND_MAX]:
+    def _resend(self, now: float, burst: int = RESEND_MAX) -> None:
+        for frame in list(self.journal.values())[:burst]:
             self.client.publish(self.events_topic, frame, qos=1)
             self.resent += 1
         self.resent_at = now
 
     def tick(self, now: float, heartbeat: bool) -> None:
         """The board's timers (every 250 ms): resend, heartbeat. As the firmware's
-        BoardLink.poll: a resend RESEND_S after the last progress, then each one
-        twice as long after the one before (RESEND_MAX_S at most) until an ack frees
-        the journal."""
+        BoardLink.poll: a resend RESEND_S after the last progress (up to RESEND_MAX
+        frames), then the oldest alone, each time twice as long after the one before
+        (RESEND_MAX_S at most), until an ack frees the journal."""
         if not self._host_alive(now):
             return
         if (self.journal and now - self.progress_at >= RESEND_S
                 and now - self.resent_at >= self.resend_wait):
-            self._resend(now)
+            self._resend(now, RESEND_MAX if self.resend_wait == RESEND_S else 1)
             self.resend_wait = min(self.resend_wait * 2, RESEND_MAX_S)
         if heartbeat:
             self._heartbeat()
