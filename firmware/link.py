@@ -1,12 +1,14 @@
 # The board's end of the protocol (protocol/SPEC.md): handshake, event
 # sequence numbers and the journal, cumulative acks both ways, resend after
-# silence, in-order commands, heartbeats. Frame-level: the serial link feeds it
-# frames cut by a Deframer, the MQTT link one frame per message.
+# silence (backing off while the acks are merely late), in-order commands,
+# heartbeats. Frame-level: the serial link feeds it frames cut by a Deframer, the
+# MQTT link one frame per message.
 
 from clock import ticks_diff
 from masume_protocol import codec as c
 
 RESEND_MS = 250  # no ack progress for this long: send the unacked events again
+RESEND_MAX_MS = 2000  # each pass without progress doubles the wait, up to this
 RESEND_BURST = 32  # at most this many frames per resend pass
 HEARTBEAT_MS = 1000
 HOST_TIMEOUT_MS = 3500  # no frame from the host for this long: it is gone
@@ -25,8 +27,11 @@ class BoardLink:
         self.device = device
         self.host_seen = None  # ticks of the last good frame from the host
         self.last_cmd = 0  # seq of the last command carried out
-        self.last_progress = 0  # ticks of the last ack that freed journal space
+        # ticks since the oldest unacked event waits: the last ack that freed journal
+        # space, or the event sent into an empty journal
+        self.last_progress = 0
         self.last_resend = 0
+        self.resend_wait = RESEND_MS  # doubles with each pass without progress
         self.last_heartbeat = 0
         self.bad_frames = 0
 
@@ -42,10 +47,16 @@ class BoardLink:
         """Journal an event and send it if a host listens; returns its seq."""
         seq = self.journal.next
         frame = c.encode_frame(mtype, seq, payload)
+        if not len(self.journal):
+            self._progress(now)  # its resend waits RESEND_MS from now, not from an old ack
         self.journal.append(frame)
         if self.host_alive(now):
             self.send(frame)
         return seq
+
+    def _progress(self, now):
+        self.last_progress = now
+        self.resend_wait = RESEND_MS
 
     def receive(self, raw, now):
         try:
@@ -69,12 +80,13 @@ class BoardLink:
             self._heartbeat(now)
             self.faults()
             if boot == self.boot:
+                self._progress(now)  # a new session: its acks are not late yet
                 self._resend(now)
         elif mtype == c.ACK:
             before = self.journal.first
             self.journal.ack(seq)
             if self.journal.first != before:
-                self.last_progress = now
+                self._progress(now)
         elif mtype in c.COMMANDS:
             if seq == self.last_cmd + 1:
                 self.last_cmd = seq
@@ -107,19 +119,28 @@ class BoardLink:
         j = self.journal
         self.send(c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(j.next, j.first, now, self.boot)))
 
-    def _resend(self, now):
+    def _resend(self, now, burst=RESEND_BURST):
         j = self.journal
-        last = min(j.next, j.first + RESEND_BURST)
+        last = min(j.next, j.first + burst)
         for seq in range(j.first, last):
             self.send(j.frame(seq))
         self.last_resend = now
 
     def poll(self, now):
-        """Resend and heartbeat timers; allocates nothing when neither is due."""
+        """Resend and heartbeat timers; allocates nothing when neither is due.
+
+        Unacked events go again RESEND_MS after the last progress (up to
+        RESEND_BURST of them: a lost one is repaired with those after it, which the
+        host dropped), then only the oldest, after 2x, 4x ... that (at most
+        RESEND_MAX_MS) while no ack frees journal space: a host whose acks are late
+        (busy, or saving) is not fed the same events four times a second, and still
+        hears that the board waits. An ack that frees space starts again at
+        RESEND_MS, with the whole burst."""
         if ticks_diff(now, self.last_heartbeat) >= HEARTBEAT_MS:
             self._heartbeat(now)
         if (len(self.journal) and self.host_alive(now)
                 and ticks_diff(now, self.last_progress) >= RESEND_MS
-                and ticks_diff(now, self.last_resend) >= RESEND_MS):
-            self._resend(now)
+                and ticks_diff(now, self.last_resend) >= self.resend_wait):
+            self._resend(now, RESEND_BURST if self.resend_wait == RESEND_MS else 1)
+            self.resend_wait = min(self.resend_wait * 2, RESEND_MAX_MS)
 

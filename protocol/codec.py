@@ -126,6 +126,28 @@ def encode_frame(mtype: int, seq: int, payload: bytes = b"") -> bytes:
     return cobs_encode(body) + b"\x00"
 
 
+def peek_frame(raw: bytes) -> "tuple[int, int] | None":
+    """(type, seq) of a frame without its zero, from its first bytes alone: not
+    checked (no CRC), nothing past them decoded; None when they are not there.
+    For a receiver to drop what it has already (a resent event: an old seq) before
+    it decodes the whole frame; anything it keeps goes through decode_frame."""
+    head = bytearray()
+    i = 0
+    n = len(raw)
+    while len(head) < 5:
+        if i >= n:
+            return None
+        code = raw[i]
+        end = i + code
+        if code == 0 or end > n:
+            return None
+        head.extend(raw[i + 1:min(end, i + 6)])
+        i = end
+        if code < 0xFF and i < n:
+            head.append(0)
+    return head[0], int.from_bytes(bytes(head[1:5]), "little")
+
+
 def decode_frame(raw: bytes) -> tuple[int, int, bytes]:
     """(type, seq, payload) from one frame without its zero; FrameError if damaged."""
     body = cobs_decode(raw)

@@ -52,6 +52,24 @@ def check_message_vectors():
         assert _listify(c.unpack(mtype, payload)) == m["fields"], m["name"]
 
 
+def check_peek_frame_reads_type_and_seq_alone():
+    # The header of every message vector, from its first bytes; a frame cut short
+    # anywhere in them is None, and past them (or with its CRC damaged) still read.
+    for m in _vectors()["messages"]:
+        frame = _unhex(m["frame"])[:-1]
+        assert c.peek_frame(frame) == (m["type"], m["seq"]), m["name"]
+        damaged = bytearray(frame)
+        damaged[-1] = damaged[-1] ^ 0x55 or 1
+        assert c.peek_frame(bytes(damaged)) == (m["type"], m["seq"]), m["name"]
+    for seq in (0, 1, 255, 256, 65536, 0x01000000, 0xFFFFFFFF, 0x00FF00FF):
+        frame = c.encode_frame(c.SQUARE, seq, c.pack_square(3, b"", 9))[:-1]
+        assert c.peek_frame(frame) == (c.SQUARE, seq), seq
+        for cut in range(len(frame)):
+            head = c.peek_frame(frame[:cut])
+            assert head is None or head == (c.SQUARE, seq), (seq, cut)
+    assert c.peek_frame(b"") is None and c.peek_frame(b"\x09\x01") is None
+
+
 def check_bad_frames_rejected():
     for name, hexed in _vectors()["bad_frames"]:
         try:
@@ -252,6 +270,67 @@ def check_link_handshake_events_acks_and_resend():
     assert _decoded(sent) == []
     link.poll(1006)  # a second after the last HELLO's heartbeat
     assert _names(_decoded(sent)) == ["heartbeat"]
+
+
+def _resent(sent):
+    """The seqs of the events among the frames sent (the heartbeats left out)."""
+    return [m[1] for m in _decoded(sent) if m[0] in c.EVENTS]
+
+
+def check_link_resend_backs_off_while_acks_are_late():
+    # A host that is alive (its heartbeats come) but slow to ack: the board resends
+    # after 250 ms, then 500, 1000, 2000, 2000 ms while no ack frees its journal
+    # (the first pass all it holds, the next ones the oldest alone).
+    link, sent = _link()
+    beat = c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(0, 0, 0, 0))[:-1]
+    link.receive(c.encode_frame(c.HELLO, 10, c.pack_hello(77, 0))[:-1], 0)
+    _decoded(sent)
+    link.poll(5000)  # an idle second or five: a heartbeat, nothing to resend
+    link.receive(beat, 5000)
+    _decoded(sent)
+    link.event(c.SQUARE, c.pack_square(3, b"\x01", 5000), 5000)
+    assert [m[1] for m in _decoded(sent)] == [1]
+    resent_at = []
+    for now in range(5010, 11000, 10):
+        if now % 1000 == 0:
+            link.receive(beat, now)  # the host is there, its acks are late
+        link.poll(now)
+        if _resent(sent):
+            resent_at.append(now)
+    # The first resend waits 250 ms from the event itself, not from an ack long gone.
+    assert resent_at == [5250, 5750, 6750, 8750, 10750], resent_at
+    link.event(c.BUTTON, c.pack_button(0, 11000), 11000)
+    _decoded(sent)
+    link.receive(c.encode_frame(c.ACK, 1)[:-1], 11005)  # progress: back to 250 ms
+    link.poll(11254)
+    assert _resent(sent) == []
+    link.poll(11255)
+    assert _resent(sent) == [2]
+    link.receive(c.encode_frame(c.ACK, 1)[:-1], 11300)  # an ack of nothing new: no reset
+    link.poll(11754)
+    assert _resent(sent) == []
+    link.poll(11755)
+    assert _resent(sent) == [2]
+    # A new session (HELLO of the same boot) resends at once, and 250 ms after it.
+    link.receive(c.encode_frame(c.HELLO, 20, c.pack_hello(77, 1))[:-1], 11800)
+    assert _resent(sent) == [2]
+    link.poll(12049)
+    assert _resent(sent) == []
+    link.poll(12050)
+    assert _resent(sent) == [2]
+    # After the first pass, only the oldest goes again; after progress, all of them.
+    link.event(c.BUTTON, c.pack_button(0, 12100), 12100)
+    link.event(c.BUTTON, c.pack_button(0, 12200), 12200)
+    assert _resent(sent) == [3, 4]
+    link.poll(12549)
+    assert _resent(sent) == []
+    link.poll(12550)
+    assert _resent(sent) == [2]  # the oldest alone, while the acks are late
+    link.receive(c.encode_frame(c.ACK, 2)[:-1], 12600)
+    link.poll(12850)
+    assert _resent(sent) == [3, 4]
+    link.poll(13350)
+    assert _resent(sent) == [3]
 
 
 def check_link_commands_in_order_once():

@@ -57,3 +57,54 @@ def test_emulated_boards_play_their_games_into_exact_records():
     assert result["actions"] >= 4
     assert result["samples"] > 0 and result["canary_samples"] > 0
     assert result["bad_frames"] == 0
+
+
+def test_emulated_boards_resend_when_the_firmware_does():
+    """An emulated board's journal goes again when and as much as the firmware's
+    (firmware/link.py's BoardLink, the same script of events, host heartbeats and
+    acks): all of it 250 ms after its event, then the oldest alone 500, 1000, 2000 ms
+    apart while the host's acks are late, and all again 250 ms after an ack that
+    frees some of it."""
+    import random
+    import sys
+
+    from micropython_vm import ROOT
+
+    sys.path.insert(0, str(ROOT / "firmware"))  # the firmware's flat module layout
+    import firmware_checks
+
+    from masume.bench.club_emulated import EmulatedBoard
+    from masume_protocol import codec as c
+
+    rules = load_rules("soccer-shogi")
+    board = load_board(rules.board)
+    emulated = EmulatedBoard("t-1", board, {}, [], random.Random(1))
+    firmware, sent = firmware_checks._link()
+    beat = c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(0, 0, 0, 0))[:-1]
+    square = c.pack_square(3, b"\x01", 0)
+    events = {3000: 1, 3100: 2, 3200: 3}  # ms -> the event's seq
+    acks = {4100: 1, 12100: 3}  # ms -> the host's ack (1: frees one of three)
+    times: dict[str, list[tuple[int, int]]] = {"firmware": [], "emulated": []}
+    for ms in range(1000, 15000, 10):
+        s = ms / 1000
+        if ms % 1000 == 0:  # the host's heartbeat: it is there, however late its acks
+            firmware.receive(beat, ms)
+            emulated.host_heard = s
+        if ms in events:
+            firmware.event(c.SQUARE, square, ms)
+            emulated._event(c.SQUARE, square, s)
+        if ms in acks:
+            firmware.receive(c.encode_frame(c.ACK, acks[ms])[:-1], ms)
+            emulated._acked(acks[ms], s)
+        del sent[:]
+        resent = emulated.resent
+        firmware.poll(ms)
+        emulated.tick(s, heartbeat=False)
+        again = sum(c.decode_frame(bytes(f)[:-1])[0] in c.EVENTS for f in sent)
+        if again:
+            times["firmware"].append((ms, again))
+        if emulated.resent > resent:
+            times["emulated"].append((ms, emulated.resent - resent))
+    assert times["firmware"] == [(3250, 3), (3750, 1), (4350, 2), (4850, 1), (5850, 1),
+                                 (7850, 1), (9850, 1), (11850, 1)], times
+    assert times["emulated"] == times["firmware"]

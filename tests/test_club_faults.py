@@ -182,3 +182,54 @@ def test_malformed_frames_on_the_broker_are_said_and_the_game_goes_on(broker, ma
     said = caplog.text
     assert "board link: bad frame (snapshot" in said and "from table-3, dropped" in said
     assert "cannot start table" not in said
+
+
+def test_a_resent_event_the_server_has_is_dropped_by_its_seq_alone(broker, make_sim):
+    """A board resends its journal while its ACK is late: an event whose seq the
+    link has had already is dropped by its seq alone, neither decoded nor checked
+    (a resent frame whose CRC is damaged is no bad frame), counted as a duplicate and
+    answered by an ACK of where the server stands; the game goes on."""
+    sim = make_sim(mqtt=broker.url, unit="table-4")
+    set_up(sim)
+    hands = Hands(sim)
+    store = ClubStore(":memory:")
+    server = ClubServer(broker.url, store,
+                        {"table-4": make_assignment("table-4", {"game": "soccer-shogi"})}).start()
+    watcher = new_client("watch-table-4")
+    acks: list[int] = []
+
+    def heard(client: object, userdata: object, message: object) -> None:
+        mtype, seq, _ = c.decode_frame(message.payload)  # type: ignore[attr-defined]
+        if mtype == c.ACK:
+            acks.append(seq)
+
+    watcher.on_message = heard
+    try:
+        assert wait_for(lambda: "table-4" in server.tables
+                        and server.tables["table-4"].link.connected.is_set(), 30)
+        hands.move()
+        assert wait_for(lambda: recorded(store, "table-4") == hands.made)
+        link = server.tables["table-4"].link
+        assert wait_for(lambda: link.ack >= 2)  # the move's lift and place
+        old = bytearray(c.encode_frame(
+            c.SQUARE, 1, c.pack_square(sim.board.cell("C5").index, b"\x63", 1))[:-1])
+        old[-1] = old[-1] ^ 0x55 or 1  # the CRC damaged (never into a zero byte)
+        with pytest.raises(c.FrameError):
+            c.decode_frame(bytes(old))
+        duplicates, bad = link.stats.duplicates, link.stats.bad_frames
+        watcher.connect("127.0.0.1", broker.port)
+        watcher.loop_start()
+        watcher.subscribe(topic("table-4", "commands"), qos=1)
+        assert wait_for(lambda: watcher.is_connected())
+        for _ in range(3):
+            watcher.publish(topic("table-4", "events"), bytes(old), qos=1).wait_for_publish(5)
+        assert wait_for(lambda: link.stats.duplicates >= duplicates + 3)
+        assert link.stats.bad_frames == bad
+        assert wait_for(lambda: link.ack in acks)
+        hands.move()
+        assert wait_for(lambda: recorded(store, "table-4") == hands.made)
+    finally:
+        watcher.loop_stop()
+        watcher.disconnect()
+        server.close()
+        store.close()

@@ -54,7 +54,7 @@ choices.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache, partial
 from itertools import pairwise
@@ -189,6 +189,8 @@ class Tracker:
         #: _same_origin's (base, current position, the cells the last action took
         #: pieces from), kept while the search asks about the same two positions
         self._origin: tuple[AnyPosition, AnyPosition, set[str]] | None = None
+        #: _readings' last layout made: (position, its layout)
+        self._layout_of: tuple[AnyPosition, Mapping[str, Any]] | None = None
         self._sensed: dict[str, Signature] | None = None
         #: The sensed cells that read something (not what they read with nothing on
         #: them): only these and the cells of a position's layout can differ from it.
@@ -717,11 +719,37 @@ class Tracker:
         return any(had[name] != want[name] and self._match(self._sensed[name], want[name])
                    for name in differ)
 
-    def _changes_all(self, before: AnyPosition, after: AnyPosition, cells: Iterable[str]) -> bool:
+    def _changes_all(self, before: AnyPosition, after: AnyPosition,
+                     cells: Collection[str]) -> bool:
         """Does ``before -> after`` change the reading of every one of ``cells``?
         (``set(cells) <= self.touched(before, after)``, without building the set.)"""
-        a, b = self.signature(before), self.signature(after)
-        return all(a[name] != b[name] for name in cells)
+        a = self.signature(before)
+        for name, sig in zip(cells, self._readings(after, cells)):
+            if a[name] == sig:
+                return False
+        return True
+
+    def _readings(self, position: AnyPosition, cells: Collection[str]) -> list[Signature]:
+        """``[self.signature(position)[name] for name in cells]``, but for a position
+        not signed yet made from its layout alone, and not kept: the search asks
+        this of every successor of every first action, and most fail it, so their
+        whole signatures would never be needed (Tracker._sign)."""
+        kept = self._signatures.get(position) or self._older_signatures.get(position)
+        if kept is not None:
+            signature = kept[0]
+            return [signature[name] for name in cells]
+        memo = self._layout_of
+        if memo is not None and memo[0] is position:
+            layout = memo[1]
+        else:
+            layout = position.layout()
+            self._layout_of = (position, layout)
+        empty, out = self._empty, []
+        for name in cells:
+            pieces = layout.get(name)
+            sig = empty[name] if pieces is None else self._cell_reading(name, pieces)
+            out.append(empty[name] if sig is _UNSENSED else sig)
+        return out
 
     def _shows(self, before: AnyPosition, after: AnyPosition) -> bool:
         """Does the board show the action ``before -> after`` (removed pieces may linger)?"""
@@ -765,7 +793,12 @@ class Tracker:
         """Does the action ``base -> after`` take pieces from where the last action took
         them? Only then can it be the last action, read again."""
         last = self._last_sources(base)
-        return bool(last) and last <= self._sources(base, after)
+        if not last:
+            return False
+        # ``last <= self._sources(base, after)``, a cell at a time (_less is False
+        # where the readings are the same, i.e. for a cell ``touched`` leaves out).
+        a = self.signature(base)
+        return all(_less(sig, a[name]) for name, sig in zip(last, self._readings(after, last)))
 
     def _last_sources(self, base: AnyPosition) -> set[str]:
         """The cells the last action (``base`` -> the game's position) took pieces from."""

@@ -8,11 +8,11 @@ own lean client, masume.link.mqtt_client, used as the firmware's umqtt is: a las
 will, QoS 1, no resends but the journal's), and speaks the board's side of
 protocol/SPEC.md with the shared codec: WELCOME to every HELLO then a HEARTBEAT,
 events (SQUARE with the board's time, BUTTON) numbered and journalled until
-acknowledged, resent after 250 ms without ack progress, a heartbeat every
-second, commands carried out in order and acknowledged (LED_FRAME, LED_SET,
-SNAPSHOT_REQ). What it does not emulate is the scan and the debounce: an event
-leaves when the hand's movement is over, as the firmware's does once its
-debounce is.
+acknowledged, resent after 250 ms without ack progress and then (the oldest alone)
+after 500, 1000, 2000 ms while none comes (firmware/link.py), a heartbeat every second, commands
+carried out in order and acknowledged (LED_FRAME, LED_SET, SNAPSHOT_REQ). What it
+does not emulate is the scan and the debounce: an event leaves when the hand's
+movement is over, as the firmware's does once its debounce is.
 
 The hands play the planned games of ``masume bench club`` (plan_games: every
 action one the server's tracker reads, confirm presses where the sensors cannot
@@ -61,6 +61,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from masume.link.loop import HOST_HEARTBEAT
 from masume.link.mqtt_client import MqttClient
 from masume_protocol import codec as c
 
@@ -80,6 +81,7 @@ from .club import (
 )
 
 RESEND_S = 0.25  # the board resends unacknowledged events after this long without progress
+RESEND_MAX_S = 2.0  # ... then after twice as long each time, up to this (firmware/link.py)
 RESEND_MAX = 32  # at most this many at a time (firmware/journal.py)
 JOURNAL = 256  # the board's ring of unacknowledged events
 HOST_SILENT_S = 3.5  # no host heard for this long: the board only journals
@@ -157,7 +159,9 @@ class EmulatedBoard:
         self.first_seq = 1
         self.command_seq = 0  # the last command carried out
         self.host_heard = float("-inf")
-        self.progress_at = 0.0
+        self.progress_at = 0.0  # since when the oldest unacked event waits
+        self.resent_at = 0.0
+        self.resend_wait = RESEND_S
         self.picture: dict[int, tuple[tuple[int, int, int], int]] = {}
         self.lit = asyncio.Event()
         self.measure = Measure()
@@ -166,6 +170,7 @@ class EmulatedBoard:
         self.step_in_action = 0
         self.notations: list[str] = []
         self.bad_frames = 0
+        self.resent = 0  # event frames sent again (the journal's resends)
         self.events_topic = topic(unit, "events").encode()
         commands, status = topic(unit, "commands").encode(), topic(unit, "status").encode()
 
@@ -191,36 +196,48 @@ class EmulatedBoard:
     def _send(self, mtype: int, seq: int, payload: bytes = b"") -> None:
         self.client.publish(self.events_topic, c.encode_frame(mtype, seq, payload)[:-1], qos=1)
 
-    def _host_alive(self) -> bool:
-        return time.perf_counter() - self.host_heard < HOST_SILENT_S
+    def _host_alive(self, now: float) -> bool:
+        return now - self.host_heard < HOST_SILENT_S
 
-    def _event(self, mtype: int, payload: bytes) -> None:
+    def _event(self, mtype: int, payload: bytes, now: float) -> None:
         seq = self.next_seq
         self.next_seq += 1
         frame = c.encode_frame(mtype, seq, payload)[:-1]
+        if not self.journal:
+            self._progress(now)  # its resend waits RESEND_S from now
         self.journal[seq] = frame
         if len(self.journal) > JOURNAL:
             del self.journal[next(iter(self.journal))]
             self.first_seq = next(iter(self.journal))
-        if self._host_alive():
-            self.measure.sent(time.perf_counter())
+        if self._host_alive(now):
+            self.measure.sent(now)
             self.client.publish(self.events_topic, frame, qos=1)
 
     def _heartbeat(self) -> None:
         first = next(iter(self.journal)) if self.journal else self.next_seq
         self._send(c.HEARTBEAT, 0, c.pack_heartbeat(self.next_seq, first, self.ms(), self.boot))
 
-    def _resend(self) -> None:
-        for frame in list(self.journal.values())[:RESEND_MAX]:
+    def _progress(self, now: float) -> None:
+        self.progress_at = now
+        self.resend_wait = RESEND_S
+
+    def _resend(self, now: float, burst: int = RESEND_MAX) -> None:
+        for frame in list(self.journal.values())[:burst]:
             self.client.publish(self.events_topic, frame, qos=1)
-        self.progress_at = time.perf_counter()
+            self.resent += 1
+        self.resent_at = now
 
     def tick(self, now: float, heartbeat: bool) -> None:
-        """The board's timers (every 250 ms): resend, heartbeat."""
-        if not self._host_alive():
+        """The board's timers (every 250 ms): resend, heartbeat. As the firmware's
+        BoardLink.poll: a resend RESEND_S after the last progress (up to RESEND_MAX
+        frames), then the oldest alone, each time twice as long after the one before
+        (RESEND_MAX_S at most), until an ack frees the journal."""
+        if not self._host_alive(now):
             return
-        if self.journal and now - self.progress_at >= RESEND_S:
-            self._resend()
+        if (self.journal and now - self.progress_at >= RESEND_S
+                and now - self.resent_at >= self.resend_wait):
+            self._resend(now, RESEND_MAX if self.resend_wait == RESEND_S else 1)
+            self.resend_wait = min(self.resend_wait * 2, RESEND_MAX_S)
         if heartbeat:
             self._heartbeat()
 
@@ -235,6 +252,9 @@ class EmulatedBoard:
 
     def _on_message(self, _topic: bytes, message: bytes) -> None:
         now = time.perf_counter()
+        if message == HOST_HEARTBEAT:  # most of what a board hears: the same frame always
+            self.host_heard = now
+            return
         try:
             mtype, seq, payload = c.decode_frame(message.rstrip(b"\x00"))
             fields = c.unpack(mtype, payload)
@@ -247,16 +267,17 @@ class EmulatedBoard:
             _, boot, ack = fields
             self.command_seq = seq
             if boot == self.boot:
-                self._acked(ack)
+                self._acked(ack, now)
             first = next(iter(self.journal)) if self.journal else self.next_seq
             self._send(c.WELCOME, 0, c.pack_welcome(self.boot, self.next_seq, first,
                                                     self.board.hash, "emulated",
                                                     self.board.id))
             self._heartbeat()
             if boot == self.boot and self.journal:
-                self._resend()
+                self._progress(now)
+                self._resend(now)
         elif mtype == c.ACK:
-            self._acked(seq)
+            self._acked(seq, now)
         elif mtype in c.COMMANDS:
             if seq == (self.command_seq + 1) & 0xFFFFFFFF:
                 self.command_seq = seq
@@ -268,13 +289,13 @@ class EmulatedBoard:
                     self._leds(mtype, fields, now)
             self._send(c.ACK, self.command_seq)
 
-    def _acked(self, seq: int) -> None:
+    def _acked(self, seq: int, now: float) -> None:
         progressed = False
         while self.journal and next(iter(self.journal)) <= seq:
             del self.journal[next(iter(self.journal))]
             progressed = True
         if progressed:
-            self.progress_at = time.perf_counter()
+            self._progress(now)
 
     def _leds(self, mtype: int, entries: list[Any], now: float) -> None:
         picture = {} if mtype == c.LED_FRAME else dict(self.picture)
@@ -298,18 +319,21 @@ class EmulatedBoard:
     def step(self) -> None:
         if self.action >= len(self.plan):
             return
+        now = time.perf_counter()
         planned = self.plan[self.action]
         kind, where, what = planned.steps[self.step_in_action]
         self.measure.moved(kind)
         if kind == "press":
-            self._event(c.BUTTON, c.pack_button(self.board.button(where).index, self.ms()))
+            self._event(c.BUTTON, c.pack_button(self.board.button(where).index, self.ms()),
+                        now)
         else:
             if kind == "lift":
                 self.stacks[where].pop()
             else:
                 self.stacks[where].append(what)
             cell = self.board.cell(where)
-            self._event(c.SQUARE, c.pack_square(cell.index, self._reading(where), self.ms()))
+            self._event(c.SQUARE, c.pack_square(cell.index, self._reading(where), self.ms()),
+                        now)
         self.step_in_action += 1
         if self.step_in_action == len(planned.steps):
             self.notations.append(planned.notation)
@@ -564,6 +588,8 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
                   if Path(f"/proc/{p}").exists())
         for b in boards:
             b.measure.measure = True
+        resent0 = sum(b.resent for b in boards)
+        events0 = sum(b.next_seq for b in boards)
         logs = [work / "server.log"] if servers == 1 else [work / f"{i}.log" for i in ids]
 
         async def loops() -> list[dict[str, float] | None]:
@@ -584,6 +610,8 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
         lateness.stop()
         busy = time.monotonic() - t0
         cpu_used = cpu() - cpu0
+        resent = sum(b.resent for b in boards) - resent0
+        events = sum(b.next_seq for b in boards) - events0
         loop_used = loop_cpu_delta(loops0, await loops())
         own = (time.process_time() - own0) / busy * 100
         want = {b.unit: b.notations for b in boards} | {
@@ -626,7 +654,8 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
                 "bench_late_p99": lateness.p99(),
                 "startup_s": startup,
                 "actions": sum(len(v) for v in want.values()), "differ": differ,
-                "bad_frames": sum(b.bad_frames for b in boards)}
+                "bad_frames": sum(b.bad_frames for b in boards),
+                "resent": resent, "events": events, "cpu_s": cpu_used}
     finally:
         stop.set()
         if timers is not None:
@@ -726,7 +755,10 @@ def run(boards: int, seconds: float, pace: float, canaries: int = 2, servers: in
               f"{r['canary_p99']:.1f} ms (n={r['canary_samples']}); bench process "
               f"{r['bench_cpu']:.0f} % of a core, its loop late p99 "
               f"{r['bench_late_p99']:.0f} ms; all tables running after "
-              f"{r['startup_s']:.1f} s", flush=True)
+              f"{r['startup_s']:.1f} s; the boards resent {r['resent']} event frames "
+              f"({r['resent'] / max(1, r['events']):.2f} per event made); the server's "
+              f"processes (loop and workers) {r['cpu_s'] / max(1, r['events']) * 1000:.2f} "
+              f"ms of CPU per event made", flush=True)
         if r["loop"]:
             print("            " + loop_line(r["loop"], r["busy_s"]), flush=True)
         if kill:

@@ -141,15 +141,19 @@ class LoopLink(BoardSession):
             if not payload or b"\x00" in payload:
                 self.hub.malformed += 1
                 continue
+            if serving:
+                head = c.peek_frame(payload)
+                if head is not None and head[0] in c.EVENTS and head[1] <= self._received:
+                    # An event handled already (a journal resent while the ACK was on
+                    # its way): told where we stand, by one ACK for them all, and
+                    # neither decoded nor checked (its seq alone says it is old; a
+                    # damaged one is no worse answered so).
+                    resent += 1
+                    continue
             try:
                 mtype, seq, body = c.decode_frame(payload)
             except c.FrameError:
                 self.stats.bad_frames += 1  # the line's noise: the resend repairs it
-                continue
-            if serving and mtype in c.EVENTS and seq <= self._received:
-                # An event handled already (a journal resent while the ACK was on its
-                # way): told where we stand, by one ACK for them all, and not unpacked.
-                resent += 1
                 continue
             frame = self._unpack(mtype, seq, body)
             if frame is not None:
