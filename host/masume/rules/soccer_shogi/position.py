@@ -825,62 +825,8 @@ class Position:
 
     def _search_chains(self, square: int, setting: tuple[list[int], int, int]) -> list[
             tuple[Jump, int, int, bool]]:
-        """:meth:`_chains` of a player with a first hop."""
-        board, free_ball, victim = setting
-        ball = self.ball
-        board[square] = EMPTY  # while the jumper is in the air; nothing else empties or fills
-        # A chain's state: 2 * square + (1 if the jumper has the ball).
-        start = 2 * square + (ball == square)
-        # A path is an int, 6 bits a square, the first square highest (a pitch square's
-        # index is 5-44: its top bits are never all 0): extended by one shift and add,
-        # and a dictionary key hashed at once.
-        best: dict[int, int] = {}
-        for hops in _FAMILY_HOPS:
-            # The first hops (a family may have none), then the search from where they land.
-            paths: dict[int, int] = {}
-            queue = []
-            for mid, land in hops[square]:
-                if board[mid] and not board[land]:
-                    new_state = 2 * land + 1 if start & 1 or land == free_ball \
-                        or mid == victim else 2 * land
-                    if new_state not in paths:
-                        paths[new_state] = square << 6 | land
-                        queue.append(new_state)
-            if not queue:
-                continue
-            paths[start] = square  # never a chain's result: it ends where it began
-            for state in queue:  # grows while it is read: breadth first
-                path = paths[state] << 6
-                has_ball = state & 1
-                for mid, land in hops[state >> 1]:
-                    if not board[mid] or board[land]:
-                        continue
-                    new_state = 2 * land + 1 if has_ball or land == free_ball or mid == victim \
-                        else 2 * land
-                    if new_state not in paths:
-                        paths[new_state] = path | land
-                        queue.append(new_state)
-            del paths[start]
-            if not best:
-                best = paths
-                continue
-            for state, found in paths.items():  # the other family: a shorter path replaces
-                if state not in best or _length(found) < _length(best[state]):
-                    best[state] = found
-        board[square] = self.cells[square]
-        out = []
-        # A chain's key: its path, then 7 bits: for a chain that took the ball from a
-        # holder, the holder's square (where it was taken is the path's first hop over
-        # it), 63 for none; and 1 where the jumper ends with the ball.
-        with_ball = (victim if victim >= 0 else 63) << 1 | 1
-        for state, path in best.items():
-            key = path << 7 | (with_ball if state & 1 else 126)
-            try:
-                chain = _JUMPS[key]
-            except KeyError:
-                chain = _new_chain(key, victim)
-            out.append(chain)
-        return out
+        """:meth:`_chains` of a player with a first hop (:func:`_search_chains`)."""
+        return _search_chains(square, self.ball, setting)
 
     def _chain_setting(self) -> tuple[list[int], int, int]:
         """What the chain searches of one listing read: the cells as a list (a search
@@ -1641,6 +1587,130 @@ class _QuickTest:
         return True if left else None
 
 
+#: Per family (orthogonal, diagonal), per square (all 50): its hops as (jumped, landing,
+#: twice the landing: a chain's state there without the ball).
+_HOPS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
+    tuple(tuple((mid, land, 2 * land) for mid, land in hops) for hops in family)
+    for family in _FAMILY_HOPS)
+#: The last 7 bits of a chain's key in ``_JUMPS`` (see :func:`_search_chains`) for a
+#: chain that takes no ball, and for one whose jumper had it from the start.
+_NO_BALL, _HELD_BALL = 126, 127
+
+
+def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) -> list[
+        tuple[Jump, int, int, bool]]:
+    """``Position._chains`` of the player on ``square`` (``ball``: the ball's square; the
+    ``setting``: ``Position._chain_setting``): a breadth-first search per family
+    (orthogonal, then diagonal) over the chain's states, the path to each kept as an int
+    (6 bits a square, the first highest: a pitch square's index is 5-44, so its top bits
+    are never all 0), extended by one shift and or.
+
+    Where the ball cannot change hands on the way (the jumper has it, or no ball is free
+    and no opponent holds it) a state is the square alone; else it is 2 * square + 1
+    where the jumper has the ball. The shortest path to a state is the first found, the
+    orthogonal one on a tie (a shorter diagonal path replaces it, in its place).
+    """
+    board, free_ball, victim = setting
+    mover = board[square]
+    board[square] = EMPTY  # while the jumper is in the air; nothing else empties or fills
+    best: dict[int, int] | None = None
+    queue: list[int]
+    if ball == square or (free_ball < 0 and victim < 0):
+        for hops in _HOPS:
+            paths = None
+            for mid, land, _ in hops[square]:
+                if board[mid] and not board[land]:
+                    if paths is None:
+                        paths = {square: square, land: square << 6 | land}
+                        queue = [land]
+                    else:
+                        paths[land] = square << 6 | land
+                        queue.append(land)
+            if paths is None:
+                continue
+            for at in queue:  # grows while it is read: breadth first
+                path = paths[at] << 6
+                for mid, land, _ in hops[at]:
+                    if board[mid] and not board[land] and land not in paths:
+                        paths[land] = path | land
+                        queue.append(land)
+            del paths[square]  # never a chain's result: it ends where it began
+            if best is None:
+                best = paths
+                continue
+            for at, found in paths.items():  # the diagonal family: a shorter path replaces
+                old = best.get(at)
+                if old is None or found.bit_length() < old.bit_length():
+                    best[at] = found
+        board[square] = mover
+        if best is None:
+            return []
+        code = _HELD_BALL if ball == square else _NO_BALL
+        out = []
+        for path in best.values():
+            key = path << 7 | code
+            chain = _JUMPS.get(key)
+            if chain is None:
+                chain = _new_chain(key, victim)
+            out.append(chain)
+        return out
+    start = 2 * square
+    for hops in _HOPS:
+        paths = None
+        for mid, land, state in hops[square]:
+            if board[mid] and not board[land]:
+                if land == free_ball or mid == victim:
+                    state += 1
+                if paths is None:
+                    paths = {start: square, state: square << 6 | land}
+                    queue = [state]
+                else:
+                    paths[state] = square << 6 | land
+                    queue.append(state)
+        if paths is None:
+            continue
+        for state in queue:
+            path = paths[state] << 6
+            if state & 1:  # the jumper has the ball: every state after has it too
+                for mid, land, new in hops[state >> 1]:
+                    if board[mid] and not board[land]:
+                        new += 1
+                        if new not in paths:
+                            paths[new] = path | land
+                            queue.append(new)
+            else:
+                for mid, land, new in hops[state >> 1]:
+                    if board[mid] and not board[land]:
+                        if land == free_ball or mid == victim:
+                            new += 1
+                        if new not in paths:
+                            paths[new] = path | land
+                            queue.append(new)
+        del paths[start]
+        if best is None:
+            best = paths
+            continue
+        for state, found in paths.items():
+            old = best.get(state)
+            if old is None or found.bit_length() < old.bit_length():
+                best[state] = found
+    board[square] = mover
+    if best is None:
+        return []
+    # A chain's key: its path, then 7 bits: for a chain that took the ball from a
+    # holder, the holder's square (where it was taken is the path's first hop over
+    # it), 63 for none; and 1 where the jumper ends with the ball.
+    with_ball = (victim if victim >= 0 else 63) << 1 | 1
+    out = []
+    for state, path in best.items():
+        key = path << 7 | (with_ball if state & 1 else _NO_BALL)
+        chain = _JUMPS.get(key)
+        if chain is None:
+            chain = _new_chain(key, victim)
+        out.append(chain)
+    return out
+
+
 def _new_chain(key: int, victim: int) -> tuple[Jump, int, int, bool]:
     """The chain of a key of ``_JUMPS`` (see ``Position._search_chains``), kept there."""
     if len(_JUMPS) >= 1 << 16:  # bounded: chains are many, few are met
@@ -1663,12 +1733,6 @@ def _path_squares(path: int) -> tuple[int, ...]:
         squares.append(path & 63)
         path >>= 6
     return tuple(reversed(squares))
-
-
-def _length(path: int) -> int:
-    """How many squares a path written as an int has (its first square's top bits: 5-44
-    is 3 to 6 bits)."""
-    return (path.bit_length() + 5) // 6
 
 
 def _steal(path: tuple[int, ...], victim: int) -> int:
