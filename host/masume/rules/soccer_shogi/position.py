@@ -557,7 +557,7 @@ class Position:
                     break
             else:
                 continue
-            chains = self._search_chains(square, setting)
+            chains = _search_chains(square, ball, setting)
             # quick.judge, inlined: a chain that takes no ball, from and to plain squares,
             # has the verdict of its player's plain steps
             # (one that takes the ball too, to a free quiet square: it closes no sandwich)
