@@ -384,8 +384,9 @@ class Position:
         system = self.system or ("", "", "")
         out = []
         for row, group in zip(_GOTE_ROWS, system):
-            placed = sum(1 for i in row if cells[i] != EMPTY and side_of(cells[i]) == GOTE)
-            out.append(([i for i in row if cells[i] == EMPTY], len(group) - placed))
+            pieces = [cells[i] for i in row]  # gote's pieces are the lower-case letters
+            out.append(([i for i, c in zip(row, pieces) if c == EMPTY],
+                        len(group) - sum(map(str.islower, pieces))))
         return out
 
     @staticmethod
