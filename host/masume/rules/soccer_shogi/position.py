@@ -1592,6 +1592,8 @@ class _QuickTest:
 _HOPS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
     tuple(tuple((mid, land, 2 * land) for mid, land in hops) for hops in family)
     for family in _FAMILY_HOPS)
+#: Per square (all 50): its parity class, the parities of its file and rank.
+_PARITY: tuple[int, ...] = tuple((s % 5 & 1) << 1 | (s // 5 & 1) for s in range(50))
 #: The last 7 bits of a chain's key in ``_JUMPS`` (see :func:`_search_chains`) for a
 #: chain that takes no ball, and for one whose jumper had it from the start.
 _NO_BALL, _HELD_BALL = 126, 127
@@ -1615,7 +1617,13 @@ def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) 
     board[square] = EMPTY  # while the jumper is in the air; nothing else empties or fills
     best: dict[int, int] | None = None
     queue: list[int]
-    if ball == square or (free_ball < 0 and victim < 0):
+    # A chain keeps its jumper's parity class (each hop moves two files, two ranks or
+    # both): it lands only on squares of that class and jumps only over the others'.
+    # So a free ball elsewhere is never landed on, an opponent holding the ball in the
+    # class never jumped over.
+    parity = _PARITY[square]
+    if ball == square or ((free_ball < 0 or _PARITY[free_ball] != parity)
+                          and (victim < 0 or _PARITY[victim] == parity)):
         for hops in _HOPS:
             paths = None
             for mid, land, _ in hops[square]:
