@@ -1613,8 +1613,6 @@ def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) 
     orthogonal one on a tie (a shorter diagonal path replaces it, in its place).
     """
     board, free_ball, victim = setting
-    mover = board[square]
-    board[square] = EMPTY  # while the jumper is in the air; nothing else empties or fills
     best: dict[int, int] | None = None
     queue: list[int]
     # A chain keeps its jumper's parity class (each hop moves two files, two ranks or
@@ -1624,12 +1622,14 @@ def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) 
     parity = _PARITY[square]
     if ball == square or ((free_ball < 0 or _PARITY[free_ball] != parity)
                           and (victim < 0 or _PARITY[victim] == parity)):
+        # The jumper's square is left taken: a chain ending there is no result, and it
+        # is no other hop's jumped square (another parity class's).
         for hops in _HOPS:
             paths = None
             for mid, land, _ in hops[square]:
                 if board[mid] and not board[land]:
                     if paths is None:
-                        paths = {square: square, land: square << 6 | land}
+                        paths = {land: square << 6 | land}
                         queue = [land]
                     else:
                         paths[land] = square << 6 | land
@@ -1642,7 +1642,6 @@ def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) 
                     if board[mid] and not board[land] and land not in paths:
                         paths[land] = path | land
                         queue.append(land)
-            del paths[square]  # never a chain's result: it ends where it began
             if best is None:
                 best = paths
                 continue
@@ -1650,7 +1649,6 @@ def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) 
                 old = best.get(at)
                 if old is None or found.bit_length() < old.bit_length():
                     best[at] = found
-        board[square] = mover
         if best is None:
             return []
         code = _HELD_BALL if ball == square else _NO_BALL
@@ -1662,6 +1660,8 @@ def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) 
                 chain = _new_chain(key, victim)
             out.append(chain)
         return out
+    mover = board[square]
+    board[square] = EMPTY  # while the jumper is in the air; nothing else empties or fills
     start = 2 * square
     for hops in _HOPS:
         paths = None
