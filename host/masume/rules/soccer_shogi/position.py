@@ -116,6 +116,10 @@ _STEP_TABLE: dict[int, tuple[tuple[int, Step, tuple[int, int]], ...]] = {
 _PLAIN_STEPS: dict[int, dict[int, tuple[tuple[Step, ...], tuple[tuple[int, int], ...]]]] = {
     square: {} for square in PITCH}
 
+#: ``BB_STEPS`` and ``_PLAIN_STEPS`` read by index (all 50 squares; none off the pitch).
+_STEPS_AT: tuple[int, ...] = tuple(BB_STEPS.get(square, 0) for square in range(50))
+_PLAIN_STEPS_AT = tuple(_PLAIN_STEPS.get(square, {}) for square in range(50))
+
 
 def _plain_steps(square: int, targets: int) -> tuple[tuple[Step, ...],
                                                      tuple[tuple[int, int], ...]]:
@@ -500,10 +504,10 @@ class Position:
                 # A plain mover whose every step its class decides: its legal steps in one
                 # go, from the set of their targets (``_plain_steps``).
                 if plain_from[square] and square != keeper \
-                        and not BB_STEPS[square] & step_open:
-                    targets = BB_STEPS[square] & step_legal
+                        and not (every := _STEPS_AT[square]) & step_open:
+                    targets = every & step_legal
                     try:
-                        steps, pairs = _PLAIN_STEPS[square][targets]
+                        steps, pairs = _PLAIN_STEPS_AT[square][targets]
                     except KeyError:
                         steps, pairs = _plain_steps(square, targets)
                     extend_actions(steps)
