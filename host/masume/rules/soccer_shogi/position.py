@@ -504,8 +504,8 @@ class Position:
                 # A plain mover whose every step its class decides: its legal steps in one
                 # go, from the set of their targets (``_plain_steps``).
                 if plain_from[square] and square != keeper \
-                        and not (every := _STEPS_AT[square]) & step_open:
-                    targets = every & step_legal
+                        and not (reach := _STEPS_AT[square]) & step_open:
+                    targets = reach & step_legal
                     try:
                         steps, pairs = _PLAIN_STEPS_AT[square][targets]
                     except KeyError:
