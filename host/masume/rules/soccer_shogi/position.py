@@ -143,6 +143,10 @@ BB_BOTH_AREAS = BB_AREAS[0] | BB_AREAS[1]
 #: Per square of the ball: the squares of plain movers (quiet, not the ball's), as flags.
 _PLAIN_FROM: tuple[bytes, ...] = tuple((BB_QUIET & ~BB_SQUARES[ball]).to_bytes(50, "little")
                                        for ball in range(50))
+#: Per square of the ball: the quiet squares, and the keeper areas' squares, but that one
+#: (``_QuickTest``'s free squares are the empty ones of these).
+_QUIET_BUT = tuple(BB_QUIET & ~BB_SQUARES[ball] for ball in range(50))
+_AREAS_BUT = tuple(BB_BOTH_AREAS & ~BB_SQUARES[ball] for ball in range(50))
 #: A step's flag (``_QuickTest.step_to_flags``): legal, or not, whatever the mover's verdict.
 _LEGAL, _NOT_LEGAL = 3, 2
 #: No square flagged (``bytes`` of 50 zeros).
@@ -1386,14 +1390,14 @@ class _QuickTest:
         a, b, c = AREA_SQUARES[1 - me]
         their = self.their = (cells[a] in mine) + (cells[b] in mine) + (cells[c] in mine)
         #: the free quiet squares, the targets of the first action's quiet steps
-        free = self._free = empty & BB_QUIET & ~BB_SQUARES[ball]
+        free = self._free = empty & _QUIET_BUT[ball]
         #: where a move may close a sandwich on the opponent holding the ball (see
         #: ``_closing_squares``): the full test decides a move that lands there
         closers = self._closers = _closing_squares(cells, ball, me)
         closing = self._closing = sum([BB_SQUARES[square] for square in closers]) \
             if closers else 0
         #: the targets of plain steps (see ``Position._judged_steps``)
-        plain_to = self._plain_to = free & ~closing
+        plain_to = self._plain_to = free & ~closing if closing else free
         #: the squares of plain movers, and the targets of plain steps, as one byte per
         #: square (a set's bytes: square i is byte i), read with one index per square
         self.plain_from_flags = _PLAIN_FROM[ball]
@@ -1436,19 +1440,23 @@ class _QuickTest:
         #: targets where its step is legal, and the free targets ``step_to_flags`` leaves
         #: to :meth:`verdict` (None: every step goes to the full test). A mover with no
         #: step of the second set takes its steps in one go (``_plain_steps``).
-        areas_free = self._areas_free = empty & ~BB_SQUARES[ball] & ~closing & BB_BOTH_AREAS
+        areas_free = empty & _AREAS_BUT[ball]
+        if closing:
+            areas_free &= ~closing
+        self._areas_free = areas_free
         self.step_sets: tuple[int, int] | None
+        # (plain_to and areas_free are empty squares, disjoint: the ^ take them off.)
         if not bad and done == 0:
             self.step_to_flags = (plain_to | areas_free * _LEGAL).to_bytes(50, "little")
-            self.step_sets = (plain_to | areas_free, empty & ~plain_to & ~areas_free)
+            self.step_sets = (plain_to | areas_free, empty ^ plain_to ^ areas_free)
         elif self.plain:
             legal = areas_free & BB_AREAS[me] if own == 0 else 0
             self.step_to_flags = (plain_to | legal * _LEGAL | (areas_free & ~legal)
                                   * _NOT_LEGAL).to_bytes(50, "little")
-            self.step_sets = (plain_to | legal, empty & ~plain_to & ~areas_free)
+            self.step_sets = (plain_to | legal, empty ^ plain_to ^ areas_free)
         else:
             self.step_to_flags = self.plain_to_flags
-            self.step_sets = None if self.plain is None else (0, empty & ~plain_to)
+            self.step_sets = None if self.plain is None else (0, empty ^ plain_to)
 
     def mover_flags(self, frm: int) -> tuple[bytes, bool | None, int]:
         """What ``step_to_flags`` and :meth:`plain_verdict` are to a plain mover, for a
