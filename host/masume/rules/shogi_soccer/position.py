@@ -398,7 +398,11 @@ class Position:
 
     def _kickoff_stays_open(self, cells: list[str] | str) -> bool:
         """Reading R6 (gote's side): gote's set-up must leave the kick-off piece a
-        team-mate it can pass to, which sente's set-up made possible (【配置】)."""
+        team-mate it can pass to, which sente's set-up made possible (【配置】).
+
+        The check on a board with gote's piece set up; the listing asks
+        :meth:`_gote_may_set_up`, which says the same from this board's passes
+        (tests/test_shogi_soccer_setup_checks.py)."""
         board = "".join(cells)
         rows = self._gote_rows(board)
         return any(t < SIZE and board[t] != EMPTY and side_of(board[t]) == SENTE
