@@ -571,8 +571,13 @@ class Position:
             # (one that takes the ball too, to a free quiet square: it closes no sandwich)
             sure, lone, plain_to, free = None, -1, b"", b""
             if quick is not None and quick.plain_from_flags[square]:
-                sure, lone = (quick.plain, -1) if quick.plain is not None \
-                    else quick.plain_verdict(square)
+                sure = quick.plain
+                if sure is None and quick._may_spare:  # quick.plain_verdict, inlined
+                    spare = quick._others(square)
+                    if spare:
+                        sure = True
+                        if not spare & (spare - 1):  # one quiet step left: not onto it
+                            lone = (spare.bit_length() - 1) >> 3
                 plain_to, free = quick.plain_to_flags, quick.free_flags
             for chain in chains:
                 jump, _, end, has_ball = chain
