@@ -242,3 +242,71 @@ def test_a_first_action_position_has_a_legal_action_as_the_look_ahead_says() -> 
                     RULES.from_text(candidate.to_text())), candidate
                 compared += 1
     assert compared > 100
+
+
+def _reference_chains(position: Position, square: int) -> list[tuple[str, int, bool]]:
+    """Every chain of the player on ``square`` as the fifth round's search found them: a
+    breadth-first search per family over (square, has the ball) states, the jumper's
+    square empty, the shortest path kept (the orthogonal one on a tie): (the Jump's
+    text, its end, whether the jumper has the ball there), in its order."""
+    from masume.rules.soccer_shogi.geometry import ACTIVE, EMPTY, JUMPS
+
+    cells, ball, me = position.cells, position.ball, position.side
+    board = list(cells)
+    board[square] = EMPTY
+    free_ball = ball if cells[ball] == EMPTY else -1
+    victim = ball if cells[ball] == ACTIVE[1 - me] else -1
+    start = (square, ball == square)
+    best: dict[tuple[int, bool], list[int]] = {}
+    for family in (0, 1):
+        paths: dict[tuple[int, bool], list[int]] = {start: [square]}
+        queue = [start]
+        for state in queue:
+            at, has_ball = state
+            for mid, land in JUMPS[at][family]:
+                if board[mid] and not board[land]:
+                    new = (land, has_ball or land == free_ball or mid == victim)
+                    if new not in paths:
+                        paths[new] = paths[state] + [land]
+                        queue.append(new)
+        del paths[start]
+        for state, path in paths.items():
+            if state not in best or len(path) < len(best[state]):
+                best[state] = path
+    out = []
+    for (end, has_ball), path in best.items():
+        steal = next((k for k in range(1, len(path)) if has_ball and victim >= 0
+                      and path[k - 1] + path[k] == 2 * victim), 0)
+        written = "・".join(SQUARE_NAMES[i] + ("!" if k and k == steal else "")
+                           for k, i in enumerate(path))
+        out.append((written, end, has_ball))
+    return out
+
+
+def test_the_chain_search_finds_what_a_search_over_every_state_finds() -> None:
+    # ``_search_chains`` (issue 15, sixth round) takes a chain's state to be its square
+    # alone where the ball cannot change hands on the way (the jumper has it; a free
+    # ball, or an opponent holding it, on a square no chain of that jumper lands on or
+    # jumps), and leaves the jumper's square taken then: the same chains, in the same order.
+    from masume.rules.soccer_shogi.position import _PARITY, _search_chains
+
+    searched, kinds = 0, set()
+    for position in _positions(600, seed=12):
+        if position.phase != "play":
+            continue
+        setting = position._chain_setting()
+        board, free_ball, victim = setting
+        for square in position._jumpers():
+            found = [(str(jump), end, has_ball) for jump, _, end, has_ball
+                     in _search_chains(square, position.ball, setting)]
+            assert board == list(position.cells)  # the search leaves the board as it was
+            assert found == _reference_chains(position, square), (position, square)
+            if found:
+                searched += 1
+                held = position.ball == square
+                kinds.add("held" if held else "free, elsewhere" if free_ball >= 0 and
+                          _PARITY[free_ball] != _PARITY[square] else "free, in the class"
+                          if free_ball >= 0 else "holder" if victim >= 0 else "no ball")
+                if any(has_ball for _, _, has_ball in found) and not held:
+                    kinds.add("took the ball")
+    assert searched > 500 and len(kinds) == 6, (searched, kinds)

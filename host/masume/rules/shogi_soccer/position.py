@@ -355,13 +355,28 @@ class Position:
         return frozenset(pass_targets(self.board, KICKOFF, KICKOFF))
 
     def _gote_may_set_up(self, i: int, piece: str) -> bool:
-        """Does gote's ``piece`` on ``i`` leave the kick-off a receiver (reading R6)?"""
+        """Does gote's ``piece`` on ``i`` leave the kick-off a receiver (reading R6)?
+
+        :meth:`_kickoff_stays_open` of this board with ``piece`` on ``i``, from this
+        board's passes and rows: a piece on a square the kick-off's passes reach blocks
+        the passes beyond it (those with ``i`` on their way) and receives none; one
+        elsewhere changes no pass. Its row has one free square and one piece due less,
+        which leaves every pass's test of that row as it was (a pass with ``i`` on its
+        way is blocked anyway)."""
         key = i if i in self._reached_from_kickoff else -1
         known = self._kickoff_passes.get(("", key, False))
         if known is None:
-            known = self._kickoff_passes["", key, False] = self._kickoff_stays_open(
-                self.board[:i] + piece + self.board[i + 1:])
+            board, rows = self.board, self._board_gote_rows
+            known = self._kickoff_passes["", key, False] = any(
+                t < SIZE and board[t].isupper() and (key < 0 or key not in _WAY_FROM_KICKOFF[t])
+                and self._gote_can_leave_open(rows, t)
+                for t in self._reached_from_kickoff)
         return known
+
+    @cached
+    def _board_gote_rows(self) -> list[tuple[list[int], int]]:
+        """:meth:`_gote_rows` of this board."""
+        return self._gote_rows(self.board)
 
     def _gote_rows(self, cells: list[str] | str) -> list[tuple[list[int], int]]:
         """Gote's set-up rows still to fill: (their free squares, the pieces still due there).
@@ -369,8 +384,9 @@ class Position:
         system = self.system or ("", "", "")
         out = []
         for row, group in zip(_GOTE_ROWS, system):
-            placed = sum(1 for i in row if cells[i] != EMPTY and side_of(cells[i]) == GOTE)
-            out.append(([i for i in row if cells[i] == EMPTY], len(group) - placed))
+            pieces = [cells[i] for i in row]  # gote's pieces are the lower-case letters
+            out.append(([i for i, c in zip(row, pieces) if c == EMPTY],
+                        len(group) - sum(map(str.islower, pieces))))
         return out
 
     @staticmethod
@@ -382,7 +398,11 @@ class Position:
 
     def _kickoff_stays_open(self, cells: list[str] | str) -> bool:
         """Reading R6 (gote's side): gote's set-up must leave the kick-off piece a
-        team-mate it can pass to, which sente's set-up made possible (【配置】)."""
+        team-mate it can pass to, which sente's set-up made possible (【配置】).
+
+        The check on a board with gote's piece set up; the listing asks
+        :meth:`_gote_may_set_up`, which says the same from this board's passes
+        (tests/test_shogi_soccer_setup_checks.py)."""
         board = "".join(cells)
         rows = self._gote_rows(board)
         return any(t < SIZE and board[t] != EMPTY and side_of(board[t]) == SENTE
@@ -414,10 +434,13 @@ class Position:
         known = self._kickoff_passes.get((kicker, key, more_to_place))
         if known is None:
             if key >= 0:  # a piece the passes reach: a receiver, and in the way of others
-                board = board[:i] + letter + board[i + 1:]
-                targets = tuple(pass_targets(board, KICKOFF, KICKOFF))
-            known = self._kickoff_passes[kicker, key, more_to_place] = self._receivers_possible(
-                board, targets, more_to_place)
+                # (the passes with i on their way stop on it; the others reach as before)
+                known = self._sente_pass_may_stay_open(i) or self._receivers_possible(
+                    board, tuple(t for t in targets if t < SIZE and t != i
+                                 and i not in _WAY_FROM_KICKOFF[t]), more_to_place)
+            else:
+                known = self._receivers_possible(board, targets, more_to_place)
+            self._kickoff_passes[kicker, key, more_to_place] = known
         return known
 
     def _receivers_possible(self, board: str, targets: tuple[int, ...],
@@ -439,7 +462,7 @@ class Position:
         known = self._open_passes.get(target)
         if known is None:
             known = self._open_passes[target] = self._gote_can_leave_open(
-                self._gote_rows(self.board), target)
+                self._board_gote_rows, target)
         return known
 
     # ------------------------------------------------------------------ actions
@@ -458,7 +481,19 @@ class Position:
             return iter(())
         if self.stage == "system":
             return iter(_declarations())  # 1,501 of them: no generator in between
+        if self.stage == "setup":
+            return iter(self._placements_listed())  # a list: no generator in between
         return self._legal_actions()
+
+    def _placements_listed(self) -> list[Action]:
+        """The set-up's actions, in :meth:`_actions`'s order (piece kinds K, R, B, N, P,
+        each on its squares in order), as one list."""
+        out: list[Action] = []
+        for letter, places in _PLACES_OF[self.turn]:
+            squares = self._placement_squares(letter)
+            if squares:
+                out.extend(map(places.__getitem__, squares))
+        return out
 
     def _legal_actions(self) -> Iterator[Action]:
         yield from self._actions()
@@ -1059,5 +1094,9 @@ def _move(side: str, kind: str, origin: str, target: str, trap: bool = True) -> 
 #: Every set-up action, by (side, piece letter, square).
 _PLACES: Final = {(side, letter, i): Place(SIDES[side], KIND_OF_LETTER[letter], NAMES[i])
                   for side in (SENTE, GOTE) for letter in "KRBNP" for i in range(SIZE)}
+#: Per side, per piece letter in set-up order (K, R, B, N, P): its Place on each square.
+_PLACES_OF: Final = tuple(
+    tuple((letter, tuple(_PLACES[side, letter, i] for i in range(SIZE))) for letter in "KRBNP")
+    for side in (SENTE, GOTE))
 _END_TURN: Final = EndTurn("sente")
 _FOULS: Final = (Foul("sente"), Foul("gote"))

@@ -116,6 +116,10 @@ _STEP_TABLE: dict[int, tuple[tuple[int, Step, tuple[int, int]], ...]] = {
 _PLAIN_STEPS: dict[int, dict[int, tuple[tuple[Step, ...], tuple[tuple[int, int], ...]]]] = {
     square: {} for square in PITCH}
 
+#: ``BB_STEPS`` and ``_PLAIN_STEPS`` read by index (all 50 squares; none off the pitch).
+_STEPS_AT: tuple[int, ...] = tuple(BB_STEPS.get(square, 0) for square in range(50))
+_PLAIN_STEPS_AT = tuple(_PLAIN_STEPS.get(square, {}) for square in range(50))
+
 
 def _plain_steps(square: int, targets: int) -> tuple[tuple[Step, ...],
                                                      tuple[tuple[int, int], ...]]:
@@ -139,6 +143,10 @@ BB_BOTH_AREAS = BB_AREAS[0] | BB_AREAS[1]
 #: Per square of the ball: the squares of plain movers (quiet, not the ball's), as flags.
 _PLAIN_FROM: tuple[bytes, ...] = tuple((BB_QUIET & ~BB_SQUARES[ball]).to_bytes(50, "little")
                                        for ball in range(50))
+#: Per square of the ball: the quiet squares, and the keeper areas' squares, but that one
+#: (``_QuickTest``'s free squares are the empty ones of these).
+_QUIET_BUT = tuple(BB_QUIET & ~BB_SQUARES[ball] for ball in range(50))
+_AREAS_BUT = tuple(BB_BOTH_AREAS & ~BB_SQUARES[ball] for ball in range(50))
 #: A step's flag (``_QuickTest.step_to_flags``): legal, or not, whatever the mover's verdict.
 _LEGAL, _NOT_LEGAL = 3, 2
 #: No square flagged (``bytes`` of 50 zeros).
@@ -500,10 +508,10 @@ class Position:
                 # A plain mover whose every step its class decides: its legal steps in one
                 # go, from the set of their targets (``_plain_steps``).
                 if plain_from[square] and square != keeper \
-                        and not BB_STEPS[square] & step_open:
-                    targets = BB_STEPS[square] & step_legal
+                        and not (reach := _STEPS_AT[square]) & step_open:
+                    targets = reach & step_legal
                     try:
-                        steps, pairs = _PLAIN_STEPS[square][targets]
+                        steps, pairs = _PLAIN_STEPS_AT[square][targets]
                     except KeyError:
                         steps, pairs = _plain_steps(square, targets)
                     extend_actions(steps)
@@ -557,14 +565,19 @@ class Position:
                     break
             else:
                 continue
-            chains = self._search_chains(square, setting)
+            chains = _search_chains(square, ball, setting)
             # quick.judge, inlined: a chain that takes no ball, from and to plain squares,
             # has the verdict of its player's plain steps
             # (one that takes the ball too, to a free quiet square: it closes no sandwich)
             sure, lone, plain_to, free = None, -1, b"", b""
             if quick is not None and quick.plain_from_flags[square]:
-                sure, lone = (quick.plain, -1) if quick.plain is not None \
-                    else quick.plain_verdict(square)
+                sure = quick.plain
+                if sure is None and quick._may_spare:  # quick.plain_verdict, inlined
+                    spare = quick._others(square)
+                    if spare:
+                        sure = True
+                        if not spare & (spare - 1):  # one quiet step left: not onto it
+                            lone = (spare.bit_length() - 1) >> 3
                 plain_to, free = quick.plain_to_flags, quick.free_flags
             for chain in chains:
                 jump, _, end, has_ball = chain
@@ -825,62 +838,8 @@ class Position:
 
     def _search_chains(self, square: int, setting: tuple[list[int], int, int]) -> list[
             tuple[Jump, int, int, bool]]:
-        """:meth:`_chains` of a player with a first hop."""
-        board, free_ball, victim = setting
-        ball = self.ball
-        board[square] = EMPTY  # while the jumper is in the air; nothing else empties or fills
-        # A chain's state: 2 * square + (1 if the jumper has the ball).
-        start = 2 * square + (ball == square)
-        # A path is an int, 6 bits a square, the first square highest (a pitch square's
-        # index is 5-44: its top bits are never all 0): extended by one shift and add,
-        # and a dictionary key hashed at once.
-        best: dict[int, int] = {}
-        for hops in _FAMILY_HOPS:
-            # The first hops (a family may have none), then the search from where they land.
-            paths: dict[int, int] = {}
-            queue = []
-            for mid, land in hops[square]:
-                if board[mid] and not board[land]:
-                    new_state = 2 * land + 1 if start & 1 or land == free_ball \
-                        or mid == victim else 2 * land
-                    if new_state not in paths:
-                        paths[new_state] = square << 6 | land
-                        queue.append(new_state)
-            if not queue:
-                continue
-            paths[start] = square  # never a chain's result: it ends where it began
-            for state in queue:  # grows while it is read: breadth first
-                path = paths[state] << 6
-                has_ball = state & 1
-                for mid, land in hops[state >> 1]:
-                    if not board[mid] or board[land]:
-                        continue
-                    new_state = 2 * land + 1 if has_ball or land == free_ball or mid == victim \
-                        else 2 * land
-                    if new_state not in paths:
-                        paths[new_state] = path | land
-                        queue.append(new_state)
-            del paths[start]
-            if not best:
-                best = paths
-                continue
-            for state, found in paths.items():  # the other family: a shorter path replaces
-                if state not in best or _length(found) < _length(best[state]):
-                    best[state] = found
-        board[square] = self.cells[square]
-        out = []
-        # A chain's key: its path, then 7 bits: for a chain that took the ball from a
-        # holder, the holder's square (where it was taken is the path's first hop over
-        # it), 63 for none; and 1 where the jumper ends with the ball.
-        with_ball = (victim if victim >= 0 else 63) << 1 | 1
-        for state, path in best.items():
-            key = path << 7 | (with_ball if state & 1 else 126)
-            try:
-                chain = _JUMPS[key]
-            except KeyError:
-                chain = _new_chain(key, victim)
-            out.append(chain)
-        return out
+        """:meth:`_chains` of a player with a first hop (:func:`_search_chains`)."""
+        return _search_chains(square, self.ball, setting)
 
     def _chain_setting(self) -> tuple[list[int], int, int]:
         """What the chain searches of one listing read: the cells as a list (a search
@@ -1436,14 +1395,14 @@ class _QuickTest:
         a, b, c = AREA_SQUARES[1 - me]
         their = self.their = (cells[a] in mine) + (cells[b] in mine) + (cells[c] in mine)
         #: the free quiet squares, the targets of the first action's quiet steps
-        free = self._free = empty & BB_QUIET & ~BB_SQUARES[ball]
+        free = self._free = empty & _QUIET_BUT[ball]
         #: where a move may close a sandwich on the opponent holding the ball (see
         #: ``_closing_squares``): the full test decides a move that lands there
         closers = self._closers = _closing_squares(cells, ball, me)
         closing = self._closing = sum([BB_SQUARES[square] for square in closers]) \
             if closers else 0
         #: the targets of plain steps (see ``Position._judged_steps``)
-        plain_to = self._plain_to = free & ~closing
+        plain_to = self._plain_to = free & ~closing if closing else free
         #: the squares of plain movers, and the targets of plain steps, as one byte per
         #: square (a set's bytes: square i is byte i), read with one index per square
         self.plain_from_flags = _PLAIN_FROM[ball]
@@ -1486,19 +1445,23 @@ class _QuickTest:
         #: targets where its step is legal, and the free targets ``step_to_flags`` leaves
         #: to :meth:`verdict` (None: every step goes to the full test). A mover with no
         #: step of the second set takes its steps in one go (``_plain_steps``).
-        areas_free = self._areas_free = empty & ~BB_SQUARES[ball] & ~closing & BB_BOTH_AREAS
+        areas_free = empty & _AREAS_BUT[ball]
+        if closing:
+            areas_free &= ~closing
+        self._areas_free = areas_free
         self.step_sets: tuple[int, int] | None
+        # (plain_to and areas_free are empty squares, disjoint: the ^ take them off.)
         if not bad and done == 0:
             self.step_to_flags = (plain_to | areas_free * _LEGAL).to_bytes(50, "little")
-            self.step_sets = (plain_to | areas_free, empty & ~plain_to & ~areas_free)
+            self.step_sets = (plain_to | areas_free, empty ^ plain_to ^ areas_free)
         elif self.plain:
             legal = areas_free & BB_AREAS[me] if own == 0 else 0
             self.step_to_flags = (plain_to | legal * _LEGAL | (areas_free & ~legal)
                                   * _NOT_LEGAL).to_bytes(50, "little")
-            self.step_sets = (plain_to | legal, empty & ~plain_to & ~areas_free)
+            self.step_sets = (plain_to | legal, empty ^ plain_to ^ areas_free)
         else:
             self.step_to_flags = self.plain_to_flags
-            self.step_sets = None if self.plain is None else (0, empty & ~plain_to)
+            self.step_sets = None if self.plain is None else (0, empty ^ plain_to)
 
     def mover_flags(self, frm: int) -> tuple[bytes, bool | None, int]:
         """What ``step_to_flags`` and :meth:`plain_verdict` are to a plain mover, for a
@@ -1641,6 +1604,138 @@ class _QuickTest:
         return True if left else None
 
 
+#: Per family (orthogonal, diagonal), per square (all 50): its hops as (jumped, landing,
+#: twice the landing: a chain's state there without the ball).
+_HOPS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
+    tuple(tuple((mid, land, 2 * land) for mid, land in hops) for hops in family)
+    for family in _FAMILY_HOPS)
+#: Per square (all 50): its parity class, the parities of its file and rank.
+_PARITY: tuple[int, ...] = tuple((s % 5 & 1) << 1 | (s // 5 & 1) for s in range(50))
+#: The last 7 bits of a chain's key in ``_JUMPS`` (see :func:`_search_chains`) for a
+#: chain that takes no ball, and for one whose jumper had it from the start.
+_NO_BALL, _HELD_BALL = 126, 127
+
+
+def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) -> list[
+        tuple[Jump, int, int, bool]]:
+    """``Position._chains`` of the player on ``square`` (``ball``: the ball's square; the
+    ``setting``: ``Position._chain_setting``): a breadth-first search per family
+    (orthogonal, then diagonal) over the chain's states, the path to each kept as an int
+    (6 bits a square, the first highest: a pitch square's index is 5-44, so its top bits
+    are never all 0), extended by one shift and or.
+
+    Where the ball cannot change hands on the way (the jumper has it, or no ball is free
+    and no opponent holds it) a state is the square alone; else it is 2 * square + 1
+    where the jumper has the ball. The shortest path to a state is the first found, the
+    orthogonal one on a tie (a shorter diagonal path replaces it, in its place).
+    """
+    board, free_ball, victim = setting
+    best: dict[int, int] | None = None
+    queue: list[int]
+    # A chain keeps its jumper's parity class (each hop moves two files, two ranks or
+    # both): it lands only on squares of that class and jumps only over the others'.
+    # So a free ball elsewhere is never landed on, an opponent holding the ball in the
+    # class never jumped over.
+    parity = _PARITY[square]
+    if ball == square or ((free_ball < 0 or _PARITY[free_ball] != parity)
+                          and (victim < 0 or _PARITY[victim] == parity)):
+        # The jumper's square is left taken: a chain ending there is no result, and it
+        # is no other hop's jumped square (another parity class's).
+        for hops in _HOPS:
+            paths = None
+            for mid, land, _ in hops[square]:
+                if board[mid] and not board[land]:
+                    if paths is None:
+                        paths = {land: square << 6 | land}
+                        queue = [land]
+                    else:
+                        paths[land] = square << 6 | land
+                        queue.append(land)
+            if paths is None:
+                continue
+            for at in queue:  # grows while it is read: breadth first
+                path = paths[at] << 6
+                for mid, land, _ in hops[at]:
+                    if board[mid] and not board[land] and land not in paths:
+                        paths[land] = path | land
+                        queue.append(land)
+            if best is None:
+                best = paths
+                continue
+            for at, found in paths.items():  # the diagonal family: a shorter path replaces
+                old = best.get(at)
+                if old is None or found.bit_length() < old.bit_length():
+                    best[at] = found
+        if best is None:
+            return []
+        code = _HELD_BALL if ball == square else _NO_BALL
+        out = []
+        for path in best.values():
+            key = path << 7 | code
+            chain = _JUMPS.get(key)
+            if chain is None:
+                chain = _new_chain(key, victim)
+            out.append(chain)
+        return out
+    mover = board[square]
+    board[square] = EMPTY  # while the jumper is in the air; nothing else empties or fills
+    start = 2 * square
+    for hops in _HOPS:
+        paths = None
+        for mid, land, state in hops[square]:
+            if board[mid] and not board[land]:
+                if land == free_ball or mid == victim:
+                    state += 1
+                if paths is None:
+                    paths = {start: square, state: square << 6 | land}
+                    queue = [state]
+                else:
+                    paths[state] = square << 6 | land
+                    queue.append(state)
+        if paths is None:
+            continue
+        for state in queue:
+            path = paths[state] << 6
+            if state & 1:  # the jumper has the ball: every state after has it too
+                for mid, land, new in hops[state >> 1]:
+                    if board[mid] and not board[land]:
+                        new += 1
+                        if new not in paths:
+                            paths[new] = path | land
+                            queue.append(new)
+            else:
+                for mid, land, new in hops[state >> 1]:
+                    if board[mid] and not board[land]:
+                        if land == free_ball or mid == victim:
+                            new += 1
+                        if new not in paths:
+                            paths[new] = path | land
+                            queue.append(new)
+        del paths[start]
+        if best is None:
+            best = paths
+            continue
+        for state, found in paths.items():
+            old = best.get(state)
+            if old is None or found.bit_length() < old.bit_length():
+                best[state] = found
+    board[square] = mover
+    if best is None:
+        return []
+    # A chain's key: its path, then 7 bits: for a chain that took the ball from a
+    # holder, the holder's square (where it was taken is the path's first hop over
+    # it), 63 for none; and 1 where the jumper ends with the ball.
+    with_ball = (victim if victim >= 0 else 63) << 1 | 1
+    out = []
+    for state, path in best.items():
+        key = path << 7 | (with_ball if state & 1 else _NO_BALL)
+        chain = _JUMPS.get(key)
+        if chain is None:
+            chain = _new_chain(key, victim)
+        out.append(chain)
+    return out
+
+
 def _new_chain(key: int, victim: int) -> tuple[Jump, int, int, bool]:
     """The chain of a key of ``_JUMPS`` (see ``Position._search_chains``), kept there."""
     if len(_JUMPS) >= 1 << 16:  # bounded: chains are many, few are met
@@ -1663,12 +1758,6 @@ def _path_squares(path: int) -> tuple[int, ...]:
         squares.append(path & 63)
         path >>= 6
     return tuple(reversed(squares))
-
-
-def _length(path: int) -> int:
-    """How many squares a path written as an int has (its first square's top bits: 5-44
-    is 3 to 6 bits)."""
-    return (path.bit_length() + 5) // 6
 
 
 def _steal(path: tuple[int, ...], victim: int) -> int:
