@@ -139,6 +139,7 @@ def test_a_finished_club_game_is_reviewed_in_chromium(store_url, broker, make_si
                 expect(finished).to_contain_text("old-finished: soccer-shogi: red wins (goals)")
                 # Games not over are not offered (the live one, the one never saved).
                 expect(page.locator(f'#finished [data-game="{games["unsaved"]}"]')).to_have_count(0)
+                assert readability_problems(page, "club overview at 400 px") == []
                 finished.locator("a").click()
                 page.wait_for_url(f"{url}game/{games['finished']}")
                 progress = page.locator("#review-progress")
