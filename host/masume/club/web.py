@@ -115,6 +115,10 @@ def _game_id(data: dict[str, Any]) -> int:
     return game_id
 
 
+class NoSuchGame(LookupError):
+    """No game of that number in the club's store (the message says so, for the page)."""
+
+
 def _board_for(server: ClubServer, table: str, game: str) -> Board:
     """The board a game of ``table`` is drawn on: the table's own if it still plays that
     game on a board named for it, else the game's usual board."""
@@ -127,11 +131,11 @@ def _board_for(server: ClubServer, table: str, game: str) -> Board:
 def _ask_review(server: ClubServer, reviews: Reviews, game_id: int
                 ) -> tuple[Review, dict[str, Any], BoardView]:
     """The review of game ``game_id`` of the store (kept, else queued), the game's row
-    and the board it is drawn on. LookupError: no such game; ReviewRefused: not over,
+    and the board it is drawn on. NoSuchGame: no such game; ReviewRefused: not over,
     or a record that cannot be read."""
     game = server.store.game(game_id)
     if game is None:
-        raise LookupError(f"no game {game_id} in the club's store (GET /api/results "
+        raise NoSuchGame(f"no game {game_id} in the club's store (GET /api/results "
                           "lists them)")
     try:
         board = _board_for(server, game["table"], game["game"])
@@ -239,8 +243,8 @@ def create_app(server: ClubServer, *, arbiter: Arbiter | None = None,
             review, game, board = await run_in_threadpool(_ask_review, server, reviews, game_id)
         except BadRequest as exc:
             return _error(str(exc), exc.status)
-        except LookupError as exc:
-            return _error(str(exc.args[0]), 404)
+        except NoSuchGame as exc:
+            return _error(str(exc), 404)
         except ReviewRefused as exc:
             return _error(str(exc), 400)
         return JSONResponse({"ok": True, "id": review.id, "status": review.status,
