@@ -51,8 +51,10 @@ EXPLORATION = 0.7
 #: Smaller where leaves are judged by a lean alone (no playout): the values of the
 #: actions differ by hundredths, and 0.7 would spread the visits evenly among them. In
 #: shogi-piece soccer 0.2 still spread them so that 0.2 s a move went no deeper than
-#: 0.02 s (10 won, 10 lost of 20 against it); at 0.05, 16 won (docs/benchmarks.md).
-EXPLORATIONS: Mapping[str, float] = {"masume-tactics": 0.1, "shogi-soccer": 0.05}
+#: 0.02 s (10 won, 10 lost of 20 against it); at 0.05, 16 won, 39 of 60 in three seeds,
+#: the visits still nearly even among some forty actions (two plies deep at 0.2 s, one
+#: at 0.02 s); at 0.02, 52 of 60 in the same seeds (docs/benchmarks.md, h-ai7).
+EXPLORATIONS: Mapping[str, float] = {"masume-tactics": 0.1, "shogi-soccer": 0.02}
 
 _ROW = re.compile(r"[A-Z](\d+)$")
 

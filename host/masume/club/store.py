@@ -335,12 +335,23 @@ class ClubStore:
             return None
         return int(rows[0][0]), rows[0][1]
 
+    _GAME_COLUMNS = "id, table_id, game, headers, result, active, started, updated"
+
+    @staticmethod
+    def _game_row(r: tuple[Any, ...]) -> dict[str, Any]:
+        return {"id": r[0], "table": r[1], "game": r[2], "headers": json.loads(r[3]),
+                "result": r[4], "active": bool(r[5]), "started": r[6], "updated": r[7]}
+
     def games(self) -> list[dict[str, Any]]:
-        rows = self._read("SELECT id, table_id, game, headers, result, active, started, updated "
-                          "FROM games ORDER BY id")
-        return [{"id": r[0], "table": r[1], "game": r[2], "headers": json.loads(r[3]),
-                 "result": r[4], "active": bool(r[5]), "started": r[6], "updated": r[7]}
-                for r in rows]
+        rows = self._read(f"SELECT {self._GAME_COLUMNS} FROM games ORDER BY id")
+        return [self._game_row(r) for r in rows]
+
+    def game(self, game_id: int) -> dict[str, Any] | None:
+        """One game as :meth:`games` lists it, and its record's text (``record``: None
+        before its first save); None if there is no such game."""
+        rows = self._read(f"SELECT {self._GAME_COLUMNS}, record FROM games WHERE id = ?",
+                          (game_id,))
+        return {**self._game_row(rows[0]), "record": rows[0][8]} if rows else None
 
     def record(self, game_id: int) -> str | None:
         rows = self._read("SELECT record FROM games WHERE id = ?", (game_id,))

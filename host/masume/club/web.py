@@ -13,6 +13,13 @@ list and a replay slider, pushed by server-sent events within a second.
     POST /api/tables/{unit}/assign {"game": ..., "players": [first, second]}   (arbiter)
                                  (and "computer": SIDE, "level": LEVEL: the computer plays)
     POST /api/tables/{unit}/end    {"result": "blue wins on time"}             (arbiter)
+    GET  /game/{id}              a finished game's review (the same page, review view)
+    POST /api/review             {"game": id}: the computer's review of that game of the
+                                 club's store (masume.play.review, as on a table's own
+                                 page): {"ok", "id", "status", "game", "table", "board"};
+                                 400 if the game is not over, 404 if there is no such game
+    GET  /api/review/{id}        the review: its progress, comments and positions
+                                 (``?steps=0``: without the positions)
 
 Spectators read: everything they get is the spectator's view of a table
 (``TableSession.state()`` with no viewer, through masume.play.cards.for_viewer),
@@ -20,6 +27,14 @@ and the replay's positions through the same :func:`masume.play.cards.public_piec
 no face-down card's tag or name. Arbiter actions need the arbiter's login
 (:mod:`masume.club.arbiter`): 403 without it. Every request passes the gates of
 :mod:`masume.web.guard` (Host, Origin, JSON bodies of bounded size and depth).
+
+A finished game's review is the table page's own (:class:`masume.play.review.Reviews`:
+the record read and replayed at once, the positions as everyone saw them, the search on
+one worker thread of the page's, reviews kept by the record's digest), asked by the
+game's number in the store (``GET /api/results``): anyone may ask, as at a table, and
+what the store holds bounds the reviews there can be. The record is read from the
+store; the board it is drawn on is the table's when the table still plays that game on
+a board of its own, else the game's usual board.
 """
 
 from __future__ import annotations
@@ -38,10 +53,15 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from masume.ai import Level
+from masume.boards import Board, load_board
 from masume.club.arbiter import Arbiter
+from masume.games import load_rules
 from masume.play.cards import public_pieces
+from masume.play.review import REVIEW_LEVEL, Review, ReviewRefused, Reviews
+from masume.play.view import BoardView, board_view
 from masume.web.guard import BadRequest, Guard, HostNames, read_json
-from masume.web.server import url_host
+from masume.web.server import review_response, url_host
 from masume.web.sse import Streams, event_stream
 
 if TYPE_CHECKING:
@@ -82,12 +102,58 @@ def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status)
 
 
+#: The largest game number the stores keep (SQLite's and PostgreSQL's 64-bit ids).
+MAX_GAME_ID = 2**63 - 1
+
+
+def _game_id(data: dict[str, Any]) -> int:
+    game_id = data.get("game")
+    if isinstance(game_id, bool) or not isinstance(game_id, int) \
+            or not 1 <= game_id <= MAX_GAME_ID:
+        raise BadRequest("'game' must be a game's number in the club's store "
+                         "(GET /api/results)")
+    return game_id
+
+
+class NoSuchGame(LookupError):
+    """No game of that number in the club's store (the message says so, for the page)."""
+
+
+def _board_for(server: ClubServer, table: str, game: str) -> Board:
+    """The board a game of ``table`` is drawn on: the table's own if it still plays that
+    game on a board named for it, else the game's usual board."""
+    assignment = server.assignments.get(table)
+    if assignment is not None and assignment.game == game and assignment.board:
+        return load_board(assignment.board)
+    return load_board(load_rules(game).board)
+
+
+def _ask_review(server: ClubServer, reviews: Reviews, game_id: int
+                ) -> tuple[Review, dict[str, Any], BoardView]:
+    """The review of game ``game_id`` of the store (kept, else queued), the game's row
+    and the board it is drawn on. NoSuchGame: no such game; ReviewRefused: not over,
+    or a record that cannot be read."""
+    game = server.store.game(game_id)
+    if game is None:
+        raise NoSuchGame(f"no game {game_id} in the club's store (GET /api/results "
+                          "lists them)")
+    try:
+        board = _board_for(server, game["table"], game["game"])
+    except ValueError as exc:  # a game or board this host does not know (BoardError too)
+        raise ReviewRefused(f"game {game_id} cannot be drawn here: {exc}") from None
+    if not game["record"]:
+        raise ReviewRefused("the game is not over: a review reads a finished game")
+    return reviews.ask(game["record"], board), game, board_view(board)
+
+
 def create_app(server: ClubServer, *, arbiter: Arbiter | None = None,
-               hosts: HostNames | None = None) -> Starlette:
+               hosts: HostNames | None = None, review_level: Level = REVIEW_LEVEL) -> Starlette:
     """The live page of ``server``; ``arbiter``: who may change the event (default:
-    nobody); ``hosts``: the names it answers to (default: the loopback's)."""
+    nobody); ``hosts``: the names it answers to (default: the loopback's);
+    ``review_level``: a review's search a position (masume.play.review)."""
     arbiter = arbiter or Arbiter(None)
     streams = Streams()
+    reviews = Reviews(review_level)
 
     def is_arbiter(request: Request) -> bool:
         return arbiter.is_arbiter(request.cookies.get(arbiter.cookie))
@@ -171,6 +237,23 @@ def create_app(server: ClubServer, *, arbiter: Arbiter | None = None,
             raise KeyError(f"no table {unit!r} at this event")
         server.end(unit, result.strip())
 
+    async def api_review(request: Request) -> Response:
+        try:
+            game_id = _game_id(await read_json(request))
+            review, game, board = await run_in_threadpool(_ask_review, server, reviews, game_id)
+        except BadRequest as exc:
+            return _error(str(exc), exc.status)
+        except NoSuchGame as exc:
+            return _error(str(exc), 404)
+        except ReviewRefused as exc:
+            return _error(str(exc), 400)
+        return JSONResponse({"ok": True, "id": review.id, "status": review.status,
+                             "game": game_id, "table": game["table"], "board": board})
+
+    async def api_review_of(request: Request) -> Response:
+        return review_response(reviews, request, "POST /api/review with the game's number; "
+                                                 "a review is kept while the club server runs")
+
     async def api_stream(request: Request) -> Response:
         def subscribe(wake: Callable[[], None]) -> Callable[[], None]:
             return server.subscribe(lambda unit: wake())
@@ -181,11 +264,14 @@ def create_app(server: ClubServer, *, arbiter: Arbiter | None = None,
     app = Starlette(routes=[
         Route("/", page),
         Route("/table/{unit}", page),
+        Route("/game/{game}", page),
         Route("/api/tables", api_tables),
         Route("/api/tables/{unit}", api_table),
         Route("/api/tables/{unit}/assign", arbiter_action(assign), methods=["POST"]),
         Route("/api/tables/{unit}/end", arbiter_action(end), methods=["POST"]),
         Route("/api/results", api_results),
+        Route("/api/review", api_review, methods=["POST"]),
+        Route("/api/review/{review}", api_review_of),
         Route("/api/health", api_health),
         Route("/api/stream", api_stream),
         Route("/api/arbiter", api_arbiter),
@@ -193,15 +279,17 @@ def create_app(server: ClubServer, *, arbiter: Arbiter | None = None,
         Route("/api/logout", api_logout, methods=["POST"]),
     ], middleware=[Middleware(Guard, hosts=hosts or HostNames.for_bind("127.0.0.1"))])
     app.state.streams = streams
+    app.state.reviews = reviews
     return app
 
 
 def serve(server: ClubServer, host: str = "127.0.0.1", port: int = 0, *,
-          arbiter_password: str | None = None,
-          allow_hosts: Iterable[str] = ()) -> tuple[str, Callable[[], None]]:
+          arbiter_password: str | None = None, allow_hosts: Iterable[str] = (),
+          review_level: Level = REVIEW_LEVEL) -> tuple[str, Callable[[], None]]:
     """Run the live page with uvicorn in a thread; (url, stop). ``arbiter_password``:
     the arbiter's (None: nobody may change the event from the page); ``allow_hosts``:
-    more names the page is reached by (:class:`masume.web.guard.HostNames`)."""
+    more names the page is reached by (:class:`masume.web.guard.HostNames`);
+    ``review_level``: a review's search a position."""
     import uvicorn
 
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
@@ -210,7 +298,7 @@ def serve(server: ClubServer, host: str = "127.0.0.1", port: int = 0, *,
     sock.listen(128)
     real_port = sock.getsockname()[1]
     app = create_app(server, arbiter=Arbiter(arbiter_password, f"masume-club-{real_port}-arbiter"),
-                     hosts=HostNames.for_bind(host, allow_hosts))
+                     hosts=HostNames.for_bind(host, allow_hosts), review_level=review_level)
     config = uvicorn.Config(app, host=host, port=real_port, log_level="warning", access_log=False,
                             lifespan="off", ws="none", timeout_graceful_shutdown=1)
     web = uvicorn.Server(config)
@@ -221,6 +309,7 @@ def serve(server: ClubServer, host: str = "127.0.0.1", port: int = 0, *,
 
     def stop() -> None:
         app.state.streams.close_all()
+        app.state.reviews.close()
         web.should_exit = True
         thread.join(5)
         sock.close()

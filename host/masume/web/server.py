@@ -139,6 +139,17 @@ def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+def review_response(reviews: Reviews, request: Request, how: str) -> Response:
+    """``GET /api/review/{review}`` (this page's and the club's): the review kept by
+    that id (``?steps=0``: without the positions), or 404 saying ``how`` to ask."""
+    review_id = request.path_params["review"]
+    review = reviews.get(review_id)
+    if review is None:
+        return _error(f"no review {review_id!r} here: ask for one ({how})", 404)
+    steps = request.query_params.get("steps") != "0"
+    return JSONResponse(review.view(steps=steps), headers={"Cache-Control": "no-store"})
+
+
 DENIED_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -300,13 +311,8 @@ def create_app(
 
     async def api_review_of(request: Request) -> Response:
         access.role(request)
-        review_id = request.path_params["review"]
-        review = reviews.get(review_id)
-        if review is None:
-            return _error(f"no review {review_id!r} here: ask for one (the page's "
-                          "Review button; a review is kept while masume play runs)", 404)
-        steps = request.query_params.get("steps") != "0"
-        return JSONResponse(review.view(steps=steps), headers={"Cache-Control": "no-store"})
+        return review_response(reviews, request, "the page's Review button; a review is kept "
+                                                 "while masume play runs")
 
     def lift(data: dict[str, Any]) -> dict[str, Any]:
         return {"piece": table.sim_lift(_text(data, "square"))}
