@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import re
 import time
 from pathlib import Path
 
@@ -89,6 +90,18 @@ def test_tables_file(tmp_path: Path):
         path.write_text(bad)
         with pytest.raises(ValueError):
             load_assignments(path)
+    # A misspelt key is refused, where it is, with the key meant: it would otherwise
+    # leave every table out, or the computer's level unasked for, in silence.
+    for bad, said in [
+            ('[[table]]\nid = "table-1"\ngame = "soccer-shogi"\n',
+             "the top level: unknown key 'table' (did you mean 'tables'?)"),
+            ('[tables.t]\ngame = "soccer-shogi"\ncomputer = "red"\nlevle = "club"\n',
+             "line 4: table 't': unknown key 'levle' (did you mean 'level'?)")]:
+        path.write_text(bad)
+        with pytest.raises(ValueError, match=re.escape(f"{path}: {said}")):
+            load_assignments(path)
+    with pytest.raises(ValueError, match="table 't': unknown key 'player'"):
+        make_assignment("t", {"game": "soccer-shogi", "player": ["Ann", "Bob"]})
 
 
 def test_club_server_runs_every_table_and_survives_a_sigkill(broker, make_sim, tmp_path: Path):

@@ -54,6 +54,7 @@ from masume.link.mqtt import BrokerUrl, MqttHub, valid_unit
 from masume.play.computer import COMPUTER_HEADER, check_computer, computer_of
 from masume.records import parse_record, resume, write_record
 from masume.rules import Game
+from masume.schema import unknown_key
 from masume.storage import CannotSave, LogEntry
 from masume.subscribers import Subscribers
 
@@ -123,21 +124,39 @@ def load_assignments(path: str | Path) -> dict[str, Assignment]:
         level = "beginner"        # optional: its strength (casual unless said)
     """
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        source = Path(path).read_text(encoding="utf-8")
+        data = tomllib.loads(source)
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise AssignmentError(f"{path}: {exc}") from None
+    # A misspelt key would leave a table out, or a computer unasked for, in silence.
+    for key in data:
+        if key != "tables":
+            raise AssignmentError(f"{path}: {unknown_key(key, ['tables'], source)}")
     tables = data.get("tables", {})
     if not isinstance(tables, dict):
         raise AssignmentError(f"{path}: [tables] must be a table of tables")
-    return {unit: make_assignment(unit, spec, str(path)) for unit, spec in tables.items()}
+    return {unit: make_assignment(unit, spec, str(path), source)
+            for unit, spec in tables.items()}
 
 
-def make_assignment(unit: str, spec: Mapping[str, Any], where: str = "") -> Assignment:
+#: What a table's assignment may say (the tables file, the arbiter's page).
+ASSIGNMENT_KEYS = ("game", "players", "board", "computer", "level", "options")
+
+
+def make_assignment(unit: str, spec: Mapping[str, Any], where: str = "",
+                    source: str = "") -> Assignment:
+    """A table's assignment from the tables file (``where`` its path, ``source`` its
+    text, for the line of a mistake) or the arbiter's page."""
     where = f"{where}: " if where else ""
     if not valid_unit(unit):
         raise AssignmentError(f"{where}{unit!r} is not a board unit id (letters, digits, _ . -)")
     if not isinstance(spec, Mapping) or not isinstance(spec.get("game"), str):
         raise AssignmentError(f"{where}table {unit!r} needs game = \"...\"")
+    for key in spec:  # a misspelt key would leave a computer or players out in silence
+        if key not in ASSIGNMENT_KEYS:
+            raise AssignmentError(where + unknown_key(
+                str(key), list(ASSIGNMENT_KEYS), source, (f"tables.{unit}", None),
+                f"table {unit!r}"))
     try:
         rules = load_rules(spec["game"])
         load_board(spec.get("board") or rules.board)
