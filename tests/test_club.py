@@ -462,3 +462,46 @@ def test_two_quick_actions_resent_to_the_next_server_are_recorded_as_played(
     finally:
         second.close()
         store.close()
+
+
+def test_a_second_server_on_the_same_database_is_refused(broker, tmp_path: Path):
+    """`masume club serve` started twice on one database (a second window, a service
+    started again by hand): the second would run the same tables into the same games
+    and push the first off the broker (the same client id). It is refused, saying why,
+    and the first plays on; once the first stops another starts; after one is killed,
+    another starts once the dead one's heartbeat has run out."""
+    from masume.club.server import LEASE_S, ServerRunning
+
+    tables = tmp_path / "tables.toml"
+    tables.write_text('[tables.table-1]\ngame = "soccer-shogi"\nplayers = ["A", "B"]\n')
+    db = tmp_path / "club.db"
+    command = [sys.executable, "-m", "masume.cli", "club", "serve", "--broker", broker.url,
+               "--tables", str(tables), "--db", str(db), "--no-web", "--workers", "0"]
+    first = subprocess.Popen(command, stdout=subprocess.PIPE,
+                             stderr=open(tmp_path / "first.log", "w"), text=True)
+    try:
+        assert first.stdout.readline().startswith("club server club: 1 tables")
+        second = subprocess.run(command, capture_output=True, text=True, timeout=HANG_S)
+        assert second.returncode == 2, second.stderr
+        assert ("error: another club server (club) is running on this database: stop it "
+                "first, or run every server with --shared, each with its own --server-id"
+                in second.stderr)
+        assert first.poll() is None  # the first plays on
+        assert ClubStore(db).live_servers() == ["club"]
+    finally:
+        first.terminate()
+        first.wait(HANG_S)
+    assert ClubStore(db).live_servers() == []  # it left: the next starts at once
+    store = ClubStore(db)
+    assignments = {"table-1": make_assignment("table-1", {"game": "soccer-shogi"})}
+    server = ClubServer(broker.url, store, assignments).start()
+    server.close()
+    # A server killed: its last heartbeat stands for LEASE_S, then another may start.
+    store.heartbeat("club", LEASE_S)
+    server = ClubServer(broker.url, store, assignments).start()
+    try:
+        assert store.live_servers() == ["club"]
+        with pytest.raises(ServerRunning, match=r"another club server \(club\)"):
+            ClubServer(broker.url, ClubStore(db), assignments).start()
+    finally:
+        server.close()

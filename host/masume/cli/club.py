@@ -97,7 +97,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
     from masume.club.arbiter import PASSWORD_ENV, read_password
     from masume.club.pool import default_workers
-    from masume.club.server import AssignmentError, ClubServer, load_assignments
+    from masume.club.server import AssignmentError, ClubServer, ServerRunning, load_assignments
     from masume.club.store import ClubStore
     from masume.link.mqtt import BrokerUrl
 
@@ -122,7 +122,11 @@ def run_serve(args: argparse.Namespace) -> int:
     from masume.health import LOOP_CPU
 
     signal.signal(signal.SIGUSR1, lambda *_: print(LOOP_CPU.line(), file=sys.stderr, flush=True))
-    server.start()
+    try:
+        server.start()
+    except ServerRunning as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     assert server.hub is not None  # started
     print(f"club server {args.server_id}: {len(assignments)} tables, broker "
           f"{server.hub.url.host}:{server.hub.url.port}, db {args.db}", flush=True)

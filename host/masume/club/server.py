@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import hashlib
 import logging
 import os
@@ -111,6 +112,10 @@ class Assignment:
 
 class AssignmentError(ValueError):
     pass
+
+
+class ServerRunning(RuntimeError):
+    """Another live server would run the same tables into the same games."""
 
 
 def load_assignments(path: str | Path) -> dict[str, Assignment]:
@@ -292,8 +297,7 @@ class ClubServer:
     def start(self, wait: float = 5.0) -> ClubServer:
         # The loop's CPU stage by stage (masume.health.LoopCpu), for `masume bench club`.
         LOOP_CPU.on = os.environ.get(LOOP_CPU_ENV) == "1"
-        if self.shared:
-            self.store.heartbeat(self.server_id, LEASE_S)
+        self._take_the_name()
         if self.workers > 1:
             self.pool = WorkerPool(self.workers, self.server_id)
         loop = self.loop = asyncio.new_event_loop()
@@ -346,6 +350,9 @@ class ClubServer:
             for table in tables:
                 self.store.release(table.unit, self.server_id)
             self.store.leave(self.server_id)
+        else:
+            with contextlib.suppress(CannotSave):  # (it runs out by itself: _heartbeat)
+                self.store.leave(self.server_id)
         if self.hub and self.loop:
             self._on_loop(self.hub.close)
         if self.committer:
@@ -485,6 +492,31 @@ class ClubServer:
 
         return max(servers, key=weight) == self.server_id
 
+    def _take_the_name(self) -> None:
+        """Unshared, start beside no live server of this name (`masume club serve` run
+        twice): both would run the same tables into the same games and push each other
+        off the broker (the same client id). A server killed a moment ago is live until
+        its last heartbeat runs out (LEASE_S): that is waited for. (Shared servers are
+        told apart by their leases; each is given its own name.)"""
+        deadline = time.monotonic() + LEASE_S + RENEW_S
+        while not self.shared and self.server_id in self.store.live_servers():
+            if time.monotonic() > deadline:
+                raise ServerRunning(
+                    f"another club server ({self.server_id}) is running on this database: "
+                    "stop it first, or run every server with --shared, each with its own "
+                    "--server-id")
+            time.sleep(RENEW_S / 4)  # its heartbeat runs out by the clock, not by an event
+        self._heartbeat()
+
+    def _heartbeat(self) -> None:
+        try:
+            self.store.heartbeat(self.server_id, LEASE_S)
+        except CannotSave:
+            if self.shared:
+                raise  # the leases stand on it
+            # Unshared, it only keeps a second server off; the saves say what the
+            # database lacks (a full disk), and play goes on.
+
     def _leases(self) -> None:
         """With shared=True: renew our boards' leases and give up the ones we lost.
         Always: look again at every online board without a running table (another
@@ -494,13 +526,14 @@ class ClubServer:
                 return  # (start() wrote the first heartbeat)
             if self.hub is None:
                 continue
+            # The heartbeat just before the leases: a server that dies is no longer
+            # live by the time its leases run out, so the others may take its boards
+            # at once (ClubServer._look_when_it_ends). Unshared, it keeps a second
+            # server off the database (_take_the_name).
+            self._heartbeat()
             if self.shared:
                 with self._lock:
                     mine = list(self.tables.values())
-                # The heartbeat just before the leases: a server that dies is no longer
-                # live by the time its leases run out, so the others may take its boards
-                # at once (ClubServer._look_when_it_ends).
-                self.store.heartbeat(self.server_id, LEASE_S)
                 held = self.store.renew(self.server_id, LEASE_S)
                 for table in mine:
                     # Not renewed: taken by another server, or run out unclaimed (ours again).
