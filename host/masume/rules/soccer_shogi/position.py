@@ -111,24 +111,20 @@ _STEP_TABLE: dict[int, tuple[tuple[int, Step, tuple[int, int]], ...]] = {
     for square, steps in STEP_ACTIONS.items()
 }
 
-#: Per pitch square, per set of its steps' targets: (the Steps there, their (square,
-#: target) pairs), in ``_STEP_TABLE``'s order; filled by :func:`_plain_steps`.
-_PLAIN_STEPS: dict[int, dict[int, tuple[tuple[Step, ...], tuple[tuple[int, int], ...]]]] = {
-    square: {} for square in PITCH}
+#: Per pitch square, per set of its steps' targets: the Steps there, in ``_STEP_TABLE``'s
+#: order; filled by :func:`_plain_steps`.
+_PLAIN_STEPS: dict[int, dict[int, tuple[Step, ...]]] = {square: {} for square in PITCH}
 
 #: ``BB_STEPS`` and ``_PLAIN_STEPS`` read by index (all 50 squares; none off the pitch).
 _STEPS_AT: tuple[int, ...] = tuple(BB_STEPS.get(square, 0) for square in range(50))
 _PLAIN_STEPS_AT = tuple(_PLAIN_STEPS.get(square, {}) for square in range(50))
 
 
-def _plain_steps(square: int, targets: int) -> tuple[tuple[Step, ...],
-                                                     tuple[tuple[int, int], ...]]:
+def _plain_steps(square: int, targets: int) -> tuple[Step, ...]:
     """The steps from ``square`` to the squares of ``targets`` (a subset of its steps'
     targets, at most 2**8 a square: a table of constants, made as it is read)."""
-    chosen = [(action, pair) for target, action, pair in _STEP_TABLE[square]
-              if targets & BB_SQUARES[target]]
-    made = _PLAIN_STEPS[square][targets] = (tuple(action for action, _ in chosen),
-                                           tuple(pair for _, pair in chosen))
+    made = _PLAIN_STEPS[square][targets] = tuple(
+        action for target, action, _ in _STEP_TABLE[square] if targets & BB_SQUARES[target])
     return made
 
 
@@ -222,10 +218,11 @@ class _Effect:
         return self._cells
 
 
-#: What a legal action leads to, as generated: the position, or what ``Position.apply``
-#: makes it from (where a kick sends the ball, a step's squares, a jump's (Jump, from, to,
-#: ball taken), or the effect of a second action the full test found legal).
-_Found = Union["Position", _Effect, int, tuple[int, int], tuple[Jump, int, int, bool]]
+#: What a legal action the full test judged leads to, as generated: the position, or the
+#: effect of a second action the full test found legal (``Position.apply`` makes the
+#: position from it). An action the quick test found legal has none: ``apply`` makes its
+#: effect from the action itself.
+_Found = Union["Position", _Effect]
 
 #: The sides' colours, and how the highlights of ``status()`` show.
 LEGEND = Legend(
@@ -419,27 +416,38 @@ class Position:
         """The position after ``action``; IllegalAction says why it is not allowed."""
         index = self._index(action)
         if index >= 0:
-            results = self._generated[1]
-            found = results[index]
+            found = self._generated[1].get(index)
             if isinstance(found, Position):
                 return found
-            # An action the quick test found legal: made now, and not kept here. A kept
-            # child keeps the children applied from it: a game's positions then held
-            # every position a search or the tracker ever made (a million objects after
-            # 30 moves against the computer; 31,000 without; the bench's figures equal).
             if isinstance(found, _Effect):  # a second action the full test found legal
                 child = self._resolve(found)[0]
                 assert child is not None
                 return child
-            if isinstance(found, int):  # a kick: where the ball ends
-                effect = self._kick_effect(action, found)
-            else:
-                effect = (self._step_effect(found[0], found[1], action) if len(found) == 2
-                          else self._jump_effect(*found))
-            return self._quickly_legal_child(effect)
+            # An action the quick test found legal: made now from the action, and not
+            # kept here. A kept child keeps the children applied from it: a game's
+            # positions then held every position a search or the tracker ever made (a
+            # million objects after 30 moves against the computer; 31,000 without; the
+            # bench's figures equal).
+            return self._quickly_legal_child(self._quick_effect(action))
         if isinstance(action, Jump):
             return self._apply_jump_path(action)
         raise IllegalAction(f"{action}: {self._why_illegal(action)}")
+
+    def _quick_effect(self, action: Action) -> _Effect:
+        """The effect of a legal action the quick test found legal (a Step, a Kick or a
+        Jump: ``_generated`` keeps nothing else for it)."""
+        if isinstance(action, Step):
+            return self._step_effect(SQUARE_INDEX[action.frm], SQUARE_INDEX[action.to], action)
+        if isinstance(action, Kick):  # the ball ends where the kick goes
+            return self._kick_effect(action, SQUARE_INDEX[action.to])
+        assert isinstance(action, Jump)
+        # The jumper ends with the ball if it had it, took it from its holder on the way,
+        # or landed on it where it lay free.
+        ball, path = self.ball, action.path
+        square = SQUARE_INDEX[path[0]]
+        has_ball = ball == square or action.steal > 0 or (
+            self.cells[ball] == EMPTY and SQUARE_NAMES[ball] in path)
+        return self._jump_effect(action, square, SQUARE_INDEX[path[-1]], has_ball)
 
     @property
     def _children(self) -> dict[Action, Position]:
@@ -472,38 +480,38 @@ class Position:
         return {action: index for index, action in enumerate(self._generated[0])}
 
     @_cached
-    def _generated(self) -> tuple[list[Action], list[_Found]]:
-        """The legal actions in the order of :meth:`_effects`, and for each the position
-        it leads to, or for an action the quick test found legal, what :meth:`apply`
-        makes it from: its effect (a kick), its squares (a step), or the chain's result
-        (a jump: the Jump, from, to, ball taken)."""
+    def _generated(self) -> tuple[list[Action], dict[int, _Found]]:
+        """The legal actions in the order of :meth:`_effects`, and by index, for each one
+        the full test judged, the position it leads to or its effect (a second action's,
+        see :meth:`_full_test`); an action the quick test found legal has no entry:
+        :meth:`apply` makes it from the action (:meth:`_quick_effect`)."""
         if self.phase == OVER or self.outcome() is not None:
-            return [], []
+            return [], {}
         if self.phase == GOAL:
-            return [Restart()], [Position._start(self.side, self.score, self.options)]
+            return [Restart()], {0: Position._start(self.side, self.score, self.options)}
         if self.phase == TAKE:
             every, legal = self._take_variants()
             # Should no choice let the turn go on, the steal still happens (docs: "Pass").
             chosen = legal or every
-            return list(chosen), list(chosen.values())
+            return list(chosen), dict(enumerate(chosen.values()))
         actions: list[Action] = []
-        found: list[_Found] = []
-        add_action, add_found = actions.append, found.append
+        found: dict[int, _Found] = {}
+        add_action = actions.append
         quick = self._quick_test()
         ball = self.ball
         if quick is None:  # a sandwich on the board: the full test for every step
             for square, target, action, _, _ in self._judged_steps(quick):
                 made = self._full_test(self._step_effect(square, target, action))
                 if made is not None:
+                    found[len(actions)] = made
                     add_action(action)
-                    add_found(made)
         else:  # _judged_steps, inlined: the hottest loop
             cells, verdict_of = self.cells, quick.verdict
             plain_from, plain_step = quick.plain_from_flags, quick.plain_step
             plain_steps, keeper = quick.step_to_flags, self.keepers[self.side]
             step_sets = quick.step_sets
             step_legal, step_open = step_sets if step_sets is not None else (0, -1)
-            extend_actions, extend_found = actions.extend, found.extend
+            extend_actions = actions.extend
             for square in self._active_squares:
                 # A plain mover whose every step its class decides: its legal steps in one
                 # go, from the set of their targets (``_plain_steps``).
@@ -511,11 +519,9 @@ class Position:
                         and not (reach := _STEPS_AT[square]) & step_open:
                     targets = reach & step_legal
                     try:
-                        steps, pairs = _PLAIN_STEPS_AT[square][targets]
+                        extend_actions(_PLAIN_STEPS_AT[square][targets])
                     except KeyError:
-                        steps, pairs = _plain_steps(square, targets)
-                    extend_actions(steps)
-                    extend_found(pairs)
+                        extend_actions(_plain_steps(square, targets))
                     continue
                 # A mover's steps whose verdict its class decides (see ``step_to_flags``):
                 # one flag read a step.
@@ -524,7 +530,7 @@ class Position:
                     sure, lone = plain_step, -1
                 else:  # the keeper in its area, the ball's holder (or none)
                     to_flags, sure, lone = quick.mover_flags(square)
-                for target, action, pair in _STEP_TABLE[square]:
+                for target, action, _ in _STEP_TABLE[square]:
                     if cells[target]:
                         continue
                     flag = to_flags[target]
@@ -539,24 +545,22 @@ class Position:
                             square, target, target if ball == square or ball == target else ball)
                     if verdict:
                         add_action(action)
-                        add_found(pair)
                     elif verdict is None:
                         made = self._full_test(self._step_effect(square, target, action))
                         if made is not None:
+                            found[len(actions)] = made
                             add_action(action)
-                            add_found(made)
         for kick, target in self._kicks() if self.cells[ball] == ACTIVE[self.side] else ():
             verdict = True  # a goal: always legal, nothing to look ahead to
             if target not in ALL_GOALS:
                 verdict = quick.kick_verdict(target) if quick else None
             if verdict:
                 add_action(kick)
-                add_found(target)
             elif verdict is None:
                 made = self._full_test(self._kick_effect(kick, target))
                 if made is not None:
+                    found[len(actions)] = made
                     add_action(kick)
-                    add_found(made)
         setting = self._chain_setting()
         board = setting[0]
         for square in self._jumpers():
@@ -588,15 +592,14 @@ class Position:
                         if quick else None
                 if verdict:
                     add_action(jump)
-                    add_found(chain)
                 elif verdict is None:
                     made = self._full_test(self._jump_effect(jump, square, end, has_ball))
                     if made is not None:
+                        found[len(actions)] = made
                         add_action(jump)
-                        add_found(made)
         if not actions:
             add_action(Pass())
-            add_found(self._end_turn(self.cells, self.ball, self.keepers, ()))
+            found[0] = self._end_turn(self.cells, self.ball, self.keepers, ())
         return actions, found
 
     @_cached
