@@ -1644,9 +1644,9 @@ def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) 
                           and (victim < 0 or _PARITY[victim] == parity)):
         # The jumper's square is left taken: a chain ending there is no result, and it
         # is no other hop's jumped square (another parity class's).
-        for hops in _HOPS:
+        for family in _FAMILY_HOPS:  # (jumped, landing): no state to carry
             paths = None
-            for mid, land, _ in hops[square]:
+            for mid, land in family[square]:
                 if board[mid] and not board[land]:
                     if paths is None:
                         paths = {land: square << 6 | land}
@@ -1658,7 +1658,7 @@ def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) 
                 continue
             for at in queue:  # grows while it is read: breadth first
                 path = paths[at] << 6
-                for mid, land, _ in hops[at]:
+                for mid, land in family[at]:
                     if board[mid] and not board[land] and land not in paths:
                         paths[land] = path | land
                         queue.append(land)
