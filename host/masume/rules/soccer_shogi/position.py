@@ -143,7 +143,7 @@ _PLAIN_FROM: tuple[bytes, ...] = tuple((BB_QUIET & ~BB_SQUARES[ball]).to_bytes(5
 #: (``_QuickTest``'s free squares are the empty ones of these).
 _QUIET_BUT = tuple(BB_QUIET & ~BB_SQUARES[ball] for ball in range(50))
 _AREAS_BUT = tuple(BB_BOTH_AREAS & ~BB_SQUARES[ball] for ball in range(50))
-#: A step's flag (``_QuickTest.step_to_flags``): legal, or not, whatever the mover's verdict.
+#: A step's flag (``_QuickTest.step_flags``): legal, or not, whatever the mover's verdict.
 _LEGAL, _NOT_LEGAL = 3, 2
 #: No square flagged (``bytes`` of 50 zeros).
 _NO_FLAGS = bytes(50)
@@ -508,7 +508,7 @@ class Position:
         else:  # _judged_steps, inlined: the hottest loop
             cells, verdict_of = self.cells, quick.verdict
             plain_from, plain_step = quick.plain_from_flags, quick.plain_step
-            plain_steps, keeper = quick.step_to_flags, self.keepers[self.side]
+            plain_steps, keeper = b"", self.keepers[self.side]
             step_sets = quick.step_sets
             step_legal, step_open = step_sets if step_sets is not None else (0, -1)
             extend_actions = actions.extend
@@ -523,10 +523,13 @@ class Position:
                     except KeyError:
                         extend_actions(_plain_steps(square, targets))
                     continue
-                # A mover's steps whose verdict its class decides (see ``step_to_flags``):
+                # A mover's steps whose verdict its class decides (see ``step_flags``):
                 # one flag read a step.
                 if plain_from[square]:
-                    to_flags = plain_steps if square != keeper else quick.plain_to_flags
+                    if square == keeper:
+                        to_flags = quick.plain_to_flags
+                    else:
+                        to_flags = plain_steps = plain_steps or quick.step_flags()
                     sure, lone = plain_step, -1
                 else:  # the keeper in its area, the ball's holder (or none)
                     to_flags, sure, lone = quick.mover_flags(square)
@@ -1377,15 +1380,14 @@ class _QuickTest:
     the holder and the opponents lined up with it on its file or rank), as does every
     action where a sandwich stands on the board already. The sets of squares involved
     are bitboards (``geometry.BB_*``), read per square as byte flags: a step whose
-    verdict its mover's class decides (``step_to_flags``, ``mover_flags``) is one flag
+    verdict its mover's class decides (``step_flags``, ``mover_flags``) is one flag
     read; the others ask :meth:`verdict`.
     """
 
     __slots__ = ("_areas_free", "_closers", "_closing", "_every_target", "_free", "_keeper",
-                 "_may_spare", "_mine", "_own_area", "_plain_to", "_targets", "_their_area",
-                 "_twice", "free_flags", "own", "plain", "plain_from_flags",
-                 "plain_step", "plain_to_flags", "position", "step_sets", "step_to_flags",
-                 "their")
+                 "_may_spare", "_mine", "_own_area", "_plain_to", "_step_to", "_targets",
+                 "_their_area", "_twice", "free_flags", "own", "plain", "plain_from_flags",
+                 "plain_step", "plain_to_flags", "position", "step_sets", "their")
 
     def __init__(self, position: Position) -> None:
         self.position = position
@@ -1445,7 +1447,7 @@ class _QuickTest:
         #: at the second, a step into the own area is legal while the area holds none of
         #: the side's players, one into the other area never.
         #: ``step_sets``: a plain mover's steps (not the keeper's) as two sets: the
-        #: targets where its step is legal, and the free targets ``step_to_flags`` leaves
+        #: targets where its step is legal, and the free targets ``step_flags`` leaves
         #: to :meth:`verdict` (None: every step goes to the full test). A mover with no
         #: step of the second set takes its steps in one go (``_plain_steps``).
         areas_free = empty & _AREAS_BUT[ball]
@@ -1455,19 +1457,24 @@ class _QuickTest:
         self.step_sets: tuple[int, int] | None
         # (plain_to and areas_free are empty squares, disjoint: the ^ take them off.)
         if not bad and done == 0:
-            self.step_to_flags = (plain_to | areas_free * _LEGAL).to_bytes(50, "little")
+            self._step_to = plain_to | areas_free * _LEGAL
             self.step_sets = (plain_to | areas_free, empty ^ plain_to ^ areas_free)
         elif self.plain:
             legal = areas_free & BB_AREAS[me] if own == 0 else 0
-            self.step_to_flags = (plain_to | legal * _LEGAL | (areas_free & ~legal)
-                                  * _NOT_LEGAL).to_bytes(50, "little")
+            self._step_to = plain_to | legal * _LEGAL | (areas_free & ~legal) * _NOT_LEGAL
             self.step_sets = (plain_to | legal, empty ^ plain_to ^ areas_free)
         else:
-            self.step_to_flags = self.plain_to_flags
+            self._step_to = plain_to
             self.step_sets = None if self.plain is None else (0, empty ^ plain_to)
 
+    def step_flags(self) -> bytes:
+        """Per target of a plain mover's step (not the keeper's), its flag (see
+        ``step_sets``), as one byte a square: made only for a mover whose steps are not
+        taken in one go (most listings have none)."""
+        return self._step_to.to_bytes(50, "little")
+
     def mover_flags(self, frm: int) -> tuple[bytes, bool | None, int]:
-        """What ``step_to_flags`` and :meth:`plain_verdict` are to a plain mover, for a
+        """What ``step_flags`` and :meth:`plain_verdict` are to a plain mover, for a
         mover that is not plain, where its class decides when the position owes nothing
         (rule 1-4): the holder of the ball (then outside the keeper areas: a dribble to
         a quiet square changes nothing counted, one into an area is legal at the first
