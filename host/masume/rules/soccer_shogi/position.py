@@ -134,6 +134,9 @@ _FAMILY_HOPS: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
 
 #: Per square (all 50): its hops of both families.
 _ALL_HOPS = tuple(orthogonal + diagonal for orthogonal, diagonal in zip(*_FAMILY_HOPS))
+#: Every square's byte 127 (126): added to counts of one byte a square, the top bit set
+#: where the count is one or more (two or more).
+_ONE_OR_MORE, _TWO_OR_MORE = 127 * sum(BB_SQUARES), 126 * sum(BB_SQUARES)
 #: The squares of both keeper areas.
 BB_BOTH_AREAS = BB_AREAS[0] | BB_AREAS[1]
 #: Per square of the ball: the squares of plain movers (quiet, not the ball's), as flags.
@@ -1385,7 +1388,7 @@ class _QuickTest:
     """
 
     __slots__ = ("_areas_free", "_closers", "_closing", "_every_target", "_free", "_keeper",
-                 "_may_spare", "_mine", "_own_area", "_plain_to", "_step_to", "_targets",
+                 "_may_spare", "_mine", "_own_area", "_plain_to", "_step_to",
                  "_their_area", "_twice", "free_flags", "own", "plain", "plain_from_flags",
                  "plain_step", "plain_to_flags", "position", "step_sets", "their")
 
@@ -1430,11 +1433,9 @@ class _QuickTest:
         else:
             self.plain_step = True if not bad else None
         self._may_spare = done == 0 and not bad
-        #: the first action's quiet steps, per player (square -> its targets), all their
-        #: targets, and those of two players or more: made when first asked for
-        #: (``_others``)
-        self._targets: dict[int, int] | None = None
-        self._every_target = self._twice = 0
+        #: the targets of the first action's quiet steps, all, and those of two players
+        #: or more: made when first asked for (``_others``; -1: not yet)
+        self._every_target, self._twice = -1, 0
         # What verdict() reads on every call, looked up once.
         self._own_area, self._their_area = KEEPER_AREA[me], KEEPER_AREA[1 - me]
         self._keeper = position.keepers[me]
@@ -1506,21 +1507,26 @@ class _QuickTest:
 
     def _others(self, frm: int) -> int:
         """The targets of the first action's quiet steps of the players other than ``frm``:
-        all the targets, less those of ``frm``'s steps that no other player's reaches."""
-        targets = self._targets
-        if targets is None:
-            targets = self._targets = {}
-            quiet_from, free = self.plain_from_flags, self._free
-            every = twice = 0
-            for square in self.position._active_squares:
-                mine = BB_STEPS[square] & free if quiet_from[square] else 0
-                if mine:
-                    targets[square] = mine
-                    twice |= every & mine
-                    every |= mine
-            self._every_target, self._twice = every, twice
-        mine = targets.get(frm, 0)
-        return self._every_target & ~(mine & ~self._twice) if mine else self._every_target
+        all the targets, less those of ``frm``'s steps that no other player's reaches.
+
+        The steps' targets of the quiet players summed, a square's byte counts the players
+        reaching it (at most 8: no carry into the next square's), and a byte plus 127 (126)
+        reaches its top bit where one (two) or more do."""
+        every = self._every_target
+        quiet_from, position = self.plain_from_flags, self.position
+        if every < 0:
+            counts = 0
+            for square in position._active_squares:
+                if quiet_from[square]:
+                    counts += _STEPS_AT[square]
+            free = self._free
+            every = self._every_target = (counts + _ONE_OR_MORE) >> 7 & free
+            self._twice = (counts + _TWO_OR_MORE) >> 7 & free
+        if quiet_from[frm] and position.cells[frm] == ACTIVE[position.side]:
+            # (frm's targets are among every target: the ^ take off those no other reaches)
+            mine = _STEPS_AT[frm] & self._free
+            return every ^ mine ^ (mine & self._twice)
+        return every
 
     def _steps_out(self, frm: int, to: int, new_ball: int) -> bool:
         """Whether, after a first action moving a player ``frm`` -> ``to``, a step of
