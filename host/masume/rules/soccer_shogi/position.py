@@ -1569,7 +1569,9 @@ class _QuickTest:
             return not bad and p.entered < 0
         if bad:
             return None
-        return True if self._others(new_ball) & ~BB_SQUARES[new_ball] else None
+        # (a target other than new_ball's: the set is neither empty nor that square)
+        others = self._others(new_ball)
+        return True if others and others != BB_SQUARES[new_ball] else None
 
     def judge(self, frm: int, to: int, new_ball: int) -> bool | None:
         """:meth:`verdict`, for a plain move (see ``Position._judged_steps``) from flags."""
@@ -1613,11 +1615,13 @@ class _QuickTest:
         # squares the ball and the mover end on (the ball's is no player's step:
         # a mover's new_ball is the ball's square or its landing; a kick's may be a
         # team-mate's).
+        # (a target outside the set of those two: no complement of a 400-bit set made)
         if frm >= 0:
-            left = self._others(frm) & ~BB_SQUARES[to] & ~BB_SQUARES[new_ball]
-        else:
-            left = self._others(new_ball) & ~BB_SQUARES[new_ball]
-        return True if left else None
+            others = self._others(frm)
+            return True if others & (BB_SQUARES[to] | BB_SQUARES[new_ball]) != others \
+                else None
+        others = self._others(new_ball)
+        return True if others and others != BB_SQUARES[new_ball] else None
 
 
 #: Per family (orthogonal, diagonal), per square (all 50): its hops as (jumped, landing,
