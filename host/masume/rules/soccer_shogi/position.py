@@ -1388,7 +1388,7 @@ class _QuickTest:
     """
 
     __slots__ = ("_areas_free", "_closers", "_closing", "_every_target", "_free", "_keeper",
-                 "_may_spare", "_mine", "_own_area", "_plain_to", "_step_to",
+                 "_may_spare", "_mine", "_own_area", "_plain_to",
                  "_their_area", "_twice", "free_flags", "own", "plain", "plain_from_flags",
                  "plain_step", "plain_to_flags", "position", "step_sets", "their")
 
@@ -1458,21 +1458,25 @@ class _QuickTest:
         self.step_sets: tuple[int, int] | None
         # (plain_to and areas_free are empty squares, disjoint: the ^ take them off.)
         if not bad and done == 0:
-            self._step_to = plain_to | areas_free * _LEGAL
             self.step_sets = (plain_to | areas_free, empty ^ plain_to ^ areas_free)
         elif self.plain:
             legal = areas_free & BB_AREAS[me] if own == 0 else 0
-            self._step_to = plain_to | legal * _LEGAL | (areas_free & ~legal) * _NOT_LEGAL
             self.step_sets = (plain_to | legal, empty ^ plain_to ^ areas_free)
         else:
-            self._step_to = plain_to
             self.step_sets = None if self.plain is None else (0, empty ^ plain_to)
 
     def step_flags(self) -> bytes:
         """Per target of a plain mover's step (not the keeper's), its flag (see
         ``step_sets``), as one byte a square: made only for a mover whose steps are not
         taken in one go (most listings have none)."""
-        return self._step_to.to_bytes(50, "little")
+        plain_to, areas_free = self._plain_to, self._areas_free
+        if self._may_spare:  # the first action, where the position owes nothing
+            return (plain_to | areas_free * _LEGAL).to_bytes(50, "little")
+        if self.plain:
+            legal = areas_free & BB_AREAS[self.position.side] if self.own == 0 else 0
+            return (plain_to | legal * _LEGAL | (areas_free & ~legal)
+                    * _NOT_LEGAL).to_bytes(50, "little")
+        return self.plain_to_flags
 
     def mover_flags(self, frm: int) -> tuple[bytes, bool | None, int]:
         """What ``step_flags`` and :meth:`plain_verdict` are to a plain mover, for a
