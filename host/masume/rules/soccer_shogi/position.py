@@ -111,24 +111,20 @@ _STEP_TABLE: dict[int, tuple[tuple[int, Step, tuple[int, int]], ...]] = {
     for square, steps in STEP_ACTIONS.items()
 }
 
-#: Per pitch square, per set of its steps' targets: (the Steps there, their (square,
-#: target) pairs), in ``_STEP_TABLE``'s order; filled by :func:`_plain_steps`.
-_PLAIN_STEPS: dict[int, dict[int, tuple[tuple[Step, ...], tuple[tuple[int, int], ...]]]] = {
-    square: {} for square in PITCH}
+#: Per pitch square, per set of its steps' targets: the Steps there, in ``_STEP_TABLE``'s
+#: order; filled by :func:`_plain_steps`.
+_PLAIN_STEPS: dict[int, dict[int, tuple[Step, ...]]] = {square: {} for square in PITCH}
 
 #: ``BB_STEPS`` and ``_PLAIN_STEPS`` read by index (all 50 squares; none off the pitch).
 _STEPS_AT: tuple[int, ...] = tuple(BB_STEPS.get(square, 0) for square in range(50))
 _PLAIN_STEPS_AT = tuple(_PLAIN_STEPS.get(square, {}) for square in range(50))
 
 
-def _plain_steps(square: int, targets: int) -> tuple[tuple[Step, ...],
-                                                     tuple[tuple[int, int], ...]]:
+def _plain_steps(square: int, targets: int) -> tuple[Step, ...]:
     """The steps from ``square`` to the squares of ``targets`` (a subset of its steps'
     targets, at most 2**8 a square: a table of constants, made as it is read)."""
-    chosen = [(action, pair) for target, action, pair in _STEP_TABLE[square]
-              if targets & BB_SQUARES[target]]
-    made = _PLAIN_STEPS[square][targets] = (tuple(action for action, _ in chosen),
-                                           tuple(pair for _, pair in chosen))
+    made = _PLAIN_STEPS[square][targets] = tuple(
+        action for target, action, _ in _STEP_TABLE[square] if targets & BB_SQUARES[target])
     return made
 
 
@@ -138,6 +134,9 @@ _FAMILY_HOPS: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
 
 #: Per square (all 50): its hops of both families.
 _ALL_HOPS = tuple(orthogonal + diagonal for orthogonal, diagonal in zip(*_FAMILY_HOPS))
+#: Every square's byte 127 (126): added to counts of one byte a square, the top bit set
+#: where the count is one or more (two or more).
+_ONE_OR_MORE, _TWO_OR_MORE = 127 * sum(BB_SQUARES), 126 * sum(BB_SQUARES)
 #: The squares of both keeper areas.
 BB_BOTH_AREAS = BB_AREAS[0] | BB_AREAS[1]
 #: Per square of the ball: the squares of plain movers (quiet, not the ball's), as flags.
@@ -147,7 +146,7 @@ _PLAIN_FROM: tuple[bytes, ...] = tuple((BB_QUIET & ~BB_SQUARES[ball]).to_bytes(5
 #: (``_QuickTest``'s free squares are the empty ones of these).
 _QUIET_BUT = tuple(BB_QUIET & ~BB_SQUARES[ball] for ball in range(50))
 _AREAS_BUT = tuple(BB_BOTH_AREAS & ~BB_SQUARES[ball] for ball in range(50))
-#: A step's flag (``_QuickTest.step_to_flags``): legal, or not, whatever the mover's verdict.
+#: A step's flag (``_QuickTest.step_flags``): legal, or not, whatever the mover's verdict.
 _LEGAL, _NOT_LEGAL = 3, 2
 #: No square flagged (``bytes`` of 50 zeros).
 _NO_FLAGS = bytes(50)
@@ -222,10 +221,11 @@ class _Effect:
         return self._cells
 
 
-#: What a legal action leads to, as generated: the position, or what ``Position.apply``
-#: makes it from (where a kick sends the ball, a step's squares, a jump's (Jump, from, to,
-#: ball taken), or the effect of a second action the full test found legal).
-_Found = Union["Position", _Effect, int, tuple[int, int], tuple[Jump, int, int, bool]]
+#: What a legal action the full test judged leads to, as generated: the position, or the
+#: effect of a second action the full test found legal (``Position.apply`` makes the
+#: position from it). An action the quick test found legal has none: ``apply`` makes its
+#: effect from the action itself.
+_Found = Union["Position", _Effect]
 
 #: The sides' colours, and how the highlights of ``status()`` show.
 LEGEND = Legend(
@@ -419,27 +419,38 @@ class Position:
         """The position after ``action``; IllegalAction says why it is not allowed."""
         index = self._index(action)
         if index >= 0:
-            results = self._generated[1]
-            found = results[index]
+            found = self._generated[1].get(index)
             if isinstance(found, Position):
                 return found
-            # An action the quick test found legal: made now, and not kept here. A kept
-            # child keeps the children applied from it: a game's positions then held
-            # every position a search or the tracker ever made (a million objects after
-            # 30 moves against the computer; 31,000 without; the bench's figures equal).
             if isinstance(found, _Effect):  # a second action the full test found legal
                 child = self._resolve(found)[0]
                 assert child is not None
                 return child
-            if isinstance(found, int):  # a kick: where the ball ends
-                effect = self._kick_effect(action, found)
-            else:
-                effect = (self._step_effect(found[0], found[1], action) if len(found) == 2
-                          else self._jump_effect(*found))
-            return self._quickly_legal_child(effect)
+            # An action the quick test found legal: made now from the action, and not
+            # kept here. A kept child keeps the children applied from it: a game's
+            # positions then held every position a search or the tracker ever made (a
+            # million objects after 30 moves against the computer; 31,000 without; the
+            # bench's figures equal).
+            return self._quickly_legal_child(self._quick_effect(action))
         if isinstance(action, Jump):
             return self._apply_jump_path(action)
         raise IllegalAction(f"{action}: {self._why_illegal(action)}")
+
+    def _quick_effect(self, action: Action) -> _Effect:
+        """The effect of a legal action the quick test found legal (a Step, a Kick or a
+        Jump: ``_generated`` keeps nothing else for it)."""
+        if isinstance(action, Step):
+            return self._step_effect(SQUARE_INDEX[action.frm], SQUARE_INDEX[action.to], action)
+        if isinstance(action, Kick):  # the ball ends where the kick goes
+            return self._kick_effect(action, SQUARE_INDEX[action.to])
+        assert isinstance(action, Jump)
+        # The jumper ends with the ball if it had it, took it from its holder on the way,
+        # or landed on it where it lay free.
+        ball, path = self.ball, action.path
+        square = SQUARE_INDEX[path[0]]
+        has_ball = ball == square or action.steal > 0 or (
+            self.cells[ball] == EMPTY and SQUARE_NAMES[ball] in path)
+        return self._jump_effect(action, square, SQUARE_INDEX[path[-1]], has_ball)
 
     @property
     def _children(self) -> dict[Action, Position]:
@@ -472,38 +483,38 @@ class Position:
         return {action: index for index, action in enumerate(self._generated[0])}
 
     @_cached
-    def _generated(self) -> tuple[list[Action], list[_Found]]:
-        """The legal actions in the order of :meth:`_effects`, and for each the position
-        it leads to, or for an action the quick test found legal, what :meth:`apply`
-        makes it from: its effect (a kick), its squares (a step), or the chain's result
-        (a jump: the Jump, from, to, ball taken)."""
+    def _generated(self) -> tuple[list[Action], dict[int, _Found]]:
+        """The legal actions in the order of :meth:`_effects`, and by index, for each one
+        the full test judged, the position it leads to or its effect (a second action's,
+        see :meth:`_full_test`); an action the quick test found legal has no entry:
+        :meth:`apply` makes it from the action (:meth:`_quick_effect`)."""
         if self.phase == OVER or self.outcome() is not None:
-            return [], []
+            return [], {}
         if self.phase == GOAL:
-            return [Restart()], [Position._start(self.side, self.score, self.options)]
+            return [Restart()], {0: Position._start(self.side, self.score, self.options)}
         if self.phase == TAKE:
             every, legal = self._take_variants()
             # Should no choice let the turn go on, the steal still happens (docs: "Pass").
             chosen = legal or every
-            return list(chosen), list(chosen.values())
+            return list(chosen), dict(enumerate(chosen.values()))
         actions: list[Action] = []
-        found: list[_Found] = []
-        add_action, add_found = actions.append, found.append
+        found: dict[int, _Found] = {}
+        add_action = actions.append
         quick = self._quick_test()
         ball = self.ball
         if quick is None:  # a sandwich on the board: the full test for every step
             for square, target, action, _, _ in self._judged_steps(quick):
                 made = self._full_test(self._step_effect(square, target, action))
                 if made is not None:
+                    found[len(actions)] = made
                     add_action(action)
-                    add_found(made)
         else:  # _judged_steps, inlined: the hottest loop
             cells, verdict_of = self.cells, quick.verdict
             plain_from, plain_step = quick.plain_from_flags, quick.plain_step
-            plain_steps, keeper = quick.step_to_flags, self.keepers[self.side]
+            plain_steps, keeper = b"", self.keepers[self.side]
             step_sets = quick.step_sets
             step_legal, step_open = step_sets if step_sets is not None else (0, -1)
-            extend_actions, extend_found = actions.extend, found.extend
+            extend_actions = actions.extend
             for square in self._active_squares:
                 # A plain mover whose every step its class decides: its legal steps in one
                 # go, from the set of their targets (``_plain_steps``).
@@ -511,20 +522,21 @@ class Position:
                         and not (reach := _STEPS_AT[square]) & step_open:
                     targets = reach & step_legal
                     try:
-                        steps, pairs = _PLAIN_STEPS_AT[square][targets]
+                        extend_actions(_PLAIN_STEPS_AT[square][targets])
                     except KeyError:
-                        steps, pairs = _plain_steps(square, targets)
-                    extend_actions(steps)
-                    extend_found(pairs)
+                        extend_actions(_plain_steps(square, targets))
                     continue
-                # A mover's steps whose verdict its class decides (see ``step_to_flags``):
+                # A mover's steps whose verdict its class decides (see ``step_flags``):
                 # one flag read a step.
                 if plain_from[square]:
-                    to_flags = plain_steps if square != keeper else quick.plain_to_flags
+                    if square == keeper:
+                        to_flags = quick.plain_to_flags
+                    else:
+                        to_flags = plain_steps = plain_steps or quick.step_flags()
                     sure, lone = plain_step, -1
                 else:  # the keeper in its area, the ball's holder (or none)
                     to_flags, sure, lone = quick.mover_flags(square)
-                for target, action, pair in _STEP_TABLE[square]:
+                for target, action, _ in _STEP_TABLE[square]:
                     if cells[target]:
                         continue
                     flag = to_flags[target]
@@ -539,24 +551,22 @@ class Position:
                             square, target, target if ball == square or ball == target else ball)
                     if verdict:
                         add_action(action)
-                        add_found(pair)
                     elif verdict is None:
                         made = self._full_test(self._step_effect(square, target, action))
                         if made is not None:
+                            found[len(actions)] = made
                             add_action(action)
-                            add_found(made)
         for kick, target in self._kicks() if self.cells[ball] == ACTIVE[self.side] else ():
             verdict = True  # a goal: always legal, nothing to look ahead to
             if target not in ALL_GOALS:
                 verdict = quick.kick_verdict(target) if quick else None
             if verdict:
                 add_action(kick)
-                add_found(target)
             elif verdict is None:
                 made = self._full_test(self._kick_effect(kick, target))
                 if made is not None:
+                    found[len(actions)] = made
                     add_action(kick)
-                    add_found(made)
         setting = self._chain_setting()
         board = setting[0]
         for square in self._jumpers():
@@ -588,15 +598,14 @@ class Position:
                         if quick else None
                 if verdict:
                     add_action(jump)
-                    add_found(chain)
                 elif verdict is None:
                     made = self._full_test(self._jump_effect(jump, square, end, has_ball))
                     if made is not None:
+                        found[len(actions)] = made
                         add_action(jump)
-                        add_found(made)
         if not actions:
             add_action(Pass())
-            add_found(self._end_turn(self.cells, self.ball, self.keepers, ()))
+            found[0] = self._end_turn(self.cells, self.ball, self.keepers, ())
         return actions, found
 
     @_cached
@@ -1374,15 +1383,14 @@ class _QuickTest:
     the holder and the opponents lined up with it on its file or rank), as does every
     action where a sandwich stands on the board already. The sets of squares involved
     are bitboards (``geometry.BB_*``), read per square as byte flags: a step whose
-    verdict its mover's class decides (``step_to_flags``, ``mover_flags``) is one flag
+    verdict its mover's class decides (``step_flags``, ``mover_flags``) is one flag
     read; the others ask :meth:`verdict`.
     """
 
     __slots__ = ("_areas_free", "_closers", "_closing", "_every_target", "_free", "_keeper",
-                 "_may_spare", "_mine", "_own_area", "_plain_to", "_targets", "_their_area",
-                 "_twice", "free_flags", "own", "plain", "plain_from_flags",
-                 "plain_step", "plain_to_flags", "position", "step_sets", "step_to_flags",
-                 "their")
+                 "_may_spare", "_mine", "_own_area", "_plain_to", "_their_area", "_twice",
+                 "free_flags", "own", "plain", "plain_from_flags", "plain_step",
+                 "plain_to_flags", "position", "step_sets", "their")
 
     def __init__(self, position: Position) -> None:
         self.position = position
@@ -1425,11 +1433,9 @@ class _QuickTest:
         else:
             self.plain_step = True if not bad else None
         self._may_spare = done == 0 and not bad
-        #: the first action's quiet steps, per player (square -> its targets), all their
-        #: targets, and those of two players or more: made when first asked for
-        #: (``_others``)
-        self._targets: dict[int, int] | None = None
-        self._every_target = self._twice = 0
+        #: the targets of the first action's quiet steps, all, and those of two players
+        #: or more: made when first asked for (``_others``; -1: not yet)
+        self._every_target, self._twice = -1, 0
         # What verdict() reads on every call, looked up once.
         self._own_area, self._their_area = KEEPER_AREA[me], KEEPER_AREA[1 - me]
         self._keeper = position.keepers[me]
@@ -1442,7 +1448,7 @@ class _QuickTest:
         #: at the second, a step into the own area is legal while the area holds none of
         #: the side's players, one into the other area never.
         #: ``step_sets``: a plain mover's steps (not the keeper's) as two sets: the
-        #: targets where its step is legal, and the free targets ``step_to_flags`` leaves
+        #: targets where its step is legal, and the free targets ``step_flags`` leaves
         #: to :meth:`verdict` (None: every step goes to the full test). A mover with no
         #: step of the second set takes its steps in one go (``_plain_steps``).
         areas_free = empty & _AREAS_BUT[ball]
@@ -1452,19 +1458,28 @@ class _QuickTest:
         self.step_sets: tuple[int, int] | None
         # (plain_to and areas_free are empty squares, disjoint: the ^ take them off.)
         if not bad and done == 0:
-            self.step_to_flags = (plain_to | areas_free * _LEGAL).to_bytes(50, "little")
             self.step_sets = (plain_to | areas_free, empty ^ plain_to ^ areas_free)
         elif self.plain:
             legal = areas_free & BB_AREAS[me] if own == 0 else 0
-            self.step_to_flags = (plain_to | legal * _LEGAL | (areas_free & ~legal)
-                                  * _NOT_LEGAL).to_bytes(50, "little")
             self.step_sets = (plain_to | legal, empty ^ plain_to ^ areas_free)
         else:
-            self.step_to_flags = self.plain_to_flags
             self.step_sets = None if self.plain is None else (0, empty ^ plain_to)
 
+    def step_flags(self) -> bytes:
+        """Per target of a plain mover's step (not the keeper's), its flag (see
+        ``step_sets``), as one byte a square: made only for a mover whose steps are not
+        taken in one go (most listings have none)."""
+        plain_to, areas_free = self._plain_to, self._areas_free
+        if self._may_spare:  # the first action, where the position owes nothing
+            return (plain_to | areas_free * _LEGAL).to_bytes(50, "little")
+        if self.plain:
+            legal = areas_free & BB_AREAS[self.position.side] if self.own == 0 else 0
+            return (plain_to | legal * _LEGAL | (areas_free & ~legal)
+                    * _NOT_LEGAL).to_bytes(50, "little")
+        return self.plain_to_flags
+
     def mover_flags(self, frm: int) -> tuple[bytes, bool | None, int]:
-        """What ``step_to_flags`` and :meth:`plain_verdict` are to a plain mover, for a
+        """What ``step_flags`` and :meth:`plain_verdict` are to a plain mover, for a
         mover that is not plain, where its class decides when the position owes nothing
         (rule 1-4): the holder of the ball (then outside the keeper areas: a dribble to
         a quiet square changes nothing counted, one into an area is legal at the first
@@ -1496,21 +1511,26 @@ class _QuickTest:
 
     def _others(self, frm: int) -> int:
         """The targets of the first action's quiet steps of the players other than ``frm``:
-        all the targets, less those of ``frm``'s steps that no other player's reaches."""
-        targets = self._targets
-        if targets is None:
-            targets = self._targets = {}
-            quiet_from, free = self.plain_from_flags, self._free
-            every = twice = 0
-            for square in self.position._active_squares:
-                mine = BB_STEPS[square] & free if quiet_from[square] else 0
-                if mine:
-                    targets[square] = mine
-                    twice |= every & mine
-                    every |= mine
-            self._every_target, self._twice = every, twice
-        mine = targets.get(frm, 0)
-        return self._every_target & ~(mine & ~self._twice) if mine else self._every_target
+        all the targets, less those of ``frm``'s steps that no other player's reaches.
+
+        The steps' targets of the quiet players summed, a square's byte counts the players
+        reaching it (at most 8: no carry into the next square's), and a byte plus 127 (126)
+        reaches its top bit where one (two) or more do."""
+        every = self._every_target
+        quiet_from, position = self.plain_from_flags, self.position
+        if every < 0:
+            counts = 0
+            for square in position._active_squares:
+                if quiet_from[square]:
+                    counts += _STEPS_AT[square]
+            free = self._free
+            every = self._every_target = (counts + _ONE_OR_MORE) >> 7 & free
+            self._twice = (counts + _TWO_OR_MORE) >> 7 & free
+        if quiet_from[frm] and position.cells[frm] == ACTIVE[position.side]:
+            # (frm's targets are among every target: the ^ take off those no other reaches)
+            mine = _STEPS_AT[frm] & self._free
+            return every ^ mine ^ (mine & self._twice)
+        return every
 
     def _steps_out(self, frm: int, to: int, new_ball: int) -> bool:
         """Whether, after a first action moving a player ``frm`` -> ``to``, a step of
@@ -1553,7 +1573,9 @@ class _QuickTest:
             return not bad and p.entered < 0
         if bad:
             return None
-        return True if self._others(new_ball) & ~BB_SQUARES[new_ball] else None
+        # (a target other than new_ball's: the set is neither empty nor that square)
+        others = self._others(new_ball)
+        return True if others and others != BB_SQUARES[new_ball] else None
 
     def judge(self, frm: int, to: int, new_ball: int) -> bool | None:
         """:meth:`verdict`, for a plain move (see ``Position._judged_steps``) from flags."""
@@ -1597,11 +1619,13 @@ class _QuickTest:
         # squares the ball and the mover end on (the ball's is no player's step:
         # a mover's new_ball is the ball's square or its landing; a kick's may be a
         # team-mate's).
+        # (a target outside the set of those two: no complement of a 400-bit set made)
         if frm >= 0:
-            left = self._others(frm) & ~BB_SQUARES[to] & ~BB_SQUARES[new_ball]
-        else:
-            left = self._others(new_ball) & ~BB_SQUARES[new_ball]
-        return True if left else None
+            others = self._others(frm)
+            return True if others & (BB_SQUARES[to] | BB_SQUARES[new_ball]) != others \
+                else None
+        others = self._others(new_ball)
+        return True if others and others != BB_SQUARES[new_ball] else None
 
 
 #: Per family (orthogonal, diagonal), per square (all 50): its hops as (jumped, landing,
@@ -1641,9 +1665,9 @@ def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) 
                           and (victim < 0 or _PARITY[victim] == parity)):
         # The jumper's square is left taken: a chain ending there is no result, and it
         # is no other hop's jumped square (another parity class's).
-        for hops in _HOPS:
+        for family in _FAMILY_HOPS:  # (jumped, landing): no state to carry
             paths = None
-            for mid, land, _ in hops[square]:
+            for mid, land in family[square]:
                 if board[mid] and not board[land]:
                     if paths is None:
                         paths = {land: square << 6 | land}
@@ -1655,7 +1679,7 @@ def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) 
                 continue
             for at in queue:  # grows while it is read: breadth first
                 path = paths[at] << 6
-                for mid, land, _ in hops[at]:
+                for mid, land in family[at]:
                     if board[mid] and not board[land] and land not in paths:
                         paths[land] = path | land
                         queue.append(land)
