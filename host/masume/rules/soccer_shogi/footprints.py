@@ -44,13 +44,22 @@ if TYPE_CHECKING:
     from .position import Position
 
 
+#: The last position :func:`standing_up` read, and its answer: the tracker asks the
+#: footprints of a position's actions one after the other.
+_last: tuple[object, tuple[str, ...]] = (None, ())
+
+
 def standing_up(position: Position) -> tuple[str, ...]:
     """The squares of the resting players of the side to move: they are turned face up
     when its turn ends (``Position._end_turn``). Mostly none."""
-    cells, resting = position.cells, RESTING[position.side]
-    if resting not in cells:
-        return ()
-    return tuple(SQUARE_NAMES[i] for i in PITCH if cells[i] == resting)
+    global _last
+    known, squares = _last
+    if known is not position:
+        cells, resting = position.cells, RESTING[position.side]
+        squares = tuple(SQUARE_NAMES[i] for i in PITCH if cells[i] == resting) \
+            if resting in cells else ()
+        _last = (position, squares)
+    return squares
 
 
 def _ends_turn(position: Position, action: Step | Kick | Jump) -> bool:
