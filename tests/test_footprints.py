@@ -38,19 +38,55 @@ def _changed(before: dict[str, tuple[str, ...]], after: dict[str, tuple[str, ...
 
 
 def test_a_game_has_the_capability() -> None:
-    assert {"masume-tactics", "eyeshield21"} <= set(FOOTPRINTED)
+    assert {"masume-tactics", "eyeshield21", "soccer-shogi"} <= set(FOOTPRINTED)
+
+
+#: The games whose footprints are exact: every square they name changes.
+EXACT = {"soccer-shogi"}
 
 
 #: Walks that meet what the footprints speak of, beside seed 15's: set pieces' re-placements
 #: and ``ready`` (seed 21, see below), and a Masume Tactics line-up (option ``lineup``).
 WALKS: dict[str, list[tuple[int, int, dict[str, Any]]]] = {
     "masume-tactics": [(200, 21, {}), (200, 7, {"lineup": True})],
+    # Soccer Shogi: walks whose seeds meet a second action that leaves a sandwich to take
+    # while the mover's side has players resting, and a Take ending a turn with some
+    # (seeds 2, 22, 31), and one with the keepers who may not jump.
+    "soccer-shogi": [(600, 2, {}), (600, 22, {}), (600, 31, {}),
+                     (600, 4, {"keepers_cannot_jump": True})],
 }
+
+
+def _met(game: str, position: Any, action: Any, after: Any) -> str | None:
+    """What the footprints speak of that an action meets, for the games that say it."""
+    if game != "soccer-shogi":
+        return None
+    from masume.rules.soccer_shogi import Jump, Kick, Take
+    from masume.rules.soccer_shogi.footprints import standing_up
+
+    resting = bool(standing_up(position))
+    if isinstance(action, Take):
+        return "take ending a turn, players resting" if position.done == 2 and resting \
+            else "take"
+    if isinstance(action, Jump) and action.steal:
+        return "steal"
+    if isinstance(action, Kick) and action.to in ("B0", "C0", "D0", "B9", "C9", "D9"):
+        return "goal"
+    if position.done == 1 and resting:
+        return ("second action leaving a sandwich, players resting" if after.phase == "take"
+                else "second action, players resting")
+    return None
+
+
+#: What each game's walks must meet (see _met).
+MET = {"soccer-shogi": {"take", "take ending a turn, players resting", "steal", "goal",
+                        "second action leaving a sandwich, players resting",
+                        "second action, players resting"}}
 
 
 @pytest.mark.parametrize("game", FOOTPRINTED)
 def test_footprints_hold_every_changed_square(game: str) -> None:
-    said = 0
+    said, met = 0, set()
     walks = [(600, 15, {})] + WALKS.get(game, [])
     for position in (p for count, seed, options in walks
                      for p in _positions(game, count, seed, **options)):
@@ -60,9 +96,14 @@ def test_footprints_hold_every_changed_square(game: str) -> None:
             if footprint is None:
                 continue
             said += 1
-            after = {sq: tuple(p) for sq, p in position.apply(action).layout().items()}
+            child = position.apply(action)
+            after = {sq: tuple(p) for sq, p in child.layout().items()}
             assert _changed(layout, after) <= footprint, (position.to_text(), str(action))
+            if game in EXACT:
+                assert _changed(layout, after) == footprint, (position.to_text(), str(action))
+            met.add(_met(game, position, action, child))
     assert said > 1000  # the test saw footprints, not only None
+    assert MET.get(game, set()) <= met
 
 
 @pytest.mark.parametrize("game", FOOTPRINTED)

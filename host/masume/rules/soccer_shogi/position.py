@@ -16,6 +16,7 @@ from ..base import (
     Status,
     cached,
 )
+from . import footprints as _footprints
 from .actions import STEP_ACTIONS, Action, Jump, Kick, Pass, Step, Take
 from .geometry import (
     _ALONE,
@@ -331,6 +332,14 @@ class Position:
         # The ball: under its holder (in place, so the order stays the pitch's), or alone last.
         out[SQUARE_NAMES[ball]] = _WITH_BALL[cells[ball]]
         return out
+
+    def footprint(self, action: Action) -> frozenset[str] | None:
+        """The squares whose stack ``action`` changes (``KnowsFootprints``; footprints.py)."""
+        return _footprints.footprint(self, action)
+
+    def actions_changing(self, squares: frozenset[str]) -> Iterator[Action]:
+        """The legal actions that may change every one of ``squares`` (footprints.py)."""
+        return _footprints.actions_changing(self, squares)
 
     def outcome(self) -> Outcome | None:
         goals = self.options.goals_to_win
