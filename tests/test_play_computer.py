@@ -12,6 +12,8 @@ import os
 import random
 import subprocess
 import sys
+import threading
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,17 @@ pytestmark = pytest.mark.slow
 #: Masume Soccer Tactics, home to move with the ball (test_play_tactics.START).
 TACTICS = ("home=G2,C4,E3,I3,K4,G5,C8,E6,G6,E11,K7 "
            "away=G16,C14,E14,E12,K14,G13,C13,E13,G14,I13,K13 ball=E6 offence=home move=home")
+
+
+def search_stack() -> str:
+    """Where the process's search thread is (a search that never ends holds every
+    table's back): its innermost frames."""
+    for thread in threading.enumerate():
+        if thread.name.startswith("search") and thread.ident is not None:
+            frame = sys._current_frames().get(thread.ident)
+            return " < ".join(f"{f.name}:{f.lineno}"
+                              for f in traceback.extract_stack(frame)[-6:][::-1])
+    return "(no search thread)"
 
 
 class Hands:
@@ -74,8 +87,10 @@ class Hands:
         try:
             until(check, what, limit=float(os.environ.get("HANDS_S", HANG_S)))
         except AssertionError as exc:  # the table as it stood then, not when it began
-            raise AssertionError(f"{exc}: {self.session.state()['tracker']}, "
-                                 f"{self.game.notations()[-6:]}") from None
+            state = self.session.state()
+            raise AssertionError(f"{exc}: {state['tracker']}, {self.game.notations()[-6:]}; "
+                                 f"advice {state.get('advice')}; said {self.said[-4:]}; "
+                                 f"search thread at {search_stack()}") from None
 
     def in_sync(self, actions: int) -> None:
         """The board shows the game after ``actions`` actions (or more: the computer's
@@ -546,6 +561,28 @@ def test_a_failed_search_is_said_and_the_game_goes_on(tactics: Hands,
     while tactics.step() != "away":
         pass
     assert failures == [1]
+
+
+def test_a_search_that_chooses_an_illegal_action_is_said(tactics: Hands,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search's bug (an action the rules refuse) is said as its failure, not lit, and
+    not passed over in silence: the hint asked for would else never come."""
+    import masume.play.computer
+    from masume.ai import Advice
+
+    def refused(position: Any, side: str, *args: Any) -> Any:
+        return Advice(side, "nowhere", 0.5)
+
+    monkeypatch.setattr(masume.play.computer, "advise", refused)
+    home = acting_side(tactics.game.position)
+    assert home == "home" and not tactics.game.position.is_legal("nowhere")
+    tactics.session.hint()
+    tactics.wait(lambda: "the rules refuse" in (tactics.session.state()["advice"]["error"] or ""),
+                 "the failure said")
+    assert tactics.session.state()["advice"]["error"] == (
+        "hint: the search failed (RuntimeError: it chose 'nowhere', which the rules refuse "
+        "here); play on")
+    assert tactics.session.core.shown is None
 
 
 @pytest.mark.parametrize(("args", "said"), [

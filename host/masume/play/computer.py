@@ -247,6 +247,10 @@ class Advisor:
                 log.exception("advisor: telling the table")
 
     def _found(self, core: TableCore, job: _Job, found: Advice | BaseException) -> Effects:
+        if (not isinstance(found, BaseException) and len(core.game.actions) == job.at
+                and not job.position.is_legal(found.action)):
+            # A search's bug, said as its failure: else nothing would be lit, and nothing said.
+            found = RuntimeError(f"it chose {found.action!r}, which the rules refuse here")
         if isinstance(found, BaseException):
             if job.kind == "computer":
                 self._failed = (job.at, job.position)
