@@ -114,6 +114,7 @@ def test_a_finished_club_game_is_reviewed_in_chromium(store_url, broker, make_si
     computer's comment at a mistake and lights the better action; the live table goes on
     meanwhile."""
     from page_checks import readability_problems
+    from test_web_review import expect_the_better_action
     from playwright.sync_api import expect, sync_playwright
     from test_web import launch_chromium
 
@@ -169,16 +170,7 @@ def test_a_finished_club_game_is_reviewed_in_chromium(store_url, broker, make_si
                 expect(at).to_have_attribute("data-at", str(worst["index"]))
                 comment = page.locator("#review-comment")
                 expect(comment).to_have_text(f"{worst['comment']} (the better action is lit)")
-                for square in worst["put"]:
-                    expect(page.locator(f'[data-cell="{square}"]')).to_have_attribute(
-                        "data-better", "put")
-                for square in sorted(set(worst["take"]) - set(worst["put"])):
-                    expect(page.locator(f'[data-cell="{square}"]')).to_have_attribute(
-                        "data-better", "take")
-                step = review["steps"][worst["index"]]
-                for square, stack in step["pieces"].items():
-                    expect(page.locator(f'[data-cell="{square}"]')).to_have_attribute(
-                        "data-pieces", " ".join(stack))
+                expect_the_better_action(page, worst, review["steps"][worst["index"]])
                 assert readability_problems(page, "club review at 400 px") == []
                 # One back, then the list of comments jumps to each.
                 page.locator("#review-prev").click()

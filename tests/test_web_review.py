@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_web import FakeTable, TestClient, at, signed_in
@@ -158,6 +159,22 @@ def test_a_record_sent_is_reviewed_and_kept_by_its_text() -> None:
 # ---- in the browser ----------------------------------------------------------------
 
 
+def expect_the_better_action(page: Any, mistake: dict, step: dict) -> None:
+    """The board at a review's ``mistake`` (on a table's page or the club's): where the
+    better action puts and takes (a square taken from and put on, as where a kicked
+    ball stood and a piece goes, shows where to put, as the board's LEDs do), and the
+    pieces as they stood before the mistake (``step``)."""
+    from playwright.sync_api import expect
+
+    for square in mistake["put"]:
+        expect(page.locator(f'[data-cell="{square}"]')).to_have_attribute("data-better", "put")
+    for square in sorted(set(mistake["take"]) - set(mistake["put"])):
+        expect(page.locator(f'[data-cell="{square}"]')).to_have_attribute("data-better", "take")
+    for square, stack in step["pieces"].items():
+        expect(page.locator(f'[data-cell="{square}"]')).to_have_attribute(
+            "data-pieces", " ".join(stack))
+
+
 def review_api(url: str, path: str) -> dict:
     with urllib.request.urlopen(at(url, path)) as response:
         return json.load(response)
@@ -217,20 +234,10 @@ def test_the_review_on_the_page_of_a_finished_game(tmp_path: Path) -> None:
                     "data-at", str(worst["index"]))
                 comment = page.locator("#review-comment")
                 expect(comment).to_have_text(worst["comment"])
+                expect_the_better_action(page, worst, review["steps"][worst["index"]])
                 for square in worst["put"]:
-                    cell = page.locator(f'[data-cell="{square}"]')
-                    expect(cell).to_have_attribute("data-better", "put")
-                    expect(cell).to_have_attribute("data-pattern", "blink")
-                # (A square taken from and put on, as where a kicked ball stood and a
-                # piece goes, shows where to put, as the board's LEDs do.)
-                for square in sorted(set(worst["take"]) - set(worst["put"])):
                     expect(page.locator(f'[data-cell="{square}"]')).to_have_attribute(
-                        "data-better", "take")
-                # The pieces as they stood before the mistake.
-                step = review["steps"][worst["index"]]
-                for square, stack in step["pieces"].items():
-                    expect(page.locator(f'[data-cell="{square}"]')).to_have_attribute(
-                        "data-pieces", " ".join(stack))
+                        "data-pattern", "blink")
                 assert readability_problems(page, "review at 400 px") == []
 
                 # One back: no comment there unless a mistake stood there too; the list
