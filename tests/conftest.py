@@ -9,8 +9,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # helpers: micropython_vm, firmware_checks
 
 from masume.firmware_host import use_firmware  # noqa: E402
+from masume.sim.vm import compile_once  # noqa: E402
 
 use_firmware()  # the firmware's modules, and the micropython module, on CPython too
+compile_once()  # every MicroPython VM of the tests (micropython_vm.run_micropython too)
 
 
 @pytest.fixture
@@ -51,6 +53,21 @@ def connect() -> Iterator[Callable[..., "BoardSession"]]:  # noqa: F821
         session.close()
 
 
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[object]:
+    """One headless Chromium for the test module (tests/browser.py): each test opens
+    its own pages on it, each in a context of its own (browser.open_page)."""
+    from browser import launch_chromium
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
 @pytest.fixture
 def broker(tmp_path: Path):
     """A Mosquitto of this test's own on a free loopback port."""
@@ -78,3 +95,11 @@ def small_disk(tmp_path: Path):
     finally:
         disk.unmount()
         os.sync()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files with slow tests first (a stable sort: the order within each group
+    stays). `--dist loadfile` gives each file whole to a worker in this order; a long
+    file taken last would run on alone while the other workers have nothing left."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)

@@ -57,7 +57,11 @@ def chip(tmp_path: Path, request):
     chips: list[ChipBoard] = []
 
     def start(board: str, *faults: str) -> ChipBoard:
-        c = ChipBoard(board, link=tmp_path / f"port-{len(chips)}", faults=faults,
+        # The person puts a piece down, waits for the command to have read it, then
+        # takes it off: each move waits on the board, so a quick hand (0.3 s of board
+        # time between two moves, as test_chip_link's) misses nothing, and the
+        # emulated chip, slower than a real one, has less board time to work through.
+        c = ChipBoard(board, link=tmp_path / f"port-{len(chips)}", faults=faults, hold=0.3,
                       on_log=lambda m: print(f"chip: {m}", file=sys.stderr))
         chips.append(c)
         return c

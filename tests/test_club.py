@@ -505,3 +505,28 @@ def test_a_second_server_on_the_same_database_is_refused(broker, tmp_path: Path)
             ClubServer(broker.url, ClubStore(db), assignments).start()
     finally:
         server.close()
+
+
+def test_shared_and_unshared_servers_do_not_mix(broker, tmp_path: Path):
+    """An unshared server runs every table it is given; beside shared servers (which
+    share the tables out by leases it does not take) both would run the same tables.
+    Each is refused beside the other, whatever their names."""
+    from masume.club.server import ServerRunning
+
+    db = tmp_path / "club.db"
+    assignments = {"table-1": make_assignment("table-1", {"game": "soccer-shogi"})}
+    shared = ClubServer(broker.url, ClubStore(db), assignments, server_id="club-1",
+                        shared=True).start()
+    try:
+        with pytest.raises(ServerRunning, match=r"another club server \(club-1\)"):
+            ClubServer(broker.url, ClubStore(db), assignments).start()
+    finally:
+        shared.close()
+    unshared = ClubServer(broker.url, ClubStore(db), assignments).start()
+    try:
+        assert ClubStore(db).live_servers(shared=False) == ["club"]
+        with pytest.raises(ServerRunning, match=r"another club server \(club\)"):
+            ClubServer(broker.url, ClubStore(db), assignments, server_id="club-2",
+                       shared=True).start()
+    finally:
+        unshared.close()

@@ -124,13 +124,6 @@ def test_arbiter_actions_need_the_arbiters_login(club, tmp_path: Path) -> None:
     assert [g["result"] for g in store.games() if g["id"] == game_id] == ["Ann wins on time"]
     shown = httpx.get(url + f"api/tables/{UNIT}").json()
     assert shown["running"] is False and shown["result"] == "Ann wins on time"
-    # ... also after a restart: a server on the same database does not start it again.
-    again = ClubServer(server.broker, store, server.assignments, server_id="club-2").start()
-    try:
-        assert wait_for(lambda: UNIT in again.ended)
-        assert UNIT not in again.tables
-    finally:
-        again.close()
 
     # A new game for the table, then logged out: refused again.
     assert arbiter.post(assign, json=new_game).status_code == 200
@@ -139,6 +132,25 @@ def test_arbiter_actions_need_the_arbiters_login(club, tmp_path: Path) -> None:
     assert arbiter.post("api/logout", json={}).status_code == 200
     assert arbiter.post(end, json={"result": "draw"}).status_code == 403
     assert len(active()) == 1
+
+
+def test_a_game_the_arbiter_ended_stays_ended_after_a_restart(club) -> None:
+    """The server stopped and started again on the same database: the table the
+    arbiter ended waits for its next assignment; its game is not started again."""
+    url, server, store = club
+    game_id = server.tables[UNIT].game_id
+    arbiter = httpx.Client(base_url=url)
+    assert arbiter.post("api/login", json={"password": PASSWORD}).status_code == 200
+    r = arbiter.post(f"api/tables/{UNIT}/end", json={"result": "Ann wins on time"})
+    assert r.status_code == 200, r.text
+    server.close()  # (the fixture's close after this is a no-op)
+    again = ClubServer(server.broker, store, server.assignments).start()
+    try:
+        assert wait_for(lambda: UNIT in again.ended)
+        assert UNIT not in again.tables
+        assert [(g["id"], g["result"]) for g in store.games()] == [(game_id, "Ann wins on time")]
+    finally:
+        again.close()
 
 
 def test_guessing_the_password_is_throttled(club) -> None:

@@ -57,6 +57,33 @@ def test_emulated_boards_play_their_games_into_exact_records():
     assert result["actions"] >= 4
     assert result["samples"] > 0 and result["canary_samples"] > 0
     assert result["bad_frames"] == 0
+    # Every picture the boards were shown is one the server's code draws for the plan,
+    # and every movement it draws a new one for got it.
+    assert result["misses"] == 0 and result["unforeseen"] == 0
+
+
+def test_a_second_piece_lifted_from_a_square_changes_no_picture():
+    """The bench's foresight (the server's TableCore, fed the plan): lifting the ball
+    after the player who held it leaves the lights as they were (both pieces' squares
+    are lit already), so that movement has no LED answer to time; every other movement
+    of the plan has a new picture."""
+    from masume.bench.club import plan_game
+    from masume.bench.club_emulated import foresee
+
+    rules = load_rules("soccer-shogi")
+    board = load_board(rules.board)
+    layout = {k: list(v) for k, v in rules.start().layout().items()}
+    plan = plan_game("soccer-shogi", 2, 12)
+    first, foreseen = foresee(board, layout, plan)
+    before, quiet = first, []
+    for planned, pictures in zip(plan, foreseen):
+        for k, (step, seen) in enumerate(zip(planned.steps, pictures)):
+            if seen.now == before == seen.settled:
+                quiet.append((step, planned.steps[k - 1] if k else None))
+            before = seen.settled
+    assert quiet, "this seed's plan lifts a player holding the ball"
+    for (kind, square, _), previous in quiet:
+        assert kind == "lift" and previous == ("lift", square, ""), (quiet, plan)
 
 
 def test_emulated_boards_resend_when_the_firmware_does():
@@ -78,7 +105,7 @@ def test_emulated_boards_resend_when_the_firmware_does():
 
     rules = load_rules("soccer-shogi")
     board = load_board(rules.board)
-    emulated = EmulatedBoard("t-1", board, {}, [], random.Random(1))
+    emulated = EmulatedBoard("t-1", board, {}, [], [], random.Random(1))
     firmware, sent = firmware_checks._link()
     beat = c.encode_frame(c.HEARTBEAT, 0, c.pack_heartbeat(0, 0, 0, 0))[:-1]
     square = c.pack_square(3, b"\x01", 0)

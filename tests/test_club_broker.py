@@ -17,13 +17,13 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 import tomllib
 from pathlib import Path
 
 import pytest
 from mqtt_broker import ME, event_broker, free_port
 from test_club import first_action, play, wait_for
+from waiting import HANG_S
 
 from masume.club.broker import MAX_PACKET, write_broker_config
 from masume.club.store import ClubStore
@@ -43,6 +43,7 @@ class Client:
     def __init__(self, url: str, client_id: str, subscribe: str | None = None) -> None:
         self.received: list[tuple[str, bytes]] = []
         self.connected = threading.Event()
+        self.subscribed = threading.Event()  # the broker's SUBACK came: its messages follow
         self.disconnected = threading.Event()
         self.reason = None
         self.client = new_client(client_id)
@@ -51,6 +52,7 @@ class Client:
         parsed.configure(self.client)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = lambda *_: self.disconnected.set()
+        self.client.on_subscribe = lambda *_: self.subscribed.set()
         self.client.on_message = lambda c, u, m: self.received.append((m.topic, bytes(m.payload)))
         self._subscribe = subscribe
         self.client.connect(parsed.host, parsed.port, keepalive=30)
@@ -171,7 +173,7 @@ def test_tls_only_broker_reads_its_own_secrets_and_keeps_packets_to_a_frame():
             board = Client(conf.url(long_unit), "board")
             clients += [server, board]
             assert not server.reason.is_failure and not board.reason.is_failure
-            time.sleep(0.2)  # the server's subscription is in
+            assert server.subscribed.wait(HANG_S), "no SUBACK for the server's subscription"
             largest = bytes([1]) * MAX_MESSAGE
             board.publish(topic(long_unit, "events"), largest)
             assert wait_for(lambda: (topic(long_unit, "events"), largest) in server.received)

@@ -301,11 +301,12 @@ def test_a_worker_killed_while_it_searches_leaves_the_table_playable(
 
 
 @pytest.mark.browser
-def test_the_club_page_says_the_computers_action(broker, make_sim, tmp_path: Path) -> None:
+def test_the_club_page_says_the_computers_action(broker, make_sim, tmp_path: Path,
+                                                 chromium) -> None:
     """The table's club page, in headless Chromium: who the computer plays, and its
     action in words once lit (as the board lights it)."""
-    from playwright.sync_api import expect, sync_playwright
-    from test_web import launch_chromium
+    from browser import open_page
+    from playwright.sync_api import expect
 
     from masume.club.web import serve
 
@@ -316,20 +317,15 @@ def test_the_club_page_says_the_computers_action(broker, make_sim, tmp_path: Pat
         state = table.state(lambda s: (s["advice"]["shown"] or {}).get("kind") == "computer",
                             "the computer's action lit")
         text = state["advice"]["shown"]["text"]
-        with sync_playwright() as p:
-            browser = launch_chromium(p)
-            try:
-                page = browser.new_page()
-                page.goto(url + "table/cpu-1")
-                expect(page.locator("#detail-status .computer")).to_have_text(
-                    "the computer plays red (beginner)")
-                expect(page.locator('#detail-status .says[data-kind="computer"]')).to_have_text(
-                    f"computer: {text}")
-                page.goto(url)
-                expect(page.locator('[data-table="cpu-1"] .says')).to_have_text(
-                    f"computer: {text}")
-            finally:
-                browser.close()
+        with open_page(chromium, url + "table/cpu-1", width=1280, height=720) as (page, errors):
+            expect(page.locator("#detail-status .computer")).to_have_text(
+                "the computer plays red (beginner)")
+            expect(page.locator('#detail-status .says[data-kind="computer"]')).to_have_text(
+                f"computer: {text}")
+            page.goto(url)
+            expect(page.locator('[data-table="cpu-1"] .says')).to_have_text(
+                f"computer: {text}")
+            assert errors == []
         assert table.step() == "red"
     finally:
         stop()

@@ -107,7 +107,7 @@ def test_the_club_review_refuses_what_it_cannot_read(store_url, broker) -> None:
 @pytest.mark.slow
 @pytest.mark.browser
 def test_a_finished_club_game_is_reviewed_in_chromium(store_url, broker, make_sim,  # noqa: F811
-                                                      tmp_path) -> None:
+                                                      tmp_path, chromium) -> None:
     """A club server on a real Mosquitto with a table playing on a simulated board, its
     store holding a finished game of an earlier round: the overview lists the finished
     game, its review page shows the review's progress, steps through the game, says the
@@ -115,8 +115,8 @@ def test_a_finished_club_game_is_reviewed_in_chromium(store_url, broker, make_si
     meanwhile."""
     from page_checks import readability_problems
     from test_web_review import expect_the_better_action
-    from playwright.sync_api import expect, sync_playwright
-    from test_web import launch_chromium
+    from browser import open_page
+    from playwright.sync_api import expect
 
     store = ClubStore(store_url)
     games = archive(store)
@@ -128,77 +128,69 @@ def test_a_finished_club_game_is_reviewed_in_chromium(store_url, broker, make_si
     try:
         assert wait_for(lambda: "table-1" in server.tables
                         and server.tables["table-1"].link.connected.is_set(), HANG_S)
-        with sync_playwright() as p:
-            browser = launch_chromium(p)
-            try:
-                page = browser.new_page(viewport={"width": 400, "height": 800})
-                errors: list[str] = []
-                page.on("pageerror", lambda exc: errors.append(str(exc)))
-                page.goto(url)
-                page.wait_for_selector('[data-table="table-1"] .online')
-                finished = page.locator(f'#finished [data-game="{games["finished"]}"]')
-                expect(finished).to_contain_text("old-finished: soccer-shogi: red wins (goals)")
-                # Games not over are not offered (the live one, the one never saved).
-                expect(page.locator(f'#finished [data-game="{games["unsaved"]}"]')).to_have_count(0)
-                assert readability_problems(page, "club overview at 400 px") == []
-                finished.locator("a").click()
-                page.wait_for_url(f"{url}game/{games['finished']}")
-                progress = page.locator("#review-progress")
-                expect(progress).to_have_attribute("data-status", "done")
-                expect(progress).to_contain_text("the worst first (red wins (goals))")
-                at = page.locator("#review-at")
-                expect(at).to_contain_text("after action 0 of 22")
-                expect(page.locator('[data-cell="C4"]')).to_have_attribute(
-                    "data-pieces", "ball red")
+        with open_page(chromium, url, width=400, height=800) as (page, errors):
+            page.wait_for_selector('[data-table="table-1"] .online')
+            finished = page.locator(f'#finished [data-game="{games["finished"]}"]')
+            expect(finished).to_contain_text("old-finished: soccer-shogi: red wins (goals)")
+            # Games not over are not offered (the live one, the one never saved).
+            expect(page.locator(f'#finished [data-game="{games["unsaved"]}"]')).to_have_count(0)
+            assert readability_problems(page, "club overview at 400 px") == []
+            finished.locator("a").click()
+            page.wait_for_url(f"{url}game/{games['finished']}")
+            progress = page.locator("#review-progress")
+            expect(progress).to_have_attribute("data-status", "done")
+            expect(progress).to_contain_text("the worst first (red wins (goals))")
+            at = page.locator("#review-at")
+            expect(at).to_contain_text("after action 0 of 22")
+            expect(page.locator('[data-cell="C4"]')).to_have_attribute(
+                "data-pieces", "ball red")
 
-                review_id = page.evaluate("""async (game) => {
-                    const r = await fetch('/api/review', {method: 'POST',
-                      headers: {'Content-Type': 'application/json'},
-                      body: JSON.stringify({game})});
-                    return (await r.json()).id; }""", games["finished"])
-                review = httpx.get(f"{url}api/review/{review_id}").json()
-                assert (review["status"], review["done"], review["total"]) == ("done", 22, 22)
-                worst = review["mistakes"][0]
+            review_id = page.evaluate("""async (game) => {
+                const r = await fetch('/api/review', {method: 'POST',
+                  headers: {'Content-Type': 'application/json'},
+                  body: JSON.stringify({game})});
+                return (await r.json()).id; }""", games["finished"])
+            review = httpx.get(f"{url}api/review/{review_id}").json()
+            assert (review["status"], review["done"], review["total"]) == ("done", 22, 22)
+            worst = review["mistakes"][0]
 
-                # Step with the keys to the worst mistake: its comment, its better action.
-                page.locator("#review-last").click()
-                expect(at).to_contain_text("after action 22 of 22 · the end")
-                page.keyboard.press("Home")
-                expect(at).to_have_attribute("data-at", "0")
-                for _ in range(worst["index"]):
-                    page.keyboard.press("ArrowRight")
-                expect(at).to_have_attribute("data-at", str(worst["index"]))
-                comment = page.locator("#review-comment")
-                expect(comment).to_have_text(f"{worst['comment']} (the better action is lit)")
-                expect_the_better_action(page, worst, review["steps"][worst["index"]])
-                assert readability_problems(page, "club review at 400 px") == []
-                # One back, then the list of comments jumps to each.
-                page.locator("#review-prev").click()
-                expect(at).to_have_attribute("data-at", str(worst["index"] - 1))
-                for mistake in review["mistakes"]:
-                    page.locator(f'[data-review-index="{mistake["index"]}"]').click()
-                    expect(at).to_have_attribute("data-at", str(mistake["index"]))
-                    expect(comment).to_contain_text(mistake["comment"])
+            # Step with the keys to the worst mistake: its comment, its better action.
+            page.locator("#review-last").click()
+            expect(at).to_contain_text("after action 22 of 22 · the end")
+            page.keyboard.press("Home")
+            expect(at).to_have_attribute("data-at", "0")
+            for _ in range(worst["index"]):
+                page.keyboard.press("ArrowRight")
+            expect(at).to_have_attribute("data-at", str(worst["index"]))
+            comment = page.locator("#review-comment")
+            expect(comment).to_have_text(f"{worst['comment']} (the better action is lit)")
+            expect_the_better_action(page, worst, review["steps"][worst["index"]])
+            assert readability_problems(page, "club review at 400 px") == []
+            # One back, then the list of comments jumps to each.
+            page.locator("#review-prev").click()
+            expect(at).to_have_attribute("data-at", str(worst["index"] - 1))
+            for mistake in review["mistakes"]:
+                page.locator(f'[data-review-index="{mistake["index"]}"]').click()
+                expect(at).to_have_attribute("data-at", str(mistake["index"]))
+                expect(comment).to_contain_text(mistake["comment"])
 
-                # The live table went on: a move on its board is taken.
-                position = load_rules("soccer-shogi").start()
-                play(sim, position, first_action(position))
-                assert wait_for(lambda: len(server.tables["table-1"].session.positions()) == 2,
-                                HANG_S)
+            # The live table went on: a move on its board is taken.
+            position = load_rules("soccer-shogi").start()
+            play(sim, position, first_action(position))
+            assert wait_for(lambda: len(server.tables["table-1"].session.positions()) == 2,
+                            HANG_S)
 
-                # A game that is not over, and one that does not exist: the page says why.
-                page.goto(f"{url}game/{store.active_game('table-1')[0]}")
-                expect(progress).to_have_attribute("data-status", "refused")
-                expect(progress).to_have_text(
-                    "no review: the game is not over: a review reads a finished game")
-                page.goto(f"{url}game/999999")
-                expect(progress).to_have_text(
-                    "no review: no game 999999 in the club's store (GET /api/results lists them)")
-                page.goto(f"{url}game/%3Cb%3Ex")
-                expect(progress).to_contain_text("no review: 'game' must be a game's number")
-                assert errors == []
-            finally:
-                browser.close()
+            # A game that is not over, and one that does not exist: the page says why.
+            page.goto(f"{url}game/{store.active_game('table-1')[0]}")
+            expect(progress).to_have_attribute("data-status", "refused")
+            expect(progress).to_have_text(
+                "no review: the game is not over: a review reads a finished game")
+            page.goto(f"{url}game/999999")
+            expect(progress).to_have_text(
+                "no review: no game 999999 in the club's store (GET /api/results lists them)")
+            page.goto(f"{url}game/%3Cb%3Ex")
+            expect(progress).to_contain_text("no review: 'game' must be a game's number")
+            assert errors == []
     finally:
         stop()
         server.close()

@@ -12,15 +12,13 @@ from masume.club.server import ClubServer, make_assignment
 from masume.club.store import ClubStore
 from masume.club.web import serve
 from masume.games import load_rules
+from browser import open_page
 from test_club import first_action, play, set_up, wait_for
-from test_web import launch_chromium
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 
-def test_live_page_in_chromium(broker, make_sim, tmp_path):
-    from playwright.sync_api import sync_playwright
-
+def test_live_page_in_chromium(broker, make_sim, tmp_path, chromium):
     units = ["table-1", "table-2"]
     sims = {u: make_sim(mqtt=broker.url, unit=u) for u in units}
     for sim in sims.values():
@@ -33,10 +31,7 @@ def test_live_page_in_chromium(broker, make_sim, tmp_path):
     try:
         assert wait_for(lambda: all(u in server.tables and server.tables[u].link.connected.is_set()
                                     for u in units), 30)
-        with sync_playwright() as p:
-            browser = launch_chromium(p)
-            page = browser.new_page()
-            page.goto(url)
+        with open_page(chromium, url, width=1280, height=720) as (page, errors):
             page.wait_for_selector('[data-table="table-2"] .online')
             assert "Ann0 v Bob0" in page.inner_text('[data-table="table-1"]')
             assert page.locator('[data-table="table-1"] svg rect').count() > 30
@@ -67,7 +62,7 @@ def test_live_page_in_chromium(broker, make_sim, tmp_path):
             page.click("#end-form button")
             page.wait_for_function("document.querySelector('#detail-status').textContent"
                                    ".includes('ended by the arbiter: Ann0 wins on time')")
-            browser.close()
+            assert errors == []
         results = json.load(urllib.request.urlopen(url + "api/results"))
         assert {g["table"] for g in results} == set(units)
         arbiter = httpx.Client(base_url=url)  # the arbiter's login: test_club_access.py

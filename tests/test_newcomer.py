@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import open_page
 from page_checks import readability_problems
-from test_web import launch_chromium
 from waiting import until
 
 from masume.boards import load_board
@@ -39,18 +39,6 @@ from masume.storage import GameStore
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 GAMES = ["soccer-shogi", "masume-tactics", "shogi-soccer", "eyeshield21", "magic-number-eleven"]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One headless Chromium for the module: each test opens its own page (whose
-    waits are the hang guard's: test_web.launch_chromium)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = launch_chromium(p)
-        yield chromium
-        chromium.close()
 
 
 @dataclass
@@ -240,7 +228,7 @@ FIRST_MOVES = {"soccer-shogi": soccer_shogi, "masume-tactics": masume_tactics,
 
 @pytest.mark.parametrize("width", [1100, 400])
 @pytest.mark.parametrize("game", GAMES)
-def test_a_newcomers_first_minutes(game: str, width: int, browser: Any, make_sim,
+def test_a_newcomers_first_minutes(game: str, width: int, chromium: Any, make_sim,
                                    tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
@@ -258,70 +246,66 @@ def test_a_newcomers_first_minutes(game: str, width: int, browser: Any, make_sim
     table = TableSession(rules, board, link, game=Game(rules.start()), store=store, sim=sim,
                          on_message=said.append).start()
     web = serve(table)
-    page = browser.new_page(viewport={"width": width, "height": 900})
     try:
-        page.on("dialog", lambda dialog: dialog.accept())  # "Start a new game?"
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(web.link("table"))
-        expect(page.locator("body[data-ready=true]")).to_have_count(1)
-        w = Walk(game, width, page, table, sim, shots)
+        with open_page(chromium, web.link("table"), width=width, height=900) as (page, errors):
+            page.on("dialog", lambda dialog: dialog.accept())  # "Start a new game?"
+            expect(page.locator("body[data-ready=true]")).to_have_count(1)
+            w = Walk(game, width, page, table, sim, shots)
 
-        # An empty board: what to set up, where (lit white, blinking).
-        until(link.connected.is_set, "the board")
-        w.says("set up the pieces on the lit squares")
-        assert any(m.startswith("set up the pieces") for m in said)
-        expect(page.locator("#legend")).to_have_count(1)
-        w.shot("set-up")
-        for square, piece in set_up(dict(table.game.position.layout()), table.game.position):
-            sim.place(square, piece)
-        w.in_sync(0)
-        expect(page.locator("#conn")).to_have_attribute("data-conn", "live")
+            # An empty board: what to set up, where (lit white, blinking).
+            until(link.connected.is_set, "the board")
+            w.says("set up the pieces on the lit squares")
+            assert any(m.startswith("set up the pieces") for m in said)
+            expect(page.locator("#legend")).to_have_count(1)
+            w.shot("set-up")
+            for square, piece in set_up(dict(table.game.position.layout()), table.game.position):
+                sim.place(square, piece)
+            w.in_sync(0)
+            expect(page.locator("#conn")).to_have_attribute("data-conn", "live")
 
-        FIRST_MOVES[game](w)
-        # The key and the score in people's words: no lamp's or pile's cell name where
-        # the game's legend has a word for it, and what the score counts.
-        legend = table.game.position.legend
-        key = page.inner_text("#key")
-        named = [c for c in legend.places if re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", key)]
-        assert not named, (named, key)
-        expect(page.locator("#score-label")).to_have_text(legend.score)
+            FIRST_MOVES[game](w)
+            # The key and the score in people's words: no lamp's or pile's cell name where
+            # the game's legend has a word for it, and what the score counts.
+            legend = table.game.position.legend
+            key = page.inner_text("#key")
+            named = [c for c in legend.places if re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", key)]
+            assert not named, (named, key)
+            expect(page.locator("#score-label")).to_have_text(legend.score)
 
-        # Resign, asked first; the result, the score and a new game.
-        w.click('[data-button="resign"]')
-        w.says("press resign again to resign")
-        w.shot("resign-asked")
-        w.click('[data-button="resign"]')
-        expect(page.locator("#outcome")).to_contain_text("resignation")
-        expect(page.locator("#outcome .final-score")).to_contain_text(f"{legend.score}:")
-        expect(page.locator("#new-game")).to_be_visible()
-        expect(page.locator("#turn")).to_have_text("nobody: the game is over")
-        expect(page.locator("#choices-card")).to_be_hidden()  # nothing left to choose
-        # Nothing left to resign or confirm; takeback goes back into the game.
-        # (a card mat's confirm buttons are named for a side: confirm-home)
-        expect(page.locator('[data-button="resign"]')).to_be_disabled()
-        expect(page.locator('[data-button^="confirm"]:enabled')).to_have_count(0)
-        expect(page.locator('[data-button="takeback"]')).to_be_enabled()
-        w.shot("game-over")
-        w.click("#new-game")
-        expect(page.locator("#outcome")).to_be_hidden()
-        until(lambda: table.store is not store, "the new game")
-        w.shot("new-game")
+            # Resign, asked first; the result, the score and a new game.
+            w.click('[data-button="resign"]')
+            w.says("press resign again to resign")
+            w.shot("resign-asked")
+            w.click('[data-button="resign"]')
+            expect(page.locator("#outcome")).to_contain_text("resignation")
+            expect(page.locator("#outcome .final-score")).to_contain_text(f"{legend.score}:")
+            expect(page.locator("#new-game")).to_be_visible()
+            expect(page.locator("#turn")).to_have_text("nobody: the game is over")
+            expect(page.locator("#choices-card")).to_be_hidden()  # nothing left to choose
+            # Nothing left to resign or confirm; takeback goes back into the game.
+            # (a card mat's confirm buttons are named for a side: confirm-home)
+            expect(page.locator('[data-button="resign"]')).to_be_disabled()
+            expect(page.locator('[data-button^="confirm"]:enabled')).to_have_count(0)
+            expect(page.locator('[data-button="takeback"]')).to_be_enabled()
+            w.shot("game-over")
+            w.click("#new-game")
+            expect(page.locator("#outcome")).to_be_hidden()
+            until(lambda: table.store is not store, "the new game")
+            w.shot("new-game")
 
-        # The cable pulled: the pill turns red.
-        sim.close()
-        expect(page.locator("#conn")).to_have_attribute("data-conn", "lost")
-        w.shot("link-lost")
-        assert not errors, errors
-        assert not w.problems, "\n".join(w.problems)
+            # The cable pulled: the pill turns red.
+            sim.close()
+            expect(page.locator("#conn")).to_have_attribute("data-conn", "lost")
+            w.shot("link-lost")
+            assert not errors, errors
+            assert not w.problems, "\n".join(w.problems)
     finally:
-        page.close()
         web.stop()
         table.close()
         link.close()
 
 
-def test_magic_number_elevens_card_edge_symbols_are_drawn(browser: Any, make_sim,
+def test_magic_number_elevens_card_edge_symbols_are_drawn(chromium: Any, make_sim,
                                                           tmp_path: Path) -> None:
     """A player card laid on the field shows its half symbols on its two cells' edges,
     turned with its team (home's front north), each a glyph named on hover."""
@@ -342,28 +326,26 @@ def test_magic_number_elevens_card_edge_symbols_are_drawn(browser: Any, make_sim
                         resolve=lambda _id: board).start()
     table = TableSession(rules, board, link, game=Game(start), sim=sim).start()
     web = serve(table)
-    page = browser.new_page(viewport={"width": 1100, "height": 900})
     try:
-        page.goto(web.link("table"))
-        until(lambda: table.tracker.view.state == "in-sync" and link.connected.is_set(),
-              "the set-up read")
-        table.sim_place_card("H2b", "H01")  # H01: top shot/shot, bottom shot/link, crack|shot
-        until(lambda: len(table.game.actions) == 1, "the card laid")
-        marks = {"H2b": {"n": "shot", "s": "shot", "w": "crack"},
-                 "H2c": {"n": "shot", "s": "link", "e": "shot"}}
-        for cell, edges in marks.items():
-            for edge, name in edges.items():
-                mark = page.locator(f'[data-cell="{cell}"] .mark-{edge}[data-mark="{name}"]')
-                expect(mark).to_have_count(1)
-                expect(mark).to_have_attribute("title", re.compile(f"^{name} "))
-        page.screenshot(path=str(shots / "magic-number-eleven-1100-symbols.png"), full_page=True)
-        # Flipped, the compass turns round.
-        page.locator("#flip").click()
-        expect(page.locator('[data-cell="H2b"] .mark-w[data-mark="crack"]')).to_have_count(0)
-        expect(page.locator('[data-cell="H2b"] .mark-e[data-mark="crack"]')).to_have_count(1)
-        page.locator("#flip").click()
+        with open_page(chromium, web.link("table"), width=1100, height=900) as (page, _):
+            until(lambda: table.tracker.view.state == "in-sync" and link.connected.is_set(),
+                  "the set-up read")
+            table.sim_place_card("H2b", "H01")  # H01: top shot/shot, bottom shot/link, crack|shot
+            until(lambda: len(table.game.actions) == 1, "the card laid")
+            marks = {"H2b": {"n": "shot", "s": "shot", "w": "crack"},
+                     "H2c": {"n": "shot", "s": "link", "e": "shot"}}
+            for cell, edges in marks.items():
+                for edge, name in edges.items():
+                    mark = page.locator(f'[data-cell="{cell}"] .mark-{edge}[data-mark="{name}"]')
+                    expect(mark).to_have_count(1)
+                    expect(mark).to_have_attribute("title", re.compile(f"^{name} "))
+            page.screenshot(path=str(shots / "magic-number-eleven-1100-symbols.png"), full_page=True)
+            # Flipped, the compass turns round.
+            page.locator("#flip").click()
+            expect(page.locator('[data-cell="H2b"] .mark-w[data-mark="crack"]')).to_have_count(0)
+            expect(page.locator('[data-cell="H2b"] .mark-e[data-mark="crack"]')).to_have_count(1)
+            page.locator("#flip").click()
     finally:
-        page.close()
         web.stop()
         table.close()
         link.close()

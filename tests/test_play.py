@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 from masume.games import load_rules
-from test_web import CHROMIUM, at, launch_chromium
+from browser import open_page
+from test_web import at
 from waiting import HANG_S
 
 pytestmark = pytest.mark.slow
@@ -166,9 +167,7 @@ class Page:
 
 
 @pytest.mark.browser
-def test_a_steal_and_a_goal_played_by_clicking(tmp_path: Path) -> None:
-    assert Path(CHROMIUM).exists(), "Chromium is missing: run ./scripts/setup (it installs it)"
-    from playwright.sync_api import sync_playwright
+def test_a_steal_and_a_goal_played_by_clicking(tmp_path: Path, chromium) -> None:
 
     play = Play("soccer-shogi", "--simulate", "--http-port", "0", "--games-dir", str(tmp_path),
                 stdin=subprocess.DEVNULL)
@@ -178,41 +177,35 @@ def test_a_steal_and_a_goal_played_by_clicking(tmp_path: Path) -> None:
         rules = load_rules("soccer-shogi")
         position = rules.start()
         game = ["C8・A6", "C5-D4", "C1・E3・C5!", "b(C5-C9)goal"]
-        with sync_playwright() as p:
-            browser = launch_chromium(p)
-            try:
-                page = browser.new_page(viewport={"width": 1200, "height": 900})
-                page.goto(url)
-                hands = Page(page, url)
-                page.wait_for_selector('[data-cell="C5"] .piece')
-                # Lifting the keeper lights where it may go, at once.
-                hands.lift("C8")
+        with open_page(chromium, url, width=1200, height=900) as (page, _):
+            hands = Page(page, url)
+            page.wait_for_selector('[data-cell="C5"] .piece')
+            # Lifting the keeper lights where it may go, at once.
+            hands.lift("C8")
+            page.wait_for_function(
+                "document.querySelector('[data-cell=\"A6\"]').dataset.led === '#00ff3c'")
+            assert hands.led("C8") == ("#ffffff", "pulse")
+            hands.place("C8", "blue")  # put back: no action
+            for k, text in enumerate(game):
+                action = position.parse_action(text)
+                hands.play(position, action)
+                position = position.apply(action)
                 page.wait_for_function(
-                    "document.querySelector('[data-cell=\"A6\"]').dataset.led === '#00ff3c'")
-                assert hands.led("C8") == ("#ffffff", "pulse")
-                hands.place("C8", "blue")  # put back: no action
-                for k, text in enumerate(game):
-                    action = position.parse_action(text)
-                    hands.play(position, action)
-                    position = position.apply(action)
+                    f"document.querySelectorAll('#moves .action').length === {k + 1}")
+                if text.endswith("!"):
+                    # The steal: the turned-over blue player is shown on D4.
                     page.wait_for_function(
-                        f"document.querySelectorAll('#moves .action').length === {k + 1}")
-                    if text.endswith("!"):
-                        # The steal: the turned-over blue player is shown on D4.
-                        page.wait_for_function(
-                            "document.querySelector('[data-cell=\"D4\"]').dataset.led === '#ffc800'")
-                        assert hands.led("D4")[1] == "blink"
-                actions = [e.inner_text() for e in page.locator("#moves .action").all()]
-                assert actions == game
-                # The goal lights the goal square, and the squares to set up again.
-                page.wait_for_function(
-                    "document.querySelector('[data-cell=\"C9\"]').dataset.led === '#ffffff'")
-                assert hands.led("C9") == ("#ffffff", "blink")
-                assert hands.led("C1")[0] is not None and hands.led("A7")[0] is not None
-                assert "1" in page.inner_text("#score")
-                page.screenshot(path=str(tmp_path / "goal.png"))
-            finally:
-                browser.close()
+                        "document.querySelector('[data-cell=\"D4\"]').dataset.led === '#ffc800'")
+                    assert hands.led("D4")[1] == "blink"
+            actions = [e.inner_text() for e in page.locator("#moves .action").all()]
+            assert actions == game
+            # The goal lights the goal square, and the squares to set up again.
+            page.wait_for_function(
+                "document.querySelector('[data-cell=\"C9\"]').dataset.led === '#ffffff'")
+            assert hands.led("C9") == ("#ffffff", "blink")
+            assert hands.led("C1")[0] is not None and hands.led("A7")[0] is not None
+            assert "1" in page.inner_text("#score")
+            page.screenshot(path=str(tmp_path / "goal.png"))
         record = next(tmp_path.glob("*/record.txt")).read_text()
         assert "C8・A6, C5-D4\nC1・E3・C5!, b(C5-C9)goal" in record
     finally:

@@ -12,8 +12,8 @@ import pytest
 from masume.games import load_rules
 from masume.play.cards import cards_of
 from masume.rules.base import ANY_CARD
-from test_play import CHROMIUM, Play, state, steps, wait_state
-from test_web import at, launch_chromium
+from test_play import Play, state, steps, wait_state
+from test_web import at
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -44,6 +44,10 @@ class Table:
 
     def page(self, viewer):
         return self.pages[viewer]
+
+    def close(self) -> None:
+        for page in self.pages.values():
+            page.context.close()
 
     def label(self, viewer, cell: str) -> str | None:
         return self.pages[viewer].locator(f'[data-cell="{cell}"]').get_attribute("data-card")
@@ -112,7 +116,6 @@ def state_as(links: dict, viewer: str | None) -> str:
 def start(game: str, tmp_path: Path, *options: str) -> tuple[Play, dict]:
     """`masume play` on the simulated mat; its printed links: the table's ("table"),
     each side's, and the spectators' (None)."""
-    assert Path(CHROMIUM).exists(), "Chromium is missing: run ./scripts/setup (it installs it)"
     args = [a for o in options for a in ("--option", o)]
     play = Play(game, "--simulate", "--http-port", "0", "--games-dir", str(tmp_path), *args,
                 stdin=subprocess.DEVNULL)
@@ -126,52 +129,48 @@ def start(game: str, tmp_path: Path, *options: str) -> tuple[Play, dict]:
     return play, links
 
 
-def test_magic_number_eleven_played_on_the_simulated_mat(tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
+def test_magic_number_eleven_played_on_the_simulated_mat(tmp_path: Path, chromium) -> None:
     options = ("cards=magic-number-eleven-demo", "home_stars=ST01/ST02/ST03",
                "away_stars=ST04/ST05/ST06")
     play, links = start("magic-number-eleven", tmp_path, *options)
     try:
         position = load_rules("magic-number-eleven").start(
             **dict(o.split("=", 1) for o in options))
-        with sync_playwright() as p:
-            browser = launch_chromium(p)
-            try:
-                table = Table(browser, links, position, tmp_path)
-                # The substitutes, through the picker; the next bench place lights green.
-                for _ in range(6):
-                    (cell,) = table.legal_zones_lit("legal")
-                    assert "bench" in cell
-                    table.play()
-                # Placements light every cell a player card may go.
-                assert "H2c" in table.legal_zones_lit("legal")
-                table.play("H07 H2c")
-                table.play("A08 A3b")
-                table.play("ST02 H1c")
-                table.play("no effect")  # a choice: the star's instant effect
-                table.play("shoot H1c at H1c^")
-                # The attack's synergy card from the deck, face down on home's area 1.
-                assert table.legal_zones_lit("legal") == ["home-synergy-1"]
-                synergy = table.play()
-                assert synergy.startswith("deck ")
-                card = synergy.split()[1]
-                name = table.cards.copy(card).card.name
-                table.page("home").wait_for_function(
-                    "(document.querySelector('[data-cell=\"home-synergy-1\"]').dataset.card || '')"
-                    f".startsWith('{card} ')")
-                for viewer in ("away", None):
-                    table.page(viewer).wait_for_function(
-                        "document.querySelector('[data-cell=\"home-synergy-1\"]').dataset.card"
-                        " === 'face down'")
-                    assert name not in table.page(viewer).content()
-                    assert card not in state_as(links, viewer)
-                assert name in table.page("home").content()
-                # The panel: the engine's lines for each page.
-                assert "deck" in table.page(None).inner_text("#cards-panel")
-                table.page(None).screenshot(path=str(tmp_path / "mne.png"))
-            finally:
-                browser.close()
+        table = Table(chromium, links, position, tmp_path)
+        try:
+            # The substitutes, through the picker; the next bench place lights green.
+            for _ in range(6):
+                (cell,) = table.legal_zones_lit("legal")
+                assert "bench" in cell
+                table.play()
+            # Placements light every cell a player card may go.
+            assert "H2c" in table.legal_zones_lit("legal")
+            table.play("H07 H2c")
+            table.play("A08 A3b")
+            table.play("ST02 H1c")
+            table.play("no effect")  # a choice: the star's instant effect
+            table.play("shoot H1c at H1c^")
+            # The attack's synergy card from the deck, face down on home's area 1.
+            assert table.legal_zones_lit("legal") == ["home-synergy-1"]
+            synergy = table.play()
+            assert synergy.startswith("deck ")
+            card = synergy.split()[1]
+            name = table.cards.copy(card).card.name
+            table.page("home").wait_for_function(
+                "(document.querySelector('[data-cell=\"home-synergy-1\"]').dataset.card || '')"
+                f".startsWith('{card} ')")
+            for viewer in ("away", None):
+                table.page(viewer).wait_for_function(
+                    "document.querySelector('[data-cell=\"home-synergy-1\"]').dataset.card"
+                    " === 'face down'")
+                assert name not in table.page(viewer).content()
+                assert card not in state_as(links, viewer)
+            assert name in table.page("home").content()
+            # The panel: the engine's lines for each page.
+            assert "deck" in table.page(None).inner_text("#cards-panel")
+            table.page(None).screenshot(path=str(tmp_path / "mne.png"))
+        finally:
+            table.close()
         record = next(tmp_path.glob("*/record.txt")).read_text()
         for notation in ("H07 H2c", "shoot H1c at H1c^", synergy):
             assert notation in record
@@ -179,48 +178,44 @@ def test_magic_number_eleven_played_on_the_simulated_mat(tmp_path: Path) -> None
         play.stop()
 
 
-def test_eyeshield21_played_on_the_simulated_mat(tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
+def test_eyeshield21_played_on_the_simulated_mat(tmp_path: Path, chromium) -> None:
     play, links = start("eyeshield21", tmp_path, "cards=eyeshield21-demo")
     try:
         position = load_rules("eyeshield21").start(cards="eyeshield21-demo")
-        with sync_playwright() as p:
-            browser = launch_chromium(p)
-            try:
-                table = Table(browser, links, position, tmp_path)
-                # Set-up: three characters face down; where they may go lights green.
-                assert "home-character-1" in table.legal_zones_lit("place")
-                first = table.play()
-                cell = first.split("@")[1]
-                copy = first.split("@")[0]
-                name = table.cards.copy(copy).card.name
-                table.page("home").wait_for_function(
-                    f"(document.querySelector('[data-cell=\"{cell}\"]').dataset.card || '')"
-                    f".startsWith('{copy} ')")
-                for viewer in ("away", None):
-                    table.page(viewer).wait_for_function(
-                        f"document.querySelector('[data-cell=\"{cell}\"]').dataset.card"
-                        " === 'face down'")
-                    assert copy not in table.page(viewer).inner_text("#moves")
-                for viewer in ("away", None):
-                    text = state_as(links, viewer)
-                    assert table.cards.copy(copy).tag not in text and name not in text
-                for _ in range(7):
-                    table.play()  # two more, the deal (guts from the picker), away's set-up
-                table.play("reveal")  # a choice: every character turns face up
-                table.page("away").wait_for_function(
-                    f"(document.querySelector('[data-cell=\"{cell}\"]').dataset.card || '')"
-                    f".startsWith('{copy} ')")
-                assert name in table.page(None).content()
-                # The main phase: a character from the hand, then a reaction card.
-                assert table.legal_zones_lit("place")
-                for _ in range(3):
-                    table.play()
-                assert "hand" in table.page("home").inner_text("#cards-card").lower()
-                table.page("home").screenshot(path=str(tmp_path / "eyeshield21.png"))
-            finally:
-                browser.close()
+        table = Table(chromium, links, position, tmp_path)
+        try:
+            # Set-up: three characters face down; where they may go lights green.
+            assert "home-character-1" in table.legal_zones_lit("place")
+            first = table.play()
+            cell = first.split("@")[1]
+            copy = first.split("@")[0]
+            name = table.cards.copy(copy).card.name
+            table.page("home").wait_for_function(
+                f"(document.querySelector('[data-cell=\"{cell}\"]').dataset.card || '')"
+                f".startsWith('{copy} ')")
+            for viewer in ("away", None):
+                table.page(viewer).wait_for_function(
+                    f"document.querySelector('[data-cell=\"{cell}\"]').dataset.card"
+                    " === 'face down'")
+                assert copy not in table.page(viewer).inner_text("#moves")
+            for viewer in ("away", None):
+                text = state_as(links, viewer)
+                assert table.cards.copy(copy).tag not in text and name not in text
+            for _ in range(7):
+                table.play()  # two more, the deal (guts from the picker), away's set-up
+            table.play("reveal")  # a choice: every character turns face up
+            table.page("away").wait_for_function(
+                f"(document.querySelector('[data-cell=\"{cell}\"]').dataset.card || '')"
+                f".startsWith('{copy} ')")
+            assert name in table.page(None).content()
+            # The main phase: a character from the hand, then a reaction card.
+            assert table.legal_zones_lit("place")
+            for _ in range(3):
+                table.play()
+            assert "hand" in table.page("home").inner_text("#cards-card").lower()
+            table.page("home").screenshot(path=str(tmp_path / "eyeshield21.png"))
+        finally:
+            table.close()
         record = next(tmp_path.glob("*/record.txt")).read_text()
         for notation in table.played:
             assert notation in record

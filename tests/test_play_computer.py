@@ -27,7 +27,7 @@ from masume.boards import load_board
 from masume.games import load_rules
 from masume.leds import picture
 from masume.link import BoardSession, SerialTransport
-from masume.play.cards import from_hand, set_up
+from masume.play.cards import from_hand, held_card, set_up
 from masume.play.core import NOT_THE_COMPUTERS
 from masume.play.table import TableSession
 from masume.records import read_record
@@ -68,6 +68,7 @@ class Hands:
                                  resolve=lambda _id: self.board).start()
         self.said: list[str] = []
         self.swapped: list[str] = []  # the computer's cards laid other than it named
+        self.played: list[str] = []  # the computer's cards played from its hand slots
         self.session = TableSession(self.rules, self.board, self.link, game=game_,
                                     store=self.store, sim=self.sim, computer=computer,
                                     level="beginner", on_message=self.said.append).start()
@@ -113,29 +114,73 @@ class Hands:
         raise AssertionError(f"{text}: refused 100 times, the board never in sync")
 
     def lit(self, kind: str) -> Any:
-        """Wait for the action lit for the players (the computer's, or a hint)."""
+        """Wait for the action lit for the players (the computer's, or a hint); the
+        computer's hand laid on its hand slots first when the table asks for it."""
         at = len(self.game.actions)
 
         def found() -> bool:
             shown = self.session.core.shown
             return (shown is not None and shown.kind == kind and shown.at == at) or \
-                len(self.game.actions) > at
-        self.wait(found, f"the {kind}'s action lit")
+                len(self.game.actions) > at or "hand slots" in self.session.core.notice
+        for _ in range(20):
+            self.wait(found, f"the {kind}'s action lit")
+            if "hand slots" not in self.session.core.notice:
+                break
+            self.deal()
         return self.session.core.shown if len(self.game.actions) == at else None
+
+    def slots(self) -> list[str]:
+        """The computer's hand slots, slot 1 first."""
+        return [c.name for c in sorted(self.board.hand_slots(self.computer),
+                                       key=lambda c: int(c.name.rsplit("-", 1)[1]))]
+
+    def deal(self) -> None:
+        """Lay the computer's hand face down on its hand slots as the table asks (a person
+        draws its cards, not looking): a card off each slot more than the hand holds, a
+        card nobody holds on each free slot the hand fills."""
+        position = self.game.position
+        stacks = self.sim.table.stacks
+        taken = [slot for slot in self.slots() if stacks.get(slot)]
+        size = position.hand_size(self.computer)
+        while len(taken) > size:
+            self.sim.lift(taken.pop(self.rng.randrange(len(taken))))
+        lying = {piece for stack in stacks.values() for piece in stack}
+        cards = position.card_set
+        spare = [c for c in position.drawable(self.computer)
+                 if cards.copy(c).tag and cards.copy(c).piece not in lying]
+        for slot in self.slots():
+            if len(taken) >= size:
+                break
+            if not stacks.get(slot):
+                card = spare.pop(self.rng.randrange(len(spare)))
+                self.sim.place(slot, cards.copy(card).piece)
+                taken.append(slot)
+        self.wait(lambda: "hand slots" not in self.session.core.notice, "the hand read")
+
+    def on_slots(self) -> set[str]:
+        """The cards lying on the computer's hand slots."""
+        cards = self.game.position.card_set
+        return {cards.by_tag(stack[-1][4:]).id for slot in self.slots()
+                if (stack := self.sim.table.stacks.get(slot))}
 
     def carry(self, layout: Any) -> None:
         """Lift and put down pieces until the board stands as ``layout``: each
         square that differs emptied, then filled bottom first (a pile of unknown
         top card, ``tag:*``, gets a spare card of the set)."""
-        now = {sq: list(stack) for sq, stack in self.sim.table.stacks.items() if stack}
+        hands = self.board.hand_cells  # (no part of the game: a hand lies there)
+        now = {sq: list(stack) for sq, stack in self.sim.table.stacks.items()
+               if stack and sq not in hands}
         want = {sq: list(stack) for sq, stack in layout.items() if stack}
         changed = sorted(sq for sq in set(now) | set(want) if now.get(sq, []) != want.get(sq, []))
         for square in changed:
             for _ in now.get(square, []):
                 self.sim.lift(square)
         target = {sq: tuple(want.get(sq, ())) for sq in changed}
-        for square, piece in set_up(target, self.game.position):
-            self.sim.place(square, piece)
+        # (the cards on the hand slots are no pile's spare card)
+        held = {sq: tuple(stack) for sq, stack in self.sim.table.stacks.items() if sq in hands}
+        for square, piece in set_up({**held, **target}, self.game.position):
+            if square not in hands:
+                self.sim.place(square, piece)
 
     def lights_show(self, shown: Any) -> bool:
         """The board's LEDs show the lit action: where a piece goes, blinking in the
@@ -194,14 +239,23 @@ class Hands:
         assert position.is_legal(shown.action)
         self.wait(lambda: self.lights_show(shown), f"{shown.words} lit on the board")
         action = shown.action
-        if side == self.computer:
-            # Its card from the hand is whichever card the hand lays: another one.
-            lit, blind = from_hand(position, position.notation(action))
-            others = [a for a in position.legal_actions() if a != action
-                      and from_hand(position, position.notation(a))[0] == lit]
+        lit, blind = from_hand(position, position.notation(action))
+        others = [a for a in position.legal_actions() if a != action
+                  and from_hand(position, position.notation(a))[0] == lit]
+        if side == self.computer and shown.card:
+            # Its card on a hand slot: the one it chose, taken from that slot.
+            assert shown.card in self.on_slots() and shown.slot in shown.lit.take
+            self.sim.lift(shown.slot)
+            self.played.append(shown.card)
+        elif side == self.computer:
+            # Its card from the pile is whichever card the hand lays: another one.
             if blind and others:
                 action = self.rng.choice(others)
                 self.swapped.append(position.notation(action))
+        elif blind and held_card(position, action, dict.fromkeys(self.on_slots(), "")):
+            # A person's card from the hand is never one lying on the computer's slots.
+            action = self.rng.choice([a for a in others if not held_card(
+                position, a, dict.fromkeys(self.on_slots(), ""))])
         after = position.apply(action)
         if shown.action in self.session.choices():
             self.choose(position.notation(shown.action))
@@ -307,21 +361,36 @@ def test_the_boards_hint_button_lights_a_legal_action(make_sim: Any, tmp_path: P
 
 @pytest.mark.parametrize("game", ["eyeshield21", "magic-number-eleven"])
 def test_a_card_game_against_the_computer(game: str, make_sim: Any, tmp_path: Path) -> None:
-    """The computer's cards stay hidden: its face-down card is said as one, its card
-    from the hand is whichever card the hand lays (a hand is a count), and what it
-    plays is recorded."""
+    """The computer's cards stay hidden: its hand lies face down on its hand slots, laid
+    by a person as the table asks; it plays a card of them by its slot (lit there, said
+    as a face-down card and the slot, never the card), the one it chose; its face-down
+    card from a pile is whichever card the hand lays; what it plays is recorded."""
     hands = Hands(game, make_sim, tmp_path, "away")
     try:
         who: list[str] = []
-        while who.count("away") < 3:
+        dealt: set[str] = set()
+        # Eyeshield 21's computer lays characters from its hand in its first main phase;
+        # Magic Number Eleven's plays its hand only in an attack or a defence after a
+        # link, rare at the beginner level (its page test plays one: below).
+        while (not hands.played and game == "eyeshield21") or who.count("away") < 3:
+            if hands.game.position.outcome() is not None:
+                break
             who.append(hands.step())
-            assert len(who) < 200, who
+            dealt |= hands.on_slots()
+            assert len(who) < 400, who
         computers = [line for line in hands.said if line.startswith("computer: ")]
-        if game == "eyeshield21":  # its set-up: characters face down from its hand
-            assert any("a face-down card" in line for line in computers), computers
-            assert hands.swapped
+        assert any("a face-down card, the one on its hand slot away-hand-" in line
+                   for line in computers) == bool(hands.played), computers
+        if game == "eyeshield21":  # its set-up: characters face down from its deck
+            assert hands.swapped and hands.played
+        cards = hands.game.position.card_set
         for line in computers:  # never a card of its hand named to the table
             assert "@" not in line or "?@" in line or "from the hand" in line, line
+            for card in dealt:
+                assert card not in line.split() and cards.copy(card).card.name not in line
+        # the card it chose is the card recorded
+        assert all(any(card in notation for notation in hands.game.notations())
+                   for card in hands.played)
     finally:
         hands.close()
 
@@ -351,16 +420,16 @@ def replayed(rules: Any, moves: list) -> Any:
 
 
 @pytest.mark.browser
-def test_masume_play_against_the_computer_on_the_page(tmp_path: Path) -> None:
+def test_masume_play_against_the_computer_on_the_page(tmp_path: Path, chromium) -> None:
     """`masume play masume-tactics --simulate --computer away --level beginner`: the
     page's hint button lights an action for home and says it, the computer's actions
     are said in words and lit in its colour, the evaluation bar stands; the hands
     (the sim's, through the page's API) carry out what is lit, the die is the board's.
     At a phone's 400 px every step reads well (tests/page_checks.py)."""
+    from browser import open_page
     from page_checks import readability_problems
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
     from test_play import Play, steps, wait_state
-    from test_web import launch_chromium
 
     rules = load_rules("masume-tactics")
     play = Play("masume-tactics", "--simulate", "--computer", "away", "--level", "beginner",
@@ -370,75 +439,70 @@ def test_masume_play_against_the_computer_on_the_page(tmp_path: Path) -> None:
         assert play.until("the computer plays ") == "the computer plays away (beginner)"
         url = play.until("web view: ").split(": ", 1)[1]
         wait_state(url, lambda s: s["link"]["connected"] and s["tracker"]["state"] == "in-sync")
-        with sync_playwright() as p:
-            browser = launch_chromium(p)
-            try:
-                page = browser.new_page(viewport={"width": 400, "height": 900})
-                page.goto(url)
-                page.wait_for_selector("body[data-ready=true]")
-                expect(page.locator("#advice-title")).to_have_text(
-                    "Computer: plays away (beginner)")
-                # The bar says what the server judges (home has the kick-off: it may lead).
-                expect(page.locator("#standing-text")).to_have_text(
-                    standing_text(wait_state(url, lambda s: s["advice"]["standing"])))
-                problems += readability_problems(page, "start")
+        with open_page(chromium, url, width=400, height=900) as (page, errors):
+            page.wait_for_selector("body[data-ready=true]")
+            expect(page.locator("#advice-title")).to_have_text(
+                "Computer: plays away (beginner)")
+            # The bar says what the server judges (home has the kick-off: it may lead).
+            expect(page.locator("#standing-text")).to_have_text(
+                standing_text(wait_state(url, lambda s: s["advice"]["standing"])))
+            problems += readability_problems(page, "start")
 
-                def carry(before: Any, after: Any) -> None:
-                    lifts, places = steps(dict(before.layout()), dict(after.layout()))
-                    for square in lifts:
-                        post(url, "api/sim/lift", {"square": square})
-                    for square, piece in places:
-                        post(url, "api/sim/place", {"square": square, "piece": piece})
+            def carry(before: Any, after: Any) -> None:
+                lifts, places = steps(dict(before.layout()), dict(after.layout()))
+                for square in lifts:
+                    post(url, "api/sim/lift", {"square": square})
+                for square, piece in places:
+                    post(url, "api/sim/place", {"square": square, "piece": piece})
 
-                computer_said = 0
-                for _ in range(60):
-                    current = wait_state(url, lambda s: s["tracker"]["state"] == "in-sync"
-                                         and (s["status"]["awaiting"] or s["advice"]["shown"]
-                                              or (s["status"]["deciding"]
-                                                  or s["status"]["to_move"]) == "home"
-                                              and not s["advice"]["thinking"]))
-                    position = replayed(rules, current["moves"])
-                    done = sum(len(t["actions"]) for t in current["moves"])
-                    if current["status"]["awaiting"] == "die":
-                        post(url, "api/sim/roll", {})
-                        rolled = wait_state(url, lambda s, done=done: sum(
-                            len(t["actions"]) for t in s["moves"]) > done)
-                        carry(position, replayed(rules, rolled["moves"]))
-                        continue
-                    shown = current["advice"]["shown"]
-                    if shown is None or shown["kind"] != "computer":
-                        page.click("#hint-button")
-                        expect(page.locator("#computer-says")).to_contain_text("hint for home: ")
-                        if done == 0:
-                            problems += readability_problems(page, "hint")
-                        shown = wait_state(url, lambda s: s["advice"]["shown"])["advice"]["shown"]
-                    else:
-                        expect(page.locator("#computer-says")).to_contain_text(
-                            f"computer: {shown['text']}")
-                        computer_said += 1
-                        if computer_said == 1:
-                            problems += readability_problems(page, "computer")
-                            shots = Path(os.environ.get("MASUME_SCREENSHOTS", tmp_path))
-                            page.screenshot(path=str(shots / "computer-400.png"), full_page=True)
-                    colour = "#" + "".join(f"{v:02x}" for v in current["sides"][shown["side"]])
-                    for square in shown["put"]:
-                        cell = page.locator(f'[data-cell="{square}"]')
-                        expect(cell).to_have_attribute("data-led", colour)
-                        expect(cell).to_have_attribute("data-pattern", "blink")
-                    action = position.parse_action(shown["text"].split(": ")[0])
-                    if position.apply(action).layout() == position.layout():
-                        post(url, "api/act", {"action": position.notation(action)})
-                    else:
-                        carry(position, position.apply(action))
-                    wait_state(url, lambda s, done=done: sum(
+            computer_said = 0
+            for _ in range(60):
+                current = wait_state(url, lambda s: s["tracker"]["state"] == "in-sync"
+                                     and (s["status"]["awaiting"] or s["advice"]["shown"]
+                                          or (s["status"]["deciding"]
+                                              or s["status"]["to_move"]) == "home"
+                                          and not s["advice"]["thinking"]))
+                position = replayed(rules, current["moves"])
+                done = sum(len(t["actions"]) for t in current["moves"])
+                if current["status"]["awaiting"] == "die":
+                    post(url, "api/sim/roll", {})
+                    rolled = wait_state(url, lambda s, done=done: sum(
                         len(t["actions"]) for t in s["moves"]) > done)
-                    if computer_said >= 3:
-                        break
-                assert computer_said >= 3
-                share = float(page.locator("#standing-bar").get_attribute("data-share"))
-                assert 0.0 < share < 1.0
-            finally:
-                browser.close()
+                    carry(position, replayed(rules, rolled["moves"]))
+                    continue
+                shown = current["advice"]["shown"]
+                if shown is None or shown["kind"] != "computer":
+                    page.click("#hint-button")
+                    expect(page.locator("#computer-says")).to_contain_text("hint for home: ")
+                    if done == 0:
+                        problems += readability_problems(page, "hint")
+                    shown = wait_state(url, lambda s: s["advice"]["shown"])["advice"]["shown"]
+                else:
+                    expect(page.locator("#computer-says")).to_contain_text(
+                        f"computer: {shown['text']}")
+                    computer_said += 1
+                    if computer_said == 1:
+                        problems += readability_problems(page, "computer")
+                        shots = Path(os.environ.get("MASUME_SCREENSHOTS", tmp_path))
+                        page.screenshot(path=str(shots / "computer-400.png"), full_page=True)
+                colour = "#" + "".join(f"{v:02x}" for v in current["sides"][shown["side"]])
+                for square in shown["put"]:
+                    cell = page.locator(f'[data-cell="{square}"]')
+                    expect(cell).to_have_attribute("data-led", colour)
+                    expect(cell).to_have_attribute("data-pattern", "blink")
+                action = position.parse_action(shown["text"].split(": ")[0])
+                if position.apply(action).layout() == position.layout():
+                    post(url, "api/act", {"action": position.notation(action)})
+                else:
+                    carry(position, position.apply(action))
+                wait_state(url, lambda s, done=done: sum(
+                    len(t["actions"]) for t in s["moves"]) > done)
+                if computer_said >= 3:
+                    break
+            assert computer_said >= 3
+            share = float(page.locator("#standing-bar").get_attribute("data-share"))
+            assert 0.0 < share < 1.0
+            assert errors == []
     finally:
         play.stop()
     printed = play.printed()
@@ -487,13 +551,13 @@ def test_masume_record_review_names_legal_better_actions(tmp_path: Path) -> None
 
 
 @pytest.mark.browser
-def test_the_computers_face_down_card_on_the_page(tmp_path: Path) -> None:
+def test_the_computers_face_down_card_on_the_page(tmp_path: Path, chromium) -> None:
     """`masume play eyeshield21 --simulate --computer home`: the computer lays a character
     face down; the page shows a face-down card and where, names no card, and takes
     whichever card of its hand the person lays there."""
-    from playwright.sync_api import expect, sync_playwright
+    from browser import open_page
+    from playwright.sync_api import expect
     from test_play import Play, wait_state
-    from test_web import launch_chromium
 
     position = load_rules("eyeshield21").start()
     play = Play("eyeshield21", "--simulate", "--computer", "home", "--level", "beginner",
@@ -505,23 +569,18 @@ def test_the_computers_face_down_card_on_the_page(tmp_path: Path) -> None:
         assert shown["kind"] == "computer" and shown["text"].startswith("?@")
         (cell,) = shown["put"]
         assert shown["text"] == f"?@{cell}: a face-down card on {cell}"
-        with sync_playwright() as p:
-            browser = launch_chromium(p)
-            try:
-                page = browser.new_page(viewport={"width": 1100, "height": 900})
-                page.goto(url)
-                says = page.locator("#computer-says")
-                expect(says).to_contain_text(f"computer: ?@{cell}: a face-down card on {cell}")
-                expect(says.locator(".face-down")).to_have_count(1)
-                # The person lays a card of the computer's hand there: any of them.
-                cards = [a.copy for a in position.legal_actions()
-                         if getattr(a, "cell", None) == cell]
-                post(url, "api/sim/card", {"square": cell, "card": cards[-1]})
-                done = wait_state(url, lambda s: s["moves"])
-                assert done["moves"][0]["actions"] == [f"?@{cell}"]
-                expect(page.locator("#moves")).to_contain_text(f"?@{cell}")
-            finally:
-                browser.close()
+        with open_page(chromium, url, width=1100, height=900) as (page, errors):
+            says = page.locator("#computer-says")
+            expect(says).to_contain_text(f"computer: ?@{cell}: a face-down card on {cell}")
+            expect(says.locator(".face-down")).to_have_count(1)
+            # The person lays a card of the computer's hand there: any of them.
+            cards = [a.copy for a in position.legal_actions()
+                     if getattr(a, "cell", None) == cell]
+            post(url, "api/sim/card", {"square": cell, "card": cards[-1]})
+            done = wait_state(url, lambda s: s["moves"])
+            assert done["moves"][0]["actions"] == [f"?@{cell}"]
+            expect(page.locator("#moves")).to_contain_text(f"?@{cell}")
+            assert errors == []
     finally:
         play.stop()
     assert f"computer: ?@{cell}: a face-down card on {cell}" in play.printed()
@@ -597,3 +656,72 @@ def test_masume_play_refuses_an_unknown_side_or_level(args: list, said: str,
                           capture_output=True, text=True, check=False)
     assert (done.returncode, done.stderr.strip()) == (2, said)
     assert not list(tmp_path.iterdir())  # no game folder made
+
+
+@pytest.mark.browser
+def test_the_computers_hand_on_its_slots_on_the_page(tmp_path: Path, chromium) -> None:
+    """`masume play magic-number-eleven --simulate --resume FOLDER`, the computer away (the
+    record's header): at 9 of 11 in its attack, the table asks for its two cards on its
+    hand slots; laid face down there (SY24, 5 stars: line out; SY04, 2 stars: the magic
+    number 11), it chooses SY04, and the page and the terminal name only its slot, with a
+    face-down card. Another card laid there is flagged and taken back; the one chosen is
+    recorded."""
+    from browser import open_page
+    from playwright.sync_api import expect
+    from test_computer_hand import ATTACK_AT_9
+    from test_play import Play, wait_state
+
+    rules = load_rules("magic-number-eleven")
+    start = rules.from_text(ATTACK_AT_9)
+    store = GameStore.new(tmp_path, "magic-number-eleven", {"Computer": "away club"})
+    store.save(Game(start))
+    cards = start.card_set
+    hidden = [word for copy in ("SY24", "SY04") for word in (copy, cards.copy(copy).card.name)]
+    play = Play("magic-number-eleven", "--simulate", "--resume", str(store.folder),
+                "--http-port", "0", "--games-dir", str(tmp_path), stdin=subprocess.DEVNULL)
+    try:
+        url = play.until("web view: ").split(": ", 1)[1]
+        asked = wait_state(url, lambda s: "hand slots" in s["tracker"]["message"])
+        assert ("computer: lay the away hand's 2 card(s) drawn face down on its free hand "
+                "slots (away-hand-1 to away-hand-5)") in asked["tracker"]["message"]
+        post(url, "api/sim/card", {"square": "away-hand-1", "card": "SY24"})
+        post(url, "api/sim/card", {"square": "away-hand-2", "card": "SY04"})
+        words = ("hand card on 2: a face-down card, the one on its hand slot away-hand-2, "
+                 "laid face down on away-synergy-2")
+        current = wait_state(url, lambda s: s["advice"]["shown"] is not None)
+        shown = current["advice"]["shown"]
+        assert shown["kind"] == "computer" and shown["text"] == words
+        assert shown["take"] == ["away-hand-2"] and shown["put"] == ["away-synergy-2"]
+        assert current["pieces"]["away-hand-2"] == ["card"]  # face down to the page
+        with open_page(chromium, url, width=1100, height=900) as (page, errors):
+            says = page.locator("#computer-says")
+            expect(says).to_contain_text(f"computer: {words}")
+            expect(says.locator(".face-down")).to_have_count(1)
+            for where in ("#computer-says", "#board", "#moves"):
+                text = page.locator(where).inner_text()
+                assert not any(word in text for word in hidden), (where, text)
+            # The other card of its hand laid there: flagged, taken back.
+            post(url, "api/sim/lift", {"square": "away-hand-1"})
+            post(url, "api/sim/card", {"square": "away-synergy-2", "card": "SY24"})
+            flagged = wait_state(url, lambda s: NOT_THE_COMPUTERS in s["tracker"]["message"])
+            assert "not the card on its hand slot away-hand-2" in flagged["tracker"]["message"]
+            assert not any(word in flagged["tracker"]["message"] for word in hidden)
+            assert flagged["moves"] == []
+            expect(says).to_contain_text("not the card on its hand slot away-hand-2")
+            # Put back, then the card chosen laid: the computer's action, recorded.
+            post(url, "api/sim/lift", {"square": "away-synergy-2"})
+            post(url, "api/sim/card", {"square": "away-hand-1", "card": "SY24"})
+            wait_state(url, lambda s: s["tracker"]["state"] == "in-sync"
+                       and (s["advice"]["shown"] or {}).get("text") == words)
+            post(url, "api/sim/lift", {"square": "away-hand-2"})
+            post(url, "api/sim/card", {"square": "away-synergy-2", "card": "SY04"})
+            done = wait_state(url, lambda s: s["moves"])
+            assert done["moves"][0]["actions"][0] == "hand card on 2"
+            expect(page.locator("#moves")).to_contain_text("hand card on 2")
+            assert errors == []
+    finally:
+        play.stop()
+    assert f"computer: {words}" in play.printed()
+    record = (store.folder / "record.txt").read_text()
+    assert "hand SY04 on 2" in record
+    assert not any(word in play.printed() for word in hidden)

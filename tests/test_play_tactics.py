@@ -508,73 +508,63 @@ def test_play_takes_the_options_saves_the_rolls_and_resumes(tmp_path: Path) -> N
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_a_kick_played_through_the_page(tmp_path: Path) -> None:
+def test_a_kick_played_through_the_page(tmp_path: Path, chromium) -> None:
     """`masume play masume-tactics` in Chromium: the kick-off pass and keep, then a ground
     kick called with the page's button and the ball put down, the page's die, the path
     and the target lit, the ball put there, the record."""
-    from playwright.sync_api import sync_playwright
-    from test_play import CHROMIUM, Page, Play, wait_state
-    from test_web import launch_chromium
+    from browser import open_page
+    from test_play import Page, Play, wait_state
 
-    assert Path(CHROMIUM).exists(), "Chromium is missing: run ./scripts/setup (it installs it)"
     play = Play("masume-tactics", "--simulate", "--http-port", "0", "--games-dir", str(tmp_path),
                 stdin=subprocess.DEVNULL)
     try:
         url = play.until("web view: ").split(": ", 1)[1]
         wait_state(url, lambda s: s["link"]["connected"] and s["tracker"]["state"] == "in-sync")
-        with sync_playwright() as p:
-            browser = launch_chromium(p)
-            try:
-                page = browser.new_page(viewport={"width": 1300, "height": 1000})
-                errors: list[str] = []
-                page.on("pageerror", lambda exc: errors.append(str(exc)))
-                page.goto(url)
-                hands = Page(page, url)
-                page.wait_for_selector('[data-cell="G8"] .piece')
+        with open_page(chromium, url, width=1300, height=1000) as (page, errors):
+            hands = Page(page, url)
+            page.wait_for_selector('[data-cell="G8"] .piece')
 
-                def recorded(count: int) -> None:
-                    page.wait_for_function(
-                        f"document.querySelectorAll('#moves .action').length === {count}")
-
-                position = RULES.start()
-                kick_off = position.parse_action("G8 inside SW2")
-                hands.play(position, kick_off)
-                position = position.apply(kick_off)
-                recorded(1)
-                page.click('[data-button="confirm"]')  # home-8 keeps it
-                recorded(2)
-                position = position.apply(position.parse_action("keep"))
-
-                # The call: the ground button, then the ball put down one square north.
-                page.click('[data-button="ground"]')
+            def recorded(count: int) -> None:
                 page.wait_for_function(
-                    "document.querySelector('[data-cell=\"E7\"]').dataset.pattern === 'blink'")
-                kick = position.parse_action("E6 ground N")
-                hands.play(position, kick)
-                recorded(3)
-                page.wait_for_function("document.querySelector('#key').textContent.includes('line')")
-                # The page's die: a 3.
-                page.select_option("#roll-value", "3")
-                page.click("#roll")
-                recorded(4)
-                page.wait_for_function(
-                    "document.querySelector('[data-cell=\"E9\"]').dataset.pattern === 'blink'")
-                assert hands.led("E9") == ("#ffffff", "blink")  # where the ball must go
-                assert hands.led("E7") == ("#ffffff", "pulse")  # where it is taken from
-                assert hands.led("E8") == ("#6e4600", "steady")  # the path
-                assert "ball's path: E7 E8 E9" in page.inner_text("#key")
-                assert "ball E7\u2192E9" in page.inner_text("#tracker")
-                page.screenshot(path=str(tmp_path / "kick.png"))
-                hands.lift("E7")
-                hands.place("E9", "ball")
-                wait_state(url, lambda s: s["tracker"]["state"] == "in-sync")
-                page.wait_for_function("!document.querySelector('#tracker').textContent")
-                actions = [e.inner_text() for e in page.locator("#moves .action").all()]
-                assert actions == ["G8 inside SW2", "keep", "E6 ground N", "die 3"]
-                assert "away, defence, action 1 of 3" in page.inner_text("#message")
-                assert errors == []
-            finally:
-                browser.close()
+                    f"document.querySelectorAll('#moves .action').length === {count}")
+
+            position = RULES.start()
+            kick_off = position.parse_action("G8 inside SW2")
+            hands.play(position, kick_off)
+            position = position.apply(kick_off)
+            recorded(1)
+            page.click('[data-button="confirm"]')  # home-8 keeps it
+            recorded(2)
+            position = position.apply(position.parse_action("keep"))
+
+            # The call: the ground button, then the ball put down one square north.
+            page.click('[data-button="ground"]')
+            page.wait_for_function(
+                "document.querySelector('[data-cell=\"E7\"]').dataset.pattern === 'blink'")
+            kick = position.parse_action("E6 ground N")
+            hands.play(position, kick)
+            recorded(3)
+            page.wait_for_function("document.querySelector('#key').textContent.includes('line')")
+            # The page's die: a 3.
+            page.select_option("#roll-value", "3")
+            page.click("#roll")
+            recorded(4)
+            page.wait_for_function(
+                "document.querySelector('[data-cell=\"E9\"]').dataset.pattern === 'blink'")
+            assert hands.led("E9") == ("#ffffff", "blink")  # where the ball must go
+            assert hands.led("E7") == ("#ffffff", "pulse")  # where it is taken from
+            assert hands.led("E8") == ("#6e4600", "steady")  # the path
+            assert "ball's path: E7 E8 E9" in page.inner_text("#key")
+            assert "ball E7\u2192E9" in page.inner_text("#tracker")
+            page.screenshot(path=str(tmp_path / "kick.png"))
+            hands.lift("E7")
+            hands.place("E9", "ball")
+            wait_state(url, lambda s: s["tracker"]["state"] == "in-sync")
+            page.wait_for_function("!document.querySelector('#tracker').textContent")
+            actions = [e.inner_text() for e in page.locator("#moves .action").all()]
+            assert actions == ["G8 inside SW2", "keep", "E6 ground N", "die 3"]
+            assert "away, defence, action 1 of 3" in page.inner_text("#message")
+            assert errors == []
         record = next(tmp_path.glob("*/record.txt")).read_text()
         assert "G8 inside SW2, keep, E6 ground N, die 3" in record and '[Rolls "4=1"]' in record
     finally:

@@ -314,103 +314,92 @@ RED_PULSE = """(square) => {
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_set_up_and_an_ejection_played_by_clicking(tmp_path) -> None:
+def test_set_up_and_an_ejection_played_by_clicking(tmp_path, chromium) -> None:
     """The system declared on the choices panel, both sides set up by clicking the
     lit squares, the kick-off pass (its squares in the second colour) and a
     knight's ejection, the ejected pawn asked off the board and taken off."""
     import subprocess
-    from pathlib import Path
 
-    from playwright.sync_api import sync_playwright
-    from test_play import CHROMIUM, Page, Play, wait_state
-    from test_web import launch_chromium
+    from browser import open_page
+    from test_play import Page, Play, wait_state
 
-    assert Path(CHROMIUM).exists(), "Chromium is missing: run ./scripts/setup (it installs it)"
     play = Play("shogi-soccer", "--simulate", "--http-port", "0", "--games-dir", str(tmp_path),
                 stdin=subprocess.DEVNULL)
     try:
         url = play.until("web view: ").split(": ", 1)[1]
         wait_state(url, lambda s: s["link"]["connected"] and s["tracker"]["state"] == "in-sync")
-        with sync_playwright() as p:
-            browser = launch_chromium(p)
-            try:
-                page = browser.new_page(viewport={"width": 1300, "height": 1000})
-                errors: list[str] = []
-                page.on("pageerror", lambda exc: errors.append(str(exc)))
-                page.goto(url)
-                hands = Page(page, url)
-                page.wait_for_selector('[data-cell="5-F"] .piece')
-                done = 0
+        with open_page(chromium, url, width=1300, height=1000) as (page, errors):
+            hands = Page(page, url)
+            page.wait_for_selector('[data-cell="5-F"] .piece')
+            done = 0
 
-                def recorded() -> None:
-                    nonlocal done
-                    done += 1
-                    page.wait_for_function(
-                        f"document.querySelectorAll('#moves .action').length === {done}")
-
-                # The system: 1,503 choices, narrowed by typing, chosen with Enter.
-                page.wait_for_selector("#choice-form:not([hidden])")
-                assert "1489 more of 1501" in page.inner_text("#choices-more")
-                page.fill("#choice-text", "3-4-3 飛歩歩-角歩歩歩-桂桂歩")
-                page.wait_for_function("document.querySelectorAll('#choices [data-choice]').length === 1")
-                page.press("#choice-text", "Enter")
-                recorded()
-                page.wait_for_selector("#choices-card[hidden]", state="attached")
-
-                # The set-up: each piece from the box onto a lit square.
-                position = after(SYSTEM)
-                for text in SENTE_SETUP + GOTE_SETUP:
-                    action = position.parse_action(text)
-                    # Lit before it is placed (the LEDs follow the moves list closely).
-                    page.wait_for_selector(f'[data-cell="{action.square}"][data-led]')
-                    hands.place(action.square, piece_of(action))
-                    recorded()
-                    position = position.apply(action)
-                assert page.get_attribute('[data-cell="5-F"]', "data-pieces") == "ball sente-bishop"
-
-                # Lifting the kick-off bishop: its passes in the second colour.
-                hands.lift("5-F")
+            def recorded() -> None:
+                nonlocal done
+                done += 1
                 page.wait_for_function(
-                    "document.querySelector('[data-cell=\"2-C\"]').dataset.led !== undefined")
-                pass_colour = hands.led("2-C")
-                assert pass_colour == hands.led("3-H") == hands.led("7-H")
-                assert pass_colour[1] == "steady"
-                hands.place("5-F", "sente-bishop")
-                page.wait_for_function(
-                    "!document.querySelector('[data-cell=\"2-C\"]').dataset.led")
-                kick_off = position.parse_action("2-Cパス")
-                hands.play(position, kick_off)
-                recorded()
-                position = position.apply(kick_off)
+                    f"document.querySelectorAll('#moves .action').length === {done}")
 
-                # The knight jumps onto the pawn on 3-A with the ball: read at once,
-                # the pawn asked off the board.
-                hands.lift("2-C")
-                page.wait_for_function(
-                    "document.querySelector('[data-cell=\"3-A\"]').dataset.led !== undefined")
-                hands.lift("2-C")
-                hands.place("3-A", "ball")
-                hands.place("3-A", "sente-knight")
+            # The system: 1,503 choices, narrowed by typing, chosen with Enter.
+            page.wait_for_selector("#choice-form:not([hidden])")
+            assert "1489 more of 1501" in page.inner_text("#choices-more")
+            page.fill("#choice-text", "3-4-3 飛歩歩-角歩歩歩-桂桂歩")
+            page.wait_for_function("document.querySelectorAll('#choices [data-choice]').length === 1")
+            page.press("#choice-text", "Enter")
+            recorded()
+            page.wait_for_selector("#choices-card[hidden]", state="attached")
+
+            # The set-up: each piece from the box onto a lit square.
+            position = after(SYSTEM)
+            for text in SENTE_SETUP + GOTE_SETUP:
+                action = position.parse_action(text)
+                # Lit before it is placed (the LEDs follow the moves list closely).
+                page.wait_for_selector(f'[data-cell="{action.square}"][data-led]')
+                hands.place(action.square, piece_of(action))
                 recorded()
-                page.wait_for_function("document.querySelector('#tracker').textContent.includes('take off')")
-                page.wait_for_function(RED_PULSE, arg="3-A")
-                assert "3-A" in page.inner_text("#tracker")
-                # Taken off (the page's hand lifts top pieces: knight, ball, pawn).
-                for _ in range(3):
-                    hands.lift("3-A")
-                hands.place("3-A", "ball")
-                hands.place("3-A", "sente-knight")
-                current = wait_state(url, lambda s: s["tracker"]["state"] == "in-sync")
-                assert current["pieces"]["3-A"] == ["ball", "sente-knight"]
-                # The ejection stays shown (red, pulsing) until gote moves.
-                page.wait_for_function(RED_PULSE, arg="3-A")
-                actions = [e.inner_text() for e in page.locator("#moves .action").all()]
-                assert actions[0] == SYSTEM and len(actions) == 25
-                assert actions[-2:] == ["2-Cパス", "3-A桂"]
-                page.screenshot(path=str(tmp_path / "ejection.png"))
-                assert errors == []
-            finally:
-                browser.close()
+                position = position.apply(action)
+            assert page.get_attribute('[data-cell="5-F"]', "data-pieces") == "ball sente-bishop"
+
+            # Lifting the kick-off bishop: its passes in the second colour.
+            hands.lift("5-F")
+            page.wait_for_function(
+                "document.querySelector('[data-cell=\"2-C\"]').dataset.led !== undefined")
+            pass_colour = hands.led("2-C")
+            assert pass_colour == hands.led("3-H") == hands.led("7-H")
+            assert pass_colour[1] == "steady"
+            hands.place("5-F", "sente-bishop")
+            page.wait_for_function(
+                "!document.querySelector('[data-cell=\"2-C\"]').dataset.led")
+            kick_off = position.parse_action("2-Cパス")
+            hands.play(position, kick_off)
+            recorded()
+            position = position.apply(kick_off)
+
+            # The knight jumps onto the pawn on 3-A with the ball: read at once,
+            # the pawn asked off the board.
+            hands.lift("2-C")
+            page.wait_for_function(
+                "document.querySelector('[data-cell=\"3-A\"]').dataset.led !== undefined")
+            hands.lift("2-C")
+            hands.place("3-A", "ball")
+            hands.place("3-A", "sente-knight")
+            recorded()
+            page.wait_for_function("document.querySelector('#tracker').textContent.includes('take off')")
+            page.wait_for_function(RED_PULSE, arg="3-A")
+            assert "3-A" in page.inner_text("#tracker")
+            # Taken off (the page's hand lifts top pieces: knight, ball, pawn).
+            for _ in range(3):
+                hands.lift("3-A")
+            hands.place("3-A", "ball")
+            hands.place("3-A", "sente-knight")
+            current = wait_state(url, lambda s: s["tracker"]["state"] == "in-sync")
+            assert current["pieces"]["3-A"] == ["ball", "sente-knight"]
+            # The ejection stays shown (red, pulsing) until gote moves.
+            page.wait_for_function(RED_PULSE, arg="3-A")
+            actions = [e.inner_text() for e in page.locator("#moves .action").all()]
+            assert actions[0] == SYSTEM and len(actions) == 25
+            assert actions[-2:] == ["2-Cパス", "3-A桂"]
+            page.screenshot(path=str(tmp_path / "ejection.png"))
+            assert errors == []
         record = next(tmp_path.glob("*/record.txt")).read_text()
         assert SYSTEM in record and "3-A桂" in record
     finally:

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import json
 import queue
-import shutil
 import threading
 import time
 import warnings
-from pathlib import Path
 from typing import Callable
 from urllib.parse import urlsplit
 
@@ -32,17 +30,8 @@ with warnings.catch_warnings():
 
 from masume.boards import load_board
 from masume.web import create_app, serve
-from waiting import HANG_S
+from browser import open_page
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 class FakeTable:
@@ -485,127 +474,93 @@ def test_stop_ends_open_streams(table: FakeTable) -> None:
 # ------------------------------------------------------------------- the page
 
 
-def launch_chromium(playwright):
-    if not Path(CHROMIUM).exists():
-        found = shutil.which("chromium")
-        pytest.fail(
-            f"headless Chromium is needed at {CHROMIUM} (found: {found or 'none'}); "
-            "run ./scripts/setup, which installs Debian's chromium"
-        )
+@pytest.mark.browser
+def test_page_in_chromium(served, table: FakeTable, chromium) -> None:
     from playwright.sync_api import expect
 
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-    # Pages wait on events as the rest of the suite does: as long as a loaded machine
-    # needs, HANG_S being only the guard against a hang (Playwright's own defaults,
-    # 5 and 30 s, failed on a machine at load 20+).
-    expect.set_options(timeout=HANG_S * 1000)
-    new_context = browser.new_context
-
-    def patient_context(**options):
-        context = new_context(**options)
-        context.set_default_timeout(HANG_S * 1000)
-        return context
-
-    browser.new_context = patient_context
-    browser.new_page = lambda **options: patient_context(**options).new_page()
-    return browser
-
-
-@pytest.mark.browser
-def test_page_in_chromium(served, table: FakeTable) -> None:
-    from playwright.sync_api import expect, sync_playwright
-
     url = served()
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            page = browser.new_page(viewport={"width": 1100, "height": 800})
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(url)
-            expect(page.locator("body[data-ready=true]")).to_have_count(1)
+    with open_page(chromium, url, width=1100, height=800) as (page, errors):
+        expect(page.locator("body[data-ready=true]")).to_have_count(1)
 
-            # Every cell of the definition is drawn, the squares and the lamps.
-            board = load_board("soccer-shogi")
-            expect(page.locator("#board [data-cell]")).to_have_count(len(board.cells))
-            expect(page.locator('[data-cell="C5"] .piece.top')).to_have_attribute("data-piece", "blue")
-            expect(page.locator('[data-cell="C5"] .piece.under')).to_have_attribute("data-piece", "ball")
-            expect(page.locator("#turn")).to_contain_text("blue")
-            expect(page.locator("#turn")).to_contain_text("action 1 of 2")
-            expect(page.locator("#score")).to_contain_text("0")
-            expect(page.locator('[data-button="takeback"]')).to_be_enabled()
-            expect(page.locator('[data-piece-choice="blue"]')).to_have_count(1)
-            expect(page.locator("#link")).to_contain_text("connected")
-            expect(page.locator("#tracker")).to_be_hidden()  # in sync: nothing to say
+        # Every cell of the definition is drawn, the squares and the lamps.
+        board = load_board("soccer-shogi")
+        expect(page.locator("#board [data-cell]")).to_have_count(len(board.cells))
+        expect(page.locator('[data-cell="C5"] .piece.top')).to_have_attribute("data-piece", "blue")
+        expect(page.locator('[data-cell="C5"] .piece.under')).to_have_attribute("data-piece", "ball")
+        expect(page.locator("#turn")).to_contain_text("blue")
+        expect(page.locator("#turn")).to_contain_text("action 1 of 2")
+        expect(page.locator("#score")).to_contain_text("0")
+        expect(page.locator('[data-button="takeback"]')).to_be_enabled()
+        expect(page.locator('[data-piece-choice="blue"]')).to_have_count(1)
+        expect(page.locator("#link")).to_contain_text("connected")
+        expect(page.locator("#tracker")).to_be_hidden()  # in sync: nothing to say
 
-            # Lift the top piece of C5 into the hand, put it down on C4.
-            page.locator('[data-cell="C5"]').click()
-            expect(page.locator("#hand .hand-piece[data-piece='blue']")).to_have_count(1)
-            page.locator('[data-cell="C4"]').click()
-            expect(page.locator('[data-cell="C4"] .piece.top')).to_have_attribute("data-piece", "blue")
-            expect(page.locator("#hand .hand-piece")).to_have_count(0)
-            assert table.calls == [("lift", "C5"), ("place", "C4", "blue")]
+        # Lift the top piece of C5 into the hand, put it down on C4.
+        page.locator('[data-cell="C5"]').click()
+        expect(page.locator("#hand .hand-piece[data-piece='blue']")).to_have_count(1)
+        page.locator('[data-cell="C4"]').click()
+        expect(page.locator('[data-cell="C4"] .piece.top')).to_have_attribute("data-piece", "blue")
+        expect(page.locator("#hand .hand-piece")).to_have_count(0)
+        assert table.calls == [("lift", "C5"), ("place", "C4", "blue")]
 
-            # A piece from the box, and a button.
-            page.locator('[data-piece-choice="red"]').click()
-            page.locator('[data-cell="E8"]').click()
-            expect(page.locator('[data-cell="E8"] .piece.top')).to_have_attribute("data-piece", "red")
-            page.locator('[data-button="confirm"]').click()
-            expect(page.locator('[data-cell="E8"]')).to_be_visible()
-            deadline = time.monotonic() + 5
-            while ("press", "confirm") not in table.calls and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert table.calls[-2:] == [("place", "E8", "red"), ("press", "confirm")]
+        # A piece from the box, and a button.
+        page.locator('[data-piece-choice="red"]').click()
+        page.locator('[data-cell="E8"]').click()
+        expect(page.locator('[data-cell="E8"] .piece.top')).to_have_attribute("data-piece", "red")
+        page.locator('[data-button="confirm"]').click()
+        expect(page.locator('[data-cell="E8"]')).to_be_visible()
+        deadline = time.monotonic() + 5
+        while ("press", "confirm") not in table.calls and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert table.calls[-2:] == [("place", "E8", "red"), ("press", "confirm")]
 
-            # Holding a piece over an occupied square: the page asks which is meant.
-            page.locator('[data-piece-choice="ball"]').click()
-            page.locator('[data-cell="C4"]').click()
-            page.locator('#cell-menu [data-menu="place"]').click()
-            expect(page.locator('[data-cell="C4"] .piece.top')).to_have_attribute("data-piece", "ball")
-            page.locator('[data-cell="C4"]').click()  # nothing in hand: lifts the top piece
-            expect(page.locator("#hand .hand-piece[data-piece='ball']")).to_have_count(1)
-            page.locator("#hand-return").click()
-            expect(page.locator("#hand .hand-piece")).to_have_count(0)
-            assert table.calls[-2:] == [("place", "C4", "ball"), ("lift", "C4")]
+        # Holding a piece over an occupied square: the page asks which is meant.
+        page.locator('[data-piece-choice="ball"]').click()
+        page.locator('[data-cell="C4"]').click()
+        page.locator('#cell-menu [data-menu="place"]').click()
+        expect(page.locator('[data-cell="C4"] .piece.top')).to_have_attribute("data-piece", "ball")
+        page.locator('[data-cell="C4"]').click()  # nothing in hand: lifts the top piece
+        expect(page.locator("#hand .hand-piece[data-piece='ball']")).to_have_count(1)
+        page.locator("#hand-return").click()
+        expect(page.locator("#hand .hand-piece")).to_have_count(0)
+        assert table.calls[-2:] == [("place", "C4", "ball"), ("lift", "C4")]
 
-            # What the host says shows up: LEDs, tracker, moves, outcome.
-            table.set(
-                leds={
-                    "C3": {"rgb": [0, 255, 0], "pattern": "blink"},
-                    "turn-blue-1": {"rgb": [0, 0, 255], "pattern": "pulse"},
-                },
-                tracker={"state": "mismatch", "message": "put the ball back on C5", "squares": ["C5"]},
-                moves=[{"number": 1, "side": "blue", "actions": ["C5-C4", "E8"]}],
-            )
-            c3 = page.locator('[data-cell="C3"]')
-            expect(c3).to_have_attribute("data-led", "#00ff00")
-            expect(c3).to_have_attribute("data-pattern", "blink")
-            lamp = page.locator('[data-cell="turn-blue-1"]')
-            expect(lamp).to_have_attribute("data-led", "#0000ff")
-            expect(lamp).to_have_attribute("data-pattern", "pulse")
-            expect(page.locator("#tracker")).to_be_visible()
-            expect(page.locator("#tracker")).to_have_text("put the ball back on C5")
-            expect(page.locator('[data-cell="C5"]')).to_have_class(lambda_re("flagged"))
-            expect(page.locator("#moves .action")).to_have_text(["C5-C4", "E8"])
-            # The other side's player makes the choice now (a kick's receiver): said so.
-            table.set(status={**table.status, "message": "red-4 keeps the ball or lets it run",
-                              "deciding": "red"})
-            expect(page.locator("#turn")).to_contain_text("red decides")
-            table.set(status={**table.status, "deciding": None})
-            expect(page.locator("#turn")).not_to_contain_text("decides")
-            table.set(leds={}, outcome={"winner": "blue", "reason": "goal"})
-            expect(c3).not_to_have_attribute("data-led", "#00ff00")
-            expect(page.locator("#outcome")).to_contain_text("blue wins")
+        # What the host says shows up: LEDs, tracker, moves, outcome.
+        table.set(
+            leds={
+                "C3": {"rgb": [0, 255, 0], "pattern": "blink"},
+                "turn-blue-1": {"rgb": [0, 0, 255], "pattern": "pulse"},
+            },
+            tracker={"state": "mismatch", "message": "put the ball back on C5", "squares": ["C5"]},
+            moves=[{"number": 1, "side": "blue", "actions": ["C5-C4", "E8"]}],
+        )
+        c3 = page.locator('[data-cell="C3"]')
+        expect(c3).to_have_attribute("data-led", "#00ff00")
+        expect(c3).to_have_attribute("data-pattern", "blink")
+        lamp = page.locator('[data-cell="turn-blue-1"]')
+        expect(lamp).to_have_attribute("data-led", "#0000ff")
+        expect(lamp).to_have_attribute("data-pattern", "pulse")
+        expect(page.locator("#tracker")).to_be_visible()
+        expect(page.locator("#tracker")).to_have_text("put the ball back on C5")
+        expect(page.locator('[data-cell="C5"]')).to_have_class(lambda_re("flagged"))
+        expect(page.locator("#moves .action")).to_have_text(["C5-C4", "E8"])
+        # The other side's player makes the choice now (a kick's receiver): said so.
+        table.set(status={**table.status, "message": "red-4 keeps the ball or lets it run",
+                          "deciding": "red"})
+        expect(page.locator("#turn")).to_contain_text("red decides")
+        table.set(status={**table.status, "deciding": None})
+        expect(page.locator("#turn")).not_to_contain_text("decides")
+        table.set(leds={}, outcome={"winner": "blue", "reason": "goal"})
+        expect(c3).not_to_have_attribute("data-led", "#00ff00")
+        expect(page.locator("#outcome")).to_contain_text("blue wins")
 
-            # A refused request is shown, not swallowed, and the piece stays in hand.
-            page.locator("#palette-name").fill("dragon")
-            page.locator("#palette-other button").click()
-            page.locator('[data-cell="A3"]').click()
-            expect(page.locator("#error")).to_contain_text("unknown piece 'dragon'")
-            expect(page.locator("#hand .hand-piece[data-piece='dragon']")).to_have_count(1)
-            assert errors == []
-        finally:
-            browser.close()
+        # A refused request is shown, not swallowed, and the piece stays in hand.
+        page.locator("#palette-name").fill("dragon")
+        page.locator("#palette-other button").click()
+        page.locator('[data-cell="A3"]').click()
+        expect(page.locator("#error")).to_contain_text("unknown piece 'dragon'")
+        expect(page.locator("#hand .hand-piece[data-piece='dragon']")).to_have_count(1)
+        assert errors == []
 
 
 def lambda_re(word: str):
@@ -615,116 +570,96 @@ def lambda_re(word: str):
 
 
 @pytest.mark.browser
-def test_choices_panel_in_chromium(served, table: FakeTable) -> None:
+def test_choices_panel_in_chromium(served, table: FakeTable, chromium) -> None:
     """A few choices are buttons; many get a text box that narrows the list."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     url = served()
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            page = browser.new_page(viewport={"width": 1100, "height": 800})
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(url)
-            expect(page.locator("body[data-ready=true]")).to_have_count(1)
-            expect(page.locator("#choices-card")).to_be_hidden()
+    with open_page(chromium, url, width=1100, height=800) as (page, errors):
+        expect(page.locator("body[data-ready=true]")).to_have_count(1)
+        expect(page.locator("#choices-card")).to_be_hidden()
 
-            table.set(choices=["kick left", "kick right"])
-            expect(page.locator("#choices [data-choice]")).to_have_text(["kick left", "kick right"])
-            expect(page.locator("#choice-form")).to_be_hidden()
-            page.locator('[data-choice="kick right"]').click()
-            expect(page.locator("#choices-card")).to_be_hidden()  # the host took it
-            assert table.calls == [("act", "kick right")]
+        table.set(choices=["kick left", "kick right"])
+        expect(page.locator("#choices [data-choice]")).to_have_text(["kick left", "kick right"])
+        expect(page.locator("#choice-form")).to_be_hidden()
+        page.locator('[data-choice="kick right"]').click()
+        expect(page.locator("#choices-card")).to_be_hidden()  # the host took it
+        assert table.calls == [("act", "kick right")]
 
-            table.set(choices=[f"system {a}-{b}" for a in range(10) for b in range(10)])
-            expect(page.locator("#choice-form")).to_be_visible()
-            expect(page.locator("#choices [data-choice]")).to_have_count(12)
-            expect(page.locator("#choices-more")).to_contain_text("88 more of 100")
-            page.locator("#choice-text").fill("7-")
-            expect(page.locator("#choices [data-choice]")).to_have_count(10)
-            page.locator("#choice-text").fill("system 7-3")
-            expect(page.locator("#choices [data-choice]")).to_have_text(["system 7-3"])
-            page.locator("#choice-text").press("Enter")  # one left: Enter chooses it
-            expect(page.locator("#choices-card")).to_be_hidden()
-            assert table.calls[-1] == ("act", "system 7-3")
+        table.set(choices=[f"system {a}-{b}" for a in range(10) for b in range(10)])
+        expect(page.locator("#choice-form")).to_be_visible()
+        expect(page.locator("#choices [data-choice]")).to_have_count(12)
+        expect(page.locator("#choices-more")).to_contain_text("88 more of 100")
+        page.locator("#choice-text").fill("7-")
+        expect(page.locator("#choices [data-choice]")).to_have_count(10)
+        page.locator("#choice-text").fill("system 7-3")
+        expect(page.locator("#choices [data-choice]")).to_have_text(["system 7-3"])
+        page.locator("#choice-text").press("Enter")  # one left: Enter chooses it
+        expect(page.locator("#choices-card")).to_be_hidden()
+        assert table.calls[-1] == ("act", "system 7-3")
 
-            # A refusal is shown.
-            table.set(choices=[f"system {n}" for n in range(20)])
-            page.locator("#choice-text").fill("system 99")
-            page.locator("#choice-form button").click()
-            expect(page.locator("#error")).to_contain_text("'system 99' is not a choice now")
-            assert errors == []
-        finally:
-            browser.close()
+        # A refusal is shown.
+        table.set(choices=[f"system {n}" for n in range(20)])
+        page.locator("#choice-text").fill("system 99")
+        page.locator("#choice-form button").click()
+        expect(page.locator("#error")).to_contain_text("'system 99' is not a choice now")
+        assert errors == []
 
 
 @pytest.mark.browser
-def test_buttons_once_the_game_is_over(served, table: FakeTable) -> None:
+def test_buttons_once_the_game_is_over(served, table: FakeTable, chromium) -> None:
     """Once the outcome is known, what no longer applies is disabled and says why:
     resign, the die; confirm unless a reading is still to choose. Takeback stays (it
     goes back into the game), and a new game is offered."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     url = served()
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            page = browser.new_page(viewport={"width": 1100, "height": 800})
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(url)
-            expect(page.locator("body[data-ready=true]")).to_have_count(1)
+    with open_page(chromium, url, width=1100, height=800) as (page, errors):
+        expect(page.locator("body[data-ready=true]")).to_have_count(1)
 
-            def button(name: str):
-                return page.locator(f'[data-button="{name}"]')
+        def button(name: str):
+            return page.locator(f'[data-button="{name}"]')
 
-            for name in ("confirm", "takeback", "resign"):
-                expect(button(name)).to_be_enabled()
+        for name in ("confirm", "takeback", "resign"):
+            expect(button(name)).to_be_enabled()
 
-            table.set(outcome={"winner": "blue", "reason": "goal"})
-            expect(page.locator("#new-game")).to_be_enabled()
-            expect(button("resign")).to_be_disabled()
-            expect(button("resign")).to_have_attribute("title", "resign: the game is over")
-            expect(button("confirm")).to_be_disabled()
-            expect(button("takeback")).to_be_enabled()
-            expect(button("takeback")).to_have_attribute("title", lambda_re("back into the game"))
+        table.set(outcome={"winner": "blue", "reason": "goal"})
+        expect(page.locator("#new-game")).to_be_enabled()
+        expect(button("resign")).to_be_disabled()
+        expect(button("resign")).to_have_attribute("title", "resign: the game is over")
+        expect(button("confirm")).to_be_disabled()
+        expect(button("takeback")).to_be_enabled()
+        expect(button("takeback")).to_have_attribute("title", lambda_re("back into the game"))
 
-            # The last action read two ways: confirm still picks the other reading.
-            table.set(tracker={"state": "ambiguous", "message": "", "squares": []})
-            expect(button("confirm")).to_be_enabled()
-            table.set(tracker={"state": "in-sync", "message": "", "squares": []})
-            expect(button("confirm")).to_be_disabled()
+        # The last action read two ways: confirm still picks the other reading.
+        table.set(tracker={"state": "ambiguous", "message": "", "squares": []})
+        expect(button("confirm")).to_be_enabled()
+        table.set(tracker={"state": "in-sync", "message": "", "squares": []})
+        expect(button("confirm")).to_be_disabled()
 
-            # Taken back into the game: every button again.
-            table.set(outcome=None)
-            for name in ("confirm", "takeback", "resign"):
-                expect(button(name)).to_be_enabled()
-            expect(page.locator("#new-game")).to_have_count(0)
-            assert errors == []
-        finally:
-            browser.close()
+        # Taken back into the game: every button again.
+        table.set(outcome=None)
+        for name in ("confirm", "takeback", "resign"):
+            expect(button(name)).to_be_enabled()
+        expect(page.locator("#new-game")).to_have_count(0)
+        assert errors == []
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("board", ["eyeshield21", "magic-number-eleven"])
-def test_card_mat_zone_names_are_whole_on_a_phone(board: str) -> None:
+def test_card_mat_zone_names_are_whole_on_a_phone(board: str, chromium) -> None:
     """At a phone's 400 px every zone's name on a card mat is shown whole (wrapped,
     not cut), and the page passes the readability checks (tests/page_checks.py)."""
     from page_checks import readability_problems
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     table = FakeTable(board)
     table.pieces = {}
     web = serve(table)
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            page = browser.new_page(viewport={"width": 400, "height": 900})
-            page.goto(web.url)
+    try:
+        with open_page(chromium, web.url, width=400, height=900) as (page, _):
             expect(page.locator("body[data-ready=true]")).to_have_count(1)
             expect(page.locator(".cell[data-sensor=card] .cell-name").first).to_be_visible()
             assert readability_problems(page, board) == []
-        finally:
-            browser.close()
-            web.stop()
+    finally:
+        web.stop()

@@ -360,78 +360,81 @@ def test_masume_play_lets_in_only_its_own_people(tmp_path: Path) -> None:
 
 
 @pytest.mark.browser
-def test_each_link_opens_its_own_page_in_chromium(web, table: FakeTable, tmp_path: Path) -> None:
-    from playwright.sync_api import expect, sync_playwright
+def test_each_link_opens_its_own_page_in_chromium(web, table: FakeTable, tmp_path: Path,
+                                                  chromium) -> None:
+    from playwright.sync_api import expect
 
-    from test_web import launch_chromium
+    errors: list[str] = []
+    contexts: list = []
 
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            errors: list[str] = []
+    def open_page(link: str, context=None):
+        """A tab at ``link``: in a browser of its own (its own cookies), or beside the
+        tabs of ``context``."""
+        if context is None:
+            context = chromium.new_context(viewport={"width": 1100, "height": 900})
+            contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(link)
+        return page
 
-            def open_page(link: str, context=None):
-                context = context or browser.new_context(viewport={"width": 1100, "height": 900})
-                page = context.new_page()
-                page.on("pageerror", lambda exc: errors.append(str(exc)))
-                page.goto(link)
-                return page
+    try:
+        # The table's link: the secret leaves the address bar; the players' QR codes.
+        page = open_page(web.url)
+        expect(page.locator("body[data-ready=true]")).to_have_count(1)
+        assert page.evaluate("location.search") == ""
+        expect(page.locator("#role")).to_have_text("this page: the table")
+        page.locator("#links summary").click()
+        figures = page.locator("#links-list figure")
+        expect(figures).to_have_count(3)
+        assert [f.get_attribute("data-role") for f in figures.all()] == ["blue", "red",
+                                                                        "spectator"]
+        for role in ("blue", "red", "spectator"):
+            entry = page.locator(f'#links-list figure[data-role="{role}"]')
+            assert entry.locator("a").get_attribute("href") == web.link(role)
+            expect(entry.locator(".qr svg")).to_be_visible()
+        expect(page.locator("#links-note")).to_contain_text("--http-host 0.0.0.0")
+        page.screenshot(path=str(tmp_path / "table.png"))
+        # A reload keeps working (the cookie), and so does the page's own request.
+        page.reload()
+        expect(page.locator("body[data-ready=true]")).to_have_count(1)
+        page.locator('[data-cell="C5"]').click()
+        expect(page.locator("#hand .hand-piece[data-piece='blue']")).to_have_count(1)
+        assert table.calls == [("lift", "C5")]
 
-            # The table's link: the secret leaves the address bar; the players' QR codes.
-            page = open_page(web.url)
-            expect(page.locator("body[data-ready=true]")).to_have_count(1)
-            assert page.evaluate("location.search") == ""
-            expect(page.locator("#role")).to_have_text("this page: the table")
-            page.locator("#links summary").click()
-            figures = page.locator("#links-list figure")
-            expect(figures).to_have_count(3)
-            assert [f.get_attribute("data-role") for f in figures.all()] == ["blue", "red",
-                                                                            "spectator"]
-            for role in ("blue", "red", "spectator"):
-                entry = page.locator(f'#links-list figure[data-role="{role}"]')
-                assert entry.locator("a").get_attribute("href") == web.link(role)
-                expect(entry.locator(".qr svg")).to_be_visible()
-            expect(page.locator("#links-note")).to_contain_text("--http-host 0.0.0.0")
-            page.screenshot(path=str(tmp_path / "table.png"))
-            # A reload keeps working (the cookie), and so does the page's own request.
-            page.reload()
-            expect(page.locator("body[data-ready=true]")).to_have_count(1)
-            page.locator('[data-cell="C5"]').click()
-            expect(page.locator("#hand .hand-piece[data-piece='blue']")).to_have_count(1)
-            assert table.calls == [("lift", "C5")]
+        # A player's link, in the same browser: each tab keeps its own role.
+        player = open_page(web.link("red"), page.context)
+        expect(player.locator("body[data-ready=true]")).to_have_count(1)
+        assert player.evaluate("location.search") == "?as=red"
+        expect(player.locator("#role")).to_have_text("this page: red")
+        player.locator("#links summary").click()
+        assert [f.get_attribute("data-role") for f in
+                player.locator("#links-list figure").all()] == ["red", "spectator"]
+        player.locator('[data-cell="A2"]').click()
+        expect(player.locator("#hand .hand-piece[data-piece='red']")).to_have_count(1)
+        assert table.calls[-1] == ("lift", "A2")
+        page.reload()
+        expect(page.locator("#role")).to_have_text("this page: the table")
 
-            # A player's link, in the same browser: each tab keeps its own role.
-            player = open_page(web.link("red"), page.context)
-            expect(player.locator("body[data-ready=true]")).to_have_count(1)
-            assert player.evaluate("location.search") == "?as=red"
-            expect(player.locator("#role")).to_have_text("this page: red")
-            player.locator("#links summary").click()
-            assert [f.get_attribute("data-role") for f in
-                    player.locator("#links-list figure").all()] == ["red", "spectator"]
-            player.locator('[data-cell="A2"]').click()
-            expect(player.locator("#hand .hand-piece[data-piece='red']")).to_have_count(1)
-            assert table.calls[-1] == ("lift", "A2")
-            page.reload()
-            expect(page.locator("#role")).to_have_text("this page: the table")
+        # A spectator's link: no hands, no buttons, nothing happens on a click.
+        watcher = open_page(web.link("spectator"))
+        expect(watcher.locator("body[data-ready=true]")).to_have_count(1)
+        expect(watcher.locator("#role")).to_contain_text("spectator")
+        expect(watcher.locator("#sim-controls")).to_be_hidden()
+        expect(watcher.locator('[data-button="confirm"]')).to_be_disabled()
+        calls = len(table.calls)
+        watcher.locator('[data-cell="C5"]').click()
+        table.set(choices=["declare A"])
+        expect(watcher.locator("#choices-card")).to_be_hidden()
+        expect(page.locator("#choices [data-choice]")).to_have_text(["declare A"])
+        assert len(table.calls) == calls
+        watcher.screenshot(path=str(tmp_path / "spectator.png"))
 
-            # A spectator's link: no hands, no buttons, nothing happens on a click.
-            watcher = open_page(web.link("spectator"))
-            expect(watcher.locator("body[data-ready=true]")).to_have_count(1)
-            expect(watcher.locator("#role")).to_contain_text("spectator")
-            expect(watcher.locator("#sim-controls")).to_be_hidden()
-            expect(watcher.locator('[data-button="confirm"]')).to_be_disabled()
-            calls = len(table.calls)
-            watcher.locator('[data-cell="C5"]').click()
-            table.set(choices=["declare A"])
-            expect(watcher.locator("#choices-card")).to_be_hidden()
-            expect(page.locator("#choices [data-choice]")).to_have_text(["declare A"])
-            assert len(table.calls) == calls
-            watcher.screenshot(path=str(tmp_path / "spectator.png"))
-
-            # No secret: the page says what to open.
-            stranger = open_page(base(web.url))
-            expect(stranger.locator("h1")).to_contain_text("open the address the terminal printed")
-            stranger.screenshot(path=str(tmp_path / "denied.png"))
-            assert errors == []
-        finally:
-            browser.close()
+        # No secret: the page says what to open.
+        stranger = open_page(base(web.url))
+        expect(stranger.locator("h1")).to_contain_text("open the address the terminal printed")
+        stranger.screenshot(path=str(tmp_path / "denied.png"))
+        assert errors == []
+    finally:
+        for context in contexts:
+            context.close()

@@ -182,14 +182,14 @@ def review_api(url: str, path: str) -> dict:
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_the_review_on_the_page_of_a_finished_game(tmp_path: Path) -> None:
+def test_the_review_on_the_page_of_a_finished_game(tmp_path: Path, chromium) -> None:
     """`masume play --simulate --resume` of a finished record: the page offers the
     review, shows its progress, steps through the game (buttons, arrow keys), says the
     computer's comment at a mistake and lights the better action; readable at 400 px."""
     from page_checks import readability_problems
-    from playwright.sync_api import expect, sync_playwright
+    from browser import open_page
+    from playwright.sync_api import expect
     from test_play import Play
-    from test_web import launch_chromium
 
     folder = tmp_path / "20261124-120000-soccer-shogi"
     folder.mkdir()
@@ -198,74 +198,66 @@ def test_the_review_on_the_page_of_a_finished_game(tmp_path: Path) -> None:
                 "--games-dir", str(tmp_path))
     try:
         url = play.until("web view: ").split(": ", 1)[1]
-        with sync_playwright() as p:
-            browser = launch_chromium(p)
-            try:
-                page = browser.new_page(viewport={"width": 400, "height": 800})
-                errors: list[str] = []
-                page.on("pageerror", lambda exc: errors.append(str(exc)))
-                page.goto(url)
-                expect(page.locator("#outcome")).to_contain_text("red wins")
-                start = page.locator("#review-start")
-                expect(start).to_be_visible()
-                start.click()
-                progress = page.locator("#review-progress")
-                expect(progress).to_have_attribute("data-status", "done")
-                expect(progress).to_contain_text("the worst first")
-                expect(page.locator("#review-at")).to_contain_text("after action 0 of 22")
-                expect(page.locator('[data-cell="C4"] .piece.top')).to_have_attribute(
-                    "data-piece", "red")
+        with open_page(chromium, url, width=400, height=800) as (page, errors):
+            expect(page.locator("#outcome")).to_contain_text("red wins")
+            start = page.locator("#review-start")
+            expect(start).to_be_visible()
+            start.click()
+            progress = page.locator("#review-progress")
+            expect(progress).to_have_attribute("data-status", "done")
+            expect(progress).to_contain_text("the worst first")
+            expect(page.locator("#review-at")).to_contain_text("after action 0 of 22")
+            expect(page.locator('[data-cell="C4"] .piece.top')).to_have_attribute(
+                "data-piece", "red")
 
-                review_id = page.evaluate("""async () => {
-                    const r = await fetch('/api/review', {method: 'POST',
-                      headers: {'Content-Type': 'application/json'}, body: '{}'});
-                    return (await r.json()).id; }""")
-                review = review_api(url, f"api/review/{review_id}")
-                worst = review["mistakes"][0]
+            review_id = page.evaluate("""async () => {
+                const r = await fetch('/api/review', {method: 'POST',
+                  headers: {'Content-Type': 'application/json'}, body: '{}'});
+                return (await r.json()).id; }""")
+            review = review_api(url, f"api/review/{review_id}")
+            worst = review["mistakes"][0]
 
-                # Step with the keys to the worst mistake: its comment, its better action.
-                page.locator("#review-last").click()
-                expect(page.locator("#review-at")).to_contain_text("after action 22 of 22")
-                page.keyboard.press("Home")
-                expect(page.locator("#review-at")).to_have_attribute("data-at", "0")
-                for _ in range(worst["index"]):
-                    page.keyboard.press("ArrowRight")
-                expect(page.locator("#review-at")).to_have_attribute(
-                    "data-at", str(worst["index"]))
-                comment = page.locator("#review-comment")
-                expect(comment).to_have_text(worst["comment"])
-                expect_the_better_action(page, worst, review["steps"][worst["index"]])
-                for square in worst["put"]:
-                    expect(page.locator(f'[data-cell="{square}"]')).to_have_attribute(
-                        "data-pattern", "blink")
-                assert readability_problems(page, "review at 400 px") == []
+            # Step with the keys to the worst mistake: its comment, its better action.
+            page.locator("#review-last").click()
+            expect(page.locator("#review-at")).to_contain_text("after action 22 of 22")
+            page.keyboard.press("Home")
+            expect(page.locator("#review-at")).to_have_attribute("data-at", "0")
+            for _ in range(worst["index"]):
+                page.keyboard.press("ArrowRight")
+            expect(page.locator("#review-at")).to_have_attribute(
+                "data-at", str(worst["index"]))
+            comment = page.locator("#review-comment")
+            expect(comment).to_have_text(worst["comment"])
+            expect_the_better_action(page, worst, review["steps"][worst["index"]])
+            for square in worst["put"]:
+                expect(page.locator(f'[data-cell="{square}"]')).to_have_attribute(
+                    "data-pattern", "blink")
+            assert readability_problems(page, "review at 400 px") == []
 
-                # One back: no comment there unless a mistake stood there too; the list
-                # of comments jumps to each.
-                page.locator("#review-prev").click()
-                expect(page.locator("#review-at")).to_have_attribute(
-                    "data-at", str(worst["index"] - 1))
-                page.locator(f'[data-review-index="{worst["index"]}"]').click()
-                expect(comment).to_have_text(worst["comment"])
-                page.locator("#review-close").click()
-                expect(page.locator("[data-better]")).to_have_count(0)
-                expect(start).to_be_visible()
-                assert readability_problems(page, "review closed at 400 px") == []
+            # One back: no comment there unless a mistake stood there too; the list
+            # of comments jumps to each.
+            page.locator("#review-prev").click()
+            expect(page.locator("#review-at")).to_have_attribute(
+                "data-at", str(worst["index"] - 1))
+            page.locator(f'[data-review-index="{worst["index"]}"]').click()
+            expect(comment).to_have_text(worst["comment"])
+            page.locator("#review-close").click()
+            expect(page.locator("[data-better]")).to_have_count(0)
+            expect(start).to_be_visible()
+            assert readability_problems(page, "review closed at 400 px") == []
 
-                # A saved game's record file, of a game this board plays; a corrupted one
-                # is refused, saying why.
-                corrupted = tmp_path / "corrupted.txt"
-                corrupted.write_text('[Game "soccer-shogi"]\nA7-A6, A6-A5\nZ9-Z10\n')
-                page.locator("#review-file").set_input_files(str(corrupted))
-                expect(progress).to_contain_text(
-                    "no review: the record cannot be read: line 2: Z9-Z10")
-                page.locator("#review-file").set_input_files(
-                    str(RECORDS / "soccer-shogi" / "match-2-3.txt"))
-                expect(progress).to_have_attribute("data-status", "done")
-                expect(page.locator("#review-at")).to_contain_text("after action 0 of 29")
-                assert errors == []
-            finally:
-                browser.close()
+            # A saved game's record file, of a game this board plays; a corrupted one
+            # is refused, saying why.
+            corrupted = tmp_path / "corrupted.txt"
+            corrupted.write_text('[Game "soccer-shogi"]\nA7-A6, A6-A5\nZ9-Z10\n')
+            page.locator("#review-file").set_input_files(str(corrupted))
+            expect(progress).to_contain_text(
+                "no review: the record cannot be read: line 2: Z9-Z10")
+            page.locator("#review-file").set_input_files(
+                str(RECORDS / "soccer-shogi" / "match-2-3.txt"))
+            expect(progress).to_have_attribute("data-status", "done")
+            expect(page.locator("#review-at")).to_contain_text("after action 0 of 29")
+            assert errors == []
     finally:
         play.stop()
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from test_web import CHROMIUM, CHROMIUM_ARGS, FakeTable  # noqa: E402
+from browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from test_web import FakeTable  # noqa: E402
 
 from masume.web import serve  # noqa: E402
 

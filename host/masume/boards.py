@@ -53,6 +53,10 @@ LED_FULL_WHITE_MA = 60
 LED_DARK_MA = 1
 
 
+#: A zone named ``SIDE-hand`` holds that side's hand slots (:meth:`Board.hand_slots`).
+HAND_ZONE = "-hand"
+
+
 class BoardError(ValueError):
     """A board definition that cannot be used, with the file and the reason."""
 
@@ -248,6 +252,17 @@ class Board:
     def zone(self, zone: str) -> tuple[Cell, ...]:
         """The cells of one zone, in index order (empty if the zone is unknown)."""
         return tuple(c for c in self.cells if c.zone == zone)
+
+    def hand_slots(self, side: str) -> tuple[Cell, ...]:
+        """The side's hand slots (zone ``SIDE-hand``), in index order: the computer's
+        hand lies there face down, read by their readers (docs/ai.md, "The computer's
+        hand"). They are no part of the game's layout: the tracker never reads them."""
+        return self.zone(f"{side}{HAND_ZONE}")
+
+    @cached_property  # asked for every cell a tracker reads (frozen: it stays)
+    def hand_cells(self) -> frozenset[str]:
+        """The names of every side's hand slots (:meth:`hand_slots`)."""
+        return frozenset(c.name for c in self.cells if c.zone.endswith(HAND_ZONE))
 
     def firmware_dict(self) -> dict[str, Any]:
         """What the firmware needs, in a compact canonical form."""

@@ -372,11 +372,13 @@ def _without_prefix(exc: Exception, text: str) -> str:
     return message
 
 
-def write_record(game: Game[Any], headers: Mapping[str, str] | None = None) -> str:
+def write_record(game: Game[Any], headers: Mapping[str, str] | None = None,
+                 turns: TurnLines | None = None) -> str:
     """The game as record text: headers, then one line per side's turn.
 
     A ``Game`` header is added from the position, and a ``Position`` header when
-    the game did not begin at the rules' default start.
+    the game did not begin at the rules' default start. ``turns``: the game's lines
+    kept from the last time (:class:`TurnLines`), for a game written again and again.
     """
     out: dict[str, str] = {"Game": game.start.game}
     out.update(headers or {})
@@ -388,19 +390,64 @@ def write_record(game: Game[Any], headers: Mapping[str, str] | None = None) -> s
         if expected != game.start:
             out["Position"] = game.start.to_text()
     lines = [f'[{key} "{_escape(value)}"]' for key, value in out.items()]
-    positions = game.positions()
-    current: list[str] = []
-    side = None
-    for before, action, after in zip(positions, game.actions, positions[1:]):
-        if side is None:
-            side = before.status().to_move
-        current.append(before.notation(action))
-        if after.outcome() is not None or after.status().to_move != side:
-            lines.append(", ".join(current))
-            current, side = [], None
-    if current:
-        lines.append(", ".join(current))
+    lines += (turns or TurnLines()).lines(game)
     return "\n".join(lines) + "\n"
+
+
+class TurnLines:
+    """A game's turn lines as :func:`write_record` writes them, each action's notation
+    kept: written again, only the actions that changed since are named (a club table
+    saves its game after every board event, most of which add no action; naming them
+    all each time was 0.4 ms at 24 actions, growing with the game).
+
+    >>> from masume.games import load_rules
+    >>> from masume.rules import Game
+    >>> game = Game(load_rules("soccer-shogi").start())
+    >>> turns = TurnLines()
+    >>> for _ in range(3):
+    ...     _ = game.push(sorted(game.position.legal_actions(), key=str)[0])
+    ...     assert turns.lines(game) == TurnLines().lines(game)
+    >>> _ = game.pop(); turns.lines(game) == TurnLines().lines(game)
+    True
+    """
+
+    def __init__(self) -> None:
+        self._start: Any = None
+        #: Per action named: (the action, its notation, the side whose line it is on
+        #: (None: it starts a line), whether it ends its line).
+        self._named: list[tuple[Any, str, str, bool]] = []
+
+    def lines(self, game: Game[Any]) -> list[str]:
+        actions = game.actions
+        if self._start is not game.start:
+            self._start, self._named = game.start, []
+        keep = 0
+        for (action, *_), now in zip(self._named, actions):
+            if action is not now and action != now:
+                break
+            keep += 1
+        del self._named[keep:]
+        if keep < len(actions):
+            positions = game.positions()
+            side = self._named[-1][2] if self._named and not self._named[-1][3] else None
+            for k in range(keep, len(actions)):
+                before, after = positions[k], positions[k + 1]
+                if side is None:
+                    side = before.status().to_move
+                ends = after.outcome() is not None or after.status().to_move != side
+                self._named.append((actions[k], before.notation(actions[k]), side, ends))
+                if ends:
+                    side = None
+        out: list[str] = []
+        current: list[str] = []
+        for _, notation, _, ends in self._named:
+            current.append(notation)
+            if ends:
+                out.append(", ".join(current))
+                current = []
+        if current:
+            out.append(", ".join(current))
+        return out
 
 
 def _escape(value: str) -> str:
@@ -412,6 +459,7 @@ __all__ = [
     "Record",
     "RecordError",
     "TurnLine",
+    "TurnLines",
     "check_record",
     "check_result",
     "final_position",

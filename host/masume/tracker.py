@@ -177,7 +177,8 @@ class Tracker:
         self._successors: dict[AnyPosition, list[tuple[Hashable, AnyPosition]]] = {}
         #: base -> action -> the position it leads to, for a bounded number of bases
         self._children: dict[AnyPosition, dict[Hashable, AnyPosition]] = {}
-        self._cells = [c for c in board.sensed]
+        # The hand slots hold what the record counts (a hand): never the game's layout.
+        self._cells = [c for c in board.sensed if c.name not in board.hand_cells]
         #: What each sensed cell reads with nothing on it, in the cells' order: a
         #: signature starts as a copy of it, and only occupied cells are filled in.
         self._empty = {c.name: self._expected(c.sensor, ()) for c in self._cells}
@@ -450,8 +451,8 @@ class Tracker:
         self._update_view(settled=memory["settled"])
 
     def observe_square(self, square: str, reading: Reading, now: float) -> None:
-        if self._sensed is None or not self.board.has_cell(square):
-            return
+        if self._sensed is None or square not in self._sensor_of:
+            return  # no cell, or a hand slot (not the game's)
         cell = self.board.cell(square)
         sensed = self._sensed_signature(cell.sensor, reading)
         if sensed != self._sensed[square]:
@@ -659,7 +660,7 @@ class Tracker:
             return [_Reading(pops, (a,)) for a, after
                     in self._successors_changing(base, origin(pops).union(need))
                     if (not pops or self._same_origin(base, after))
-                    and self._changes_all(base, after, need) and self._shows(base, after)]
+                    and self._reads_as(base, a, after, need)]
 
         def two(base: AnyPosition, pops: int) -> list[_Reading]:
             if pops and not origin(pops):
@@ -680,7 +681,7 @@ class Tracker:
                 # test before the whole comparison).
                 need = self._differences(mid)
                 out += [_Reading(pops, (a, b)) for b, after in self._successors_changing(mid, need)
-                        if self._changes_all(mid, after, need) and self._shows(mid, after)]
+                        if self._reads_as(mid, b, after, need)]
             return out
 
         # Each step of the search: amending the last action first (a chain that
@@ -729,6 +730,43 @@ class Tracker:
                 return False
         return True
 
+    def _reads_as(self, base: AnyPosition, action: Hashable, after: AnyPosition,
+                  need: tuple[str, ...]) -> bool:
+        """Does the board show ``action`` (``base -> after``), which must change the
+        reading of every one of ``need``? The whole comparison (_shows) comes last."""
+        return (self._changes_all(base, after, need)
+                and not self._short_of(after, self._changed_by(base, action, need))
+                and self._shows(base, after))
+
+    def _changed_by(self, base: AnyPosition, action: Hashable,
+                    need: tuple[str, ...]) -> Collection[str]:
+        """The sensed cells ``action`` changes from ``base`` as far as is known cheaply:
+        its footprint's where the game knows footprints, else ``need``."""
+        if not _knows_footprints(type(base)):
+            return need
+        footprint = cast("KnowsFootprints[Any]", base).footprint(action)
+        if footprint is None:
+            return need
+        empty = self._empty
+        return [name for name in footprint if name in empty]
+
+    def _short_of(self, after: AnyPosition, cells: Collection[str]) -> bool:
+        """Does the board show, on one of ``cells``, fewer pieces than ``after`` wants
+        there, or differ from it on a presence cell? Then it does not show ``after``,
+        not even with removed pieces lingering (_shows, _leftovers): a necessary test
+        of a few cells before the whole comparison. After a lift, most second actions
+        of the two-action search put the piece in the hand somewhere the board shows
+        none (issue 17: the settle after a lift was half a club worker's CPU)."""
+        assert self._sensed is not None
+        sensed_of, match = self._sensed, self._match
+        for name, wanted in zip(cells, self._readings(after, cells)):
+            sensed = sensed_of[name]
+            if sensed == wanted or match(sensed, wanted):
+                continue
+            if isinstance(sensed, bool) or isinstance(wanted, bool) or len(sensed) < len(wanted):
+                return True
+        return False
+
     def _readings(self, position: AnyPosition, cells: Collection[str]) -> list[Signature]:
         """``[self.signature(position)[name] for name in cells]``, but for a position
         not signed yet made from its layout alone, and not kept: the search asks
@@ -771,6 +809,8 @@ class Tracker:
             sensed, wanted = self._sensed[name], want[name]
             if isinstance(sensed, bool) or isinstance(wanted, bool):
                 return None
+            if len(sensed) < len(wanted):
+                return None  # a piece wanted is missing (most of the search's candidates)
             extra, missing = Counter(sensed) - Counter(wanted), Counter(wanted) - Counter(sensed)
             # Only pieces that stood on this very square before the action may linger.
             if missing or extra - (_as_counter(had[name]) - Counter(wanted)):
@@ -1216,8 +1256,9 @@ class Tracker:
             for sq in left:
                 # MOVE when the top piece (the one in the hand) leaves with the action.
                 stack = layout.get(sq, ())
-                taken = Counter(stack) - Counter(after_layout.get(sq, ()))
-                kind = MOVE if stack and taken[stack[-1]] else SEND
+                top = stack[-1] if stack else None
+                kind = (MOVE if stack and stack.count(top) > after_layout.get(sq, ()).count(top)
+                        else SEND)
                 _merge_kinds(out[sq], {dest: kind for dest in gained})
         return out
 
@@ -1229,7 +1270,7 @@ class Tracker:
         if isinstance(sensed, bool) or _more(after, now):
             return False
         stack = layout.get(square, ())
-        return bool(stack) and Counter(sensed)[stack[-1]] < Counter(now)[stack[-1]]  # type: ignore[arg-type]
+        return bool(stack) and sensed.count(stack[-1]) < now.count(stack[-1])  # type: ignore[union-attr]
 
 
 #: How what was lifted reaches a destination (see View.sent): the lifted piece itself

@@ -22,7 +22,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from masume.rules.base import AnyPosition
+from masume.rules.base import AnyPosition, HoldsHands
 
 from .heuristics import evaluation, playable
 from .search import acting_side, check_turn, is_chance, search
@@ -126,7 +126,23 @@ def play(start: AnyPosition, players: Mapping[str, Player], seconds: Mapping[str
         else:
             side = acting_side(position)
             action = players[side].choose(position, side, seconds[side])
-        position = position.apply(action)
+        position = dealt(position.apply(action), rng)
+    return position
+
+
+def dealt(position: AnyPosition, rng: random.Random) -> AnyPosition:
+    """``position`` with every card of every hand known (:class:`HoldsHands`): the cards
+    a hand drew and nobody has read yet are drawn from those they may be. The table
+    that plays a game alone (:func:`play`) deals so, as the hand slots read the
+    computer's cards at a real table; each player's search sees only its own hand."""
+    if not isinstance(position, HoldsHands):
+        return position
+    for side in position.sides:
+        held = position.hand_of(side)
+        missing = position.hand_size(side) - len(held)
+        if missing > 0:
+            drawn = rng.sample(sorted(position.drawable(side)), missing)
+            position = position.holding(side, held + tuple(drawn))
     return position
 
 
@@ -167,4 +183,4 @@ def searching(seconds: float, rng: random.Random) -> SearchPlayer:
 
 
 __all__ = ["LEVELS", "Advice", "Level", "Player", "RandomPlayer", "SearchPlayer", "acting_side",
-           "advise", "is_chance", "level", "play", "searching", "standing"]
+           "advise", "dealt", "is_chance", "level", "play", "searching", "standing"]

@@ -24,9 +24,18 @@ bench, so that the emulation is checked against the firmware under the same load
 Per size (1, 10, 100, ... N boards) a fresh Mosquitto on a free loopback port,
 a fresh ``masume club serve`` process and a fresh SQLite database:
 
-- event -> LED: from the board publishing its event to the board receiving the
-  LED frame that changes its picture (as ``masume bench club``: a movement
-  answered only after the tracker's settle wait is counted apart);
+- event -> LED: from the hand's movement (the board's event) to the board showing the
+  picture the server's own code draws for it (:func:`foresee`, before the clock
+  starts), or a later movement's (both handled in one turn): a late answer is timed
+  from its own movement, in full. A movement whose picture the tracker draws only once
+  the board has been still for its settle time is counted apart, the settle time taken
+  out (before stop 26 any answer later than the settle time was, which hid a slow
+  server's answers there); one after which the picture stays as it was (the ball
+  lifted after the player who held it: the lights show already where both may go) has
+  no LED answer, and is timed to its ACK instead (handled and committed), apart too.
+  "unanswered": movements whose foreseen picture never came, and "pictures not
+  foreseen": pictures the server's code does not draw for the plan (both 0, or the
+  server is wrong);
 - the server's CPU per board while the hands play, and per table while every
   board is connected and nobody plays (idle), with its RSS;
 - the bench process's own CPU, and how late its loop ran while the hands played
@@ -111,46 +120,176 @@ def _rss_mb(pid: int) -> float:
     return float("nan")
 
 
+#: An LED picture as a board shows it: cell index -> (rgb, pattern code), lit cells only.
+Picture = frozenset[tuple[int, tuple[tuple[int, int, int], int]]]
+
+
+@dataclass(frozen=True)
+class Foreseen:
+    """What the server's table shows after one step of a plan, as its own code draws it
+    (:func:`foresee`): the picture once the step is handled, and once the board has been
+    still past the settle time."""
+
+    now: Picture
+    settled: Picture
+
+
+def _shown(board: Any, leds: dict[str, Any]) -> Picture:
+    return frozenset((board.cell(name).index, (led.rgb, led.pattern_code))
+                     for name, led in leds.items()
+                     if led.pattern_code != c.OFF and led.rgb != (0, 0, 0))
+
+
+def foresee(board: Any, layout: dict[str, list[str]], plan: list[Planned]
+            ) -> tuple[Picture, list[list[Foreseen]]]:
+    """The pictures a table shows while a hand plays ``plan``: the first (before any
+    step), then per action, per step, :class:`Foreseen`. The server's own TableCore,
+    fed what its link makes of the board's frames, one step at a time with the board
+    still past the settle time in between (as the plan and the pace have it)."""
+    from masume.games import load_rules
+    from masume.link import BoardEvent
+    from masume.link.events import decode_reading
+    from masume.play.core import TableCore
+    from masume.rules import Game
+
+    rules = load_rules(GAME)
+    core = TableCore(rules, board, Game(rules.start()), {}, name="foreseen")
+    stacks = {cell.name: list(layout.get(cell.name, ())) for cell in board.sensed}
+
+    def reading(name: str) -> Any:
+        cell = board.cell(name)
+        return decode_reading(board, cell, _raw_reading(board, cell, stacks[name]))
+
+    core.handle(BoardEvent(0, "snapshot", readings={n: reading(n) for n in stacks}, boot=1),
+                0.0)
+    core.tick(1.0)
+    first = _shown(board, core.leds)
+    t, seq, out = 2.0, 0, []
+    for planned in plan:
+        action = []
+        for kind, where, what in planned.steps:
+            seq += 1
+            if kind == "press":
+                event = BoardEvent(seq, "button", button=where, boot=1, at=t)
+            else:
+                if kind == "lift":
+                    stacks[where].pop()
+                else:
+                    stacks[where].append(what)
+                event = BoardEvent(seq, "square", square=where, reading=reading(where),
+                                   boot=1, at=t)
+            core.handle(event, t)
+            core.tick(t)
+            now = _shown(board, core.leds)
+            core.tick(t + SETTLE_MS / 1000 + 0.1)
+            action.append(Foreseen(now, _shown(board, core.leds)))
+            t += 4.0
+        out.append(action)
+    return first, out
+
+
+def foresee_all(plans: list[list[Planned]]) -> list[list[list[Foreseen]]]:
+    """:func:`foresee` for every plan, from the game's start."""
+    from masume.boards import load_board
+    from masume.games import load_rules
+
+    rules = load_rules(GAME)
+    board = load_board(rules.board)
+    layout = {k: list(v) for k, v in rules.start().layout().items()}
+    return [foresee(board, layout, plan)[1] for plan in plans]
+
+
+def _raw_reading(board: Any, cell: Any, stack: list[str]) -> bytes:
+    """What the board's sensor sends for ``stack`` (the firmware's encoding)."""
+    if cell.sensor == "presence":
+        return b"\x01" if stack else b""
+    if cell.sensor == "card":
+        return bytes.fromhex(stack[-1][4:]) if stack else b""
+    return bytes(board.piece_code(p) for p in stack)
+
+
+@dataclass
+class _Moved:
+    at: float  # when the hand moved (the board journals an event it cannot send yet)
+    foreseen: Foreseen
+    seq: int  # the event's, to time its ACK
+    #: Its picture comes at once (else only once the board has been still past the
+    #: settle time: the tracker decides then).
+    at_once: bool
+
+
 @dataclass
 class Measure:
-    """Event -> LED at one board, as :class:`masume.bench.club.Hand` counts it."""
+    """Event -> LED at one board. Each movement's answer is the picture the server's own
+    code draws for it (:func:`foresee`): a movement is answered when the board shows
+    that picture, or the picture of a later movement (the server handled both in one
+    turn), whenever it comes: a late answer is timed from its own movement, in full,
+    never taken for the next one's; only a movement whose picture the tracker draws once
+    the board has been still (``settled``) has the settle time taken out. A movement
+    after which the table's picture stays as it was (the second piece lifted from a
+    square, the ball after the player who held it: the lights show already where both
+    may go) has no LED answer to wait for: it is timed to its ACK (the server handled it
+    and committed it) and counted apart, ``quiet``."""
 
     measure: bool = False
-    waiting: bool = False
-    event_at: float | None = None
     latencies: list[float] = field(default_factory=list)
     settled: list[float] = field(default_factory=list)
-    misses: int = 0
+    quiet: list[float] = field(default_factory=list)  # event -> ACK of those with no new picture
+    #: Pictures the plan does not foresee at all (0 unless the server draws wrong).
+    unforeseen: int = 0
+    _waiting: list[_Moved] = field(default_factory=list)
+    _quiet: dict[int, float] = field(default_factory=dict)  # seq -> when moved
+    _known: set[Picture] = field(default_factory=set)
+    _last: Picture | None = None  # the picture the last movement foresaw, settled
 
-    def moved(self, kind: str) -> None:
-        if self.waiting and self.measure:
-            self.misses += 1  # the last movement changed no LED
-        self.waiting = kind != "press"
-        self.event_at = None
+    @property
+    def misses(self) -> int:
+        """Movements whose picture never came (counted at the end of the run)."""
+        return len(self._waiting)
 
-    def sent(self, at: float) -> None:
-        if self.waiting and self.event_at is None:
-            self.event_at = at
+    def moved(self, seq: int, foreseen: Foreseen, at: float, shown: Picture) -> None:
+        if not self.measure:
+            return
+        before = self._last if self._last is not None else shown
+        self._last = foreseen.settled
+        self._known |= {foreseen.now, foreseen.settled}
+        if foreseen.now == before and foreseen.settled == before:
+            self._quiet[seq] = at
+        else:
+            self._waiting.append(_Moved(at, foreseen, seq, foreseen.now != before))
 
-    def answered(self, at: float) -> None:
-        if self.waiting and self.event_at is not None:
-            ms = (at - self.event_at) * 1000
-            if self.measure:
-                (self.latencies if ms < SETTLE_MS else self.settled).append(
-                    ms if ms < SETTLE_MS else ms - SETTLE_MS)
-            self.waiting = False
+    def acked(self, seq: int, at: float) -> None:
+        for done in [s for s in self._quiet if s <= seq]:
+            self.quiet.append((at - self._quiet.pop(done)) * 1000)
+
+    def shown(self, picture: Picture, at: float) -> None:
+        answered = max((k for k, m in enumerate(self._waiting)
+                        if picture in (m.foreseen.now, m.foreseen.settled)), default=None)
+        if answered is None:
+            if self.measure and picture not in self._known:
+                self.unforeseen += 1
+            return
+        for moved in self._waiting[:answered + 1]:
+            ms = (at - moved.at) * 1000
+            if moved.at_once:
+                self.latencies.append(ms)  # however late: a late answer is not a settle
+            else:
+                self.settled.append(ms - SETTLE_MS)
+        del self._waiting[:answered + 1]
 
 
 class EmulatedBoard:
     """One board at the protocol level over its own MQTT connection."""
 
     def __init__(self, unit: str, board: Any, layout: dict[str, list[str]],
-                 plan: list[Planned], rng: random.Random) -> None:
+                 plan: list[Planned], foreseen: list[list[Foreseen]],
+                 rng: random.Random) -> None:
         from masume.link.mqtt import topic
 
         self.unit = unit
         self.board = board
         self.plan = plan
+        self.foreseen = foreseen  # the server's picture after each step (foresee)
         self.stacks = {cell.name: list(layout.get(cell.name, ())) for cell in board.sensed}
         self.boot = rng.getrandbits(32) or 1
         self.born = time.perf_counter()
@@ -210,7 +349,6 @@ class EmulatedBoard:
             del self.journal[next(iter(self.journal))]
             self.first_seq = next(iter(self.journal))
         if self._host_alive(now):
-            self.measure.sent(now)
             self.client.publish(self.events_topic, frame, qos=1)
 
     def _heartbeat(self) -> None:
@@ -242,13 +380,7 @@ class EmulatedBoard:
             self._heartbeat()
 
     def _reading(self, name: str) -> bytes:
-        cell = self.board.cell(name)
-        stack = self.stacks[name]
-        if cell.sensor == "presence":
-            return b"\x01" if stack else b""
-        if cell.sensor == "card":
-            return bytes.fromhex(stack[-1][4:]) if stack else b""
-        return bytes(self.board.piece_code(p) for p in stack)
+        return _raw_reading(self.board, self.board.cell(name), self.stacks[name])
 
     def _on_message(self, _topic: bytes, message: bytes) -> None:
         now = time.perf_counter()
@@ -296,6 +428,7 @@ class EmulatedBoard:
             progressed = True
         if progressed:
             self._progress(now)
+            self.measure.acked(seq, now)
 
     def _leds(self, mtype: int, entries: list[Any], now: float) -> None:
         picture = {} if mtype == c.LED_FRAME else dict(self.picture)
@@ -306,7 +439,7 @@ class EmulatedBoard:
                 picture[cell] = (rgb, pattern)
         if picture != self.picture:
             self.picture = picture
-            self.measure.answered(now)
+            self.measure.shown(frozenset(picture.items()), now)
         if picture:
             self.lit.set()
 
@@ -322,7 +455,8 @@ class EmulatedBoard:
         now = time.perf_counter()
         planned = self.plan[self.action]
         kind, where, what = planned.steps[self.step_in_action]
-        self.measure.moved(kind)
+        self.measure.moved(self.next_seq, self.foreseen[self.action][self.step_in_action], now,
+                           frozenset(self.picture.items()))
         if kind == "press":
             self._event(c.BUTTON, c.pack_button(self.board.button(where).index, self.ms()),
                         now)
@@ -510,13 +644,17 @@ def fresh_postgres(admin_url: str) -> tuple[str, Callable[[], None]]:
 async def run_size(n: int, canaries: int, seconds: float, pace: float,
                    plans: list[list[Planned]], log: Callable[[str], None] = print,
                    idle: float = IDLE_S, servers: int = 1, postgres: str | None = None,
-                   kill: bool = False, workers: int | None = None) -> dict[str, Any]:
+                   kill: bool = False, workers: int | None = None,
+                   foreseen: list[list[list[Foreseen]]] | None = None) -> dict[str, Any]:
+    """One size; ``foreseen``: each plan's pictures (:func:`foresee`), made if None."""
     from masume.boards import load_board
     from masume.club.mosquitto import Broker
     from masume.games import load_rules
     rules = load_rules(GAME)
     board = load_board(rules.board)
     layout = {k: list(v) for k, v in rules.start().layout().items()}
+    if foreseen is None:
+        foreseen = foresee_all(plans)
     work = Path(tempfile.mkdtemp(prefix="masume-bench-emulated-"))
     broker = Broker(work / "broker").start()
     units = [f"hall-{i + 1}" for i in range(n)]
@@ -540,7 +678,8 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
             sims.append(sim)
             hands.append(hand)
         for i, unit in enumerate(units):
-            boards.append(EmulatedBoard(unit, board, layout, plans[i % len(plans)], rng))
+            boards.append(EmulatedBoard(unit, board, layout, plans[i % len(plans)],
+                                        foreseen[i % len(plans)], rng))
             await boards[-1].connect(broker.port)
         timers = asyncio.create_task(_timers(boards, stop))
         if postgres:
@@ -638,12 +777,16 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
             keep = False
         p50, p99 = _quantiles([x for b in boards for x in b.measure.latencies])
         s50, s99 = _quantiles([x for b in boards for x in b.measure.settled])
+        quiet = [x for b in boards for x in b.measure.quiet]
+        q50, q99 = _quantiles(quiet)
         c50, c99 = _quantiles([x for h in hands for x in h.latencies])
         return {"boards": n, "samples": sum(len(b.measure.latencies) for b in boards),
                 "p50": p50, "p99": p99,
                 "settled": sum(len(b.measure.settled) for b in boards),
                 "settled_p50": s50, "settled_p99": s99,
                 "misses": sum(b.measure.misses for b in boards),
+                "quiet": len(quiet), "quiet_p50": q50, "quiet_p99": q99,
+                "unforeseen": sum(b.measure.unforeseen for b in boards),
                 "canaries": canaries, "canary_samples": sum(len(h.latencies) for h in hands),
                 "canary_p50": c50, "canary_p99": c99,
                 "cpu_per_board": cpu_used / busy / (n + canaries) * 100,
@@ -728,6 +871,7 @@ def run(boards: int, seconds: float, pace: float, canaries: int = 2, servers: in
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4 * boards + 256)), hard))
     # Every hand's game before any simulated board runs (see plan_games).
     plans = plan_games(min(max(boards, canaries), PLANS), steps_for(seconds, pace, 0.0))
+    foreseen = foresee_all(plans)
     best, over, ok = 0, False, True
     print(f"{GAME}, one hand movement every {pace:g} s on average per board, {seconds:g} s "
           f"of play per size; {canaries} full-VM canary boards beside the emulated ones",
@@ -743,10 +887,14 @@ def run(boards: int, seconds: float, pace: float, canaries: int = 2, servers: in
               flush=True)
     for n in sizes_up_to(boards):
         r = asyncio.run(run_size(n, canaries, seconds, pace, plans, servers=servers,
-                                 postgres=postgres, kill=kill, workers=workers))
+                                 postgres=postgres, kill=kill, workers=workers,
+                                 foreseen=foreseen))
         print(f"boards {r['boards']:4d}: event -> LED p50 {r['p50']:.1f} ms, "
               f"p99 {r['p99']:.1f} ms (n={r['samples']}; {_settled(r)}; "
-              f"{r['misses']} unanswered); server CPU {r['cpu_per_board']:.2f} % of a core "
+              f"{r['misses']} unanswered, {r['unforeseen']} pictures not foreseen; "
+              f"{r['quiet']} movements change no LED, their event -> ACK p50 "
+              f"{r['quiet_p50']:.1f} ms, p99 {r['quiet_p99']:.1f} ms); server CPU "
+              f"{r['cpu_per_board']:.2f} % of a core "
               f"per board playing, {r['idle_per_table']:.3f} % per table idle, RSS "
               f"{r['rss_mb']:.0f} MB; {r['actions']} actions, records "
               f"{'all exact' if not r['differ'] else 'DIFFER: ' + ', '.join(r['differ'][:10])}",

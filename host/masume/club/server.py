@@ -493,28 +493,37 @@ class ClubServer:
         return max(servers, key=weight) == self.server_id
 
     def _take_the_name(self) -> None:
-        """Unshared, start beside no live server of this name (`masume club serve` run
-        twice): both would run the same tables into the same games and push each other
-        off the broker (the same client id). A server killed a moment ago is live until
-        its last heartbeat runs out (LEASE_S): that is waited for. (Shared servers are
-        told apart by their leases; each is given its own name.)"""
+        """Start beside no server that would run the same tables: unshared (`masume club
+        serve` run twice, or beside shared servers), beside no live server at all; shared,
+        beside no unshared one. Both would run the same tables into the same games and push
+        each other off the broker. A server killed a moment ago is live until its last
+        heartbeat runs out (LEASE_S): that is waited for. (Shared servers are told apart
+        by their leases, each with its own name.)"""
         deadline = time.monotonic() + LEASE_S + RENEW_S
-        while not self.shared and self.server_id in self.store.live_servers():
+        while (other := self._in_the_way()) is not None:
             if time.monotonic() > deadline:
                 raise ServerRunning(
-                    f"another club server ({self.server_id}) is running on this database: "
+                    f"another club server ({other}) is running on this database: "
                     "stop it first, or run every server with --shared, each with its own "
                     "--server-id")
             time.sleep(RENEW_S / 4)  # its heartbeat runs out by the clock, not by an event
         self._heartbeat()
 
+    def _in_the_way(self) -> str | None:
+        """A live server this one may not run beside (:meth:`_take_the_name`), or None."""
+        if self.shared:
+            unshared = self.store.live_servers(shared=False)
+            return unshared[0] if unshared else None
+        live = self.store.live_servers()
+        return (self.server_id if self.server_id in live else live[0]) if live else None
+
     def _heartbeat(self) -> None:
         try:
-            self.store.heartbeat(self.server_id, LEASE_S)
+            self.store.heartbeat(self.server_id, LEASE_S, shared=self.shared)
         except CannotSave:
             if self.shared:
                 raise  # the leases stand on it
-            # Unshared, it only keeps a second server off; the saves say what the
+            # Unshared, it only keeps other servers off; the saves say what the
             # database lacks (a full disk), and play goes on.
 
     def _leases(self) -> None:
@@ -528,8 +537,8 @@ class ClubServer:
                 continue
             # The heartbeat just before the leases: a server that dies is no longer
             # live by the time its leases run out, so the others may take its boards
-            # at once (ClubServer._look_when_it_ends). Unshared, it keeps a second
-            # server off the database (_take_the_name).
+            # at once (ClubServer._look_when_it_ends). Unshared, it keeps other
+            # servers off the database (_take_the_name).
             self._heartbeat()
             if self.shared:
                 with self._lock:

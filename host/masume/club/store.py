@@ -65,6 +65,9 @@ CREATE TABLE IF NOT EXISTS servers (server TEXT PRIMARY KEY, expires REAL NOT NU
 CREATE INDEX IF NOT EXISTS log_by_game ON log (game_id, id);
 CREATE INDEX IF NOT EXISTS games_by_table ON games (table_id, active);
 """),
+    (3, "a server says whether it shares the boards (an unshared one runs them all)", """
+ALTER TABLE servers ADD COLUMN shared INTEGER NOT NULL DEFAULT 1;
+"""),
 )
 #: The version this code writes.
 SCHEMA_VERSION = MIGRATIONS[-1][0]
@@ -397,17 +400,23 @@ class ClubStore:
     def release(self, unit: str, server: str) -> None:
         self._write(("DELETE FROM owners WHERE unit = ? AND server = ?", (unit, server)))
 
-    def heartbeat(self, server: str, lease_s: float) -> None:
-        self._write((("INSERT INTO servers (server, expires) VALUES (?, ?) ON CONFLICT (server) "
-                      "DO UPDATE SET expires = excluded.expires"), (server, time.time() + lease_s)))
+    def heartbeat(self, server: str, lease_s: float, *, shared: bool = True) -> None:
+        """``server`` is alive for ``lease_s`` more, sharing the boards with the other
+        servers (``shared``) or running them all."""
+        self._write((("INSERT INTO servers (server, expires, shared) VALUES (?, ?, ?) "
+                      "ON CONFLICT (server) DO UPDATE SET expires = excluded.expires, "
+                      "shared = excluded.shared"),
+                     (server, time.time() + lease_s, int(shared))))
 
     def leave(self, server: str) -> None:
         self._write(("DELETE FROM servers WHERE server = ?", (server,)),
                     ("DELETE FROM owners WHERE server = ?", (server,)))
 
-    def live_servers(self) -> list[str]:
-        return sorted(r[0] for r in self._read("SELECT server FROM servers WHERE expires >= ?",
-                                                (time.time(),)))
+    def live_servers(self, *, shared: bool | None = None) -> list[str]:
+        """The servers alive, or only those that share the boards (``shared=True``) or
+        that run them all (``shared=False``)."""
+        rows = self._read("SELECT server, shared FROM servers WHERE expires >= ?", (time.time(),))
+        return sorted(r[0] for r in rows if shared is None or bool(r[1]) == shared)
 
     def owner(self, unit: str) -> tuple[str, float] | None:
         """(server, expires) of ``unit``'s lease, or None: one row, where

@@ -2,6 +2,8 @@
 list and a replay slider, pushed by server-sent events within a second.
 
     GET  /                       all tables (static/club.html)
+    GET  /static/review.js       the review's client, the table page's own
+                                 (masume.web.server.REVIEW_SCRIPT)
     GET  /table/{unit}           one table (the same page, table view)
     GET  /api/tables             every table's state
     GET  /api/tables/{unit}      one table's state, with every position for the replay
@@ -61,7 +63,7 @@ from masume.play.cards import public_pieces
 from masume.play.review import REVIEW_LEVEL, Review, ReviewRefused, Reviews
 from masume.play.view import BoardView, board_view
 from masume.web.guard import BadRequest, Guard, HostNames, read_json
-from masume.web.server import review_response, url_host
+from masume.web.server import REVIEW_SCRIPT, review_response, url_host
 from masume.web.sse import Streams, event_stream
 
 if TYPE_CHECKING:
@@ -160,6 +162,10 @@ def create_app(server: ClubServer, *, arbiter: Arbiter | None = None,
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "club.html", headers={"Cache-Control": "no-store"})
+
+    async def review_script(request: Request) -> Response:
+        # Revalidated every time, as the table page's static files: no stale script.
+        return FileResponse(REVIEW_SCRIPT, headers={"Cache-Control": "no-cache"})
 
     async def api_tables(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(_overview, server))
@@ -265,6 +271,7 @@ def create_app(server: ClubServer, *, arbiter: Arbiter | None = None,
         Route("/", page),
         Route("/table/{unit}", page),
         Route("/game/{game}", page),
+        Route("/static/review.js", review_script),
         Route("/api/tables", api_tables),
         Route("/api/tables/{unit}", api_table),
         Route("/api/tables/{unit}/assign", arbiter_action(assign), methods=["POST"]),

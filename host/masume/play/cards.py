@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from masume.cards import CardSet
-from masume.rules.base import ANY_CARD, AnyPosition, HidesInformation, OnCards
+from masume.rules.base import ANY_CARD, AnyPosition, HidesInformation, HoldsHands, OnCards
 
 #: What ``pieces`` shows for a card on a card cell, whatever card it is.
 CARD = "card"
@@ -120,6 +121,73 @@ def from_hand(position: AnyPosition, text: str) -> tuple[str, bool]:
         if copy.id in words and copy.piece not in lying:
             words = re.sub(rf"(?<![\w.]){re.escape(copy.id)}(?![\w.])", "?", words)
     return words, words != text
+
+
+@dataclass(frozen=True)
+class HandRead:
+    """What ``side``'s hand slots read (:func:`hand_read`): ``position`` with the cards
+    read known as the side's hand (``HoldsHands.holding``), ``slots`` card -> the slot it
+    lies on; or ``waiting``: what the players must do first (cards still to lay on the
+    slots, a card that cannot be there), said on the page."""
+
+    position: Any
+    slots: Mapping[str, str]
+    waiting: str = ""
+
+
+def hand_read(position: AnyPosition, board: Any, readings: Mapping[str, Any] | None,
+              side: str) -> HandRead:
+    """``side``'s hand as its hand slots read it (docs/ai.md, "The computer's hand"): a
+    game that knows hands card by card (:class:`masume.rules.base.HoldsHands`) on a
+    board with slots for the side. Elsewhere the position as it is (the hand a count).
+    It waits until every slot the hand can fill holds a card (a hand larger than the
+    slots: the rest unread)."""
+    slots = sorted(board.hand_slots(side), key=lambda cell: _slot_number(cell.name))
+    cards = cards_of(position)
+    if not slots or cards is None or not isinstance(position, HoldsHands):
+        return HandRead(position, {})
+    read: dict[str, str] = {}
+    for cell in slots:
+        uid = (readings or {}).get(cell.name)
+        if not uid:
+            continue
+        copy = cards.by_tag(str(uid).upper())
+        if copy is None:
+            return HandRead(position, {}, f"an unknown card on {cell.name}: take it off "
+                                          "(enroll it with masume cards enroll)")
+        read[copy.id] = cell.name
+    size = position.hand_size(side)
+    wanted = min(size, len(slots))
+    if len(read) < wanted:
+        return HandRead(position, {}, f"lay the {side} hand's {wanted - len(read)} card(s) "
+                                      f"drawn face down on its free hand slots "
+                                      f"({slots[0].name} to {slots[-1].name})")
+    if len(read) > size:
+        return HandRead(position, {}, f"{side}'s hand holds {size} card(s) and its hand slots "
+                                      f"{len(read)}: take off the card(s) played or discarded")
+    try:
+        held = position.holding(side, tuple(read))
+    except ValueError as exc:
+        # (its words name a card of the hand: said only as where the slot is)
+        wrong = next((slot for copy, slot in read.items()
+                      if copy in str(exc)), "a hand slot")
+        return HandRead(position, {}, f"the card on {wrong} cannot be in {side}'s hand: take it "
+                                      "off and lay the card drawn")
+    return HandRead(held, read)
+
+
+def _slot_number(name: str) -> int:
+    last = name.rsplit("-", 1)[-1]
+    return int(last) if last.isdigit() else 0
+
+
+def held_card(position: AnyPosition, action: Any, slots: Mapping[str, str]) -> str | None:
+    """The card of the hand slots ``slots`` (card -> slot) that ``action`` plays, if any."""
+    text = position.notation(action)
+    for copy in slots:
+        if re.search(rf"(?<![\w.]){re.escape(copy)}(?![\w.])", text):
+            return copy
+    return None
 
 
 def said_to_all(position: AnyPosition, message: str) -> str:

@@ -33,10 +33,11 @@ import logging
 import random
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
 from masume.ai import Advice, Level, acting_side, advise, is_chance, level, standing
+from masume.play.cards import hand_read
 from masume.play.core import Effects, TableCore
 
 log = logging.getLogger("masume.play")
@@ -122,6 +123,8 @@ class _Job:
     side: str
     position: Any
     at: int
+    #: The computer's cards read on its hand slots: card -> slot (docs/ai.md).
+    slots: Mapping[str, str] = field(default_factory=dict)
 
 
 class Advisor:
@@ -140,6 +143,8 @@ class Advisor:
         self.thinking: Literal["computer", "hint"] | None = None
         self.error: str | None = None
         self._hint_wanted = False
+        #: What it asked of the hands for its hand slots, said until they are read.
+        self._asked = ""
         self._failed: tuple[int, Any] | None = None  # the computer's search failed here
         self._job: _Job | None = None
         self._search: concurrent.futures.Future[Advice | Exception] | None = None
@@ -222,9 +227,21 @@ class Advisor:
                 self._hint_wanted = False
                 out.add(core.say("hint: it is the computer's turn"
                                  + ("; its action is lit" if lit else "")))
-            if lit or self._failed == (at, position):
+            if lit:
                 return None
-            return _Job("computer", side, position, at)
+            # Its hand as its hand slots read it: it searches with the cards it holds.
+            hand = hand_read(position, core.board, core.readings, side)
+            if hand.waiting:
+                self._asked = f"computer: {hand.waiting}"
+                if core.notice != self._asked:
+                    out.add(core.say(self._asked))
+                return None
+            if self._asked and core.notice == self._asked:  # read now: said no more
+                out.add(core.say(""))
+            self._asked = ""
+            if self._failed == (at, hand.position):
+                return None
+            return _Job("computer", side, hand.position, at, hand.slots)
         if self._hint_wanted:
             self._hint_wanted = False
             return _Job("hint", side, position, at)
@@ -261,7 +278,7 @@ class Advisor:
                                     f"{found}); {fallback}")
         self.error = None
         # (The runner saves it with its turn.)
-        return core.show(job.kind, found.side, found.action, found.value, job.at)
+        return core.show(job.kind, found.side, found.action, found.value, job.at, job.slots)
 
     def _said(self, core: TableCore, message: str) -> Effects:
         self.error = message

@@ -23,7 +23,7 @@ from masume.boards import Board
 from masume.leds import Lit, picture
 from masume.link import BoardEvent, Led, Reading
 from masume.link.events import parse_readings, readings_text
-from masume.play.cards import cards_of, from_hand, said_to_all
+from masume.play.cards import cards_of, from_hand, held_card, said_to_all
 from masume.records import ended
 from masume.rules import Game, Position, Rules
 from masume.rules.base import AnyPosition, HidesInformation, IllegalAction, NotationError, Roll
@@ -102,6 +102,10 @@ class Shown:
     words: str
     value: float
     lit: Lit
+    #: The computer's card it plays from its hand slots, and that slot ("": none); the
+    #: card laid must be this one (never said: the words name the slot).
+    card: str = ""
+    slot: str = ""
 
     def found_for(self, position: Any) -> bool:
         """Was it found for ``position`` (the same object, or one equal to it)?"""
@@ -266,11 +270,13 @@ class TableCore:
         return action, self._flush()
 
     def show(self, kind: Literal["computer", "hint"], side: str, action: Hashable,
-             value: float, at: int) -> Effects:
+             value: float, at: int, slots: Mapping[str, str] | None = None) -> Effects:
         """Light ``action``, found for ``side`` when ``at`` actions were played (the
         advisor's, off the table's thread): nothing if the game has gone on since. The
         computer's action that moves nothing on the board (keeping the ball, a system
-        declared) is made at once: there is nothing for a hand to do."""
+        declared) is made at once: there is nothing for a hand to do. ``slots``: the
+        computer's cards on its hand slots, card -> slot: a card of them it plays is
+        said and lit as its slot, never named (docs/ai.md, "The computer's hand")."""
         position = self.game.position
         if (len(self.game.actions) != at or self.resigned or position.outcome() is not None
                 or not position.is_legal(action)):
@@ -285,11 +291,20 @@ class TableCore:
         take, put = lit.take, lit.put
         if self.notice == HINT_THINKING:
             self.notice = ""
-        self.shown = Shown(kind, side, action, at, position,
-                           _in_words(position, action, take, put),
-                           value, lit)
+        card = held_card(position, action, slots or {}) if kind == "computer" else None
+        if card is not None:
+            slot = (slots or {})[card]
+            lit = Lit(lit.side, (slot, *take), put, lit.path)
+            words = _from_slot(position, action, slot, put)
+            self.shown = Shown(kind, side, action, at, position, words, value, lit, card, slot)
+            noted = words.split(": ")[0]
+        else:
+            self.shown = Shown(kind, side, action, at, position,
+                               _in_words(position, action, take, put),
+                               value, lit)
+            noted = position.notation(action)
         who = "computer" if kind == "computer" else f"hint for {side}"
-        self._note(kind, action=position.notation(action), value=round(value, 3))
+        self._note(kind, action=noted, value=round(value, 3))
         self._out.messages.append(f"{who}: {self.shown.words}")
         self._after(Change())
         return self._flush()
@@ -718,7 +733,8 @@ class TableCore:
             return
         before = positions[shown.at]
         made = self.game.actions[shown.at]
-        if shown.kind == "hint" or _carried_out(before, made, shown.action):
+        if shown.kind == "hint" or made == shown.action or (
+                not shown.card and _carried_out(before, made, shown.action)):
             self.shown = None
             return
         words = _public(before, made)
@@ -730,6 +746,12 @@ class TableCore:
                 break
             self._after(change)
         self.shown = shown
+        if shown.card:  # the card chosen lies on a slot: the reader read another
+            self.notice = (f"{NOT_THE_COMPUTERS}{words}: not the card on its hand slot "
+                           f"{shown.slot} (the reader read another); put that card back in "
+                           f"the hand as the lights show, then play the computer's: "
+                           f"{shown.words}")
+            return
         self.notice = (f"{NOT_THE_COMPUTERS}{words}; put the pieces back as the lights show, "
                        f"then play the computer's: {shown.words}")
 
@@ -791,6 +813,18 @@ def _in_words(position: AnyPosition, action: Hashable, take: tuple[str, ...],
     if put:
         moves.append("to " + ", ".join(put))
     return f"{public}: {' '.join(moves)}" if moves else public
+
+
+def _from_slot(position: AnyPosition, action: Hashable, slot: str,
+               put: tuple[str, ...]) -> str:
+    """The computer's card from its hand slot ``slot``, as anyone may read it: the action
+    with the card as ``?``, the slot and where it goes, never the card's name."""
+    public = _public(position, action)
+    face = "face up" if public == position.notation(action) else "face down"
+    public, _ = from_hand(position, public)
+    where = ", ".join(put) or "the table"
+    return (f"{public}: a face-down card, the one on its hand slot {slot}, laid {face} "
+            f"on {where}")
 
 
 def _public(position: AnyPosition, action: Hashable, *, taken_back: bool = False) -> str:

@@ -36,7 +36,9 @@ resume.
 Saving, and acknowledging only what is saved: the table takes the board's events
 without acknowledging them, handles them, saves the game (the record, the event
 log) and only then tells the link it is done with them (BoardSession.commit), so
-the board forgets an event only once what it caused is on the disk. A save is the
+the board forgets an event only once what it caused is on the disk; the actions it
+made are said (``on_action``: the terminal's ``blue: B7-B6``) only then too, so a line
+said is a line saved, and an action read again after a reload is said once. A save is the
 whole state the table goes on from, in the record's headers: ``Link`` (the board's
 boot and the last event the save covers), ``Sensed`` (the readings then, where they
 differ from the game) and ``Tracker`` (what the tracker knew beyond them). A table
@@ -126,9 +128,8 @@ class TableRunner:
             self._log.extend((now, kind, fields) for kind, fields in effects.notes)
         if effects.dirty:
             self._dirty = True
-        if self.on_action:
-            for what, side, notation in effects.reports:
-                self.on_action(what, side, notation)
+        for report in effects.reports:
+            self._report(*report)
         if self.on_message:
             for message in effects.messages:
                 self.on_message(message)
@@ -148,6 +149,11 @@ class TableRunner:
     def _picture_lost(self) -> None:
         """The LED picture could not go out: the core draws it again at its next tick."""
         raise NotImplementedError
+
+    def _report(self, what: str, side: str, notation: str) -> None:
+        """An action played or taken back, said (on_action)."""
+        if self.on_action:
+            self.on_action(what, side, notation)
 
     def _pause(self, error: CannotSave) -> None:
         """A save cannot be made: play pauses (said once per reason)."""
@@ -226,6 +232,10 @@ class TableSession(TableRunner):
         #: searched on the process's search thread (masume.play.computer), taken up at
         #: the table's next turn.
         self.advisor = Advisor(computer, level)
+        #: Actions played or taken back since the last save, said once it is made: a
+        #: line said is a line saved (a power cut after ``blue: B7-B6`` leaves it in
+        #: record.txt), and an action undone by a reload is not said twice.
+        self._unsaid: list[tuple[str, str, str]] = []
 
     def _rewind_link(self) -> None:
         """The link goes back to where the core's saved state left the board."""
@@ -303,13 +313,24 @@ class TableSession(TableRunner):
     def _picture_lost(self) -> None:
         self.core.leds = {}
 
+    def _report(self, what: str, side: str, notation: str) -> None:
+        self._unsaid.append((what, side, notation))
+
+    def _say_saved(self) -> None:
+        """Say the actions the save just made holds (:attr:`_unsaid`)."""
+        unsaid, self._unsaid = self._unsaid, []
+        for report in unsaid:
+            super()._report(*report)
+
     def _checkpoint(self) -> bool:
         """Save what changed, then tell the link the events handled are done with.
         False while the save cannot be made: play pauses (see the module docstring)."""
         if self.store is None:
             self._commit()  # nothing to save: an event is done once handled
+            self._say_saved()
             return True
         if not self._dirty and self.core.handled == self._committed:
+            self._say_saved()
             return True
         self.store.headers = self.core.headers(self.store.headers)
         try:
@@ -327,6 +348,7 @@ class TableSession(TableRunner):
             log.warning("table %s: saved again; play goes on", self.name)
             self._notify()
         self._commit()
+        self._say_saved()
         return True
 
     def _commit(self) -> None:
@@ -418,6 +440,7 @@ class TableSession(TableRunner):
         game = Game(start)
         game.replay(actions)
         self._log.clear()
+        self._unsaid.clear()  # not saved: the board sends their events again
         self._dirty = False
         self.core.restore(game, dict(headers))
         if self.store is not None:

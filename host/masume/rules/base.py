@@ -350,6 +350,30 @@ class SamplesUnseen(Protocol):
 
 
 @runtime_checkable
+class HoldsHands(Protocol):
+    """A card game's position that can know a side's hand card by card (docs/ai.md,
+    "The computer's hand"). The record counts a hand; the host may know some of its
+    cards (the computer's, read face down on its hand slots) and says so with
+    :meth:`holding`. The actions that play a card from a side's hand then name only the
+    cards held, while the hand holds no card unknown; a card drawn is unknown until held.
+    What one side holds is hidden from the other: ``sample_unseen`` for the other side
+    forgets it, ``seen_by`` shows it to its own side only."""
+
+    def hand_size(self, side: str) -> int:
+        """How many cards ``side``'s hand holds."""
+
+    def hand_of(self, side: str) -> tuple[str, ...]:
+        """The copies known to be in ``side``'s hand (held), in the order given."""
+
+    def drawable(self, side: str) -> tuple[str, ...]:
+        """The copies an unknown card of ``side``'s hand may be (what a draw could give)."""
+
+    def holding(self, side: str, copies: Sequence[str]) -> Self:
+        """This position with ``copies`` known as ``side``'s hand (at most its size);
+        ValueError, saying why, for a copy that cannot be in that hand."""
+
+
+@runtime_checkable
 class KnowsFootprints(Protocol[A]):
     """A position that can say cheaply where an action may change the board: the
     tracker then applies only the actions that could explain a reading (on a

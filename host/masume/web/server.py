@@ -101,6 +101,8 @@ from masume.web.sse import HEARTBEAT_S, Streams, event_stream, to_json
 log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).with_name("static")
+#: The review's client, this page's and the club's (masume.club.web serves it too).
+REVIEW_SCRIPT = STATIC_DIR / "review.js"
 #: A Japanese font, served to the pages (Shogi-piece soccer's kanji on a phone or a
 #: machine without one): Debian's fonts-noto-cjk, which scripts/setup installs.
 CJK_FONT = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")

@@ -88,6 +88,7 @@ def read_text(text: str, overrides: dict[str, Any],
     fields = read_fields(text, bad)
     known = {"cards", "decks", "first", "draw_cost", "hand_limit", "step", "move", "turn", "n",
              "home", "away", "cells", "gone-home", "gone-away", "known-home", "known-away", "used",
+             "held-home", "held-away",
              "area", "hit", "mods", "over", "loser"}
     unknown = sorted(set(fields) - known)
     if unknown:
@@ -137,6 +138,8 @@ def read_text(text: str, overrides: dict[str, Any],
             ids("used"),
             fields.get("area", ""), fields.get("hit", "0") == "1", (mods[0], mods[1]),
             fields.get("over", ""), SIDES.index(loser_text) if loser_text in SIDES else -1, opts,
+            tuple(tuple(x for x in fields.get(f"held-{side}", "").split(",") if x)  # type: ignore[arg-type]
+                  for side in SIDES),
         )
     except (KeyError, ValueError) as exc:
         if isinstance(exc, NotationError):

@@ -28,7 +28,7 @@ Steps where a side could only say ``done`` (or ``refill 0``) pass by themselves.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from random import Random
@@ -213,6 +213,9 @@ class Position:
     over: str = ""
     loser: int = -1  # the side that lost; -1 with over set: both decks ran out (a draw)
     options: Options = field(default_factory=Options)
+    #: The cards of each hand the host knows (the computer's, read face down on its hand
+    #: slots: docs/ai.md, "The computer's hand"); the rest of a hand are unknown.
+    held: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
     def __repr__(self) -> str:
         return f"Position({self.to_text()!r})"
@@ -275,9 +278,52 @@ class Position:
         on_mat = {copy for _, copy, _ in self.cells}
         return tuple(  # type: ignore[return-value]
             tuple(c for c in self.table.decks[s].copies
-                  if c not in on_mat and c not in self.gone[s])
+                  if c not in on_mat and c not in self.gone[s] and c not in self.held[s])
             for s in (0, 1)
         )
+
+    def _hand_cards(self, side: int) -> tuple[str, ...]:
+        """The cards ``side`` may play from its hand: those it holds, and while its hand
+        holds a card nobody has read, any of its unseen cards."""
+        if self.piles[side].hand > len(self.held[side]):
+            return self.held[side] + self._pools[side]
+        return self.held[side]
+
+    # ---- the hands (masume.rules.base.HoldsHands)
+
+    def hand_size(self, side: str) -> int:
+        return self.piles[SIDES.index(side)].hand
+
+    def hand_of(self, side: str) -> tuple[str, ...]:
+        return self.held[SIDES.index(side)]
+
+    def drawable(self, side: str) -> tuple[str, ...]:
+        return self._pools[SIDES.index(side)]
+
+    def holding(self, side: str, copies: Sequence[str]) -> Position:
+        """This position with ``copies`` known as ``side``'s hand.
+
+        >>> from masume.games import load_rules
+        >>> p = load_rules("eyeshield21").start()
+        >>> p.holding("home", ["F01.1"])
+        Traceback (most recent call last):
+        ...
+        ValueError: home's hand holds 0 cards, not 1
+        """
+        s = SIDES.index(side)
+        copies = tuple(copies)
+        if len(copies) > self.piles[s].hand:
+            raise ValueError(f"{side}'s hand holds {self.piles[s].hand} cards, not {len(copies)}")
+        if len(set(copies)) != len(copies):
+            raise ValueError(f"a card read twice in {side}'s hand: {', '.join(copies)}")
+        free = set(self._pools[s]) | set(self.held[s])
+        for copy in copies:
+            if copy not in free:
+                raise ValueError(f"{copy} cannot be in {side}'s hand (it is not one of "
+                                 f"{side}'s cards nobody has seen)")
+        held = list(self.held)
+        held[s] = copies
+        return replace(self, held=(held[0], held[1]))
 
     def pool(self, side: str) -> tuple[str, ...]:
         """The side's unseen cards (hand, deck, guts, discards nobody saw), by copy id.
@@ -556,7 +602,7 @@ class Position:
         elif step == MAIN:
             if hand:
                 yield from self._place_characters(me)
-                for copy in self._pool_of(me, "reaction"):
+                for copy in self._hand_of(me, "reaction"):
                     for cell in self.free(reaction_cells(side)):
                         yield Place(copy, cell)
             # 「場のキャラクターカードを捨て場に送る」: the bench is part of 場
@@ -574,7 +620,7 @@ class Position:
                 for target in spots:
                     yield Move(cell, target)
             if hand:  # a half has no last place: the next one opens (see _area)
-                for copy in self._pool_of(me, "tactics"):
+                for copy in self._hand_of(me, "tactics"):
                     for target in spots:
                         yield Place(copy, target)
             ready = not waiting
@@ -668,7 +714,7 @@ class Position:
                 yield Adjust("discard", card=copy)
         for s in range(len(SIDES)):
             if self.piles[s].hand:
-                for copy in self._pools[s]:
+                for copy in self._hand_cards(s):
                     yield Adjust("discard", card=copy)
         for name in SIDES:
             places = (character_cells(name) + bench_cells(name) + reaction_cells(name)
@@ -706,7 +752,12 @@ class Position:
         piles[owner] = piles[owner]._replace(discard=piles[owner].discard + 1)
 
     def _pool_of(self, side: int, kind: str) -> list[str]:
+        """The side's unseen cards of ``kind`` (a deck's cards)."""
         return [c for c in self._pools[side] if self.table.kind(c) == kind]
+
+    def _hand_of(self, side: int, kind: str) -> list[str]:
+        """The cards of ``kind`` the side may play from its hand (``_hand_cards``)."""
+        return [c for c in self._hand_cards(side) if self.table.kind(c) == kind]
 
     def _place_characters(self, side: int, from_deck: bool = False) -> Iterator[Place]:
         """Characters from the pool onto free character places (limit 5, unique names)."""
@@ -714,7 +765,8 @@ class Position:
             return
         names = self._names_on_field(side)
         spots = self.free(character_cells(SIDES[side]))
-        for copy in self._pool_of(side, "character"):
+        cards = self._pool_of(side, "character") if from_deck else self._hand_of(side, "character")
+        for copy in cards:
             if self.card(copy).name in names:
                 continue  # ユニーク処理: 自軍ユニーク
             for cell in spots:
@@ -751,7 +803,7 @@ class Position:
             if self.table.kind(copy) == "character" and self.face_up(cell):
                 present[self.card(copy).name] = cell
         spots = self.free(cells)
-        for copy in self._pool_of(side, "combination"):
+        for copy in self._hand_of(side, "combination"):
             members = members_of(self.card(copy))
             if all(m in present for m in members):
                 freed = tuple(present[m] for m in members)
@@ -803,7 +855,7 @@ class Position:
             if self.card_at(action.cell) is not None:
                 return f"{action.cell} is taken"
             if (self.table.kind(action.copy) != "ball"
-                    and action.copy not in self._pools[self.mover]):
+                    and action.copy not in self._pools[self.mover] + self.held[self.mover]):
                 return (f"{action.copy} is not in {owner}'s hand (it lies on the mat or in the "
                         "discard pile)")
             if self.table.kind(action.copy) == "character" and self.step in (MAIN, CHANGE, SETUP):
@@ -856,6 +908,7 @@ class Position:
         piles = list(self.piles)
         gone = [list(g) for g in self.gone]
         known = [list(k) for k in self.known]
+        held = [list(h) for h in self.held]
         used = list(self.used)
         changes: dict[str, Any] = {}
 
@@ -888,6 +941,8 @@ class Position:
                     count(me, hand=-1)
                     if action.copy in known[me]:
                         known[me].remove(action.copy)
+                    if action.copy in held[me]:
+                        held[me].remove(action.copy)
             if step == GUESS:
                 changes.update(step=FLIP, mover=self.attacker)
         elif isinstance(action, Move) and action.to == "discard":
@@ -904,6 +959,10 @@ class Position:
                 cells[action.to] = (copy, step not in (ALLOT, BLOCK))
         elif isinstance(action, Adjust):
             self._adjust(action, cells, piles, gone, known, changes)
+            if action.what == "discard":
+                for h in held:
+                    if action.card in h:
+                        h.remove(action.card)
         elif isinstance(action, Use):
             copy, _up = cells[action.cell]
             card = self.card(copy)
@@ -924,9 +983,12 @@ class Position:
                 changes["mods"] = tuple(mods)
         else:
             changes.update(self._after_call(action, cells, piles, known, used))
+            if action.word == "discard":  # which cards went is not seen: read the slots again
+                held[me].clear()
         changes.update(cells=self._with_cells(cells), piles=tuple(piles),
                        gone=tuple(tuple(sorted(g)) for g in gone),
-                       known=tuple(tuple(sorted(k)) for k in known))
+                       known=tuple(tuple(sorted(k)) for k in known),
+                       held=(tuple(held[0]), tuple(held[1])))
         changes.setdefault("used", tuple(sorted(used)))
         return replace(self, **changes)
 
@@ -1133,6 +1195,11 @@ class Position:
         >>> p.sample_unseen("away", random.Random(1)).seen_by("away") == p.seen_by("away")
         True
         """
+        if any(self.held[s] for s, side in enumerate(SIDES) if side != viewer):
+            # what the other side holds, the viewer does not know
+            mine = SIDES.index(viewer)
+            forgot = (self.held[0] if mine == 0 else (), self.held[1] if mine == 1 else ())
+            return replace(self, held=forgot).sample_unseen(viewer, rng)
         cells = list(self.cells)
         for side in SIDES:
             if side == viewer:
@@ -1184,7 +1251,9 @@ class Position:
                       ("damage", str(self.damage()))]
         hand: tuple[str, ...] = ()
         if viewer in SIDES:
-            hand = tuple(f"{c} {label(self.card(c))}" for c in self.known[SIDES.index(viewer)])
+            s = SIDES.index(viewer)
+            hand = tuple(f"{c} {label(self.card(c))}" for c in self.known[s] + tuple(
+                c for c in self.held[s] if c not in self.known[s]))
         return TableView(viewer, cells, hand, tuple(panel))
 
     def diagram(self) -> str:
@@ -1234,6 +1303,9 @@ class Position:
                 parts.append(f"gone-{side}={','.join(self.gone[s])}")
             if self.known[s]:
                 parts.append(f"known-{side}={','.join(self.known[s])}")
+        for s, side in enumerate(SIDES):
+            if self.held[s]:
+                parts.append(f"held-{side}={','.join(self.held[s])}")
         if self.used:
             parts.append(f"used={','.join(self.used)}")
         if self.area:

@@ -166,6 +166,8 @@ def write(p: Position) -> str:
     ]
     if p.mods != (0, 0):  # by-hand power adjustments in the shot under way
         fields.append(("mods", _pair(p.mods, str)))
+    if p.held != ((), ()):  # the hand cards the host knows (read on the hand slots)
+        fields.append(("held", _pair(p.held, ",".join)))
     return ";".join([MAGIC] + [f"{k}={v}" for k, v in fields])
 
 
@@ -220,6 +222,7 @@ def read(text: str, overrides: dict[str, Any], load: Callable[[Any], CardSet]) -
             last=unquote(values["last"]), shown=sides(values["shown"], flag),
             then=values["then"], resigned=int(values["resigned"]),
             mods=sides(values.get("mods", "0|0"), int),
+            held=sides(values.get("held", "|"), ids),
         )
     except (KeyError, ValueError, TypeError, CardSetError) as exc:
         raise bad(str(exc)) from None
@@ -227,7 +230,8 @@ def read(text: str, overrides: dict[str, Any], load: Callable[[Any], CardSet]) -
         raise bad(f"phase {position.phase!r}")
     for pair in (position.unplaced, position.bench, position.subs, position.score, position.hands,
                  position.areas, position.team_symbols, position.penalty, position.stars,
-                 position.ready, position.shootout, position.shown, position.mods):
+                 position.ready, position.shootout, position.shown, position.mods,
+                 position.held):
         if len(pair) != 2:
             raise bad("a pair of sides has not two parts")
     try:  # every card named must be in the set
@@ -235,6 +239,7 @@ def read(text: str, overrides: dict[str, Any], load: Callable[[Any], CardSet]) -
         named += [i for b in position.bench for _, i, _ in b]
         named += [i for a in position.areas for _, i, _ in a]
         named += list(position.discard_known) + [i for i in position.penalty if i]
+        named += [i for h in position.held for i in h]
         for copy_id in named:
             cards.copy(copy_id)
     except KeyError as exc:

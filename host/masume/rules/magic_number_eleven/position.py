@@ -1,10 +1,12 @@
 """A moment of a Magic Number Eleven match: the Position and every rule of the turn.
 
 The rules, each with the seed sentence it comes from and the readings chosen,
-are in docs/rules/magic-number-eleven.md. The host never knows a player's
+are in docs/rules/magic-number-eleven.md. The host never knows a person's
 synergy hand or the deck's order: a hand is a count, and a card that comes from
 a hand or from the deck onto a synergy area is whichever unseen card the reader
-reports (the legal actions list every candidate).
+reports (the legal actions list every candidate). The computer's hand is known
+card by card once its hand slots are read (``held``, ``holding``: docs/ai.md,
+"The computer's hand"): its cards are then the only ones it may lay from it.
 
 >>> from masume.games import load_rules
 >>> rules = load_rules("magic-number-eleven")
@@ -21,7 +23,7 @@ reports (the legal actions list every candidate).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from operator import attrgetter
@@ -179,7 +181,10 @@ class Position:
     used: frozenset[str] = frozenset()  # symbols under a turned-over shot token
     initiative: int = MIDDLE
     score: tuple[int, int] = (0, 0)
-    hands: tuple[int, int] = (0, 0)  # synergy cards in each hand (never named)
+    hands: tuple[int, int] = (0, 0)  # synergy cards in each hand (counted)
+    #: The synergy cards of each hand the host knows (the computer's, read face down on its
+    #: hand slots: docs/ai.md, "The computer's hand"); the rest of a hand are unknown.
+    held: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     deck: int = 0
     discard_known: frozenset[str] = frozenset()  # discarded cards the host saw
     discard_unknown: int = 0  # discarded cards it did not (from a hand)
@@ -272,9 +277,55 @@ class Position:
         return _initiative_state(self.initiative, SIDES.index(side))
 
     def pool(self) -> tuple[str, ...]:
-        """Synergy cards the host cannot see: in a hand, in the deck, or discarded unseen."""
-        out = {c for _, c, _ in self.areas[HOME] + self.areas[AWAY]} | self.discard_known
+        """Synergy cards the host cannot see: in a hand (not held), in the deck, or
+        discarded unseen."""
+        out = ({c for _, c, _ in self.areas[HOME] + self.areas[AWAY]} | self.discard_known
+               | set(self.held[HOME]) | set(self.held[AWAY]))
         return tuple(c.id for c in self.cards.copies("synergy") if c.id not in out)
+
+    def _hand_cards(self, side: int) -> tuple[str, ...]:
+        """The synergy cards ``side`` may lay from its hand: those it holds, and while its
+        hand holds a card nobody has read, any card the host cannot see."""
+        if self.hands[side] > len(self.held[side]):
+            return self.held[side] + self.pool()
+        return self.held[side]
+
+    # ---- the hands (masume.rules.base.HoldsHands)
+
+    def hand_size(self, side: str) -> int:
+        return self.hands[SIDES.index(side)]
+
+    def hand_of(self, side: str) -> tuple[str, ...]:
+        return self.held[SIDES.index(side)]
+
+    def drawable(self, side: str) -> tuple[str, ...]:
+        return self.pool()
+
+    def holding(self, side: str, copies: Sequence[str]) -> Position:
+        """This position with ``copies`` (synergy cards) known as ``side``'s hand.
+
+        >>> from masume.games import load_rules
+        >>> p = load_rules("magic-number-eleven").start()
+        >>> p.holding("away", ["SY01"])
+        Traceback (most recent call last):
+        ...
+        ValueError: away's hand holds 0 synergy cards, not 1
+        """
+        s = SIDES.index(side)
+        copies = tuple(copies)
+        if len(copies) > self.hands[s]:
+            raise ValueError(f"{side}'s hand holds {self.hands[s]} synergy cards, "
+                             f"not {len(copies)}")
+        if len(set(copies)) != len(copies):
+            raise ValueError(f"a card read twice in {side}'s hand: {', '.join(copies)}")
+        free = set(self.pool()) | set(self.held[s])
+        for copy_id in copies:
+            if copy_id not in free:
+                raise ValueError(f"{copy_id} cannot be in {side}'s hand (it is not a synergy "
+                                 "card nobody has seen)")
+        held = list(self.held)
+        held[s] = copies
+        return replace(self, held=(held[0], held[1]))
 
     def attack_total(self) -> int:
         if self.shot is None:
@@ -586,7 +637,7 @@ class Position:
             for copy_id in self.pool():
                 yield Synergy(copy_id, 1, "deck")
         else:
-            for copy_id in self.pool():
+            for copy_id in self._hand_cards(self.turn):
                 yield Synergy(copy_id, area, "hand")
             yield Done()
         yield from self._subs()
@@ -599,7 +650,7 @@ class Position:
                 yield Synergy(copy_id, 1, "deck")
         else:
             if self.hands[side]:
-                for copy_id in self.pool():
+                for copy_id in self._hand_cards(side):
                     yield Synergy(copy_id, 2, "hand")
             if self._drawable():
                 for copy_id in self.pool():
@@ -746,10 +797,14 @@ class Position:
         return f"the shot token goes on one of {action.cell}'s shot symbols: {', '.join(tokens)}"
 
     def _synergy_problem(self, action: Synergy) -> str:
-        if action.card not in self.pool():
-            return f"{action.card} is not an unseen synergy card " \
-                   "(it lies on the mat or was discarded)"
         side = self._mover()
+        if action.card not in self.pool() + self.held[side]:
+            return f"{action.card} is not an unseen synergy card " \
+                   "(it lies on the mat, was discarded or is in the other hand)"
+        if action.source == "deck" and action.card in self.held[side]:
+            return f"{action.card} is in {SIDES[side]}'s hand, not the deck"
+        if action.source == "hand" and action.card not in self._hand_cards(side):
+            return f"{action.card} is not in {SIDES[side]}'s hand (its cards are read)"
         expected = len(self.areas[side]) + 1
         if self.phase == ATTACK:
             state = self.initiative_state(SIDES[side])
@@ -805,6 +860,10 @@ class Position:
         True
         """
         other = 1 - SIDES.index(viewer)
+        if self.held[other]:  # what the other side holds, the viewer does not know
+            held = list(self.held)
+            held[other] = ()
+            return replace(self, held=(held[0], held[1])).sample_unseen(viewer, rng)
         areas = list(self.areas)
         if not self.shown[other] and self.areas[other]:
             hidden = self.areas[other]
@@ -848,6 +907,7 @@ class Position:
         if viewer in SIDES:
             side = SIDES.index(viewer)
             hand = tuple(self.player_card(c).label for c in self.unplaced[side])
+            hand += tuple(f"{c} {self.cards.copy(c).card.name}" for c in self.held[side])
         return TableView(viewer, cells, hand, self._panel(viewer))
 
     def _panel(self, viewer: str | None) -> tuple[tuple[str, str], ...]:
@@ -985,6 +1045,7 @@ class _State:
         used: frozenset[str]
         initiative: int
         hands: tuple[int, int]
+        held: tuple[tuple[str, ...], tuple[str, ...]]
         deck: int
         discard_known: frozenset[str]
         discard_unknown: int
@@ -1088,11 +1149,9 @@ class _State:
             elif effect == "draw2-keep1":
                 drawn = _draw(self, 2, side)
                 if drawn == 2:  # one of the two goes to the discard pile, unseen
-                    self.pair("hands", side, self.hands[side] - 1)
-                    self.discard_unknown += 1
+                    _discard_unseen(self, side, 1)
             elif effect == "discard-opponent":
-                self.pair("hands", 1 - side, self.hands[1 - side] - 1)
-                self.discard_unknown += 1
+                _discard_unseen(self, 1 - side, 1)
         self.phase = AFTER
 
     def do_shoot(self, action: Shoot) -> None:
@@ -1123,8 +1182,7 @@ class _State:
         elif action.what == "draw":
             _draw(self, action.amount, side)
         elif action.what == "discard":  # from the hand, unseen
-            self.pair("hands", side, self.hands[side] - action.amount)
-            self.discard_unknown += action.amount
+            _discard_unseen(self, side, action.amount)
         else:
             _push(self, side, action.amount)
 
@@ -1139,6 +1197,8 @@ class _State:
             _take_from_deck(self)
         else:
             self.pair("hands", side, self.hands[side] - 1)
+            if action.card in self.held[side]:
+                self.pair("held", side, tuple(c for c in self.held[side] if c != action.card))
         self.pair("areas", side, self.areas[side] + ((action.area, action.card, action.source),))
 
     def do_done(self, action: Done) -> None:
@@ -1302,7 +1362,7 @@ def _start_half(s: _State, half: int) -> None:
     first = SIDES.index(s.options.first)
     s.half = half
     s.deck = len(s.cards.copies("synergy"))
-    s.hands = (0, 0)
+    s.hands, s.held = (0, 0), ((), ())
     s.discard_known, s.discard_unknown = frozenset(), 0
     s.initiative = MIDDLE
     s.used = frozenset()
@@ -1350,11 +1410,20 @@ def _half_time(s: _State) -> None:
     s.field = ()
     s.used = frozenset()  # 2. the shot tokens go back
     s.deck = len(s.cards.copies("synergy"))  # 3. every synergy card in one deck
-    s.hands, s.discard_known, s.discard_unknown = (0, 0), frozenset(), 0
+    s.hands, s.held, s.discard_known, s.discard_unknown = (0, 0), ((), ()), frozenset(), 0
     s.initiative = MIDDLE  # 4.
     s.ready = (False, False)
     s.phase = HALF  # 5. substitutions
     s.turn = HOME
+
+
+def _discard_unseen(s: _State, side: int, count: int) -> None:
+    """``count`` cards of ``side``'s hand to the discard pile, unseen: which of the cards
+    held went is not known (the hand slots are read again before the computer's next
+    search)."""
+    s.pair("hands", side, s.hands[side] - count)
+    s.discard_unknown += count
+    s.pair("held", side, ())
 
 
 def _take_from_deck(s: _State) -> None:

@@ -588,7 +588,7 @@ class Position:
             # quick.judge, inlined: a chain that takes no ball, from and to plain squares,
             # has the verdict of its player's plain steps
             # (one that takes the ball too, to a free quiet square: it closes no sandwich)
-            sure, lone, plain_to, free = None, -1, b"", b""
+            sure, lone, plain_to = None, -1, b""
             if quick is not None and quick.plain_from_flags[square]:
                 sure = quick.plain
                 if sure is None and quick._may_spare:  # quick.plain_verdict, inlined
@@ -597,10 +597,11 @@ class Position:
                         sure = True
                         if not spare & (spare - 1):  # one quiet step left: not onto it
                             lone = (spare.bit_length() - 1) >> 3
-                plain_to, free = quick.plain_to_flags, quick.free_flags
+                plain_to = quick.plain_to_flags
             for chain in chains:
                 jump, _, end, has_ball = chain
-                if plain_to and (free[end] if has_ball else plain_to[end]):
+                if plain_to and (plain_to[end] if not has_ball else
+                                 quick is not None and quick.free_flags()[end]):
                     verdict = None if end == lone else sure
                 else:
                     verdict = quick.verdict(square, end, end if has_ball else ball) \
@@ -1398,7 +1399,7 @@ class _QuickTest:
 
     __slots__ = ("_areas_free", "_closers", "_closing", "_every_target", "_free", "_keeper",
                  "_may_spare", "_mine", "_own_area", "_plain_to", "_their_area", "_twice",
-                 "free_flags", "own", "plain", "plain_from_flags", "plain_step",
+                 "own", "plain", "plain_from_flags", "plain_step",
                  "plain_to_flags", "position", "step_sets", "their")
 
     def __init__(self, position: Position) -> None:
@@ -1424,13 +1425,6 @@ class _QuickTest:
         #: square (a set's bytes: square i is byte i), read with one index per square
         self.plain_from_flags = _PLAIN_FROM[ball]
         self.plain_to_flags = plain_to.to_bytes(50, "little")
-        #: where a chain of a plain mover that takes the ball may end with its player's
-        #: plain verdict, as flags: the free quiet squares, the free ball's too (the
-        #: ball goes with the mover; a free ball has no holder to sandwich)
-        if cells[ball] == EMPTY:
-            self.free_flags = (free | BB_QUIET & BB_SQUARES[ball]).to_bytes(50, "little")
-        else:
-            self.free_flags = free.to_bytes(50, "little") if closers else self.plain_to_flags
         bad = own > 1 or their > 0 or (ball in KEEPER_AREA[me] and cells[ball] in mine)
         #: the verdict of a plain step (a plain mover's to a ``plain_to`` square): at the
         #: second action ``plain``; at the first, where the position owes nothing, legal:
@@ -1473,6 +1467,17 @@ class _QuickTest:
             self.step_sets = (plain_to | legal, empty ^ plain_to ^ areas_free)
         else:
             self.step_sets = None if self.plain is None else (0, empty ^ plain_to)
+
+    def free_flags(self) -> bytes:
+        """Where a chain of a plain mover that takes the ball may end with its player's
+        plain verdict, as flags: the free quiet squares, the free ball's too (the ball
+        goes with the mover; a free ball has no holder to sandwich). Made only for a
+        chain that ends with the ball (0.2 a listing), not with every quick test."""
+        p = self.position
+        ball = p.ball
+        if p.cells[ball] == EMPTY:
+            return (self._free | BB_QUIET & BB_SQUARES[ball]).to_bytes(50, "little")
+        return self._free.to_bytes(50, "little") if self._closers else self.plain_to_flags
 
     def step_flags(self) -> bytes:
         """Per target of a plain mover's step (not the keeper's), its flag (see
@@ -1705,8 +1710,9 @@ def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) 
         out = []
         for path in best.values():
             key = path << 7 | code
-            chain = _JUMPS.get(key)
-            if chain is None:
+            try:  # (a subscript: no method call; a chain missing is met once)
+                chain = _JUMPS[key]
+            except KeyError:
                 chain = _new_chain(key, victim)
             out.append(chain)
         return out
@@ -1762,8 +1768,9 @@ def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) 
     out = []
     for state, path in best.items():
         key = path << 7 | (with_ball if state & 1 else _NO_BALL)
-        chain = _JUMPS.get(key)
-        if chain is None:
+        try:
+            chain = _JUMPS[key]
+        except KeyError:
             chain = _new_chain(key, victim)
         out.append(chain)
     return out

