@@ -254,3 +254,30 @@ def test_a_board_at_rest_sleeps_between_its_link_timers(make_sim) -> None:
     # Nobody touches it and no host talks to it: one pass per IDLE_PASS_MS, not one
     # a millisecond (the figures: masume bench sim).
     assert sim.polls - polls <= 2000 // IDLE_PASS_MS + 2
+
+
+def test_a_consumer_that_holds_nothing_yet_loses_no_later_event(make_sim, connect) -> None:
+    """A table that starts on a running link with no saved event rewinds it to boot 0:
+    the link goes on with the board it has (no reconnect, which would count as first
+    contact and skip what the board made before its welcome), the events queued
+    before are replaced by a snapshot, and a press right after is taken."""
+    board = load_board("soccer-shogi")
+    sim = make_sim(board)
+    session = connect(sim.port)
+    assert connected(session)
+    sim.place("C3", "blue")
+    assert [e.square for e in take(session, 1)] == ["C3"]
+    sim.place("C4", "red")  # queued, never taken: the rewind drops it
+    until(lambda: session.waiting > 0, "the C4 event queued")
+    session.rewind(0, 0)
+    sim.press("hint")
+    got: list = []
+
+    def press_and_snapshot_in() -> bool:
+        got.extend(session.events(timeout=0.2))
+        return {"button", "snapshot"} <= {e.type for e in got}
+    until(press_and_snapshot_in, "the press and a snapshot after the rewind")
+    assert [e.button for e in got if e.type != "snapshot"] == ["hint"]
+    snapshot = next(e for e in got if e.type == "snapshot")
+    assert snapshot.readings["C4"] and snapshot.readings["C3"]
+    assert session.connections == 1 and session.stats.events_lost == 0

@@ -122,7 +122,7 @@ class LoopLink(BoardSession):
 
     def rewind(self, boot: int, ack: int, readings: Any = None) -> None:
         super().rewind(boot, ack, readings)
-        if self._started:
+        if self._started and boot:  # boot 0 goes on with the board it has (see there)
             self._down("rewound to a saved state", at_once=True)
 
     def deliver(self, payloads: list[bytes]) -> None:

@@ -204,16 +204,27 @@ class BoardSession:
         HELLO carries ``boot`` and ``ack``, so the board (which keeps every event
         not acknowledged) sends the rest again. A running link reconnects at once
         (a rebirth: a new handshake, then a snapshot).
+
+        Boot 0 (the consumer holds no event yet) needs no reconnect: the link goes
+        on with the board it has, the events queued and not taken are done with (a
+        snapshot, asked at once, says where they left the board), and every event
+        from now on is the consumer's. A reconnect would count as first contact and
+        skip the events the board made before its welcome: a button pressed right
+        after a table started was lost so.
         """
         with self._lock:
             self._drain()
-            self._boot = boot
-            self._ack = self._committed = self._received = ack if boot else 0
-            self._skip.clear()
-            self._bad_seen.clear()
             if readings is not None:
                 self.readings = dict(readings)
-            self._snapshot_wanted = bool(boot)
+            self._skip.clear()
+            self._bad_seen.clear()
+            if not boot:
+                self._committed = self._received
+                self._snapshot_wanted = bool(self._boot)
+                return
+            self._boot = boot
+            self._ack = self._committed = self._received = ack
+            self._snapshot_wanted = True
             if self._thread is not None:
                 self._rebirth = "rewound to a saved state"
 
