@@ -565,47 +565,81 @@ class Position:
                         if made is not None:
                             found[len(actions)] = made
                             add_action(action)
-        for kick, target in self._kicks() if self.cells[ball] == ACTIVE[self.side] else ():
-            verdict = True  # a goal: always legal, nothing to look ahead to
-            if target not in ALL_GOALS:
-                verdict = quick.kick_verdict(target) if quick else None
-            if verdict:
-                add_action(kick)
-            elif verdict is None:
-                made = self._full_test(self._kick_effect(kick, target))
-                if made is not None:
-                    found[len(actions)] = made
+        cells, me = self.cells, self.side
+        if cells[ball] == ACTIVE[me]:
+            for kick, target in self._kicks():
+                if target in ALL_GOALS:
+                    verdict = True  # a goal: nothing to look ahead to
+                elif quick is None:
+                    verdict = None
+                else:  # quick.kick_verdict, inlined
+                    bad = quick.own > 1 or quick.their > 0 or (
+                        target in quick._own_area and cells[target] in quick._mine)
+                    if self.done != 0:  # (the kicker is not one that entered its area)
+                        verdict = not bad and self.entered < 0
+                    elif bad:
+                        verdict = None
+                    else:  # (a target other than the ball's: neither empty nor that square)
+                        others = quick._others(target)
+                        verdict = True if others and others != BB_SQUARES[target] else None
+                if verdict:
                     add_action(kick)
-        setting = self._chain_setting()
-        board = setting[0]
-        for square in self._jumpers():
+                elif verdict is None:
+                    made = self._full_test(self._kick_effect(kick, target))
+                    if made is not None:
+                        found[len(actions)] = made
+                        add_action(kick)
+        # _chain_setting and _jumpers, inlined
+        board = list(cells)
+        setting = (board, ball if cells[ball] == EMPTY else -1,
+                   ball if cells[ball] == ACTIVE[1 - me] else -1)
+        jumpers = self._active_squares
+        if self.options.keepers_cannot_jump:
+            keeper = self.keepers[me]
+            jumpers = [square for square in jumpers if square != keeper]
+        # What the verdicts of a plain jumper's chains read (quick.judge, inlined): a
+        # chain that takes no ball, from and to plain squares, has the verdict of its
+        # player's plain steps (one that takes the ball too, to a free quiet square: it
+        # closes no sandwich).
+        if quick is not None:
+            plain_from, plain, plain_to = quick.plain_from_flags, quick.plain, quick.plain_to_flags
+            may_spare = plain is None and quick._may_spare
+        else:
+            plain_from, plain, plain_to, may_spare = _NO_FLAGS, None, b"", False
+        for square in jumpers:
             for mid, land in _ALL_HOPS[square]:  # _chains's first test, inlined: most have
                 if board[mid] and not board[land]:  # no first hop
                     break
             else:
                 continue
             chains = _search_chains(square, ball, setting)
-            # quick.judge, inlined: a chain that takes no ball, from and to plain squares,
-            # has the verdict of its player's plain steps
-            # (one that takes the ball too, to a free quiet square: it closes no sandwich)
-            sure, lone, plain_to = None, -1, b""
-            if quick is not None and quick.plain_from_flags[square]:
-                sure = quick.plain
-                if sure is None and quick._may_spare:  # quick.plain_verdict, inlined
-                    spare = quick._others(square)
-                    if spare:
-                        sure = True
-                        if not spare & (spare - 1):  # one quiet step left: not onto it
-                            lone = (spare.bit_length() - 1) >> 3
-                plain_to = quick.plain_to_flags
+            if not plain_from[square]:
+                for chain in chains:
+                    jump, _, end, has_ball = chain
+                    verdict = quick.verdict(square, end, end if has_ball else ball) \
+                        if quick is not None else None
+                    if verdict:
+                        add_action(jump)
+                    elif verdict is None:
+                        made = self._full_test(self._jump_effect(jump, square, end, has_ball))
+                        if made is not None:
+                            found[len(actions)] = made
+                            add_action(jump)
+                continue
+            assert quick is not None
+            sure, lone = plain, -1
+            if may_spare:  # quick.plain_verdict, inlined
+                spare = quick._others(square)
+                if spare:
+                    sure = True
+                    if not spare & (spare - 1):  # one quiet step left: not onto it
+                        lone = (spare.bit_length() - 1) >> 3
             for chain in chains:
                 jump, _, end, has_ball = chain
-                if plain_to and (plain_to[end] if not has_ball else
-                                 quick is not None and quick.free_flags()[end]):
+                if plain_to[end] if not has_ball else quick.free_flags()[end]:
                     verdict = None if end == lone else sure
                 else:
-                    verdict = quick.verdict(square, end, end if has_ball else ball) \
-                        if quick else None
+                    verdict = quick.verdict(square, end, end if has_ball else ball)
                 if verdict:
                     add_action(jump)
                 elif verdict is None:
