@@ -149,6 +149,11 @@ _QUIET_BUT = tuple(BB_QUIET & ~BB_SQUARES[ball] for ball in range(50))
 _AREAS_BUT = tuple(BB_BOTH_AREAS & ~BB_SQUARES[ball] for ball in range(50))
 #: A step's flag (``_QuickTest.step_flags``): legal, or not, whatever the mover's verdict.
 _LEGAL, _NOT_LEGAL = 3, 2
+#: Per side, the codes of its players (active, resting).
+_MINE = ((ACTIVE[0], RESTING[0]), (ACTIVE[1], RESTING[1]))
+#: No square where a move closes a sandwich (``_QuickTest._closers`` where no opponent
+#: holds the ball: read, never changed).
+_NO_CLOSERS: dict[int, int] = {}
 #: No square flagged (``bytes`` of 50 zeros).
 _NO_FLAGS = bytes(50)
 #: What a position's pickled or copied state leaves out (``Position.__getstate__``).
@@ -509,8 +514,10 @@ class Position:
         actions: list[Action] = []
         found: dict[int, _Found] = {}
         add_action = actions.append
-        quick = self._quick_test()
         ball = self.ball
+        # _quick_test, inlined: only an opponent holding the ball can be sandwiched
+        quick = None if self.cells[ball] == ACTIVE[1 - self.side] \
+            and _sandwich(self.cells, ball, self.side)[0] else _QuickTest(self)
         if quick is None:  # a sandwich on the board: the full test for every step
             for square, target, action, _, _ in self._judged_steps(quick):
                 made = self._full_test(self._step_effect(square, target, action))
@@ -1441,7 +1448,7 @@ class _QuickTest:
         me, ball, cells, done = position.side, position.ball, position.cells, position.done
         empty = position._empty
         #: the side's players in its own keeper area, and in the opponent's
-        self._mine = mine = (ACTIVE[me], RESTING[me])
+        self._mine = mine = _MINE[me]
         a, b, c = AREA_SQUARES[me]
         own = self.own = (cells[a] in mine) + (cells[b] in mine) + (cells[c] in mine)
         a, b, c = AREA_SQUARES[1 - me]
@@ -1450,7 +1457,8 @@ class _QuickTest:
         free = self._free = empty & _QUIET_BUT[ball]
         #: where a move may close a sandwich on the opponent holding the ball (see
         #: ``_closing_squares``): the full test decides a move that lands there
-        closers = self._closers = _closing_squares(cells, ball, me)
+        closers = self._closers = _closing_squares(cells, ball, me) \
+            if cells[ball] == ACTIVE[1 - me] else _NO_CLOSERS
         closing = self._closing = sum([BB_SQUARES[square] for square in closers]) \
             if closers else 0
         #: the targets of plain steps (see ``Position._judged_steps``)
