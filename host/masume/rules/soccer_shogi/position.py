@@ -935,7 +935,7 @@ class Position:
                 entered = effect.mover_to
             child = _position(effect.cells, effect.ball, me, 1, TAKE if thief_receivers else PLAY,
                              effect.keepers, entered, self.score, -1, effect.flipped, options)
-            if child._has_legal_action() if child.phase == PLAY else child._take_variants()[1]:
+            if child._has_legal_action() if child.phase == PLAY else child._has_legal_take():
                 return child, ""
             return None, self._dead_end_reason(effect, entered)
         # The second action ends the turn: the keeper-area rules apply now.
@@ -952,7 +952,7 @@ class Position:
         if thief_receivers:
             child = _position(effect.cells, effect.ball, me, 2, TAKE, effect.keepers, -1,
                              self.score, -1, effect.flipped, options)
-            if not child._take_variants()[1]:
+            if not child._has_legal_take():
                 return None, "the ball would end the turn in the keeper area"
             return child, ""
         return self._end_turn(effect.cells, effect.ball, effect.keepers, effect.flipped), ""
@@ -1047,6 +1047,25 @@ class Position:
         else:
             legal = {a: p for a, p in variants.items() if p._has_legal_action()}
         return variants, legal
+
+    def _has_legal_take(self) -> bool:
+        """``bool(self._take_variants()[1])``, stopping at the first legal variant, no
+        Take made (the look ahead of an action that closes a sandwich asks only that)."""
+        receivers, run = _sandwich(self.cells, self.ball, self.side)
+        me = self.side
+        if self.done == 2:
+            return any(receiver not in KEEPER_AREA[me] for receiver in receivers)
+        flipped = tuple(sorted(run))
+        cells = list(self.cells)
+        for i in run:
+            cells[i] = RESTING[1 - me]
+        frozen_cells = tuple(cells)
+        for receiver in receivers:
+            if _position(frozen_cells, receiver, me, self.done, PLAY, self.keepers,
+                         self.entered, self.score, -1, flipped,
+                         self.options)._has_legal_action():
+                return True
+        return False
 
     # ------------------------------------------------------------- explaining
 
