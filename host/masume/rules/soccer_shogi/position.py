@@ -1740,36 +1740,42 @@ def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) 
                           and (victim < 0 or _PARITY[victim] == parity)):
         # The jumper's square is left taken: a chain ending there is no result, and it
         # is no other hop's jumped square (another parity class's).
+        # Two lists a family, not a dictionary: the squares met and, in the same place,
+        # the path to each (read while they grow: breadth first); a path's last 6 bits
+        # are its square.
+        lands: list[int] | None = None
         for family in _FAMILY_HOPS:  # (jumped, landing): no state to carry
-            paths = None
+            reached = None
             for mid, land in family[square]:
                 if board[mid] and not board[land]:
-                    if paths is None:
-                        paths = {land: square << 6 | land}
-                        queue = [land]
+                    if reached is None:
+                        reached, met = [square << 6 | land], [land]
                     else:
-                        paths[land] = square << 6 | land
-                        queue.append(land)
-            if paths is None:
+                        reached.append(square << 6 | land)
+                        met.append(land)
+            if reached is None:
                 continue
-            for at in queue:  # grows while it is read: breadth first
-                path = paths[at] << 6
-                for mid, land in family[at]:
-                    if board[mid] and not board[land] and land not in paths:
-                        paths[land] = path | land
-                        queue.append(land)
-            if best is None:
-                best = paths
+            for path in reached:
+                for mid, land in family[path & 63]:
+                    if board[mid] and not board[land] and land not in met:
+                        met.append(land)
+                        reached.append(path << 6 | land)
+            if lands is None:
+                lands, routes = met, reached
                 continue
-            for at, found in paths.items():  # the diagonal family: a shorter path replaces
-                old = best.get(at)
-                if old is None or found.bit_length() < old.bit_length():
-                    best[at] = found
-        if best is None:
+            for at, path in zip(met, reached):  # the diagonal family: a shorter path replaces
+                if at in lands:
+                    i = lands.index(at)
+                    if path.bit_length() < routes[i].bit_length():
+                        routes[i] = path
+                else:
+                    lands.append(at)
+                    routes.append(path)
+        if lands is None:
             return []
         code = _HELD_BALL if ball == square else _NO_BALL
         out = []
-        for path in best.values():
+        for path in routes:
             key = path << 7 | code
             try:  # (a subscript: no method call; a chain missing is met once)
                 chain = _JUMPS[key]
