@@ -99,7 +99,10 @@ def small_disk(tmp_path: Path):
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The files with slow tests first (a stable sort: the order within each group
-    stays). `--dist loadfile` gives each file whole to a worker in this order; a long
-    file taken last would run on alone while the other workers have nothing left."""
+    stays). `--dist loadfile --no-loadscope-reorder` (scripts/test) gives each file
+    whole to a worker in this order; a long file taken last would run on alone while
+    the other workers have nothing left. (Without --no-loadscope-reorder xdist hands
+    the files out by their number of tests, most first: the long end-to-end files,
+    which have few, went last.)"""
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in slow_files)

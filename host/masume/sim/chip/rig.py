@@ -108,6 +108,10 @@ class World:
     def drive(self, gpio: int, level_fn: Callable[[], int | None]) -> None:
         self.drives[gpio] = level_fn
 
+    def watch(self, gpio: int, fn: Callable[[], None]) -> None:
+        """fn() after every level the firmware sets on gpio."""
+        self.on_pin_change(lambda changed, level: fn() if changed == gpio else None)
+
     def spi_bus(self, spi_id: int) -> Bus:
         if spi_id not in self.buses:
             bus = self.buses[spi_id] = Bus()

@@ -19,7 +19,7 @@
 # The host (masume.sim.chip.board.ChipBoard) holds the pieces and the port; it
 # is asked once a pass, when the firmware pauses (time.sleep_ms), for the
 # changes due by then in board time. The contract the reader emulation relies
-# on (clock, level, spi_bus, drive, tags_at, occupied): CONTRACT.md.
+# on (clock, level, watch, spi_bus, drive, tags_at, occupied): CONTRACT.md.
 
 from binascii import hexlify, unhexlify
 
@@ -144,6 +144,7 @@ class World:
         self.usb = Usb(host["read"], host["write"])
         self.levels = {}  # gpio -> level the chip drives (an open drain released: absent)
         self.drives = {}  # gpio -> level_fn of the board's wiring (CONTRACT.md)
+        self.watchers = {}  # gpio -> [fn, ...] called after the chip sets its level
         self.buses = {}
         pins = definition["pins"]
         cells = definition["cells"]
@@ -223,6 +224,13 @@ class World:
         if gpio in self.selects:
             for bus in self.buses.values():
                 bus.pins_changed()
+        watchers = self.watchers.get(gpio)
+        if watchers is not None:
+            for fn in watchers:
+                fn()
+
+    def watch(self, gpio, fn):
+        self.watchers.setdefault(gpio, []).append(fn)
 
     def drive(self, gpio, level_fn):
         self.drives[gpio] = level_fn
