@@ -122,3 +122,48 @@ def test_actions_changing_lists_every_action_that_may(game: str) -> None:
             assert listed == [a for a in legal if a in set(listed)]  # in the legal order
             narrowed += len(listed) < len(legal)
     assert narrowed > 50  # the test saw lists narrowed (a set piece's re-placements)
+
+
+def test_soccer_shogi_lists_only_the_steps_that_may_change_the_squares() -> None:
+    """Soccer Shogi's ``actions_changing`` lists, in play, only the steps of the players
+    that could make them (``Position.steps_from``), not every legal action (issue 17,
+    sixth round): on fresh copies of random positions (nothing listed yet), the same
+    actions as the whole list filtered, in its order, each leading where the whole
+    list's does, applied before anything else is listed."""
+    import dataclasses
+
+    from masume.rules.soccer_shogi import Jump, Kick, Step
+    from masume.rules.soccer_shogi.footprints import _STEPPED_ONTO, _core, standing_up
+    from masume.rules.soccer_shogi.geometry import SQUARE_INDEX, SQUARE_NAMES
+
+    rng, asked, narrowed, applied, targeted = random.Random(17), 0, 0, 0, 0
+    walks = [(600, 15, {}), (600, 2, {}), (600, 22, {}), (400, 31, {}),
+             (400, 4, {"keepers_cannot_jump": True})]
+    for position in (p for count, seed, options in walks
+                     for p in _positions("soccer-shogi", count, seed, **options)):
+        legal = list(position.legal_actions())
+        near = sorted({SQUARE_NAMES[n] for sq in position.layout() if sq in SQUARE_INDEX
+                       for n in _STEPPED_ONTO.get(SQUARE_INDEX[sq], ())} | set(position.layout()))
+        rest = standing_up(position) if position.done == 1 else ()
+        for _ in range(4):
+            wanted = frozenset(rng.sample(near, rng.choice((1, 1, 2, 2, 3))))
+            fresh = dataclasses.replace(position)  # nothing listed, nothing kept
+            listed = list(fresh.actions_changing(wanted))
+            need = wanted - set(rest)
+            if position.phase == "play" and 0 < len(need):
+                whole = [a for a in legal if isinstance(a, (Step, Kick, Jump))
+                         and need <= set(_core(position, a))]
+            else:
+                whole = list(position.actions_changing(wanted))
+            assert listed == whole, (position.to_text(), sorted(wanted))
+            asked += 1
+            narrowed += len(listed) < len(legal)
+            later = dataclasses.replace(position)
+            for action in list(later.actions_changing(wanted))[:3]:
+                assert later.apply(action) == position.apply(action), (position.to_text(),
+                                                                        str(action))
+                applied += 1
+            if position.phase == "play" and 0 < len(need) <= 3:  # the whole list not made
+                assert "_generated" not in later.__dict__, (position.to_text(), sorted(wanted))
+                targeted += 1
+    assert asked > 5000 and narrowed > asked // 2 and applied > 2000 and targeted > 3000
