@@ -36,7 +36,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from . import position as _rules
-from .actions import STEP_ACTIONS, Jump, Kick, Pass, Step, Take
+from .actions import Jump, Kick, Pass, Step, Take
 from .geometry import ACTIVE, EMPTY, GOAL_NAMES, PITCH, RESTING, SQUARE_INDEX, SQUARE_NAMES
 
 if TYPE_CHECKING:
@@ -114,36 +114,13 @@ def footprint(position: Position, action: Action) -> frozenset[str] | None:
     return None  # Restart: the whole board set up again
 
 
-#: Per pitch square, the squares whose players may step onto it (the steps' table read
-#: backwards: a step's two squares are neighbours).
-_STEPPED_ONTO: dict[int, frozenset[int]] = {}
-for _square, _steps in STEP_ACTIONS.items():
-    for _target, _ in _steps:
-        _STEPPED_ONTO[_target] = _STEPPED_ONTO.get(_target, frozenset()) | {_square}
-
-
-def _movers(need: list[str]) -> frozenset[int]:
-    """The players whose steps may change every one of ``need`` (squares): a step
-    changes its two squares alone, so one square's players and its neighbours', two
-    squares' own players, and nobody's for three."""
-    squares = [SQUARE_INDEX.get(square, -1) for square in need]
-    if len(squares) == 1 and squares[0] >= 0:
-        return _STEPPED_ONTO.get(squares[0], frozenset()) | {squares[0]}
-    if len(squares) == 2 and min(squares) >= 0:
-        return frozenset(squares)
-    return frozenset()
-
-
 def actions_changing(position: Position, squares: frozenset[str]) -> Iterator[Action]:
     """``Position.actions_changing``: the legal actions, in their order, whose footprint
     may hold every one of ``squares`` (a second action is counted as turning the resting
-    players face up even where it does not: listed, never left out).
-
-    In play, the rules list only the steps of the players that could make them
-    (``Position.steps_from``, :func:`_movers`), not every legal action: the tracker asks
-    this of positions it mostly never goes on from (issue 17, sixth round)."""
+    players face up even where it does not: listed, never left out)."""
+    legal: Sequence[Action] = list(position.legal_actions())
     if position.phase != _rules.PLAY:  # a Take, a Restart: one or two actions
-        for action in position.legal_actions():
+        for action in legal:
             found = footprint(position, action)
             if found is None or squares <= found:
                 yield action
@@ -151,11 +128,10 @@ def actions_changing(position: Position, squares: frozenset[str]) -> Iterator[Ac
     rest = standing_up(position) if position.done == 1 else ()
     need = [square for square in squares if square not in rest]
     if not need:
-        yield from position.legal_actions()
+        yield from legal
         return
     if len(need) > 3:  # no action changes more than three squares besides the turn's end
         return
-    legal: Sequence[Action] = position.steps_from(_movers(need))
     ball = SQUARE_NAMES[position.ball]
     free = position.cells[position.ball] == EMPTY
     for action in legal:

@@ -152,7 +152,7 @@ _LEGAL, _NOT_LEGAL = 3, 2
 #: No square flagged (``bytes`` of 50 zeros).
 _NO_FLAGS = bytes(50)
 #: What a position's pickled or copied state leaves out (``Position.__getstate__``).
-_NOT_COPIED = frozenset(("_hash", "_identities", "_picked", "_by_square", "_quick"))
+_NOT_COPIED = frozenset(("_hash", "_identities"))
 
 #: Per pitch square, per square a kick from it may reach: (the Kick, the Kick free).
 _KICKS: dict[int, dict[int, tuple[Kick, Kick]]] = {
@@ -426,31 +426,24 @@ class Position:
 
     def apply(self, action: Action) -> Position:
         """The position after ``action``; IllegalAction says why it is not allowed."""
-        picked = None if "_generated" in self.__dict__ else self.__dict__.get("_picked")
-        if picked is not None and (entry := picked.get(id(action))) is not None \
-                and entry[0] is action:  # listed by :meth:`steps_from`, no more
-            return self._made(action, entry[1])
         index = self._index(action)
         if index >= 0:
-            return self._made(action, self._generated[1].get(index))
+            found = self._generated[1].get(index)
+            if isinstance(found, Position):
+                return found
+            if isinstance(found, _Effect):  # a second action the full test found legal
+                child = self._resolve(found)[0]
+                assert child is not None
+                return child
+            # An action the quick test found legal: made now from the action, and not
+            # kept here. A kept child keeps the children applied from it: a game's
+            # positions then held every position a search or the tracker ever made (a
+            # million objects after 30 moves against the computer; 31,000 without; the
+            # bench's figures equal).
+            return self._quickly_legal_child(self._quick_effect(action))
         if isinstance(action, Jump):
             return self._apply_jump_path(action)
         raise IllegalAction(f"{action}: {self._why_illegal(action)}")
-
-    def _made(self, action: Action, found: _Found | None) -> Position:
-        """The position a legal action leads to, from what its listing found."""
-        if isinstance(found, Position):
-            return found
-        if isinstance(found, _Effect):  # a second action the full test found legal
-            child = self._resolve(found)[0]
-            assert child is not None
-            return child
-        # An action the quick test found legal: made now from the action, and not
-        # kept here. A kept child keeps the children applied from it: a game's
-        # positions then held every position a search or the tracker ever made (a
-        # million objects after 30 moves against the computer; 31,000 without; the
-        # bench's figures equal).
-        return self._quickly_legal_child(self._quick_effect(action))
 
     def _quick_effect(self, action: Action) -> _Effect:
         """The effect of a legal action the quick test found legal (a Step, a Kick or a
@@ -504,49 +497,6 @@ class Position:
         the full test judged, the position it leads to or its effect (a second action's,
         see :meth:`_full_test`); an action the quick test found legal has no entry:
         :meth:`apply` makes it from the action (:meth:`_quick_effect`)."""
-        return self._listing(None)
-
-    def steps_from(self, movers: frozenset[int]) -> list[Action]:
-        """The legal actions in :meth:`legal_actions`' order, but of the steps only those
-        of the players on ``movers`` (square indices; every kick and jump), in PLAY
-        (footprints.actions_changing: the tracker asks which actions change a square or
-        two, and most players' steps cannot). Each is judged as :meth:`legal_actions`
-        judges it, once a position: a player's steps and the kicks and jumps are kept
-        for the next question, and :meth:`apply` takes them without listing the rest.
-        ``Pass`` (legal when nothing else is) is never among them."""
-        assert self.phase == PLAY
-        if "_generated" in self.__dict__:  # listed in full already
-            return [action for action in self._generated[0] if not isinstance(action, Pass)
-                    and (not isinstance(action, Step) or SQUARE_INDEX[action.frm] in movers)]
-        by_square: dict[int, list[Action]] | None = self.__dict__.get("_by_square")
-        if by_square is None:  # -1: the kicks and jumps
-            by_square = self.__dict__["_by_square"] = {}
-            self.__dict__["_picked"] = {}
-        todo = movers.difference(by_square)
-        others = -1 not in by_square
-        if todo or others:
-            picked: dict[int, tuple[Action, _Found | None]] = self.__dict__["_picked"]
-            actions, found = self._listing(todo, others)
-            for square in todo:
-                by_square[square] = []
-            rest: list[Action] = []
-            for index, action in enumerate(actions):
-                picked[id(action)] = (action, found.get(index))
-                if isinstance(action, Step):
-                    by_square[SQUARE_INDEX[action.frm]].append(action)
-                else:
-                    rest.append(action)
-            if others:
-                by_square[-1] = rest
-        out = [action for square in self._active_squares if square in movers
-               for action in by_square[square]]
-        out += by_square[-1]
-        return out
-
-    def _listing(self, movers: frozenset[int] | None, others: bool = True
-                 ) -> tuple[list[Action], dict[int, _Found]]:
-        """:meth:`_generated`; given ``movers``, the steps of those players alone, the
-        kicks and jumps only if ``others``, and no ``Pass`` (:meth:`steps_from`)."""
         if self.phase == OVER or self.outcome() is not None:
             return [], {}
         if self.phase == GOAL:
@@ -559,18 +509,10 @@ class Position:
         actions: list[Action] = []
         found: dict[int, _Found] = {}
         add_action = actions.append
-        if movers is None:
-            quick = self._quick_test()
-        else:  # asked again for other players (steps_from): made once
-            try:
-                quick = self.__dict__["_quick"]
-            except KeyError:
-                quick = self.__dict__["_quick"] = self._quick_test()
+        quick = self._quick_test()
         ball = self.ball
         if quick is None:  # a sandwich on the board: the full test for every step
             for square, target, action, _, _ in self._judged_steps(quick):
-                if movers is not None and square not in movers:
-                    continue
                 made = self._full_test(self._step_effect(square, target, action))
                 if made is not None:
                     found[len(actions)] = made
@@ -583,8 +525,6 @@ class Position:
             step_legal, step_open = step_sets if step_sets is not None else (0, -1)
             extend_actions = actions.extend
             for square in self._active_squares:
-                if movers is not None and square not in movers:
-                    continue
                 # A plain mover whose every step its class decides: its legal steps in one
                 # go, from the set of their targets (``_plain_steps``).
                 if plain_from[square] and square != keeper \
@@ -625,8 +565,7 @@ class Position:
                         if made is not None:
                             found[len(actions)] = made
                             add_action(action)
-        for kick, target in self._kicks() if others and self.cells[ball] == ACTIVE[self.side] \
-                else ():
+        for kick, target in self._kicks() if self.cells[ball] == ACTIVE[self.side] else ():
             verdict = True  # a goal: always legal, nothing to look ahead to
             if target not in ALL_GOALS:
                 verdict = quick.kick_verdict(target) if quick else None
@@ -639,7 +578,7 @@ class Position:
                     add_action(kick)
         setting = self._chain_setting()
         board = setting[0]
-        for square in self._jumpers() if others else ():
+        for square in self._jumpers():
             for mid, land in _ALL_HOPS[square]:  # _chains's first test, inlined: most have
                 if board[mid] and not board[land]:  # no first hop
                     break
@@ -674,7 +613,7 @@ class Position:
                     if made is not None:
                         found[len(actions)] = made
                         add_action(jump)
-        if not actions and movers is None:
+        if not actions:
             add_action(Pass())
             found[0] = self._end_turn(self.cells, self.ball, self.keepers, ())
         return actions, found
