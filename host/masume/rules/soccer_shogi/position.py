@@ -256,6 +256,11 @@ class Position:
     game: ClassVar[str] = "soccer-shogi"
     sides: ClassVar[tuple[str, ...]] = SIDES
     legend: ClassVar[Legend] = LEGEND
+    #: ``KeepsPieces`` (masume.rules.base): no action takes a player or the ball off the
+    #: board or puts one on (a steal turns its victim over, a goal's restart sets the
+    #: same pieces up again), and they stand on the pitch or, the ball, in a goal.
+    kept_on: ClassVar[frozenset[str]] = frozenset(
+        SQUARE_NAMES[i] for i in (*PITCH, *sorted(ALL_GOALS)))
 
     cells: tuple[int, ...]  # 50 cell codes: EMPTY, ACTIVE[side], RESTING[side]
     ball: int  # square of the ball (on a holder, on the ground, or in a goal)
