@@ -257,8 +257,10 @@ class Position:
     sides: ClassVar[tuple[str, ...]] = SIDES
     legend: ClassVar[Legend] = LEGEND
     #: ``KeepsPieces`` (masume.rules.base): no action takes a player or the ball off the
-    #: board or puts one on (a steal turns its victim over, a goal's restart sets the
-    #: same pieces up again), and they stand on the pitch or, the ball, in a goal.
+    #: board or puts one on, and they stand on the pitch or, the ball, in a goal
+    #: (docs/rules/soccer-shogi.md: a steal turns its victim over, 3-2 "奪われた選手ゴマは
+    #: 裏返して"; a goal sets the same pieces up again, "初期状態に戻してゲームを再開します";
+    #: players never enter a goal, 1-5 "ここには選手ゴマは入れません").
     kept_on: ClassVar[frozenset[str]] = frozenset(
         SQUARE_NAMES[i] for i in (*PITCH, *sorted(ALL_GOALS)))
 
