@@ -926,7 +926,14 @@ class Tracker:
         """The sensed cells whose reading differs between two positions (only a cell
         on the cells of one of their layouts can)."""
         (a, layout_a), (b, layout_b) = self._signed(before), self._signed(after)
-        return {name for name in (*layout_a, *layout_b) if a.get(name) != b.get(name)}
+        # A cell whose stack is the same object in both layouts reads the same (a
+        # signature is kept by (cell, stack)): most of them, where a game's layout
+        # shares its stacks (Soccer Shogi's), compared without their readings.
+        out = {name for name, pieces in layout_a.items()
+               if layout_b.get(name) is not pieces and a.get(name) != b.get(name)}
+        out.update(name for name in layout_b
+                   if name not in layout_a and a.get(name) != b.get(name))
+        return out
 
     def _apply(self, reading: _Reading) -> Change:
         self.taken_back = None
