@@ -60,6 +60,8 @@ def test_emulated_boards_play_their_games_into_exact_records():
     # Every picture the boards were shown is one the server's code draws for the plan,
     # and every movement it draws a new one for got it.
     assert result["misses"] == 0 and result["unforeseen"] == 0
+    # The full-VM canary is timed the same way (its pictures foreseen too).
+    assert result["canary_misses"] == 0 and result["canary_unforeseen"] == 0
 
 
 def test_a_second_piece_lifted_from_a_square_changes_no_picture():
