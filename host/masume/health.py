@@ -121,14 +121,16 @@ class LoopCpu:
     :meth:`report` reads from any thread. Off (``on`` False) it costs a call and a
     test per stage.
 
-    On, it times one outermost stage in ``every`` (drawn at random, with the stages
-    inside it), its time counted ``every`` times: a read of the thread's CPU clock is
-    a system call (0.9 us here, and a place the scheduler takes the CPU away on a
-    busy machine), and reading it at every stage's way in and out cost the loop of
-    a 1,000-board bench some tenth of its CPU (issue 17, sixth round). The stages'
-    shares are an estimate then, from thousands of timed calls a second; the
-    thread's total (:meth:`report`), the calls and the events stay exact.
-    ``every`` 1 times every call.
+    On, it times every outermost stage (a socket's read, a worker's answer, a table's
+    turn), but of the stages inside one (a board's frames, a publish) only one in
+    ``every``, drawn at random (with what runs inside it), its time counted ``every``
+    times and taken off the outer stage's ``every - 1`` times: a read of the thread's
+    CPU clock is a system call (0.9 us here), and reading it at every stage's way in
+    and out cost the loop of a 1,000-board bench some tenth of the CPU it measured
+    (issue 17, sixth round). So each outermost stage's time with all inside it, the
+    thread's total, the calls and the events stay exact; how an outer stage's time
+    divides among the stages inside it is an estimate, from thousands of such calls a
+    second. ``every`` 1 times every call.
 
     >>> cpu = LoopCpu()
     >>> cpu.on, cpu.every = True, 1
@@ -148,7 +150,9 @@ class LoopCpu:
         self.thread_id: int | None = None  # the loop's thread (threading.get_ident())
         self._stack: list[str] = []
         self._last = 0.0
-        self._timed = False  # the outermost stage running now is timed
+        #: The stage inside the outermost one running now: timed, and its weight.
+        self._timed = True
+        self._weight = 1
         self._draw = random.Random(17).random
 
     def run(self, stage: str, call: Any, *args: Any) -> Any:
@@ -157,26 +161,30 @@ class LoopCpu:
             return call(*args)
         self.calls[stage] += 1
         stack = self._stack
-        if not stack:
-            every = self.every
-            self._timed = every <= 1 or self._draw() * every < 1.0
-        if not self._timed:
+        depth = len(stack)
+        if depth == 1:  # inside the outermost stage: one in ``every`` timed
+            every = max(1, self.every)
+            self._timed = every == 1 or self._draw() * every < 1.0
+            self._weight = every
+        if depth and not self._timed:
             stack.append(stage)
             try:
                 return call(*args)
             finally:
                 stack.pop()
-        weight = max(1, self.every)
+        weight = self._weight if depth else 1
         now = time.thread_time()
-        if stack:
-            self.seconds[stack[-1]] += (now - self._last) * weight
+        if depth:
+            self.seconds[stack[-1]] += (now - self._last) * (self._weight if depth > 1 else 1)
         stack.append(stage)
-        self._last = now
+        self._last = start = now
         try:
             return call(*args)
         finally:
             now = time.thread_time()
             self.seconds[stack.pop()] += (now - self._last) * weight
+            if depth == 1 and weight > 1:  # the outer stage's share of it, counted above
+                self.seconds[stack[-1]] -= (now - start) * (weight - 1)
             self._last = now
 
     def relabel(self, stage: str) -> None:
