@@ -131,7 +131,11 @@ def test_soccer_shogi_keeps_its_pieces_on_the_squares_it_says() -> None:
     board short of pieces on this promise)."""
     from masume.rules.soccer_shogi import Kick, Restart
 
-    kept_on = type(load_rules("soccer-shogi").start()).kept_on
+    from masume.rules.base import KeepsPieces
+
+    start = load_rules("soccer-shogi").start()
+    assert isinstance(start, KeepsPieces)
+    kept_on = start.kept_on()
     met: set[str] = set()
     for count, seed, options in [(600, 15, {})] + WALKS["soccer-shogi"]:
         for position in _positions("soccer-shogi", count, seed, **options):

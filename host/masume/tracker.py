@@ -69,6 +69,7 @@ from masume.rules.base import (
     Game,
     HidesInformation,
     IllegalAction,
+    KeepsPieces,
     KnowsFootprints,
     Layout,
     NotationError,
@@ -533,7 +534,8 @@ class Tracker:
         try:
             kept = self._kept_on[kind]
         except KeyError:
-            squares: frozenset[str] | None = getattr(kind, "kept_on", None)
+            squares = cast("KeepsPieces", position).kept_on() \
+                if issubclass(kind, KeepsPieces) else None
             if squares is not None and any(
                     self._sensor_of.get(name) in (None, "presence", "card") for name in squares):
                 squares = None  # a square this board does not read as a stack

@@ -388,17 +388,19 @@ class KnowsFootprints(Protocol[A]):
         every one of ``squares`` or is None; it may list the others too, it need not."""
 
 
+@runtime_checkable
 class KeepsPieces(Protocol):
     """A game whose actions neither take a piece off the board nor put one on: every
-    position has as many pieces (its layout's), all on the squares ``kept_on``. A board
+    position has as many pieces (its layout's), all on the squares :meth:`kept_on`. A board
     that reads each of those squares by identity (a stack of pieces) and shows fewer
     pieces on them than the position has shows no position of the game, nor any with
     pieces lingering (a reading wants at least its pieces on every square): the tracker
     then searches no reading for it (a piece in the hand, mid-move: issue 17, sixth
-    round). Read as a class attribute (``getattr``): a protocol with data members
-    cannot be checked by ``issubclass``."""
+    round)."""
 
-    kept_on: ClassVar[frozenset[str]]
+    def kept_on(self) -> frozenset[str]:
+        """The squares every piece of every position of the game stands on (the same
+        for all of them)."""
 
 
 @runtime_checkable
