@@ -16,7 +16,6 @@ shown until the thread has recovered from it.
 
 from __future__ import annotations
 
-import random
 import threading
 import time
 from typing import Any
@@ -119,30 +118,18 @@ class LoopCpu:
     CPU clock on the way in and out. What no stage covers (the loop's own select
     and scheduling, the odd timer) is the rest of the thread's CPU time, which
     :meth:`report` reads from any thread. Off (``on`` False) it costs a call and a
-    test per stage.
-
-    On, it times every outermost stage (a socket's read, a worker's answer, a table's
-    turn), but of the stages inside one (a board's frames, a publish) only one in
-    ``every``, drawn at random (with what runs inside it), its time counted ``every``
-    times and taken off the outer stage's ``every - 1`` times: a read of the thread's
-    CPU clock is a system call (0.9 us here), and reading it at every stage's way in
-    and out cost the loop of a 1,000-board bench some tenth of the CPU it measured
-    (issue 17, sixth round). So each outermost stage's time with all inside it, the
-    thread's total, the calls and the events stay exact; how an outer stage's time
-    divides among the stages inside it is an estimate, from thousands of such calls a
-    second. ``every`` 1 times every call.
+    test per stage; on, two reads of the thread's clock (about 0.7 us each here).
 
     >>> cpu = LoopCpu()
-    >>> cpu.on, cpu.every = True, 1
+    >>> cpu.on = True
     >>> cpu.run("frames", cpu.run, "publish", sum, [1, 2])
     3
     >>> cpu.calls["frames"], cpu.calls["publish"]
     (1, 1)
     """
 
-    def __init__(self, every: int = 8) -> None:
+    def __init__(self) -> None:
         self.on = False
-        self.every = every
         self.seconds = dict.fromkeys(LOOP_STAGES, 0.0)
         self.calls = dict.fromkeys(LOOP_STAGES, 0)
         self.events = 0  # board events the links took (new ones, not resent duplicates)
@@ -150,41 +137,23 @@ class LoopCpu:
         self.thread_id: int | None = None  # the loop's thread (threading.get_ident())
         self._stack: list[str] = []
         self._last = 0.0
-        #: The stage inside the outermost one running now: timed, and its weight.
-        self._timed = True
-        self._weight = 1
-        self._draw = random.Random(17).random
 
     def run(self, stage: str, call: Any, *args: Any) -> Any:
         """``call(*args)``, its CPU time counted as ``stage``'s."""
         if not self.on:
             return call(*args)
-        self.calls[stage] += 1
-        stack = self._stack
-        depth = len(stack)
-        if depth == 1:  # inside the outermost stage: one in ``every`` timed
-            every = max(1, self.every)
-            self._timed = every == 1 or self._draw() * every < 1.0
-            self._weight = every
-        if depth and not self._timed:
-            stack.append(stage)
-            try:
-                return call(*args)
-            finally:
-                stack.pop()
-        weight = self._weight if depth else 1
         now = time.thread_time()
-        if depth:
-            self.seconds[stack[-1]] += (now - self._last) * (self._weight if depth > 1 else 1)
+        stack = self._stack
+        if stack:
+            self.seconds[stack[-1]] += now - self._last
         stack.append(stage)
-        self._last = start = now
+        self._last = now
+        self.calls[stage] += 1
         try:
             return call(*args)
         finally:
             now = time.thread_time()
-            self.seconds[stack.pop()] += (now - self._last) * weight
-            if depth == 1 and weight > 1:  # the outer stage's share of it, counted above
-                self.seconds[stack[-1]] -= (now - start) * (weight - 1)
+            self.seconds[stack.pop()] += now - self._last
             self._last = now
 
     def relabel(self, stage: str) -> None:
