@@ -60,6 +60,8 @@ def test_emulated_boards_play_their_games_into_exact_records():
     # Every picture the boards were shown is one the server's code draws for the plan,
     # and every movement it draws a new one for got it.
     assert result["misses"] == 0 and result["unforeseen"] == 0
+    # The full-VM canary is timed the same way (its pictures foreseen too).
+    assert result["canary_misses"] == 0 and result["canary_unforeseen"] == 0
 
 
 def test_a_second_piece_lifted_from_a_square_changes_no_picture():
@@ -135,3 +137,28 @@ def test_emulated_boards_resend_when_the_firmware_does():
     assert times["firmware"] == [(3250, 3), (3750, 1), (4350, 2), (4850, 1), (5850, 1),
                                  (7850, 1), (9850, 1), (11850, 1)], times
     assert times["emulated"] == times["firmware"]
+
+
+def test_a_board_short_of_a_piece_is_not_searched_and_reads_the_same(monkeypatch):
+    """The tracker searches no reading for a Soccer Shogi board that shows fewer pieces
+    than the position has (a piece in the hand: KeepsPieces); every picture the
+    server's own table draws for planned games is the same as with the search."""
+    from masume.bench.club import plan_games
+    from masume.bench.club_emulated import foresee_all
+    from masume.tracker import Tracker
+
+    plans = plan_games(6, 30)
+    short = Tracker._short_of_pieces
+    skipped = []
+
+    def counted(self):
+        found = short(self)
+        skipped.append(found)
+        return found
+
+    monkeypatch.setattr(Tracker, "_short_of_pieces", counted)
+    with_shortcut = foresee_all(plans)
+    monkeypatch.setattr(Tracker, "_short_of_pieces", lambda self: False)
+    searched = foresee_all(plans)
+    assert with_shortcut == searched
+    assert sum(skipped) > 50  # the lifts of the plans, not searched

@@ -122,3 +122,34 @@ def test_actions_changing_lists_every_action_that_may(game: str) -> None:
             assert listed == [a for a in legal if a in set(listed)]  # in the legal order
             narrowed += len(listed) < len(legal)
     assert narrowed > 50  # the test saw lists narrowed (a set piece's re-placements)
+
+
+def test_soccer_shogi_keeps_its_pieces_on_the_squares_it_says() -> None:
+    """``KeepsPieces`` (masume.rules.base): no Soccer Shogi action takes a piece off the
+    board or puts one on, and every piece stands on ``kept_on``: on random walks that
+    meet steals, takes, goals and their restarts (the tracker skips its search for a
+    board short of pieces on this promise)."""
+    from masume.rules.soccer_shogi import Kick, Restart
+
+    from masume.rules.base import KeepsPieces
+
+    start = load_rules("soccer-shogi").start()
+    assert isinstance(start, KeepsPieces)
+    kept_on = start.kept_on()
+    met: set[str] = set()
+    for count, seed, options in [(600, 15, {})] + WALKS["soccer-shogi"]:
+        for position in _positions("soccer-shogi", count, seed, **options):
+            pieces = sum(map(len, position.layout().values()))
+            for action in position.legal_actions():
+                after = position.apply(action).layout()
+                assert set(after) <= kept_on, (position.to_text(), str(action))
+                assert sum(map(len, after.values())) == pieces, (position.to_text(),
+                                                                  str(action))
+                if isinstance(action, Restart):
+                    met.add("restart")
+                elif isinstance(action, Kick) and action.to[1] in "09":
+                    met.add("goal")
+                else:
+                    met.add(_met("soccer-shogi", position, action, position.apply(action))
+                            or "other")
+    assert {"restart", "goal", "steal", "take", "other"} <= met

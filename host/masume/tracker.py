@@ -69,6 +69,7 @@ from masume.rules.base import (
     Game,
     HidesInformation,
     IllegalAction,
+    KeepsPieces,
     KnowsFootprints,
     Layout,
     NotationError,
@@ -185,6 +186,9 @@ class Tracker:
         #: cell -> its place in that order (comparisons list the cells in it)
         self._order = {c.name: k for k, c in enumerate(self._cells)}
         self._sensor_of = {c.name: c.sensor for c in self._cells}
+        #: The position's class -> the squares it keeps its pieces on, where this board
+        #: reads each as a stack (None: a game that does not say, or another board)
+        self._kept_on: dict[type, frozenset[str] | None] = {}
         #: (cell, pieces) -> what its sensor reads (_UNSENSED where none), kept
         self._expected_of: dict[tuple[str, tuple[str, ...]], Signature | None] = {}
         #: _same_origin's (base, current position, the cells the last action took
@@ -498,7 +502,9 @@ class Tracker:
             # In sync, or the last action is shown but for pieces still to take off.
             self._update_view()
             return Change()
-        choices = self._explain(first_changes)
+        # A board short of pieces (one in the hand) shows no reading of a game that
+        # keeps its pieces: nothing to search (KeepsPieces).
+        choices = [] if self._short_of_pieces() else self._explain(first_changes)
         if not choices:
             self._choices = []
             self._update_view(settled=True)
@@ -516,6 +522,34 @@ class Tracker:
         self._choices, self._choice_index = (choices if len(choices) > 1 else []), 0
         self._update_view(settled=True)
         return change
+
+    def _short_of_pieces(self) -> bool:
+        """Does the board show fewer pieces than the position has, in a game whose
+        actions keep every piece on squares this board reads by identity
+        (:class:`~masume.rules.base.KeepsPieces`)? Then no position of the game fits
+        it, nor any with pieces lingering (:meth:`_leftovers` refuses a square short of
+        a piece wanted): what the search would find, without the search."""
+        position = self.game.position
+        kind = type(position)
+        try:
+            kept = self._kept_on[kind]
+        except KeyError:
+            squares = cast("KeepsPieces", position).kept_on() \
+                if issubclass(kind, KeepsPieces) else None
+            if squares is not None and any(
+                    self._sensor_of.get(name) in (None, "presence", "card") for name in squares):
+                squares = None  # a square this board does not read as a stack
+            kept = self._kept_on[kind] = squares
+        if kept is None:
+            return False
+        sensed = self._sensed
+        assert sensed is not None
+        have = 0
+        for name in kept:
+            reading = sensed.get(name)
+            if isinstance(reading, tuple):
+                have += len(reading)
+        return have < sum(map(len, position.layout().values()))
 
     def push(self, action: Hashable) -> Change:
         """Play an action the sensors cannot see: a die roll, a choice made on the web view.
@@ -894,7 +928,14 @@ class Tracker:
         """The sensed cells whose reading differs between two positions (only a cell
         on the cells of one of their layouts can)."""
         (a, layout_a), (b, layout_b) = self._signed(before), self._signed(after)
-        return {name for name in (*layout_a, *layout_b) if a.get(name) != b.get(name)}
+        # A cell whose stack is the same object in both layouts reads the same (a
+        # signature is kept by (cell, stack)): most of them, where a game's layout
+        # shares its stacks (Soccer Shogi's), compared without their readings.
+        out = {name for name, pieces in layout_a.items()
+               if layout_b.get(name) is not pieces and a.get(name) != b.get(name)}
+        out.update(name for name in layout_b
+                   if name not in layout_a and a.get(name) != b.get(name))
+        return out
 
     def _apply(self, reading: _Reading) -> Change:
         self.taken_back = None

@@ -175,11 +175,27 @@ def plan_game(game: str, seed: int, steps_wanted: int) -> list[Planned]:
 
 
 class Hand:
-    """One board's player: its planned game, one movement per step."""
+    """One board's player: its planned game, one movement per step.
 
-    def __init__(self, sim: Any, plan: list[Planned]) -> None:
+    Given ``foreseen`` (``club_emulated.foresee``: the picture the server's own code
+    draws after each step), a movement is timed as the emulated boards time theirs
+    (``club_emulated.Measure``): from the event the board publishes for it to the
+    picture foreseen for it or for a later one, however late, a settle's taken out only
+    where the tracker draws it once the board is still; a movement that changes no
+    picture is counted apart (no ACK to time here), not as unanswered. Without it, the
+    first new picture after the event answers it (the older counting: a movement that
+    changes no picture is a miss, a late answer is credited to the next movement)."""
+
+    def __init__(self, sim: Any, plan: list[Planned], foreseen: list[list[Any]] | None = None
+                 ) -> None:
         self.sim = sim
         self.plan = plan
+        self.foreseen = foreseen
+        self.timing: Any = None  # club_emulated.Measure, given foreseen
+        self._moved: Any = None  # the step whose event the board has not published yet
+        self._moves = 0
+        self._last_seq = -1
+        self._shown: frozenset[Any] = frozenset()
         self.action = 0  # index of the planned action under way
         self.step_in_action = 0
         self.notations: list[str] = []  # the actions completed
@@ -187,19 +203,49 @@ class Hand:
         self.event_at: float | None = None
         self.latencies: list[float] = []  # answered at once
         self.settled: list[float] = []  # answered after the settle time (settle taken out)
-        self.misses = 0
+        self._misses = 0
         self._lock = threading.Lock()
         self._waiting = False
         self._picture: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
+        if foreseen is not None:
+            from .club_emulated import Measure
+
+            self.timing = Measure()  # measuring from the first movement on (the pictures
+            # before it, of the table taken up, are none of the plan's)
+            self.latencies, self.settled = self.timing.latencies, self.timing.settled
+
+    @property
+    def misses(self) -> int:
+        """Movements never answered (with ``foreseen``: whose picture never came)."""
+        return self.timing.misses if self.timing is not None else self._misses
+
+    @property
+    def quiet(self) -> int:
+        """With ``foreseen``: movements that change no picture (none to wait for)."""
+        return len(self.timing._quiet) if self.timing is not None else 0
+
+    @property
+    def unforeseen(self) -> int:
+        return self.timing.unforeseen if self.timing is not None else 0
 
     @property
     def mid_action(self) -> bool:
         return self.step_in_action > 0
 
-    def on_event(self) -> None:
+    def on_event(self, seq: int = -1) -> None:
+        """The board published an event (``seq``: its number; a resent one is no new)."""
+        now = time.perf_counter()
         with self._lock:
+            if self.timing is not None:
+                if seq > self._last_seq and self._moved is not None:
+                    self._moves += 1
+                    self.timing.measure = self.measure
+                    self.timing.moved(self._moves, self._moved, now, self._shown)
+                    self._moved = None
+                self._last_seq = max(self._last_seq, seq)
+                return
             if self._waiting and self.event_at is None:
-                self.event_at = time.perf_counter()
+                self.event_at = now
 
     def on_leds(self, colours: dict[str, Any], patterns: dict[str, Any]) -> None:
         # The simulator calls this on every pass while anything blinks or pulses:
@@ -209,6 +255,13 @@ class Hand:
         now = time.perf_counter()
         with self._lock:
             self._picture = (colours, patterns)
+            if self.timing is not None:
+                cell = self.sim.board.cell
+                self._shown = frozenset(
+                    (cell(name).index, (rgb, patterns[name])) for name, rgb in colours.items()
+                    if patterns.get(name) and rgb != (0, 0, 0))
+                self.timing.shown(self._shown, now)
+                return
             if self._waiting and self.event_at is not None:
                 ms = (now - self.event_at) * 1000
                 if self.measure:
@@ -224,8 +277,10 @@ class Hand:
         planned = self.plan[self.action]
         kind, where, what = planned.steps[self.step_in_action]
         with self._lock:
-            if self._waiting and self.measure:
-                self.misses += 1  # the last movement changed no LED
+            if self.foreseen is not None:
+                self._moved = self.foreseen[self.action][self.step_in_action]
+            elif self._waiting and self.measure:
+                self._misses += 1  # the last movement changed no LED
             self._waiting = kind != "press"
             self.event_at = None
         if kind == "lift":
@@ -283,7 +338,8 @@ def plan_games(n: int, steps_wanted: int) -> list[list[Planned]]:
 
 
 def board_with_hand(mqtt: str, unit: str, seed: int, layout: Mapping[str, Sequence[str]],
-                    plan: list[Planned]) -> tuple[Any, Hand]:
+                    plan: list[Planned], foreseen: list[list[Any]] | None = None
+                    ) -> tuple[Any, Hand]:
     """A simulated board (the firmware on the MicroPython VM) on the broker ``mqtt`` as
     ``unit``, its pieces set as ``layout``, and the hand that plays ``plan`` on it,
     timing each SQUARE event the board publishes to the LED picture that answers it."""
@@ -295,13 +351,14 @@ def board_with_hand(mqtt: str, unit: str, seed: int, layout: Mapping[str, Sequen
     for square, pieces in layout.items():
         for piece in pieces:
             sim.place(square, piece)
-    hand = holder["hand"] = Hand(sim, plan)
+    hand = holder["hand"] = Hand(sim, plan, foreseen)
 
     def published(topic: str, data_hex: str) -> None:
         if topic.endswith("/events"):
             try:
-                if c.decode_frame(bytes.fromhex(data_hex))[0] == c.SQUARE:
-                    hand.on_event()
+                mtype, seq, _ = c.decode_frame(bytes.fromhex(data_hex))
+                if mtype == c.SQUARE or (foreseen is not None and mtype == c.BUTTON):
+                    hand.on_event(seq)
             except (c.FrameError, ValueError):
                 pass
 
@@ -321,6 +378,9 @@ def run_once(n: int, seconds: float, pace: float, cut: float = 0.0,
     rules = load_rules(GAME)
     if plans is None:
         plans = plan_games(n, steps_for(seconds, pace, cut))
+    from .club_emulated import foresee_all
+
+    foreseen = foresee_all(plans)
     work = Path(tempfile.mkdtemp(prefix="masume-bench-club-"))
     broker = Broker(work / "broker").start()
     units = [f"bench-{i + 1}" for i in range(n)]
@@ -333,7 +393,7 @@ def run_once(n: int, seconds: float, pace: float, cut: float = 0.0,
     try:
         layout = rules.start().layout()
         for i, unit in enumerate(units):
-            sim, hand = board_with_hand(broker.url, unit, i, layout, plans[i])
+            sim, hand = board_with_hand(broker.url, unit, i, layout, plans[i], foreseen[i])
             sims.append(sim)
             hands.append(hand)
         server = subprocess.Popen(
@@ -399,7 +459,9 @@ def run_once(n: int, seconds: float, pace: float, cut: float = 0.0,
                 "actions": sum(len(h.notations) for h in hands),
                 "confirms": sum(1 for h in hands for p in h.plan[:len(h.notations)]
                                 for s in p.steps if s[0] == "press"),
-                "mismatched": mismatched, "misses": sum(h.misses for h in hands)}
+                "mismatched": mismatched, "misses": sum(h.misses for h in hands),
+                "quiet": sum(h.quiet for h in hands),
+                "unforeseen": sum(h.unforeseen for h in hands)}
     finally:
         for timer in timers:
             timer.cancel()
@@ -432,7 +494,8 @@ def run(boards: int, seconds: float, pace: float, cut: float = 0.0) -> int:
         r = run_once(n, seconds, pace, cut if n == sizes[-1] else 0.0, plans=plans[:n])
         print(f"boards {r['boards']:3d}: event -> LED p50 {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms "
               f"(n={r['samples']}; {_settled(r)}; "
-              f"{r['misses']} unanswered); "
+              f"{r['misses']} unanswered, {r['unforeseen']} pictures not foreseen; "
+              f"{r['quiet']} movements change no LED); "
               f"server CPU {r['cpu_per_board']:.2f} % of a core per board; "
               f"{r['actions']} actions ({r['confirms']} confirm presses), records "
               f"{'all exact' if not r['mismatched'] else 'DIFFER: ' + ', '.join(r['mismatched'])}",

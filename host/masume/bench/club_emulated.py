@@ -674,7 +674,8 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
     timers = None
     try:
         for i, unit in enumerate(canary_units):
-            sim, hand = board_with_hand(broker.url, unit, i, layout, plans[i % len(plans)])
+            sim, hand = board_with_hand(broker.url, unit, i, layout, plans[i % len(plans)],
+                                        foreseen[i % len(plans)])
             sims.append(sim)
             hands.append(hand)
         for i, unit in enumerate(units):
@@ -789,6 +790,9 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
                 "unforeseen": sum(b.measure.unforeseen for b in boards),
                 "canaries": canaries, "canary_samples": sum(len(h.latencies) for h in hands),
                 "canary_p50": c50, "canary_p99": c99,
+                "canary_settled": sum(len(h.settled) for h in hands),
+                "canary_misses": sum(h.misses for h in hands),
+                "canary_unforeseen": sum(h.unforeseen for h in hands),
                 "cpu_per_board": cpu_used / busy / (n + canaries) * 100,
                 "idle_per_table": idle, "servers": servers,
                 "failover": _quantiles(moved) + (max(moved),) if moved else None,
@@ -900,7 +904,9 @@ def run(boards: int, seconds: float, pace: float, canaries: int = 2, servers: in
               f"{'all exact' if not r['differ'] else 'DIFFER: ' + ', '.join(r['differ'][:10])}",
               flush=True)
         print(f"            canaries (full VM): p50 {r['canary_p50']:.1f} ms, p99 "
-              f"{r['canary_p99']:.1f} ms (n={r['canary_samples']}); bench process "
+              f"{r['canary_p99']:.1f} ms (n={r['canary_samples']}; "
+              f"{r['canary_settled']} answered after the settle, {r['canary_misses']} "
+              f"unanswered, {r['canary_unforeseen']} pictures not foreseen); bench process "
               f"{r['bench_cpu']:.0f} % of a core, its loop late p99 "
               f"{r['bench_late_p99']:.0f} ms; all tables running after "
               f"{r['startup_s']:.1f} s; the boards resent {r['resent']} event frames "

@@ -389,6 +389,21 @@ class KnowsFootprints(Protocol[A]):
 
 
 @runtime_checkable
+class KeepsPieces(Protocol):
+    """A game whose actions neither take a piece off the board nor put one on: every
+    position has as many pieces (its layout's), all on the squares :meth:`kept_on`. A board
+    that reads each of those squares by identity (a stack of pieces) and shows fewer
+    pieces on them than the position has shows no position of the game, nor any with
+    pieces lingering (a reading wants at least its pieces on every square): the tracker
+    then searches no reading for it (a piece in the hand, mid-move: issue 17, sixth
+    round)."""
+
+    def kept_on(self) -> frozenset[str]:
+        """The squares every piece of every position of the game stands on (the same
+        for all of them)."""
+
+
+@runtime_checkable
 class OnCards(Protocol):
     """A position whose pieces are the cards of a set (on a card mat)."""
 

@@ -186,6 +186,9 @@ _KICK_RAYS: dict[int, tuple[tuple[tuple[int, int, int, int, Kick, Kick], ...], .
 
 PLAY, TAKE, GOAL, OVER = "play", "take", "goal", "over"
 
+#: Where Soccer Shogi's pieces stand: the pitch and the goals (``Position.kept_on``).
+_KEPT_ON = frozenset(SQUARE_NAMES[i] for i in (*PITCH, *sorted(ALL_GOALS)))
+
 
 class _Effect:
     """What an action does to the pieces, before the turn rules are applied.
@@ -337,6 +340,14 @@ class Position:
         # The ball: under its holder (in place, so the order stays the pitch's), or alone last.
         out[SQUARE_NAMES[ball]] = _WITH_BALL[cells[ball]]
         return out
+
+    def kept_on(self) -> frozenset[str]:
+        """``KeepsPieces`` (masume.rules.base): no action takes a player or the ball off
+        the board or puts one on, and they stand on the pitch or, the ball, in a goal
+        (docs/rules/soccer-shogi.md: a steal turns its victim over, 3-2 "奪われた選手ゴマは
+        裏返して"; a goal sets the same pieces up again, "初期状態に戻してゲームを再開します";
+        players never enter a goal, 1-5 "ここには選手ゴマは入れません")."""
+        return _KEPT_ON
 
     def footprint(self, action: Action) -> frozenset[str] | None:
         """The squares whose stack ``action`` changes (``KnowsFootprints``; footprints.py)."""
