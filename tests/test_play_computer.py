@@ -725,3 +725,69 @@ def test_the_computers_hand_on_its_slots_on_the_page(tmp_path: Path, chromium) -
     record = (store.folder / "record.txt").read_text()
     assert "hand SY04 on 2" in record
     assert not any(word in play.printed() for word in hidden)
+
+
+@pytest.mark.browser
+def test_no_page_shows_the_computers_hand(tmp_path: Path, chromium) -> None:
+    """`masume play magic-number-eleven --simulate --resume FOLDER`, the computer away: the
+    terminal prints no link for away (its page would show the computer's hand), no page
+    offers one, and a page asked for as away is refused. With its two cards on its hand
+    slots and its card lit, the state of the table's page, home's and the spectators'
+    names neither card (id nor name), and home's page in Chromium shows none of them."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    from browser import open_page
+    from playwright.sync_api import expect
+    from test_computer_hand import ATTACK_AT_9
+    from test_play import Play, wait_state
+
+    rules = load_rules("magic-number-eleven")
+    start = rules.from_text(ATTACK_AT_9)
+    store = GameStore.new(tmp_path, "magic-number-eleven", {"Computer": "away club"})
+    store.save(Game(start))
+    cards = start.card_set
+    hidden = [word for copy in ("SY24", "SY04") for word in (copy, cards.copy(copy).card.name)]
+    play = Play("magic-number-eleven", "--simulate", "--resume", str(store.folder),
+                "--http-port", "0", "--games-dir", str(tmp_path), stdin=subprocess.DEVNULL)
+    try:
+        play.until("web view for spectators: ")
+        links = {line.split(": ", 1)[0]: line.split(": ", 1)[1] for line in play.lines
+                 if line.startswith("web view")}
+        assert set(links) == {"web view", "web view for home", "web view for spectators"}
+        table, home, spectators = (links["web view"], links["web view for home"],
+                                   links["web view for spectators"])
+        wait_state(table, lambda s: "hand slots" in s["tracker"]["message"])
+        post(table, "api/sim/card", {"square": "away-hand-1", "card": "SY24"})
+        post(table, "api/sim/card", {"square": "away-hand-2", "card": "SY04"})
+        wait_state(table, lambda s: s["advice"]["shown"] is not None)
+        for url in (table, home, spectators):
+            for path in ("api/state", "api/access"):
+                with urllib.request.urlopen(at(url, path)) as response:
+                    text = response.read().decode()
+                assert not any(word in text for word in hidden), (url, path)
+            with urllib.request.urlopen(at(url, "api/access")) as response:
+                offered = {link["role"] for link in json.load(response)["links"]}
+            assert "away" not in offered, offered
+        assert wait_state(home, lambda s: s["view"]["viewer"] == "home")["pieces"][
+            "away-hand-2"] == ["card"]
+        base = table.split("?", 1)[0]
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"{base}api/state?as=away")
+        assert refused.value.code == 403
+        assert "away is the computer's side" in refused.value.read().decode()
+        with open_page(chromium, home, width=1100, height=900) as (page, errors):
+            page.wait_for_selector("body[data-ready=true]")
+            expect(page.locator("#role")).to_have_text("this page: home")
+            expect(page.locator("#computer-says .face-down")).to_have_count(1)
+            expect(page.locator('#links [data-role="home"]')).to_have_count(1)
+            expect(page.locator('#links [data-role="away"]')).to_have_count(0)
+            text = page.locator("body").inner_text()
+            assert not any(word in text for word in hidden), text
+            assert not any(word in page.content() for word in hidden)
+            assert errors == []
+    finally:
+        play.stop()
+    assert "web view for away" not in play.printed()
+    assert not any(word in play.printed() for word in hidden)
