@@ -791,3 +791,30 @@ def test_no_page_shows_the_computers_hand(tmp_path: Path, chromium) -> None:
         play.stop()
     assert "web view for away" not in play.printed()
     assert not any(word in play.printed() for word in hidden)
+
+
+def test_a_computers_hand_past_its_slots_is_said(make_sim: Any, tmp_path: Path) -> None:
+    """Eyeshield 21, the computer (away) to act in its main phase with nine cards in hand
+    (the seed's limit of five is kept only at its turn's end: 「上限は 5枚(自ターン内に調整
+    有り)」), eight hand slots: the table asks for eight, then says the ninth is unread and
+    the computer does not know it; the computer buys no card more (its hand would grow
+    further past its slots), and what it lights is a legal action."""
+    from test_computer_hand import E21_MAIN
+
+    start = load_rules("eyeshield21").from_text(E21_MAIN.format(deck=23, hand=9))
+    hands = Hands("eyeshield21", make_sim, tmp_path, "away", Game(start))
+    try:
+        shown = hands.lit("computer")
+        assert len(hands.on_slots()) == 8
+        said = ("computer: away's hand holds 9 cards, 1 past its 8 slots: keep the card(s) "
+                "past them face down beside the slots, unread; the computer does not know "
+                "them, and a card it plays from them is said as one kept beside its slots")
+        assert said in hands.said
+        action = shown.action if shown is not None else hands.game.actions[-1]
+        assert start.notation(action) != "buy" and start.is_legal(action)
+        if shown is not None and from_hand(start, start.notation(action))[1] \
+                and shown.card is None:  # its unread card: said so, never named
+            assert ("a face-down card, one of those kept beside its slots (unread), laid "
+                    in shown.words), shown.words
+    finally:
+        hands.close()

@@ -133,6 +133,22 @@ class HandRead:
     position: Any
     slots: Mapping[str, str]
     waiting: str = ""
+    #: How many hand slots the side has (its hand's cap by its own choice), or None.
+    capacity: int | None = None
+    #: Cards of the hand past its slots, which nobody read: the side's search does not
+    #: know them (said by :attr:`unread_said`).
+    unread: int = 0
+
+    def unread_said(self, side: str) -> str:
+        """What the table says of a hand larger than its slots (docs/ai.md, "A hand larger
+        than its slots"), or "" when every card of the hand was read."""
+        if not self.unread:
+            return ""
+        slots = self.capacity or 0
+        return (f"{side}'s hand holds {slots + self.unread} cards, {self.unread} past its "
+                f"{slots} slots: keep the card(s) past them face down beside the slots, "
+                f"unread; the computer does not know them, and a card it plays from them is "
+                f"said as one kept beside its slots")
 
 
 def hand_read(position: AnyPosition, board: Any, readings: Mapping[str, Any] | None,
@@ -141,7 +157,7 @@ def hand_read(position: AnyPosition, board: Any, readings: Mapping[str, Any] | N
     game that knows hands card by card (:class:`masume.rules.base.HoldsHands`) on a
     board with slots for the side. Elsewhere the position as it is (the hand a count).
     It waits until every slot the hand can fill holds a card (a hand larger than the
-    slots: the rest unread)."""
+    slots: the rest unread, counted in ``unread``)."""
     slots = sorted(board.hand_slots(side), key=lambda cell: _slot_number(cell.name))
     cards = cards_of(position)
     if not slots or cards is None or not isinstance(position, HoldsHands):
@@ -173,7 +189,7 @@ def hand_read(position: AnyPosition, board: Any, readings: Mapping[str, Any] | N
                       if copy in str(exc)), "a hand slot")
         return HandRead(position, {}, f"the card on {wrong} cannot be in {side}'s hand: take it "
                                       "off and lay the card drawn")
-    return HandRead(held, read)
+    return HandRead(held, read, capacity=len(slots), unread=max(0, size - len(slots)))
 
 
 def _slot_number(name: str) -> int:
