@@ -818,3 +818,54 @@ def test_a_computers_hand_past_its_slots_is_said(make_sim: Any, tmp_path: Path) 
                     in shown.words), shown.words
     finally:
         hands.close()
+
+
+#: Magic Number Eleven, home's Star ball winner (ST05) just placed, its instant effect
+#: to use or not: 「相手の手札のシナジーカードを裏面のまま1枚選んで捨てる」; away (the
+#: computer) holds five cards.
+BALL_WINNER = (
+    "mne1;cards=magic-number-eleven-demo;first=home;shootout=0;phase=effect;half=1;turn=0;"
+    "additional=0;ran_out=0;field=A1d:A03,A2a:A06,A2c:A02,A2e:A01,A3b:A04,A3e:A07,A4a:A08,"
+    "A4d:ST08,H1b:H02,H2a:ST03,H2c:H07,H2e:H06,H3a:ST05,H3c:H04,H3e:H05,H4a:H09,H4d:ST12;"
+    "unplaced=H08|A09,A10;bench=home-bench-1:H03:1,home-bench-2:H10:1,home-bench-3:H01:1|"
+    "away-bench-1:ST04:1,away-bench-2:ST02:1,away-bench-3:A05:1;subs=3|3;used=A1d^;"
+    "initiative=7;score=0|0;hands=2|5;deck=14;discard=SY02,SY08,SY13,SY17;discard_unknown=0;"
+    "areas=|;team_symbols=2|1;placed=H3a;shot=;penalty=|;stars=ST05,ST12,ST03|ST02,ST04,ST08;"
+    "revealed=;boxed=ST01,ST06,ST07;ready=0|0;shootout_kicks=|;last=;shown=0|0;then=;"
+    "resigned=-1")
+
+
+def test_a_discard_nobody_sees_from_the_computers_hand(make_sim: Any, tmp_path: Path) -> None:
+    """Home's effect discards one of the computer's five cards unseen: the table says that
+    one went to the discard pile unseen and to take any one, without looking, off its
+    hand slots onto the discard pile (not which: nobody may know), naming no card; done
+    so, the computer plays on holding the four left."""
+    start = load_rules("magic-number-eleven").from_text(BALL_WINNER)
+    hands = Hands("magic-number-eleven", make_sim, tmp_path, "away", Game(start))
+    try:
+        hands.deal()
+        laid = hands.on_slots()
+        assert len(laid) == 5
+        hands.choose("effect")
+        said = ("computer: away's hand holds 4 card(s) and its hand slots 5: 1 went to the "
+                "discard pile unseen: take any 1 of them off its hand slots (away-hand-1 to "
+                "away-hand-5), without looking, and lay it face down on the discard pile")
+        hands.wait(lambda: hands.session.core.notice == said, "the discard said")
+        message = hands.session.state()["tracker"]["message"]
+        assert said in message
+        cards = start.card_set
+        assert not any(card in message or cards.copy(card).card.name in message
+                       for card in laid)
+        slot = hands.slots()[2]
+        piece = hands.sim.lift(slot)
+        hands.sim.place("synergy-discard", piece)
+        shown = hands.lit("computer")  # (a card it drew since: laid on a free slot)
+        assert said not in hands.session.core.notice
+        assert piece not in hands.sim.table.stacks.get(slot, [])
+        left = laid - {cards.by_tag(piece[4:]).id}
+        assert len(left) == 4 and left <= hands.on_slots()
+        assert hands.game.notations()[0] == "effect"
+        if shown is not None and shown.card is not None:  # a card of its hand, held
+            assert shown.card in hands.on_slots()
+    finally:
+        hands.close()

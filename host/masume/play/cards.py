@@ -179,8 +179,15 @@ def hand_read(position: AnyPosition, board: Any, readings: Mapping[str, Any] | N
                                       f"drawn face down on its free hand slots "
                                       f"({slots[0].name} to {slots[-1].name})")
     if len(read) > size:
+        # A card of it discarded unseen (an opponent's effect, a hand limit's discard): no
+        # one may know which, so any (docs/ai.md, "A discard nobody sees").
+        gone = len(read) - size
         return HandRead(position, {}, f"{side}'s hand holds {size} card(s) and its hand slots "
-                                      f"{len(read)}: take off the card(s) played or discarded")
+                                      f"{len(read)}: {gone} went to the discard pile unseen: "
+                                      f"take any {gone} of them off its hand slots "
+                                      f"({slots[0].name} to {slots[-1].name}), without "
+                                      f"looking, and lay {'it' if gone == 1 else 'them'} "
+                                      f"face down on the discard pile")
     try:
         held = position.holding(side, tuple(read))
     except ValueError as exc:
