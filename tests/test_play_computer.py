@@ -7,6 +7,7 @@ taken back. Waits are on the table's state, never on the clock."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import threading
 import traceback
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -813,7 +815,7 @@ def test_a_computers_hand_past_its_slots_is_said(make_sim: Any, tmp_path: Path) 
         action = shown.action if shown is not None else hands.game.actions[-1]
         assert start.notation(action) != "buy" and start.is_legal(action)
         if shown is not None and from_hand(start, start.notation(action))[1] \
-                and shown.card is None:  # its unread card: said so, never named
+                and not shown.card:  # its unread card: said so, never named
             assert ("a face-down card, one of those kept beside its slots (unread), laid "
                     in shown.words), shown.words
     finally:
@@ -865,7 +867,102 @@ def test_a_discard_nobody_sees_from_the_computers_hand(make_sim: Any, tmp_path: 
         left = laid - {cards.by_tag(piece[4:]).id}
         assert len(left) == 4 and left <= hands.on_slots()
         assert hands.game.notations()[0] == "effect"
-        if shown is not None and shown.card is not None:  # a card of its hand, held
+        if shown is not None and shown.card:  # a card of its hand, held
             assert shown.card in hands.on_slots()
     finally:
         hands.close()
+
+
+@pytest.mark.browser
+def test_the_eyeshield21_computers_hand_on_the_page(make_sim: Any, tmp_path: Path,
+                                                    chromium) -> None:
+    """Eyeshield 21 against the computer (away) on the simulated mat, its web view served
+    over the table: the players play until the computer plays a card of its hand from a
+    hand slot. The table's page and home's show its slot, beside a face-down card, and
+    name no card of its hand (the state neither); another card of its hand laid where
+    the lights show is flagged and taken back; put back, the card chosen is laid: its
+    action, recorded."""
+    from browser import open_page
+    from playwright.sync_api import expect
+
+    from masume.web.server import serve
+
+    hands = Hands("eyeshield21", make_sim, tmp_path, "away")
+    web = serve(hands.session)
+
+    def laid_on_slots() -> dict[str, str]:
+        cards = hands.game.position.card_set
+        return {cards.by_tag(stack[-1][4:]).id: slot for slot in hands.slots()
+                if (stack := hands.sim.table.stacks.get(slot))}
+
+    def instead(shown: Any) -> str | None:
+        """The slot of another card of its hand that the rules would take where its card
+        is lit (the same action with that card), if any."""
+        position = hands.game.position
+        text = position.notation(shown.action)
+        for card, slot in laid_on_slots().items():
+            try:
+                if card != shown.card and position.is_legal(
+                        position.parse_action(text.replace(shown.card, card))):
+                    return slot
+            except ValueError:  # (IllegalAction, NotationError: not one the rules take)
+                continue
+        return None
+
+    try:
+        shown = other = None
+        for _ in range(400):
+            position = hands.game.position
+            if position.outcome() is not None:
+                break
+            if not position.status().awaiting and acting_side(position) == "away":
+                shown = hands.lit("computer")
+                if shown is not None and shown.card and (other := instead(shown)):
+                    break
+            hands.step()
+        assert shown is not None and shown.card and other, hands.game.notations()
+        slot, (cell,) = shown.slot, shown.lit.put
+        held = hands.on_slots()
+        cards = hands.game.position.card_set
+        hidden = [word for copy in held for word in (copy, cards.copy(copy).card.name)]
+        assert shown.words.startswith("?@") or "?" in shown.words.split(":")[0]
+        assert f"a face-down card, the one on its hand slot {slot}, laid " in shown.words
+        assert shown.words.endswith(f" on {cell}")
+        for role in ("table", "home", "spectator"):
+            with urllib.request.urlopen(at(web.link(role), "api/state")) as response:
+                text = response.read().decode()
+            assert not any(word in text for word in hidden), role
+            assert json.loads(text)["advice"]["shown"]["text"] == shown.words
+        with open_page(chromium, web.link("home"), width=1100, height=900) as (page, errors):
+            page.wait_for_selector("body[data-ready=true]")
+            says = page.locator("#computer-says")
+            expect(says).to_contain_text(f"computer: {shown.words}")
+            expect(says.locator(".face-down")).to_have_count(1)
+            for where in ("#computer-says", "#board", "#moves"):
+                text = page.locator(where).inner_text()
+                assert not any(word in text for word in hidden), (where, text)
+            # Another card of its hand laid there: flagged, taken back.
+            count = len(hands.game.actions)
+            wrong = hands.sim.lift(other)
+            hands.sim.place(cell, wrong)
+            hands.wait(lambda: NOT_THE_COMPUTERS in hands.session.core.notice, "the flag")
+            message = hands.session.state()["tracker"]["message"]
+            assert f"not the card on its hand slot {slot}" in message
+            assert not any(word in message for word in hidden), message
+            expect(says).to_contain_text(f"not the card on its hand slot {slot}")
+            assert len(hands.game.actions) == count
+            # Put back, then the card chosen laid: the computer's action, recorded.
+            hands.sim.lift(cell)
+            hands.sim.place(other, wrong)
+            hands.wait(lambda: hands.session.tracker.view.state == "in-sync"
+                       and hands.session.core.shown is not None
+                       and hands.session.core.shown.words == shown.words, "lit again")
+            hands.sim.place(cell, hands.sim.lift(slot))
+            hands.wait(lambda: len(hands.game.actions) > count, "its card recorded")
+            assert hands.game.actions[count] == shown.action
+            expect(page.locator("#moves")).to_contain_text(f"@{cell}")
+            assert errors == []
+    finally:
+        web.stop()
+        hands.close()
+    assert shown.card in (store := (hands.store.folder / "record.txt").read_text()), store

@@ -227,15 +227,33 @@ def said_to_all(position: AnyPosition, message: str) -> str:
 
 def _unnamed(message: str, cards: CardSet, seen: str) -> str:
     """``message`` with every card the viewer may not see called "a card" (its name and
-    copy id, ``Aoki (F01.1)``, or its tag), the reason and the next step kept."""
-    for copy in cards.copies():
+    copy id, ``Aoki (F01.1)``, its name, its copy id or its tag), the reason and the next
+    step kept. The name and id together go first for every copy: a name replaced alone
+    first (another copy's of the same card) left ``a card (S09.2)``.
+
+    >>> from masume.cards import load_card_set
+    >>> cards = load_card_set("eyeshield21-demo")
+    >>> name = cards.copy("S09.2").card.name
+    >>> _unnamed(f"{name} (S09.2) is on away-pass-4; S09.2 again", cards, "")
+    'a card is on away-pass-4; a card again'
+    """
+    copies = cards.copies()
+    for copy in copies:
         named = f"{copy.card.name} ({copy.id})"
         if named in message and copy.card.name not in seen:
             message = message.replace(named, "a card")
+    for copy in copies:
         for word in (copy.tag, copy.card.name):
             if word and word in message and word not in seen:
                 message = message.replace(word, "a card")
+        if copy.id in message and not re.search(_alone(copy.id), seen):
+            message = re.sub(_alone(copy.id), "a card", message)
     return message
+
+
+def _alone(copy_id: str) -> str:
+    """A pattern of ``copy_id`` as a word of its own (not part of a longer id)."""
+    return rf"(?<![\w.]){re.escape(copy_id)}(?![\w.])"
 
 
 def _seen_text(state: Mapping[str, Any]) -> str:
