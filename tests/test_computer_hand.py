@@ -149,3 +149,68 @@ def test_the_search_never_sees_the_other_sides_hand(game: str) -> None:
         if compared == 3:
             break
     assert compared == 3
+
+
+#: Eyeshield 21, away's main phase, five guts (a buy is legal), three characters each
+#: side; away's hand of ``{hand}`` cards (``{deck}`` in its deck).
+E21_MAIN = ("cards=eyeshield21-demo decks=falcons/sharks first=home step=main move=away turn=away "
+            "n=2 home=27/5/5/0 away={deck}/{hand}/5/0 cells=away-character-2:S05.1,"
+            "away-character-3:S04.2,away-character-5:S06.2,home-character-1:F08.2,"
+            "home-character-3:F05.1,home-character-4:F07.2")
+
+
+def e21_main(hand: int) -> Any:
+    """:data:`E21_MAIN` with away holding ``hand`` cards, the first eight of them known."""
+    position = load_rules("eyeshield21").from_text(E21_MAIN.format(deck=32 - hand, hand=hand))
+    return position.holding("away", tuple(sorted(position.drawable("away"))[:min(hand, 8)]))
+
+
+def test_the_computer_takes_its_hand_no_further_than_its_slots() -> None:
+    """The seed lets a hand pass its limit within its turn (「上限は 5枚(自ターン内に調整有り)」:
+    buying cards with guts, 「ガッツを消費して、デッキからカードを引き手札に加える」), but the
+    table reads only the cards on the computer's eight hand slots: the computer buys no
+    card past them (its search's root leaves such an action out: ``hand_cap``), so no card
+    it holds is one it does not know by its own choice. Without the cap it would buy."""
+    held = e21_main(8)
+    buy = held.parse_action("buy")
+    assert held.is_legal(buy)
+    free = search(held, "away", 600.0, rng=random.Random(1), iterations=300)
+    capped = search(held, "away", 600.0, rng=random.Random(1), iterations=300, hand_cap=8)
+    assert buy in free.stats and buy not in capped.stats and capped.action != buy
+    # Below the cap a buy is one of its choices; past it (a hand of 9 the rules made), it
+    # does not grow further.
+    assert buy in search(held, "away", 600.0, rng=random.Random(1), iterations=300,
+                         hand_cap=9).stats
+    nine = e21_main(9)
+    assert buy not in search(nine, "away", 600.0, rng=random.Random(1), iterations=300,
+                             hand_cap=8).stats
+    # A level's random move keeps to the cap too.
+    from masume.ai import Level, advise
+    wild = Level("wild", seconds=1.0, iterations=1, blunders=1.0)
+    assert all(advise(held, "away", wild, random.Random(seed), hand_cap=8).action != buy
+               for seed in range(40))
+
+
+def test_a_hand_larger_than_its_slots_is_said() -> None:
+    """A hand of nine on eight slots (the rules made it so: an ability's draw, a buy made
+    by hand): the eight read are held, the ninth counted as unread and said, and the
+    search plays it only as a card nobody read (any of the unseen)."""
+    from masume.boards import load_board
+    from masume.play.cards import hand_read
+
+    nine = e21_main(9).holding("away", ())
+    board = load_board(load_rules("eyeshield21").board)
+    slots = sorted((c.name for c in board.hand_slots("away")),
+                   key=lambda name: int(name.rsplit("-", 1)[1]))
+    cards = nine.card_set
+    eight = sorted(nine.drawable("away"))[:8]
+    readings = {slot: cards.copy(card).tag for slot, card in zip(slots, eight, strict=True)}
+    read = hand_read(nine, board, readings, "away")
+    assert not read.waiting and (read.capacity, read.unread) == (8, 1)
+    assert read.position.hand_of("away") == tuple(eight)
+    assert read.unread_said("away") == (
+        "away's hand holds 9 cards, 1 past its 8 slots: keep the card(s) past them face "
+        "down beside the slots, unread; the computer does not know them, and a card it "
+        "plays from them is said as one kept beside its slots")
+    eight_held = hand_read(e21_main(8).holding("away", ()), board, readings, "away")
+    assert (eight_held.unread, eight_held.unread_said("away")) == (0, "")

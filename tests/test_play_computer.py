@@ -7,6 +7,7 @@ taken back. Waits are on the table's state, never on the clock."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import threading
 import traceback
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -725,3 +727,242 @@ def test_the_computers_hand_on_its_slots_on_the_page(tmp_path: Path, chromium) -
     record = (store.folder / "record.txt").read_text()
     assert "hand SY04 on 2" in record
     assert not any(word in play.printed() for word in hidden)
+
+
+@pytest.mark.browser
+def test_no_page_shows_the_computers_hand(tmp_path: Path, chromium) -> None:
+    """`masume play magic-number-eleven --simulate --resume FOLDER`, the computer away: the
+    terminal prints no link for away (its page would show the computer's hand), no page
+    offers one, and a page asked for as away is refused. With its two cards on its hand
+    slots and its card lit, the state of the table's page, home's and the spectators'
+    names neither card (id nor name), and home's page in Chromium shows none of them."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    from browser import open_page
+    from playwright.sync_api import expect
+    from test_computer_hand import ATTACK_AT_9
+    from test_play import Play, wait_state
+
+    rules = load_rules("magic-number-eleven")
+    start = rules.from_text(ATTACK_AT_9)
+    store = GameStore.new(tmp_path, "magic-number-eleven", {"Computer": "away club"})
+    store.save(Game(start))
+    cards = start.card_set
+    hidden = [word for copy in ("SY24", "SY04") for word in (copy, cards.copy(copy).card.name)]
+    play = Play("magic-number-eleven", "--simulate", "--resume", str(store.folder),
+                "--http-port", "0", "--games-dir", str(tmp_path), stdin=subprocess.DEVNULL)
+    try:
+        play.until("web view for spectators: ")
+        links = {line.split(": ", 1)[0]: line.split(": ", 1)[1] for line in play.lines
+                 if line.startswith("web view")}
+        assert set(links) == {"web view", "web view for home", "web view for spectators"}
+        table, home, spectators = (links["web view"], links["web view for home"],
+                                   links["web view for spectators"])
+        wait_state(table, lambda s: "hand slots" in s["tracker"]["message"])
+        post(table, "api/sim/card", {"square": "away-hand-1", "card": "SY24"})
+        post(table, "api/sim/card", {"square": "away-hand-2", "card": "SY04"})
+        wait_state(table, lambda s: s["advice"]["shown"] is not None)
+        for url in (table, home, spectators):
+            for path in ("api/state", "api/access"):
+                with urllib.request.urlopen(at(url, path)) as response:
+                    text = response.read().decode()
+                assert not any(word in text for word in hidden), (url, path)
+            with urllib.request.urlopen(at(url, "api/access")) as response:
+                offered = {link["role"] for link in json.load(response)["links"]}
+            assert "away" not in offered, offered
+        assert wait_state(home, lambda s: s["view"]["viewer"] == "home")["pieces"][
+            "away-hand-2"] == ["card"]
+        base = table.split("?", 1)[0]
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"{base}api/state?as=away")
+        assert refused.value.code == 403
+        assert "away is the computer's side" in refused.value.read().decode()
+        with open_page(chromium, home, width=1100, height=900) as (page, errors):
+            page.wait_for_selector("body[data-ready=true]")
+            expect(page.locator("#role")).to_have_text("this page: home")
+            expect(page.locator("#computer-says .face-down")).to_have_count(1)
+            expect(page.locator('#links [data-role="home"]')).to_have_count(1)
+            expect(page.locator('#links [data-role="away"]')).to_have_count(0)
+            text = page.locator("body").inner_text()
+            assert not any(word in text for word in hidden), text
+            assert not any(word in page.content() for word in hidden)
+            assert errors == []
+    finally:
+        play.stop()
+    assert "web view for away" not in play.printed()
+    assert not any(word in play.printed() for word in hidden)
+
+
+def test_a_computers_hand_past_its_slots_is_said(make_sim: Any, tmp_path: Path) -> None:
+    """Eyeshield 21, the computer (away) to act in its main phase with nine cards in hand
+    (the seed's limit of five is kept only at its turn's end: 「上限は 5枚(自ターン内に調整
+    有り)」), eight hand slots: the table asks for eight, then says the ninth is unread and
+    the computer does not know it; the computer buys no card more (its hand would grow
+    further past its slots), and what it lights is a legal action."""
+    from test_computer_hand import E21_MAIN
+
+    start = load_rules("eyeshield21").from_text(E21_MAIN.format(deck=23, hand=9))
+    hands = Hands("eyeshield21", make_sim, tmp_path, "away", Game(start))
+    try:
+        shown = hands.lit("computer")
+        assert len(hands.on_slots()) == 8
+        said = ("computer: away's hand holds 9 cards, 1 past its 8 slots: keep the card(s) "
+                "past them face down beside the slots, unread; the computer does not know "
+                "them, and a card it plays from them is said as one kept beside its slots")
+        assert said in hands.said
+        action = shown.action if shown is not None else hands.game.actions[-1]
+        assert start.notation(action) != "buy" and start.is_legal(action)
+        if shown is not None and from_hand(start, start.notation(action))[1] \
+                and not shown.card:  # its unread card: said so, never named
+            assert ("a face-down card, one of those kept beside its slots (unread), laid "
+                    in shown.words), shown.words
+    finally:
+        hands.close()
+
+
+#: Magic Number Eleven, home's Star ball winner (ST05) just placed, its instant effect
+#: to use or not: 「相手の手札のシナジーカードを裏面のまま1枚選んで捨てる」; away (the
+#: computer) holds five cards.
+BALL_WINNER = (
+    "mne1;cards=magic-number-eleven-demo;first=home;shootout=0;phase=effect;half=1;turn=0;"
+    "additional=0;ran_out=0;field=A1d:A03,A2a:A06,A2c:A02,A2e:A01,A3b:A04,A3e:A07,A4a:A08,"
+    "A4d:ST08,H1b:H02,H2a:ST03,H2c:H07,H2e:H06,H3a:ST05,H3c:H04,H3e:H05,H4a:H09,H4d:ST12;"
+    "unplaced=H08|A09,A10;bench=home-bench-1:H03:1,home-bench-2:H10:1,home-bench-3:H01:1|"
+    "away-bench-1:ST04:1,away-bench-2:ST02:1,away-bench-3:A05:1;subs=3|3;used=A1d^;"
+    "initiative=7;score=0|0;hands=2|5;deck=14;discard=SY02,SY08,SY13,SY17;discard_unknown=0;"
+    "areas=|;team_symbols=2|1;placed=H3a;shot=;penalty=|;stars=ST05,ST12,ST03|ST02,ST04,ST08;"
+    "revealed=;boxed=ST01,ST06,ST07;ready=0|0;shootout_kicks=|;last=;shown=0|0;then=;"
+    "resigned=-1")
+
+
+def test_a_discard_nobody_sees_from_the_computers_hand(make_sim: Any, tmp_path: Path) -> None:
+    """Home's effect discards one of the computer's five cards unseen: the table says that
+    one went to the discard pile unseen and to take any one, without looking, off its
+    hand slots onto the discard pile (not which: nobody may know), naming no card; done
+    so, the computer plays on holding the four left."""
+    start = load_rules("magic-number-eleven").from_text(BALL_WINNER)
+    hands = Hands("magic-number-eleven", make_sim, tmp_path, "away", Game(start))
+    try:
+        hands.deal()
+        laid = hands.on_slots()
+        assert len(laid) == 5
+        hands.choose("effect")
+        said = ("computer: away's hand holds 4 card(s) and its hand slots 5: 1 went to the "
+                "discard pile unseen: take any 1 of them off its hand slots (away-hand-1 to "
+                "away-hand-5), without looking, and lay it face down on the discard pile")
+        hands.wait(lambda: hands.session.core.notice == said, "the discard said")
+        message = hands.session.state()["tracker"]["message"]
+        assert said in message
+        cards = start.card_set
+        assert not any(card in message or cards.copy(card).card.name in message
+                       for card in laid)
+        slot = hands.slots()[2]
+        piece = hands.sim.lift(slot)
+        hands.sim.place("synergy-discard", piece)
+        shown = hands.lit("computer")  # (a card it drew since: laid on a free slot)
+        assert said not in hands.session.core.notice
+        assert piece not in hands.sim.table.stacks.get(slot, [])
+        left = laid - {cards.by_tag(piece[4:]).id}
+        assert len(left) == 4 and left <= hands.on_slots()
+        assert hands.game.notations()[0] == "effect"
+        if shown is not None and shown.card:  # a card of its hand, held
+            assert shown.card in hands.on_slots()
+    finally:
+        hands.close()
+
+
+@pytest.mark.browser
+def test_the_eyeshield21_computers_hand_on_the_page(make_sim: Any, tmp_path: Path,
+                                                    chromium) -> None:
+    """Eyeshield 21 against the computer (away) on the simulated mat, its web view served
+    over the table: the players play until the computer plays a card of its hand from a
+    hand slot. The table's page and home's show its slot, beside a face-down card, and
+    name no card of its hand (the state neither); another card of its hand laid where
+    the lights show is flagged and taken back; put back, the card chosen is laid: its
+    action, recorded."""
+    from browser import open_page
+    from playwright.sync_api import expect
+
+    from masume.web.server import serve
+
+    hands = Hands("eyeshield21", make_sim, tmp_path, "away")
+    web = serve(hands.session)
+
+    def laid_on_slots() -> dict[str, str]:
+        cards = hands.game.position.card_set
+        return {cards.by_tag(stack[-1][4:]).id: slot for slot in hands.slots()
+                if (stack := hands.sim.table.stacks.get(slot))}
+
+    def instead(shown: Any) -> str | None:
+        """The slot of another card of its hand that the rules would take where its card
+        is lit (the same action with that card), if any."""
+        position = hands.game.position
+        text = position.notation(shown.action)
+        for card, slot in laid_on_slots().items():
+            try:
+                if card != shown.card and position.is_legal(
+                        position.parse_action(text.replace(shown.card, card))):
+                    return slot
+            except ValueError:  # (IllegalAction, NotationError: not one the rules take)
+                continue
+        return None
+
+    try:
+        shown = other = None
+        for _ in range(400):
+            position = hands.game.position
+            if position.outcome() is not None:
+                break
+            if not position.status().awaiting and acting_side(position) == "away":
+                shown = hands.lit("computer")
+                if shown is not None and shown.card and (other := instead(shown)):
+                    break
+            hands.step()
+        assert shown is not None and shown.card and other, hands.game.notations()
+        slot, (cell,) = shown.slot, shown.lit.put
+        held = hands.on_slots()
+        cards = hands.game.position.card_set
+        hidden = [word for copy in held for word in (copy, cards.copy(copy).card.name)]
+        assert shown.words.startswith("?@") or "?" in shown.words.split(":")[0]
+        assert f"a face-down card, the one on its hand slot {slot}, laid " in shown.words
+        assert shown.words.endswith(f" on {cell}")
+        for role in ("table", "home", "spectator"):
+            with urllib.request.urlopen(at(web.link(role), "api/state")) as response:
+                text = response.read().decode()
+            assert not any(word in text for word in hidden), role
+            assert json.loads(text)["advice"]["shown"]["text"] == shown.words
+        with open_page(chromium, web.link("home"), width=1100, height=900) as (page, errors):
+            page.wait_for_selector("body[data-ready=true]")
+            says = page.locator("#computer-says")
+            expect(says).to_contain_text(f"computer: {shown.words}")
+            expect(says.locator(".face-down")).to_have_count(1)
+            for where in ("#computer-says", "#board", "#moves"):
+                text = page.locator(where).inner_text()
+                assert not any(word in text for word in hidden), (where, text)
+            # Another card of its hand laid there: flagged, taken back.
+            count = len(hands.game.actions)
+            wrong = hands.sim.lift(other)
+            hands.sim.place(cell, wrong)
+            hands.wait(lambda: NOT_THE_COMPUTERS in hands.session.core.notice, "the flag")
+            message = hands.session.state()["tracker"]["message"]
+            assert f"not the card on its hand slot {slot}" in message
+            assert not any(word in message for word in hidden), message
+            expect(says).to_contain_text(f"not the card on its hand slot {slot}")
+            assert len(hands.game.actions) == count
+            # Put back, then the card chosen laid: the computer's action, recorded.
+            hands.sim.lift(cell)
+            hands.sim.place(other, wrong)
+            hands.wait(lambda: hands.session.tracker.view.state == "in-sync"
+                       and hands.session.core.shown is not None
+                       and hands.session.core.shown.words == shown.words, "lit again")
+            hands.sim.place(cell, hands.sim.lift(slot))
+            hands.wait(lambda: len(hands.game.actions) > count, "its card recorded")
+            assert hands.game.actions[count] == shown.action
+            expect(page.locator("#moves")).to_contain_text(f"@{cell}")
+            assert errors == []
+    finally:
+        web.stop()
+        hands.close()
+    assert shown.card in (store := (hands.store.folder / "record.txt").read_text()), store

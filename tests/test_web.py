@@ -40,6 +40,7 @@ class FakeTable:
     known piece, something to lift) and refuses everything when not simulated."""
 
     sides = ("blue", "red")
+    computer = None  # people only: a link for each side
 
     def __init__(self, board: str = "soccer-shogi", *, simulated: bool = True) -> None:
         self._board = load_board(board)

@@ -25,7 +25,7 @@ from typing import Protocol
 from masume.rules.base import AnyPosition, HoldsHands
 
 from .heuristics import evaluation, playable
-from .search import acting_side, check_turn, is_chance, search
+from .search import acting_side, check_turn, is_chance, search, within_hand
 
 
 class Player(Protocol):
@@ -156,15 +156,20 @@ class Advice:
     value: float
 
 
-def advise(position: AnyPosition, side: str, level: Level, rng: random.Random) -> Advice:
+def advise(position: AnyPosition, side: str, level: Level, rng: random.Random,
+           hand_cap: int | None = None) -> Advice:
     """The action ``level`` chooses for ``side`` (the side to act) and its value: the
     computer's move, or a hint. A level's random moves are made here too (its value then
-    is the search's, if the search tried it, else 0.5: not judged)."""
+    is the search's, if the search tried it, else 0.5: not judged). ``hand_cap``: the
+    most cards its hand holds by its own choice (its hand slots: :class:`Search`)."""
     check_turn(position, side)
     if level.blunders and rng.random() < level.blunders:
         actions: list[Hashable] = playable(position)
+        if hand_cap is not None:
+            actions = within_hand(position, side, actions, hand_cap)
         return Advice(side, rng.choice(actions), 0.5)
-    found = search(position, side, level.seconds, rng=rng, iterations=level.iterations)
+    found = search(position, side, level.seconds, rng=rng, iterations=level.iterations,
+                   hand_cap=hand_cap)
     _visits, value = found.stats.get(found.action, (0, 0.5))
     return Advice(side, found.action, value)
 

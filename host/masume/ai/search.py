@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 
-from masume.rules.base import AnyPosition, HidesInformation, SamplesUnseen
+from masume.rules.base import AnyPosition, HidesInformation, HoldsHands, SamplesUnseen
 
 from . import heuristics
 
@@ -67,6 +67,30 @@ def check_turn(position: AnyPosition, side: str) -> None:
         raise ValueError(f"{side} does not act now: {acting_side(position)} does")
 
 
+def within_hand(position: AnyPosition, side: str, actions: list[Hashable], cap: int,
+                over: dict[Hashable, bool] | None = None) -> list[Hashable]:
+    """The ``actions`` after which ``side``'s hand holds no more than ``cap`` cards (or than
+    it holds now, if more): all of them if none does, or if the game knows no hands.
+    ``over``: what is known already, action -> over (an action's hand after it is a count
+    that the hidden cards do not change), kept up to date.
+
+    >>> from masume.games import load_rules
+    >>> start = load_rules("soccer-shogi").start()
+    >>> within_hand(start, "blue", ["any"], 0)
+    ['any']
+    """
+    if not isinstance(position, HoldsHands):
+        return actions
+    most = max(cap, position.hand_size(side))
+    known = {} if over is None else over
+    for action in actions:
+        if action not in known:
+            after = position.apply(action)
+            known[action] = isinstance(after, HoldsHands) and after.hand_size(side) > most
+    kept = [action for action in actions if not known[action]]
+    return kept or actions
+
+
 @dataclass(eq=False)
 class Node:
     """A node of the tree: the side that acted into it, its statistics, its children."""
@@ -99,9 +123,16 @@ class Search:
 
     def __init__(self, position: AnyPosition, side: str, rng: random.Random,
                  playout_depth: int | None = None,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+                 clock: Callable[[], float] = time.perf_counter,
+                 hand_cap: int | None = None) -> None:
         check_turn(position, side)
         self.side = side
+        #: The most cards the side's hand may hold by its own choice (a table's hand
+        #: slots: docs/ai.md, "A hand larger than its slots"): an action of the root that
+        #: would take the hand past it (and past what it holds now) is not chosen, unless
+        #: every action would. None: no cap. (action -> over the cap, at the root.)
+        self.hand_cap = hand_cap if isinstance(position, HoldsHands) else None
+        self._over: dict[Hashable, bool] = {}
         self.rng = rng
         self.playout_depth = (heuristics.playout_depth(position.game) if playout_depth is None
                               else playout_depth)
@@ -117,7 +148,13 @@ class Search:
         self.root = Node(None)
         if not self.hidden:
             self.root.position = position
-            self.root.untried = self._shuffled(position)
+            self.root.untried = self._capped(position, self._shuffled(position))
+
+    def _capped(self, position: AnyPosition, actions: list[Hashable]) -> list[Hashable]:
+        """The root's ``actions`` that keep the side's hand within :attr:`hand_cap`."""
+        if self.hand_cap is None:
+            return actions
+        return within_hand(position, self.side, actions, self.hand_cap, self._over)
 
     def _shuffled(self, position: AnyPosition) -> list[Hashable]:
         """The legal actions in the order to try them (from the end): the game's eager
@@ -184,7 +221,7 @@ class Search:
             if not self.hidden or self.start.is_legal(action):
                 return SearchResult(action, done, stats)
         listed = self.root.untried if not self.hidden and not stats else None
-        actions = listed or heuristics.playable(self.start)
+        actions = listed or self._capped(self.start, heuristics.playable(self.start))
         return SearchResult(self.rng.choice(actions), done, stats)
 
     def _determinized(self) -> AnyPosition:
@@ -283,6 +320,8 @@ class Search:
             # Not into a child proven lost for the actor (one proven won makes the node so).
             return self._ucb_open(node), False
         legal = heuristics.playable(position)
+        if node is self.root:
+            legal = self._capped(position, legal)
         new = [a for a in legal if a not in node.children]
         for action in legal:
             if action in node.children:
@@ -346,14 +385,16 @@ class Search:
 
 
 def search(position: AnyPosition, side: str, seconds: float, *, rng: random.Random,
-           iterations: int | None = None, playout_depth: int | None = None) -> SearchResult:
+           iterations: int | None = None, playout_depth: int | None = None,
+           hand_cap: int | None = None) -> SearchResult:
     """Search ``position`` for ``side`` for at most ``seconds`` (and ``iterations``),
     counted from the call: listing the first actions is part of the time, and so is
-    freeing the tree (:data:`FINISHING`)."""
+    freeing the tree (:data:`FINISHING`). ``hand_cap``: see :class:`Search`."""
     began = time.perf_counter()
-    found = Search(position, side, rng, playout_depth)
+    found = Search(position, side, rng, playout_depth, hand_cap=hand_cap)
     finishing = min(FINISHING * seconds, 0.02)
     return found.run(seconds - finishing - (time.perf_counter() - began), iterations)
 
 
-__all__ = ["Node", "Search", "SearchResult", "acting_side", "check_turn", "is_chance", "search"]
+__all__ = ["Node", "Search", "SearchResult", "acting_side", "check_turn", "is_chance", "search",
+           "within_hand"]

@@ -4,8 +4,9 @@ With ``--port`` it drives that board. Without, it looks for a masume board on US
 (a Raspberry Pi Pico or an ESP32-S3) and, when none is attached, starts the
 simulated board itself. The web view's links are printed, each with this run's
 secret: ``web view: URL`` (the table's page: on the simulated board the players'
-hands), ``web view for SIDE: URL`` for each player (their own cards in a card game)
-and ``web view for spectators: URL`` (read only). Actions are printed as they are
+hands), ``web view for SIDE: URL`` for each player (their own cards in a card game;
+none for the computer's side, whose page would show its hidden hand) and ``web view
+for spectators: URL`` (read only). Actions are printed as they are
 played, and ``table: ...`` lines say what the table refused and why, and how to
 put the board right.
 

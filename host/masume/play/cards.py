@@ -133,6 +133,22 @@ class HandRead:
     position: Any
     slots: Mapping[str, str]
     waiting: str = ""
+    #: How many hand slots the side has (its hand's cap by its own choice), or None.
+    capacity: int | None = None
+    #: Cards of the hand past its slots, which nobody read: the side's search does not
+    #: know them (said by :attr:`unread_said`).
+    unread: int = 0
+
+    def unread_said(self, side: str) -> str:
+        """What the table says of a hand larger than its slots (docs/ai.md, "A hand larger
+        than its slots"), or "" when every card of the hand was read."""
+        if not self.unread:
+            return ""
+        slots = self.capacity or 0
+        return (f"{side}'s hand holds {slots + self.unread} cards, {self.unread} past its "
+                f"{slots} slots: keep the card(s) past them face down beside the slots, "
+                f"unread; the computer does not know them, and a card it plays from them is "
+                f"said as one kept beside its slots")
 
 
 def hand_read(position: AnyPosition, board: Any, readings: Mapping[str, Any] | None,
@@ -141,7 +157,7 @@ def hand_read(position: AnyPosition, board: Any, readings: Mapping[str, Any] | N
     game that knows hands card by card (:class:`masume.rules.base.HoldsHands`) on a
     board with slots for the side. Elsewhere the position as it is (the hand a count).
     It waits until every slot the hand can fill holds a card (a hand larger than the
-    slots: the rest unread)."""
+    slots: the rest unread, counted in ``unread``)."""
     slots = sorted(board.hand_slots(side), key=lambda cell: _slot_number(cell.name))
     cards = cards_of(position)
     if not slots or cards is None or not isinstance(position, HoldsHands):
@@ -163,8 +179,15 @@ def hand_read(position: AnyPosition, board: Any, readings: Mapping[str, Any] | N
                                       f"drawn face down on its free hand slots "
                                       f"({slots[0].name} to {slots[-1].name})")
     if len(read) > size:
+        # A card of it discarded unseen (an opponent's effect, a hand limit's discard): no
+        # one may know which, so any (docs/ai.md, "A discard nobody sees").
+        gone = len(read) - size
         return HandRead(position, {}, f"{side}'s hand holds {size} card(s) and its hand slots "
-                                      f"{len(read)}: take off the card(s) played or discarded")
+                                      f"{len(read)}: {gone} went to the discard pile unseen: "
+                                      f"take any {gone} of them off its hand slots "
+                                      f"({slots[0].name} to {slots[-1].name}), without "
+                                      f"looking, and lay {'it' if gone == 1 else 'them'} "
+                                      f"face down on the discard pile")
     try:
         held = position.holding(side, tuple(read))
     except ValueError as exc:
@@ -173,7 +196,7 @@ def hand_read(position: AnyPosition, board: Any, readings: Mapping[str, Any] | N
                       if copy in str(exc)), "a hand slot")
         return HandRead(position, {}, f"the card on {wrong} cannot be in {side}'s hand: take it "
                                       "off and lay the card drawn")
-    return HandRead(held, read)
+    return HandRead(held, read, capacity=len(slots), unread=max(0, size - len(slots)))
 
 
 def _slot_number(name: str) -> int:
@@ -204,15 +227,33 @@ def said_to_all(position: AnyPosition, message: str) -> str:
 
 def _unnamed(message: str, cards: CardSet, seen: str) -> str:
     """``message`` with every card the viewer may not see called "a card" (its name and
-    copy id, ``Aoki (F01.1)``, or its tag), the reason and the next step kept."""
-    for copy in cards.copies():
+    copy id, ``Aoki (F01.1)``, its name, its copy id or its tag), the reason and the next
+    step kept. The name and id together go first for every copy: a name replaced alone
+    first (another copy's of the same card) left ``a card (S09.2)``.
+
+    >>> from masume.cards import load_card_set
+    >>> cards = load_card_set("eyeshield21-demo")
+    >>> name = cards.copy("S09.2").card.name
+    >>> _unnamed(f"{name} (S09.2) is on away-pass-4; S09.2 again", cards, "")
+    'a card is on away-pass-4; a card again'
+    """
+    copies = cards.copies()
+    for copy in copies:
         named = f"{copy.card.name} ({copy.id})"
         if named in message and copy.card.name not in seen:
             message = message.replace(named, "a card")
+    for copy in copies:
         for word in (copy.tag, copy.card.name):
             if word and word in message and word not in seen:
                 message = message.replace(word, "a card")
+        if copy.id in message and not re.search(_alone(copy.id), seen):
+            message = re.sub(_alone(copy.id), "a card", message)
     return message
+
+
+def _alone(copy_id: str) -> str:
+    """A pattern of ``copy_id`` as a word of its own (not part of a longer id)."""
+    return rf"(?<![\w.]){re.escape(copy_id)}(?![\w.])"
 
 
 def _seen_text(state: Mapping[str, Any]) -> str:

@@ -125,6 +125,10 @@ class _Job:
     at: int
     #: The computer's cards read on its hand slots: card -> slot (docs/ai.md).
     slots: Mapping[str, str] = field(default_factory=dict)
+    #: How many hand slots it has: its hand grows no further by its own choice.
+    hand_cap: int | None = None
+    #: Cards of its hand past its slots, unread (said; played as "kept beside").
+    unread: int = 0
 
 
 class Advisor:
@@ -241,7 +245,12 @@ class Advisor:
             self._asked = ""
             if self._failed == (at, hand.position):
                 return None
-            return _Job("computer", side, hand.position, at, hand.slots)
+            # A hand larger than its slots: said, every time its search begins so.
+            past = hand.unread_said(side)
+            if past and core.notice != f"computer: {past}":
+                out.add(core.say(f"computer: {past}"))
+            return _Job("computer", side, hand.position, at, hand.slots, hand.capacity,
+                        hand.unread)
         if self._hint_wanted:
             self._hint_wanted = False
             return _Job("hint", side, position, at)
@@ -250,8 +259,9 @@ class Advisor:
     def _think(self, job: _Job) -> Advice | Exception:
         """The search, on the search thread: what it found, or what it raised."""
         try:
-            return advise(job.position, job.side,
-                          self.level if job.kind == "computer" else HINT_LEVEL, self.rng)
+            if job.kind == "computer":
+                return advise(job.position, job.side, self.level, self.rng, job.hand_cap)
+            return advise(job.position, job.side, HINT_LEVEL, self.rng)
         except Exception as exc:  # said on the core's thread (_found)
             log.error("advisor: search for %s: %s", job.side, exc, exc_info=exc)
             return exc
@@ -278,7 +288,8 @@ class Advisor:
                                     f"{found}); {fallback}")
         self.error = None
         # (The runner saves it with its turn.)
-        return core.show(job.kind, found.side, found.action, found.value, job.at, job.slots)
+        return core.show(job.kind, found.side, found.action, found.value, job.at, job.slots,
+                         unread=job.unread)
 
     def _said(self, core: TableCore, message: str) -> Effects:
         self.error = message

@@ -270,13 +270,16 @@ class TableCore:
         return action, self._flush()
 
     def show(self, kind: Literal["computer", "hint"], side: str, action: Hashable,
-             value: float, at: int, slots: Mapping[str, str] | None = None) -> Effects:
+             value: float, at: int, slots: Mapping[str, str] | None = None,
+             unread: int = 0) -> Effects:
         """Light ``action``, found for ``side`` when ``at`` actions were played (the
         advisor's, off the table's thread): nothing if the game has gone on since. The
         computer's action that moves nothing on the board (keeping the ball, a system
         declared) is made at once: there is nothing for a hand to do. ``slots``: the
         computer's cards on its hand slots, card -> slot: a card of them it plays is
-        said and lit as its slot, never named (docs/ai.md, "The computer's hand")."""
+        said and lit as its slot, never named (docs/ai.md, "The computer's hand");
+        ``unread``: cards of its hand past its slots, which a card of its hand that lies on
+        no slot is one of (said so)."""
         position = self.game.position
         if (len(self.game.actions) != at or self.resigned or position.outcome() is not None
                 or not position.is_legal(action)):
@@ -299,9 +302,11 @@ class TableCore:
             self.shown = Shown(kind, side, action, at, position, words, value, lit, card, slot)
             noted = words.split(": ")[0]
         else:
-            self.shown = Shown(kind, side, action, at, position,
-                               _in_words(position, action, take, put),
-                               value, lit)
+            words = _in_words(position, action, take, put)
+            if kind == "computer" and unread and from_hand(position,
+                                                           position.notation(action))[1]:
+                words = _from_slot(position, action, "", put)  # a card past its slots
+            self.shown = Shown(kind, side, action, at, position, words, value, lit)
             noted = position.notation(action)
         who = "computer" if kind == "computer" else f"hint for {side}"
         self._note(kind, action=noted, value=round(value, 3))
@@ -795,6 +800,10 @@ def _carried_out(position: AnyPosition, made: Hashable, lit: Hashable) -> bool:
     return blind and made_words == lit_words
 
 
+#: The computer's card past its hand slots (docs/ai.md, "A hand larger than its slots").
+BESIDE_THE_SLOTS = "one of those kept beside its slots (unread)"
+
+
 def _in_words(position: AnyPosition, action: Hashable, take: tuple[str, ...],
               put: tuple[str, ...]) -> str:
     """An action to carry out, as anyone at the table may read it: its notation and
@@ -817,14 +826,15 @@ def _in_words(position: AnyPosition, action: Hashable, take: tuple[str, ...],
 
 def _from_slot(position: AnyPosition, action: Hashable, slot: str,
                put: tuple[str, ...]) -> str:
-    """The computer's card from its hand slot ``slot``, as anyone may read it: the action
-    with the card as ``?``, the slot and where it goes, never the card's name."""
+    """The computer's card from its hand slot ``slot`` ("": one of its cards past its slots,
+    unread), as anyone may read it: the action with the card as ``?``, the slot and where
+    it goes, never the card's name."""
     public = _public(position, action)
     face = "face up" if public == position.notation(action) else "face down"
     public, _ = from_hand(position, public)
     where = ", ".join(put) or "the table"
-    return (f"{public}: a face-down card, the one on its hand slot {slot}, laid {face} "
-            f"on {where}")
+    which = f"the one on its hand slot {slot}" if slot else BESIDE_THE_SLOTS
+    return f"{public}: a face-down card, {which}, laid {face} on {where}"
 
 
 def _public(position: AnyPosition, action: Hashable, *, taken_back: bool = False) -> str:

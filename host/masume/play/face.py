@@ -22,6 +22,10 @@ class TableFace(Protocol):
         """The game's sides: each player gets a link of their own."""
 
     @property
+    def computer(self) -> str | None:
+        """The side the computer plays (None: people only): no person's link is its."""
+
+    @property
     def board(self) -> Board:
         """The board the game is played on (a review draws the game's positions on it)."""
 

@@ -279,6 +279,12 @@ class TableSession(TableRunner):
         """The game's sides (the web view gives each player a link of their own)."""
         return tuple(self.core.game.position.sides)
 
+    @property
+    def computer(self) -> str | None:
+        """The side the computer plays (None: people only): the web view makes no link
+        for it (its page would show the computer's hidden hand)."""
+        return self.advisor.computer
+
     # ---- running --------------------------------------------------------------
 
     @property

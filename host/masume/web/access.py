@@ -9,6 +9,11 @@ Each run of ``masume play`` makes a random token for each *role*:
   that player's own cards;
 - ``spectator``: the public view, read only.
 
+The computer's side (``masume play --computer SIDE``) has no role: its page would show
+the computer's hidden hand to whoever opened it, and no person plays that side. No link
+is made or printed for it, and a request that asks for it (``?as=SIDE``) is refused,
+saying whose side it is (docs/ai.md, "The computer's hand").
+
 A link is the server's address with ``?token=``, as Jupyter's is. The page that
 link opens sets a cookie per role (``masume-PORT-ROLE``, HttpOnly, SameSite=Strict),
 so the page's own requests and its event stream carry the token without it; a
@@ -47,11 +52,15 @@ class Link:
 class Access:
     """The tokens of one run of the web view at ``base_url`` (``http://host:port/``)."""
 
-    def __init__(self, sides: Iterable[str], base_url: str) -> None:
-        self.sides = tuple(str(s) for s in sides)
+    def __init__(self, sides: Iterable[str], base_url: str,
+                 computer: str | None = None) -> None:
+        everyone = tuple(str(s) for s in sides)
+        #: The computer's side: no role, no link (its hand is the computer's alone).
+        self.computer = computer if computer in everyone else None
+        self.sides = tuple(s for s in everyone if s != self.computer)
         self.base_url = base_url
         self.roles = (TABLE, *self.sides, SPECTATOR)
-        if len(set(self.roles)) != len(self.roles):
+        if len(set(self.roles)) != len(self.roles) or {TABLE, SPECTATOR} & set(everyone):
             raise ValueError(f"a side may not be called {TABLE!r} or {SPECTATOR!r}")
         self._tokens = {role: secrets.token_urlsafe(18) for role in self.roles}
         port = urlsplit(base_url).port or 80
@@ -120,6 +129,8 @@ class Access:
                 raise Denied(f"this link is not {wanted}'s")
             return role
         role = wanted or TABLE
+        if role == self.computer:
+            raise Denied(f"{role} is the computer's side: no page shows its cards")
         if role not in self._tokens:
             raise Denied(f"no one is called {role!r} here")
         name, secret = self.cookie(role)

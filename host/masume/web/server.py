@@ -5,6 +5,8 @@ The table session (``masume.play.table.TableSession``, or anything else that is 
 
 - ``simulated``: True on masume's simulated board;
 - ``sides``: the game's sides (each player gets a link of their own);
+- ``computer``: the side the computer plays, or None: it gets no link (its page would
+  show the computer's hand);
 - ``state(viewer=None) -> dict``: the whole picture, JSON-able, as ``viewer`` (a
   side, or None: anyone) may see it in a game that hides cards;
 - ``subscribe(callback) -> unsubscribe``: ``callback()`` (from any thread) whenever
@@ -199,7 +201,7 @@ def create_app(
     ``access``: the run's links (default: new ones at ``http://127.0.0.1/``);
     ``hosts``: the names it answers to (default: the loopback's); ``review_level``: the
     review's search a position (masume.play.review)."""
-    access = access or Access(table.sides, "http://127.0.0.1/")
+    access = access or Access(table.sides, "http://127.0.0.1/", table.computer)
     hosts = hosts or HostNames.for_bind("127.0.0.1")
     streams = Streams()
     reviews = Reviews(review_level)
@@ -444,7 +446,7 @@ def serve(
     if sock is None:
         sock = listen(host, port)
     real_port = sock.getsockname()[1]
-    access = Access(table.sides, f"http://{url_host(host)}:{real_port}/")
+    access = Access(table.sides, f"http://{url_host(host)}:{real_port}/", table.computer)
     app = create_app(table, access=access, hosts=HostNames.for_bind(host, allow_hosts),
                      **options)
 
