@@ -191,8 +191,9 @@ def run(args: argparse.Namespace) -> int:
         port = sim.port
     link = BoardSession(SerialTransport(port), expect=board.id, resolve=lambda _id: board)
 
-    # The table's thread and this one both print: each line goes out whole (print()
-    # writes the text and its newline apart, and two threads' lines ran together).
+    # The table's thread and this one both print: each line goes out whole, through
+    # say() alone once the table runs (print() writes the text and its newline apart:
+    # a "table: ..." line once ran into the "web view: URL" line, breaking its URL).
     printing = threading.Lock()
 
     def say(line: str) -> None:
@@ -220,10 +221,10 @@ def run(args: argparse.Namespace) -> int:
         _set_up(sim, game.position, table.readings)
     link.start()
     table.start()
-    print(f"board: {board.id} on {port}{' (simulated)' if sim else ''}", flush=True)
-    print(f"saving to {store.folder}", flush=True)
+    say(f"board: {board.id} on {port}{' (simulated)' if sim else ''}")
+    say(f"saving to {store.folder}")
     if computer:
-        print(f"the computer plays {computer} ({level_name})", flush=True)
+        say(f"the computer plays {computer} ({level_name})")
     stop_web = None
     if listening is not None:
         from masume.web.server import serve
@@ -232,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
                     allow_hosts=args.http_allow_host, sock=listening)
         stop_web = web.stop
         for printed in web.links:  # "web view: URL", "web view for SIDE: URL", ...
-            print(f"{printed.label}: {printed.url}", flush=True)
+            say(f"{printed.label}: {printed.url}")
     try:
         if sim is not None:
             from masume.cli.sim import execute
@@ -257,7 +258,7 @@ def run(args: argparse.Namespace) -> int:
         if sim:
             sim.close()
     outcome = table.core.shown_position().outcome()  # a resignation too
-    print(f"game over: {outcome}" if outcome else f"game saved in {store.folder}", flush=True)
+    say(f"game over: {outcome}" if outcome else f"game saved in {store.folder}")
     if sim:
         from masume.cli import leave_without_teardown
 
