@@ -660,6 +660,24 @@ def test_masume_play_refuses_an_unknown_side_or_level(args: list, said: str,
     assert not list(tmp_path.iterdir())  # no game folder made
 
 
+def play_attack_at_9(tmp_path: Path) -> tuple[Any, list[str], Path]:
+    """`masume play magic-number-eleven --simulate --resume FOLDER` at 9 of 11 in away's
+    attack, the computer away (the record's header), its hand SY24 and SY04 to be laid on
+    its slots: the run (test_play.Play), the ids and names of those two cards, which
+    nothing may show, and the game's folder."""
+    from test_computer_hand import ATTACK_AT_9
+    from test_play import Play
+
+    start = load_rules("magic-number-eleven").from_text(ATTACK_AT_9)
+    store = GameStore.new(tmp_path, "magic-number-eleven", {"Computer": "away club"})
+    store.save(Game(start))
+    cards = start.card_set
+    hidden = [word for copy in ("SY24", "SY04") for word in (copy, cards.copy(copy).card.name)]
+    return Play("magic-number-eleven", "--simulate", "--resume", str(store.folder),
+                "--http-port", "0", "--games-dir", str(tmp_path),
+                stdin=subprocess.DEVNULL), hidden, store.folder
+
+
 @pytest.mark.browser
 def test_the_computers_hand_on_its_slots_on_the_page(tmp_path: Path, chromium) -> None:
     """`masume play magic-number-eleven --simulate --resume FOLDER`, the computer away (the
@@ -670,17 +688,9 @@ def test_the_computers_hand_on_its_slots_on_the_page(tmp_path: Path, chromium) -
     recorded."""
     from browser import open_page
     from playwright.sync_api import expect
-    from test_computer_hand import ATTACK_AT_9
-    from test_play import Play, wait_state
+    from test_play import wait_state
 
-    rules = load_rules("magic-number-eleven")
-    start = rules.from_text(ATTACK_AT_9)
-    store = GameStore.new(tmp_path, "magic-number-eleven", {"Computer": "away club"})
-    store.save(Game(start))
-    cards = start.card_set
-    hidden = [word for copy in ("SY24", "SY04") for word in (copy, cards.copy(copy).card.name)]
-    play = Play("magic-number-eleven", "--simulate", "--resume", str(store.folder),
-                "--http-port", "0", "--games-dir", str(tmp_path), stdin=subprocess.DEVNULL)
+    play, hidden, folder = play_attack_at_9(tmp_path)
     try:
         url = play.until("web view: ").split(": ", 1)[1]
         asked = wait_state(url, lambda s: "hand slots" in s["tracker"]["message"])
@@ -724,7 +734,7 @@ def test_the_computers_hand_on_its_slots_on_the_page(tmp_path: Path, chromium) -
     finally:
         play.stop()
     assert f"computer: {words}" in play.printed()
-    record = (store.folder / "record.txt").read_text()
+    record = (folder / "record.txt").read_text()
     assert "hand SY04 on 2" in record
     assert not any(word in play.printed() for word in hidden)
 
@@ -742,17 +752,9 @@ def test_no_page_shows_the_computers_hand(tmp_path: Path, chromium) -> None:
 
     from browser import open_page
     from playwright.sync_api import expect
-    from test_computer_hand import ATTACK_AT_9
-    from test_play import Play, wait_state
+    from test_play import wait_state
 
-    rules = load_rules("magic-number-eleven")
-    start = rules.from_text(ATTACK_AT_9)
-    store = GameStore.new(tmp_path, "magic-number-eleven", {"Computer": "away club"})
-    store.save(Game(start))
-    cards = start.card_set
-    hidden = [word for copy in ("SY24", "SY04") for word in (copy, cards.copy(copy).card.name)]
-    play = Play("magic-number-eleven", "--simulate", "--resume", str(store.folder),
-                "--http-port", "0", "--games-dir", str(tmp_path), stdin=subprocess.DEVNULL)
+    play, hidden, _folder = play_attack_at_9(tmp_path)
     try:
         play.until("web view for spectators: ")
         links = {line.split(": ", 1)[0]: line.split(": ", 1)[1] for line in play.lines
