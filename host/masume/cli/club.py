@@ -112,7 +112,7 @@ def run_serve(args: argparse.Namespace) -> int:
             raise ValueError(f"--workers {args.workers}: a number of processes, 0 or more")
         workers = default_workers() if args.workers is None else args.workers
         server = ClubServer(broker, store, assignments, server_id=args.server_id,
-                            shared=args.shared, workers=workers)
+                            shared=args.shared, workers=workers, own_process=True)
     except (AssignmentError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from multiprocessing.reduction import ForkingPickler
 from typing import TYPE_CHECKING, Any
 
+from masume import heap
 from masume.health import LOOP_CPU, Health
 from masume.link import BoardEvent, BoardMismatch, Led
 from masume.play.computer import Advisor, computer_of
@@ -262,9 +263,16 @@ def _serve(conn: multiprocessing.connection.Connection) -> None:
     out at a time (PoolTable), so no table's calls change order."""
     global _conn
     _conn = conn
+    heap.watch(f"club worker {os.getpid()}")  # a long collection said in the log
     pending: collections.deque[Pending] = collections.deque()
     stopping = False
+    opened = False  # tables opened since the heap was last settled
     while pending or not stopping:
+        if opened and not pending:
+            # The tables just opened are long-lived: out of the collector's walks
+            # (masume.heap); once the opens that came together are all done.
+            heap.settle()
+            opened = False
         try:
             while not stopping and (not pending or conn.poll()):
                 calls = conn.recv()
@@ -278,6 +286,7 @@ def _serve(conn: multiprocessing.connection.Connection) -> None:
         if not pending:
             return
         call_id, call, args, _ = _next_call(pending, time.monotonic())
+        opened |= call is worker_open
         try:
             answer = (call_id, True, call(*args))
         except Exception as exc:  # noqa: BLE001 (the caller hears it)

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from masume import heap
 from masume.boards import Board, BoardError, load_board
 from masume.games import load_rules
 from masume.health import LOOP_CPU, Health
@@ -252,13 +253,20 @@ class ClubServer:
 
     ``workers``: with 2 or more, each table's tracker and rules run in one of that
     many worker processes (masume.club.pool); 0 or 1: on the loop, in this process.
+
+    ``own_process``: the server is its process's only business (`masume club serve`):
+    after each start of tables it takes its heap out of the collector's walks
+    (masume.heap.settle), which changes the collector for the whole process, and its
+    long collections are said in the log (masume.heap.watch).
     """
 
     def __init__(self, broker: str | BrokerUrl, store: ClubStore,
                  assignments: Mapping[str, Assignment],
                  *, server_id: str = "club", shared: bool = False, workers: int = 0,
-                 on_change: Callable[[str], None] | None = None) -> None:
+                 on_change: Callable[[str], None] | None = None,
+                 own_process: bool = False) -> None:
         self.broker = broker
+        self.own_process = own_process
         self.store = store
         self.assignments = dict(assignments)
         self.server_id = server_id
@@ -297,6 +305,8 @@ class ClubServer:
     def start(self, wait: float = 5.0) -> ClubServer:
         # The loop's CPU stage by stage (masume.health.LoopCpu), for `masume bench club`.
         LOOP_CPU.on = os.environ.get(LOOP_CPU_ENV) == "1"
+        if self.own_process:
+            heap.watch(f"club server {self.server_id}")  # a long collection said in the log
         self._take_the_name()
         if self.workers > 1:
             self.pool = WorkerPool(self.workers, self.server_id)
@@ -588,6 +598,8 @@ class ClubServer:
         started = self._on_loop(self._launch, ready)
         with self._lock:
             self.tables.update((table.unit, table) for table in started)
+        if self.own_process:
+            heap.settle()  # the tables' state, built: walked by no collection from now on
         for table in started:
             self._changed(table.unit)
         if len(started) > 1:
@@ -826,6 +838,7 @@ class ClubServer:
             "tables": {unit: t.session.health_report() for unit, t in sorted(tables.items())},
             "hub": self.hub.health_report() if self.hub else None,
             "loop_lag_s": round(self.loop_lag, 3),
+            "gc": heap.report(),  # None unless own_process
             "workers": self.pool.report() if self.pool else [],
             "unregistered": self.unregistered_seen,
         }
