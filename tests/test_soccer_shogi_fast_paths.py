@@ -109,7 +109,9 @@ def test_the_quick_test_agrees_with_the_full_test() -> None:
 
 def test_a_position_keeps_the_sets_its_cells_give() -> None:
     # Issue 15, third round: a position's sets (``_boards`` and ``_active_squares``, made
-    # together by whichever is asked first) are its cells'.
+    # together by whichever is asked first) are its cells'. Stop 28: ``_empty`` and
+    # ``_active_squares`` made by the constructor or carried from the listed parent by
+    # ``apply`` (``_carry_sets``: every child here) are its cells' too.
     for position in _positions(120, seed=8):
         made = (position, *position._children.values(), dataclasses.replace(position))
         for k, child in enumerate(made):
@@ -120,6 +122,7 @@ def test_a_position_keeps_the_sets_its_cells_give() -> None:
             assert child._active_squares == mine, child
             empty = sum(1 << (8 * i) for i in PITCH if not raw[i])
             assert child._boards[0] == empty and child._boards[1] == sum(1 << (8 * i) for i in mine)
+            assert child._empty == empty, child
 
 
 def test_an_action_is_found_alike_by_identity_and_by_equality() -> None:
