@@ -282,8 +282,9 @@ class Position:
         # The sets every listing reads, kept with the position as python-chess keeps its
         # bitboards in the Board: made here for a position built from its fields (a start,
         # a text), carried from the parent by ``apply`` (``_carry_sets``).
-        self.__dict__["_empty"], self.__dict__["_active_squares"] = empty_and_active(
-            self.cells, self.side)
+        made = self.__dict__
+        made["_empty"], made["_active_squares"] = empty_and_active(self.cells, self.side)
+        made["_other_active"] = active_squares(self.cells, 1 - self.side)
 
     def __repr__(self) -> str:
         return f"Position({self.to_text()!r})"
@@ -731,25 +732,39 @@ class Position:
     def _carry_sets(self, child: Position, effect: _Effect) -> Position:
         """``child``, the position ``effect`` leads to, given this position's sets moved
         by the effect where this position has them (it does once its actions are listed):
-        the empty set always (a move empties one square and fills one; a kick, a steal
-        and the turn's end change no square's occupancy), the active players' squares
-        where the side stays the same."""
+        the empty set (a move empties one square and fills one; a kick, a steal and the
+        turn's end change no square's occupancy), and the squares of each side's active
+        players: ``_active_squares`` (the side to move's) and ``_other_active`` (the other
+        side's; kept only for this, from the constructor on). A steal turns players of
+        the other side over; at the turn's end the two swap, the side that moved getting
+        its turned-over players back (then its squares are left to be made)."""
         known = self.__dict__
         if "_empty" not in known:
             return child
         frm, to = effect.mover_from, effect.mover_to
         carried = child.__dict__
+        active, other = known.get("_active_squares"), known.get("_other_active")
         if frm < 0:  # a kick
             carried["_empty"] = known["_empty"]
-            if child.side == self.side and "_active_squares" in known:
-                carried["_active_squares"] = known["_active_squares"]
+        else:  # (to == frm, a chain back to its start: both flips cancel, as they should)
+            carried["_empty"] = known["_empty"] ^ BB_SQUARES[frm] ^ BB_SQUARES[to]
+            if active is not None:
+                active = [to if square == frm else square for square in active]
+                active.sort()
+        if other is not None and effect.flipped:
+            other = [square for square in other if square not in effect.flipped]
+        if child.side == self.side:
+            if active is not None:
+                carried["_active_squares"] = active
+            if other is not None:
+                carried["_other_active"] = other
             return child
-        # (to == frm, a chain back to its start: both flips cancel, as they should)
-        carried["_empty"] = known["_empty"] ^ BB_SQUARES[frm] ^ BB_SQUARES[to]
-        if child.side == self.side and "_active_squares" in known:
-            squares = [to if square == frm else square for square in known["_active_squares"]]
-            squares.sort()
-            carried["_active_squares"] = squares
+        if other is not None:
+            carried["_active_squares"] = other
+        # The turn's end makes new cells only where it turns the side's players back
+        # (``_end_turn``): the same cells, none came back.
+        if active is not None and child.cells is effect.cells:
+            carried["_other_active"] = active
         return child
 
     def _quick_test(self) -> _QuickTest | None:
