@@ -109,7 +109,9 @@ def test_the_quick_test_agrees_with_the_full_test() -> None:
 
 def test_a_position_keeps_the_sets_its_cells_give() -> None:
     # Issue 15, third round: a position's sets (``_boards`` and ``_active_squares``, made
-    # together by whichever is asked first) are its cells'.
+    # together by whichever is asked first) are its cells'. Stop 28: ``_empty`` and
+    # ``_active_squares`` made by the constructor or carried from the listed parent by
+    # ``apply`` (``_carry_sets``: every child here) are its cells' too.
     for position in _positions(120, seed=8):
         made = (position, *position._children.values(), dataclasses.replace(position))
         for k, child in enumerate(made):
@@ -120,6 +122,33 @@ def test_a_position_keeps_the_sets_its_cells_give() -> None:
             assert child._active_squares == mine, child
             empty = sum(1 << (8 * i) for i in PITCH if not raw[i])
             assert child._boards[0] == empty and child._boards[1] == sum(1 << (8 * i) for i in mine)
+            assert child._empty == empty, child
+            if "_other_active" in child.__dict__:  # made by the constructor, or carried
+                theirs = [i for i in PITCH if child.cells[i] == 2 - child.side]
+                assert child.__dict__["_other_active"] == theirs, child
+
+
+def test_the_sets_apply_carries_are_the_cells_over_long_games() -> None:
+    # Stop 28: every position of random games (steals, resting players, goals, Takes
+    # among them) holds the sets its parent carried to it, or makes them from its cells.
+    rng, position, steals = random.Random(28), RULES.start(), 0
+    for _ in range(3000):
+        known = dict(position.__dict__)
+        cells, side = position.cells, position.side
+        if "_empty" in known:
+            assert known["_empty"] == sum(1 << (8 * i) for i in PITCH if not cells[i]), position
+        if "_active_squares" in known:
+            assert known["_active_squares"] == [i for i in PITCH if cells[i] == side + 1]
+        if "_other_active" in known:
+            assert known["_other_active"] == [i for i in PITCH if cells[i] == 2 - side]
+        actions = list(position.legal_actions())
+        if not actions or position.outcome() is not None:
+            position = RULES.start(first=rng.choice(["blue", "red"]))
+            continue
+        action = rng.choice(actions)
+        steals += bool(getattr(action, "steal", 0))
+        position = position.apply(action)
+    assert steals > 0
 
 
 def test_an_action_is_found_alike_by_identity_and_by_equality() -> None:

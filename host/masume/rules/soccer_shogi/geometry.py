@@ -244,6 +244,16 @@ def empty_and_active(cells: tuple[int, ...], side: int) -> tuple[int, list[int]]
             list(compress(_SQUARE_RANGE, raw.translate(_ACTIVE_TABLES[side]))))
 
 
+def active_squares(cells: tuple[int, ...], side: int) -> list[int]:
+    """The squares of ``side``'s active players in ascending order: the second half of
+    :func:`empty_and_active`, for a position whose empty set is known already.
+
+    >>> active_squares(_start_cells(0)[0], RED) == empty_and_active(_start_cells(0)[0], RED)[1]
+    True
+    """
+    return list(compress(_SQUARE_RANGE, bytearray(cells).translate(_ACTIVE_TABLES[side])))
+
+
 def position_sets(cells: tuple[int, ...], side: int) -> tuple[tuple[int, int, int], list[int]]:
     """(empty pitch squares, ``side``'s active players, ``side``'s players) of a cell
     tuple, as sets, and the squares of ``side``'s active players in ascending order

@@ -53,6 +53,7 @@ from .geometry import (
     _side_of,
     _square,
     _start_cells,
+    active_squares,
     empty_and_active,
     position_sets,
 )
@@ -276,6 +277,14 @@ class Position:
     resigned: int = -1
     flipped: tuple[int, ...] = ()  # squares just turned over by a steal (to highlight)
     options: Options = field(default_factory=Options)
+
+    def __post_init__(self) -> None:
+        # The sets every listing reads, kept with the position as python-chess keeps its
+        # bitboards in the Board: made here for a position built from its fields (a start,
+        # a text), carried from the parent by ``apply`` (``_carry_sets``).
+        made = self.__dict__
+        made["_empty"], made["_active_squares"] = empty_and_active(self.cells, self.side)
+        made["_other_active"] = active_squares(self.cells, 1 - self.side)
 
     def __repr__(self) -> str:
         return f"Position({self.to_text()!r})"
@@ -703,17 +712,60 @@ class Position:
 
     @_cached
     def _active_squares(self) -> list[int]:
-        """The squares of the side to move's active players, in PITCH order (made with
-        :meth:`_empty` on first use: not with the position, as the tracker makes many
-        positions it never lists the actions of)."""
+        """The squares of the side to move's active players, in PITCH order. A position
+        built from its fields has them from its constructor, a first action's child from
+        its parent (``_carry_sets``); another child (the turn's end: the other side's)
+        makes them on first use, not with the position, as the tracker makes many
+        positions it never lists the actions of."""
+        if "_empty" in self.__dict__:
+            return active_squares(self.cells, self.side)
         self.__dict__["_empty"], squares = empty_and_active(self.cells, self.side)
         return squares
 
     @_cached
     def _empty(self) -> int:
-        """The empty pitch squares, as a set (made with :meth:`_active_squares`)."""
+        """The empty pitch squares, as a set (see :meth:`_active_squares`; a child of a
+        listed position has it from its parent, ``_carry_sets``)."""
         empty, self.__dict__["_active_squares"] = empty_and_active(self.cells, self.side)
         return empty
+
+    def _carry_sets(self, child: Position, effect: _Effect) -> Position:
+        """``child``, the position ``effect`` leads to, given this position's sets moved
+        by the effect where this position has them (it does once its actions are listed):
+        the empty set (a move empties one square and fills one; a kick, a steal and the
+        turn's end change no square's occupancy), and the squares of each side's active
+        players: ``_active_squares`` (the side to move's) and ``_other_active`` (the other
+        side's; kept only for this, from the constructor on). A steal turns players of
+        the other side over; at the turn's end the two swap, the side that moved getting
+        its turned-over players back (then its squares are left to be made)."""
+        known = self.__dict__
+        if "_empty" not in known:
+            return child
+        frm, to = effect.mover_from, effect.mover_to
+        carried = child.__dict__
+        active, other = known.get("_active_squares"), known.get("_other_active")
+        if frm < 0:  # a kick
+            carried["_empty"] = known["_empty"]
+        else:  # (to == frm, a chain back to its start: both flips cancel, as they should)
+            carried["_empty"] = known["_empty"] ^ BB_SQUARES[frm] ^ BB_SQUARES[to]
+            if active is not None:
+                active = [to if square == frm else square for square in active]
+                active.sort()
+        if other is not None and effect.flipped:
+            other = [square for square in other if square not in effect.flipped]
+        if child.side == self.side:
+            if active is not None:
+                carried["_active_squares"] = active
+            if other is not None:
+                carried["_other_active"] = other
+            return child
+        if other is not None:
+            carried["_active_squares"] = other
+        # The turn's end makes new cells only where it turns the side's players back
+        # (``_end_turn``): the same cells, none came back.
+        if active is not None and child.cells is effect.cells:
+            carried["_other_active"] = active
+        return child
 
     def _quick_test(self) -> _QuickTest | None:
         """The quick test of this position's actions, or None where it cannot be used
@@ -944,8 +996,9 @@ class Position:
                 and effect.mover_from not in KEEPER_AREA[me]
             ):
                 entered = effect.mover_to
-            child = _position(effect.cells, effect.ball, me, 1, TAKE if thief_receivers else PLAY,
-                             effect.keepers, entered, self.score, -1, effect.flipped, options)
+            child = self._carry_sets(_position(
+                effect.cells, effect.ball, me, 1, TAKE if thief_receivers else PLAY,
+                effect.keepers, entered, self.score, -1, effect.flipped, options), effect)
             if child._has_legal_action() if child.phase == PLAY else child._has_legal_take():
                 return child, ""
             return None, self._dead_end_reason(effect, entered)
@@ -961,12 +1014,14 @@ class Position:
         if problem:
             return None, problem
         if thief_receivers:
-            child = _position(effect.cells, effect.ball, me, 2, TAKE, effect.keepers, -1,
-                             self.score, -1, effect.flipped, options)
+            child = self._carry_sets(_position(effect.cells, effect.ball, me, 2, TAKE,
+                                               effect.keepers, -1, self.score, -1,
+                                               effect.flipped, options), effect)
             if not child._has_legal_take():
                 return None, "the ball would end the turn in the keeper area"
             return child, ""
-        return self._end_turn(effect.cells, effect.ball, effect.keepers, effect.flipped), ""
+        return self._carry_sets(
+            self._end_turn(effect.cells, effect.ball, effect.keepers, effect.flipped), effect), ""
 
     def _full_test(self, effect: _Effect) -> Position | _Effect | None:
         """What an action the quick test could not decide leads to, or None where it is
@@ -991,9 +1046,11 @@ class Position:
             if (effect.mover_to in KEEPER_AREA[me] and effect.mover_from != self.keepers[me]
                     and effect.mover_from not in KEEPER_AREA[me]):
                 entered = effect.mover_to
-            return _position(effect.cells, effect.ball, me, 1, PLAY, effect.keepers, entered,
-                             self.score, -1, effect.flipped, self.options)
-        return self._end_turn(effect.cells, effect.ball, effect.keepers, effect.flipped)
+            child = _position(effect.cells, effect.ball, me, 1, PLAY, effect.keepers, entered,
+                              self.score, -1, effect.flipped, self.options)
+        else:
+            child = self._end_turn(effect.cells, effect.ball, effect.keepers, effect.flipped)
+        return self._carry_sets(child, effect)
 
     def _dead_end_reason(self, effect: _Effect, entered: int) -> str:
         me = self.side
