@@ -9,6 +9,7 @@ TOML) points a file at one with ``#:schema ../schema/board.schema.json`` on its 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,24 @@ def schemas() -> dict[str, dict[str, Any]]:
     """File name -> JSON Schema."""
     from masume import boards, cards
 
-    return {"board.schema.json": boards.json_schema(),
-            "card-set.schema.json": cards.json_schema()}
+    return {"board.schema.json": _clean_descriptions(boards.json_schema()),
+            "card-set.schema.json": _clean_descriptions(cards.json_schema())}
+
+
+def _clean_descriptions(node: Any) -> Any:
+    """``node`` with each description's docstring indentation taken out: msgspec before
+    0.23 left a docstring's continuation lines indented, 0.23 takes it out, and the
+    published files must not change with the installed msgspec.
+
+    >>> _clean_descriptions({"description": "a table\\n    outside", "items": [{}]})
+    {'description': 'a table\\noutside', 'items': [{}]}
+    """
+    if isinstance(node, dict):
+        return {key: inspect.cleandoc(value) if key == "description" and isinstance(value, str)
+                else _clean_descriptions(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_clean_descriptions(item) for item in node]
+    return node
 
 
 def text(schema: dict[str, Any]) -> str:
