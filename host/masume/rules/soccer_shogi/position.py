@@ -737,7 +737,8 @@ class Position:
         players: ``_active_squares`` (the side to move's) and ``_other_active`` (the other
         side's; kept only for this, from the constructor on). A steal turns players of
         the other side over; at the turn's end the two swap, the side that moved getting
-        its turned-over players back (then its squares are left to be made)."""
+        its turned-over players back (then its squares are left to be made). A list left
+        as it was is shared with the child: no reader changes one in place."""
         known = self.__dict__
         if "_empty" not in known:
             return child
