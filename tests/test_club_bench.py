@@ -162,3 +162,36 @@ def test_a_board_short_of_a_piece_is_not_searched_and_reads_the_same(monkeypatch
     searched = foresee_all(plans)
     assert with_shortcut == searched
     assert sum(skipped) > 50  # the lifts of the plans, not searched
+
+
+def test_a_process_killed_keeps_the_cpu_it_spent_in_the_meter():
+    """`--kill`'s CPU figure: a real process tree (a parent and a child burning CPU)
+    read, read once more just before its SIGKILL, then read after it: the total
+    never goes down (it did, and the play's CPU per board came out negative)."""
+    import subprocess
+    import sys
+    import time
+
+    from masume.bench.club_emulated import CpuMeter
+
+    burn = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass\n"
+    parent = subprocess.Popen(
+        [sys.executable, "-c", "import subprocess, sys\n" + burn
+         + f"subprocess.Popen([sys.executable, '-c', {burn!r} + 'import sys; sys.stdin.read()'],"
+           " stdin=subprocess.PIPE)\nsys.stdin.read()\n"],
+        stdin=subprocess.PIPE)
+    try:
+        meter = CpuMeter([parent.pid])
+        # Wait until the parent has burnt its share and the child is listed under it.
+        while meter.read() < 0.3 or len(meter.seen) < 2:
+            assert parent.poll() is None
+            time.sleep(0.01)
+        before = meter.read()
+        meter.last_reading(parent.pid)
+        at_kill = meter.read()
+        parent.kill()
+        parent.wait()
+        assert at_kill >= before >= 0.3
+        assert meter.read() == at_kill
+    finally:
+        parent.kill()

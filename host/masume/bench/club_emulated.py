@@ -115,6 +115,42 @@ def _with_children(pid: int) -> list[int]:
     return out
 
 
+class CpuMeter:
+    """The CPU seconds spent by some processes and every process under them, as last
+    read: a process that ends keeps its last reading instead of taking its seconds
+    away. :meth:`last_reading` reads a process tree one last time before it is killed
+    (``--kill``); before this, the play's CPU of a run with a kill came out negative.
+
+    >>> import os
+    >>> meter = CpuMeter([os.getpid()])
+    >>> meter.read() >= 0
+    True
+    """
+
+    def __init__(self, pids: list[int]) -> None:
+        self.pids = pids
+        self.seen: dict[int, float] = {}
+        self.done: set[int] = set()
+
+    def read(self) -> float:
+        for pid in self.pids:
+            for p in _with_children(pid):
+                if p in self.done:
+                    continue
+                try:
+                    self.seen[p] = _cpu_seconds(p)
+                except OSError:  # ended since it was listed: its last reading stands
+                    pass
+        return sum(self.seen.values())
+
+    def last_reading(self, pid: int) -> None:
+        """Reads ``pid``'s tree now, just before it is killed, so that what it spent
+        until the kill counts, and never again (not its zombie)."""
+        tree = _with_children(pid)
+        self.read()
+        self.done.update(tree)
+
+
 def _rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -705,11 +741,8 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
                          for server_id in ids)
         pids = [p.pid for p in procs]
 
-        def cpu() -> float:
-            # The servers' worker processes included (a worker killed takes its
-            # seconds with it: the figure is for a run without kills).
-            return sum(_cpu_seconds(p) for pid in pids for p in _with_children(pid)
-                       if Path(f"/proc/{p}").exists())
+        meter = CpuMeter(pids)
+        cpu = meter.read
 
         started = time.monotonic()
         try:
@@ -748,6 +781,7 @@ async def run_size(n: int, canaries: int, seconds: float, pace: float,
         killed_at: list[float] = []
 
         def kill_first() -> None:
+            meter.last_reading(procs[0].pid)
             killed_at.append(time.perf_counter())
             procs[0].kill()
 
