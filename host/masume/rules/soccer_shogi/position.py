@@ -606,6 +606,8 @@ class Position:
                         verdict = not bad and self.entered < 0
                     elif bad:
                         verdict = None
+                    elif quick.plenty:
+                        verdict = True
                     else:  # (a target other than the ball's: neither empty nor that square)
                         others = quick._others(target)
                         verdict = True if others and others != BB_SQUARES[target] else None
@@ -631,6 +633,8 @@ class Position:
         if quick is not None:
             plain_from, plain, plain_to = quick.plain_from_flags, quick.plain, quick.plain_to_flags
             may_spare = plain is None and quick._may_spare
+            if may_spare and quick.plenty:  # every first action leaves a quiet step
+                plain, may_spare = True, False
         else:
             plain_from, plain, plain_to, may_spare = _NO_FLAGS, None, b"", False
         for square in jumpers:
@@ -1528,6 +1532,7 @@ class _QuickTest:
 
     __slots__ = ("_areas_free", "_closers", "_closing", "_every_target", "_free", "_keeper",
                  "_may_spare", "_mine", "_own_area", "_plain_to", "_their_area", "_twice",
+                 "plenty",
                  "own", "plain", "plain_from_flags", "plain_step",
                  "plain_to_flags", "position", "step_sets", "their")
 
@@ -1569,6 +1574,14 @@ class _QuickTest:
         #: the targets of the first action's quiet steps, all, and those of two players
         #: or more: made when first asked for (``_others``; -1: not yet)
         self._every_target, self._twice = -1, 0
+        #: whether three squares or more are the targets of two players' quiet steps or
+        #: more: then whichever player moves first, and to whichever two squares it and
+        #: the ball go, a quiet step is left for the second action (``_others`` holds
+        #: those targets, whatever ``frm``): every use of ``_others`` says legal. Made
+        #: with the targets where the position owes nothing at the first action (a
+        #: listing then asks ``_others`` eight times on average); else False, and
+        #: ``_others`` decides.
+        self.plenty = False
         # What verdict() reads on every call, looked up once.
         self._own_area, self._their_area = KEEPER_AREA[me], KEEPER_AREA[1 - me]
         self._keeper = position.keepers[me]
@@ -1584,6 +1597,9 @@ class _QuickTest:
         #: targets where its step is legal, and the free targets ``step_flags`` leaves
         #: to :meth:`verdict` (None: every step goes to the full test). A mover with no
         #: step of the second set takes its steps in one go (``_plain_steps``).
+        if self._may_spare:
+            self._others(0)  # (square 0 is off the pitch: the targets made)
+            self.plenty = self._twice.bit_count() >= 3  # (one bit a square)
         areas_free = empty & _AREAS_BUT[ball]
         if closing:
             areas_free &= ~closing
@@ -1699,6 +1715,8 @@ class _QuickTest:
         instead: at the first action, the target of the only quiet step left."""
         if self.plain is not None:
             return self.plain, -1
+        if self.plenty:
+            return True, -1
         spare = self.spare(frm)
         if not spare:
             return None, -1
@@ -1717,6 +1735,8 @@ class _QuickTest:
             return not bad and p.entered < 0
         if bad:
             return None
+        if self.plenty:
+            return True
         # (a target other than new_ball's: the set is neither empty nor that square)
         others = self._others(new_ball)
         return True if others and others != BB_SQUARES[new_ball] else None
@@ -1757,7 +1777,7 @@ class _QuickTest:
             if done != 0:
                 return False  # the turn may not end so
             return True if frm >= 0 and self._steps_out(frm, to, new_ball) else None
-        if done != 0:
+        if done != 0 or self.plenty:
             return True
         # A quiet step of another player left for the second action, not to the
         # squares the ball and the mover end on (the ball's is no player's step:
