@@ -551,17 +551,41 @@ class Position:
             step_sets = quick.step_sets
             step_legal, step_open = step_sets if step_sets is not None else (0, -1)
             extend_actions = actions.extend
+            plain_to_set, empty = quick._plain_to, self._empty
             for square in self._active_squares:
-                # A plain mover whose every step its class decides: its legal steps in one
-                # go, from the set of their targets (``_plain_steps``).
-                if plain_from[square] and square != keeper \
-                        and not (reach := _STEPS_AT[square]) & step_open:
-                    targets = reach & step_legal
-                    try:
-                        extend_actions(_PLAIN_STEPS_AT[square][targets])
-                    except KeyError:
-                        extend_actions(_plain_steps(square, targets))
-                    continue
+                # A plain mover (the keeper too, outside its area) whose steps its class
+                # decides but those to a few targets (``step_sets``' second set: the free
+                # ball's square, where a sandwich may close; the keeper's into an area):
+                # those judged first; where none needs the full test, its legal steps in
+                # one go, from the set of their targets (``_plain_steps``). (A plain mover
+                # does not hold the ball.)
+                if plain_from[square]:
+                    reach = _STEPS_AT[square]
+                    if square != keeper:
+                        targets, opened = reach & step_legal, reach & step_open
+                        decided = step_sets is not None
+                    else:  # its steps to plain_to's squares have the verdict plain_step
+                        targets = reach & plain_to_set
+                        opened = reach & empty ^ targets
+                        if not plain_step:
+                            targets = 0
+                        decided = plain_step is not None
+                    if decided:
+                        while opened:
+                            low = opened & -opened
+                            target = (low.bit_length() - 1) >> 3
+                            verdict = verdict_of(square, target, target if ball == target else ball)
+                            if verdict is None:
+                                break
+                            if verdict:
+                                targets |= low
+                            opened ^= low
+                        else:
+                            try:
+                                extend_actions(_PLAIN_STEPS_AT[square][targets])
+                            except KeyError:
+                                extend_actions(_plain_steps(square, targets))
+                            continue
                 # A mover's steps whose verdict its class decides (see ``step_flags``):
                 # one flag read a step.
                 if plain_from[square]:
