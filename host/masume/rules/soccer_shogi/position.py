@@ -39,6 +39,8 @@ from .geometry import (
     PIECE_CHARS,
     PIECE_NAMES,
     PITCH,
+    QUIET_SQUARES,
+    QUIET_STEPS,
     RAYS,
     RED,
     RESTING,
@@ -843,16 +845,15 @@ class Position:
         between two squares outside both keeper areas, not touching the ball, is
         always a legal second action (a sandwich it closes is taken by the mover,
         who stands outside its area)."""
-        ball = self.ball
-        if self.entered >= 0 or _turn_end_problem(self.cells, ball, self.side):
+        me = self.side
+        if self.entered >= 0 or _turn_end_problem(self.cells, self.ball, me):
             return False
-        # From the sets: an active player on a quiet square but the ball's, with a step
-        # to one of the free quiet squares (``_QUIET_BUT``: the ball's left out).
-        free = self._empty & _QUIET_BUT[ball]
-        quiet_from = _PLAIN_FROM[ball]
-        for square in self._active_squares:
-            if quiet_from[square] and _STEPS_AT[square] & free:
-                return True
+        cells, ball, mine = self.cells, self.ball, ACTIVE[me]
+        for square in QUIET_SQUARES:
+            if cells[square] == mine and square != ball:
+                for target in QUIET_STEPS[square]:
+                    if cells[target] == EMPTY and target != ball:
+                        return True
         return False
 
     def _may_end_turn(self, effect: _Effect) -> bool:
@@ -1555,8 +1556,9 @@ class _QuickTest:
 
     __slots__ = ("_areas_free", "_closers", "_closing", "_every_target", "_free", "_keeper",
                  "_may_spare", "_mine", "_own_area", "_plain_to", "_their_area", "_twice",
+                 "plenty",
                  "own", "plain", "plain_from_flags", "plain_step",
-                 "plain_to_flags", "plenty", "position", "step_sets", "their")
+                 "plain_to_flags", "position", "step_sets", "their")
 
     def __init__(self, position: Position) -> None:
         self.position = position
