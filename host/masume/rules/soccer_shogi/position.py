@@ -1556,9 +1556,8 @@ class _QuickTest:
 
     __slots__ = ("_areas_free", "_closers", "_closing", "_every_target", "_free", "_keeper",
                  "_may_spare", "_mine", "_own_area", "_plain_to", "_their_area", "_twice",
-                 "plenty",
                  "own", "plain", "plain_from_flags", "plain_step",
-                 "plain_to_flags", "position", "step_sets", "their")
+                 "plain_to_flags", "plenty", "position", "step_sets", "their")
 
     def __init__(self, position: Position) -> None:
         self.position = position
