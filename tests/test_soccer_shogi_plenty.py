@@ -11,6 +11,7 @@ import pytest
 
 from masume.rules.soccer_shogi import RULES
 from masume.rules.soccer_shogi import position as engine
+from masume.rules.soccer_shogi.geometry import PITCH
 
 
 def _listing(text: str) -> list[tuple[str, str]]:
@@ -33,7 +34,7 @@ def test_plenty_changes_no_legal_action(monkeypatch: pytest.MonkeyPatch) -> None
             if quick.plenty:
                 plenty += 1
                 # what plenty stands for: every player's _others holds three squares or more
-                assert all(quick._others(square).bit_count() >= 3 for square in engine.PITCH)
+                assert all(quick._others(square).bit_count() >= 3 for square in PITCH)
             texts.append(position.to_text())
         position = position.apply(rng.choice(actions))
     assert plenty > 300 and len(texts) - plenty > 10, (plenty, len(texts))
