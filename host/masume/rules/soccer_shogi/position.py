@@ -1595,7 +1595,8 @@ class _QuickTest:
             self.plain_step = True if not bad else None
         self._may_spare = done == 0 and not bad
         #: the targets of the first action's quiet steps, all, and those of two players
-        #: or more: made when first asked for (``_others``; -1: not yet)
+        #: or more: made with ``plenty`` below, or when first asked for (``_others``;
+        #: -1: not yet)
         self._every_target, self._twice = -1, 0
         #: whether three squares or more are the targets of two players' quiet steps or
         #: more: then whichever player moves first, and to whichever two squares it and
@@ -1605,6 +1606,9 @@ class _QuickTest:
         #: listing then asks ``_others`` eight times on average); else False, and
         #: ``_others`` decides.
         self.plenty = False
+        if self._may_spare:
+            self._others(0)  # (square 0 is off the pitch: the targets made)
+            self.plenty = self._twice.bit_count() >= 3  # (one bit a square)
         # What verdict() reads on every call, looked up once.
         self._own_area, self._their_area = KEEPER_AREA[me], KEEPER_AREA[1 - me]
         self._keeper = position.keepers[me]
@@ -1620,9 +1624,6 @@ class _QuickTest:
         #: targets where its step is legal, and the free targets ``step_flags`` leaves
         #: to :meth:`verdict` (None: every step goes to the full test). A mover with no
         #: step of the second set takes its steps in one go (``_plain_steps``).
-        if self._may_spare:
-            self._others(0)  # (square 0 is off the pitch: the targets made)
-            self.plenty = self._twice.bit_count() >= 3  # (one bit a square)
         areas_free = empty & _AREAS_BUT[ball]
         if closing:
             areas_free &= ~closing
