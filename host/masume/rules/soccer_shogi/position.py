@@ -551,17 +551,41 @@ class Position:
             step_sets = quick.step_sets
             step_legal, step_open = step_sets if step_sets is not None else (0, -1)
             extend_actions = actions.extend
+            plain_to_set, empty = quick._plain_to, self._empty
             for square in self._active_squares:
-                # A plain mover whose every step its class decides: its legal steps in one
-                # go, from the set of their targets (``_plain_steps``).
-                if plain_from[square] and square != keeper \
-                        and not (reach := _STEPS_AT[square]) & step_open:
-                    targets = reach & step_legal
-                    try:
-                        extend_actions(_PLAIN_STEPS_AT[square][targets])
-                    except KeyError:
-                        extend_actions(_plain_steps(square, targets))
-                    continue
+                # A plain mover (the keeper too, outside its area) whose steps its class
+                # decides but those to a few targets (``step_sets``' second set: the free
+                # ball's square, where a sandwich may close; the keeper's into an area):
+                # those judged first; where none needs the full test, its legal steps in
+                # one go, from the set of their targets (``_plain_steps``). (A plain mover
+                # does not hold the ball.)
+                if plain_from[square]:
+                    reach = _STEPS_AT[square]
+                    if square != keeper:
+                        targets, opened = reach & step_legal, reach & step_open
+                        decided = step_sets is not None
+                    else:  # its steps to plain_to's squares have the verdict plain_step
+                        targets = reach & plain_to_set
+                        opened = reach & empty ^ targets
+                        if not plain_step:
+                            targets = 0
+                        decided = plain_step is not None
+                    if decided:
+                        while opened:
+                            low = opened & -opened
+                            target = (low.bit_length() - 1) >> 3
+                            verdict = verdict_of(square, target, target if ball == target else ball)
+                            if verdict is None:
+                                break
+                            if verdict:
+                                targets |= low
+                            opened ^= low
+                        else:
+                            try:
+                                extend_actions(_PLAIN_STEPS_AT[square][targets])
+                            except KeyError:
+                                extend_actions(_plain_steps(square, targets))
+                            continue
                 # A mover's steps whose verdict its class decides (see ``step_flags``):
                 # one flag read a step.
                 if plain_from[square]:
@@ -606,6 +630,8 @@ class Position:
                         verdict = not bad and self.entered < 0
                     elif bad:
                         verdict = None
+                    elif quick.plenty:
+                        verdict = True
                     else:  # (a target other than the ball's: neither empty nor that square)
                         others = quick._others(target)
                         verdict = True if others and others != BB_SQUARES[target] else None
@@ -631,6 +657,8 @@ class Position:
         if quick is not None:
             plain_from, plain, plain_to = quick.plain_from_flags, quick.plain, quick.plain_to_flags
             may_spare = plain is None and quick._may_spare
+            if may_spare and quick.plenty:  # every first action leaves a quiet step
+                plain, may_spare = True, False
         else:
             plain_from, plain, plain_to, may_spare = _NO_FLAGS, None, b"", False
         for square in jumpers:
@@ -1529,7 +1557,7 @@ class _QuickTest:
     __slots__ = ("_areas_free", "_closers", "_closing", "_every_target", "_free", "_keeper",
                  "_may_spare", "_mine", "_own_area", "_plain_to", "_their_area", "_twice",
                  "own", "plain", "plain_from_flags", "plain_step",
-                 "plain_to_flags", "position", "step_sets", "their")
+                 "plain_to_flags", "plenty", "position", "step_sets", "their")
 
     def __init__(self, position: Position) -> None:
         self.position = position
@@ -1567,8 +1595,20 @@ class _QuickTest:
             self.plain_step = True if not bad else None
         self._may_spare = done == 0 and not bad
         #: the targets of the first action's quiet steps, all, and those of two players
-        #: or more: made when first asked for (``_others``; -1: not yet)
+        #: or more: made with ``plenty`` below, or when first asked for (``_others``;
+        #: -1: not yet)
         self._every_target, self._twice = -1, 0
+        #: whether three squares or more are the targets of two players' quiet steps or
+        #: more: then whichever player moves first, and to whichever two squares it and
+        #: the ball go, a quiet step is left for the second action (``_others`` holds
+        #: those targets, whatever ``frm``): every use of ``_others`` says legal. Made
+        #: with the targets where the position owes nothing at the first action (a
+        #: listing then asks ``_others`` eight times on average); else False, and
+        #: ``_others`` decides.
+        self.plenty = False
+        if self._may_spare:
+            self._others(0)  # (square 0 is off the pitch: the targets made)
+            self.plenty = self._twice.bit_count() >= 3  # (one bit a square)
         # What verdict() reads on every call, looked up once.
         self._own_area, self._their_area = KEEPER_AREA[me], KEEPER_AREA[1 - me]
         self._keeper = position.keepers[me]
@@ -1699,6 +1739,8 @@ class _QuickTest:
         instead: at the first action, the target of the only quiet step left."""
         if self.plain is not None:
             return self.plain, -1
+        if self.plenty:
+            return True, -1
         spare = self.spare(frm)
         if not spare:
             return None, -1
@@ -1717,6 +1759,8 @@ class _QuickTest:
             return not bad and p.entered < 0
         if bad:
             return None
+        if self.plenty:
+            return True
         # (a target other than new_ball's: the set is neither empty nor that square)
         others = self._others(new_ball)
         return True if others and others != BB_SQUARES[new_ball] else None
@@ -1757,7 +1801,7 @@ class _QuickTest:
             if done != 0:
                 return False  # the turn may not end so
             return True if frm >= 0 and self._steps_out(frm, to, new_ball) else None
-        if done != 0:
+        if done != 0 or self.plenty:
             return True
         # A quiet step of another player left for the second action, not to the
         # squares the ball and the mover end on (the ball's is no player's step:
