@@ -178,8 +178,17 @@ def soccer_shogi(w: Walk) -> None:
     w.says("A7-A3 is not legal")
     w.says("to put it right: move blue from A3 to A7")
     w.shot("illegal-move")
+    # Put right: the piece lifted, the long message gives way to shorter ones, and the
+    # board stays where it was under the finger on its way to A7 (it once moved up
+    # between the press and the release of the click on A7 at a phone's width, and
+    # the click fell on no square).
+    board_at = w.page.locator("#board").bounding_box()
     w.move("A3", "A7")
     w.in_sync(0)
+    from playwright.sync_api import expect
+
+    expect(w.page.locator("#tracker")).to_have_class(re.compile(r"\bquiet\b"))
+    assert w.page.locator("#board").bounding_box() == board_at
 
 
 def masume_tactics(w: Walk) -> None:
