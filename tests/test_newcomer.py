@@ -104,25 +104,46 @@ class Walk:
         self.hand_step(to, 0, f"the piece in hand put down on {to}")
 
     def hand_step(self, cell: str, held: int, what: str) -> None:
-        """A click on ``cell``, then the page's hand holding ``held`` pieces. The wait
-        ends at the first of: the hand so, a menu opened on the cell instead, a new
-        error shown; or, if none comes, at HAND_STEP_MS (a guard far above any load
-        seen: the page asks the table at once). Short of the hand so, it fails with
-        what the page showed (tests/test_newcomer.py once waited 600 s for a hand to
-        empty, and said nothing more)."""
+        """A click on ``cell`` (a piece lifted into the hand: ``held`` 1; the one in
+        hand put down: 0), then the page's hand holding ``held`` pieces.
+
+        First the page shows the square as a person sees it before they click: the
+        piece on it, or empty. The page draws what the table sent it, a moment after
+        the table has it: a click on a square the page does not yet show a piece on
+        lifts nothing. Then the click, and a wait that ends at the first of: the hand
+        so, a menu opened on the square instead, a new error shown. Each wait is
+        bounded at HAND_STEP_MS (a guard far above any load seen); short of the hand
+        so, the step fails with what the page showed (this test once waited 600 s for
+        a hand to empty, and said nothing more)."""
+        from playwright.sync_api import TimeoutError as PageTimeout
+
+        looks = "with a piece" if held else "empty"
+        try:
+            self.page.wait_for_function(
+                """([cell, held]) => {
+                     const pieces = document.querySelector(`[data-cell="${cell}"]`)
+                       .dataset.pieces || "";
+                     return held ? pieces !== "" : pieces === "";
+                   }""", arg=[cell, held], timeout=HAND_STEP_MS)
+        except PageTimeout:
+            raise AssertionError(f"the page never showed {cell} {looks}, to click it for "
+                                 f"{what}:\n" + self.what_the_page_shows()) from None
         error_before = self.page.inner_text("#error")
         self.requests.clear()
         self.click(f'[data-cell="{cell}"]')
-        self.page.wait_for_function(
-            """([held, before]) => {
-                 const error = document.getElementById("error");
-                 return document.querySelectorAll("#hand .hand-piece").length === held
-                   || !document.getElementById("cell-menu").hidden
-                   || (!error.hidden && error.textContent !== before);
-               }""", arg=[held, error_before], timeout=HAND_STEP_MS)
+        try:
+            self.page.wait_for_function(
+                """([held, before]) => {
+                     const error = document.getElementById("error");
+                     return document.querySelectorAll("#hand .hand-piece").length === held
+                       || !document.getElementById("cell-menu").hidden
+                       || (!error.hidden && error.textContent !== before);
+                   }""", arg=[held, error_before], timeout=HAND_STEP_MS)
+        except PageTimeout:
+            pass  # said below, with the rest
         if self.page.locator("#hand .hand-piece").count() != held:
-            raise AssertionError(f"{what} never came after the click on {cell}:\n"
-                                 + self.what_the_page_shows())
+            raise AssertionError(f"{what} never came after the click on {cell} (shown "
+                                 f"{looks}):\n" + self.what_the_page_shows())
 
     def what_the_page_shows(self) -> str:
         """The page's error, its cell menu, its hand and board (the cells as the page
