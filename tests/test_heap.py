@@ -7,13 +7,16 @@ from __future__ import annotations
 import gc
 import logging
 from pathlib import Path
+from typing import Any
 
+import httpx
 from test_club import set_up
 from waiting import until
 
 from masume import heap
 from masume.club.server import ClubServer, make_assignment
 from masume.club.store import ClubStore
+from masume.club.web import serve
 
 
 def test_settle_freezes_what_is_alive():
@@ -43,21 +46,43 @@ def test_pauses_counts_collections_and_says_a_long_one(monkeypatch, caplog):
     assert pauses.collections == after  # closed: no longer called
 
 
-def test_a_worker_freezes_its_tables_once_opened(broker, make_sim, tmp_path: Path):
+def test_a_worker_freezes_its_tables_once_opened_and_its_collector_is_reported(
+        broker, make_sim, tmp_path: Path):
     unit = "heap-1"
     sim = make_sim(mqtt=broker.url, unit=unit)
     set_up(sim)
     store = ClubStore(tmp_path / "club.db")
     server = ClubServer(broker.url, store, {unit: make_assignment(unit, {"game": "soccer-shogi"})},
                         workers=2).start()
+    url, stop = serve(server)
     try:
         assert server.pool is not None
         until(lambda: unit in server.tables and sim.led_colours, "the table lit")
         # Its open answered, the worker settled its heap before it read the next call.
         slot = server.pool.slot_of(unit)
-        assert server.pool.submit(slot, gc.get_freeze_count).result(10) > 0
+        frozen = server.pool.submit(slot, gc.get_freeze_count).result(10)
+        assert frozen > 0
         # The server in a test shares its process: it leaves that process's collector be.
         assert server.own_process is False and heap.report() is None
+
+        # Each worker's collector reaches /api/health (the server asks each once a
+        # second): a full collection made in the table's worker is seen there.
+        seen = server.pool.submit(slot, heap.report).result(10)["collections"]
+        server.pool.submit(slot, gc.collect).result(10)
+
+        def workers() -> list[dict[str, Any]]:
+            answer = httpx.get(url + "api/health")
+            assert answer.status_code == 200
+            listed: list[dict[str, Any]] = answer.json()["workers"]
+            return listed
+
+        until(lambda: all(w["gc"] is not None for w in workers())
+              and workers()[slot]["gc"]["collections"] > seen, "the collection reported")
+        for worker in workers():
+            assert set(worker["gc"]) == {"collections", "longest_ms", "frozen"}
+            assert worker["gc"]["longest_ms"] >= 0
+        assert workers()[slot]["gc"]["frozen"] == frozen
     finally:
+        stop()
         server.close()
         store.close()

@@ -38,6 +38,10 @@ from masume.storage import GameStore
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
+#: A hand step's guard (ms): the page asks the table as soon as it is clicked, so this is
+#: no deadline a run is meant to approach, only the end of a wait that would not end.
+HAND_STEP_MS = 120_000
+
 GAMES = ["soccer-shogi", "masume-tactics", "shogi-soccer", "eyeshield21", "magic-number-eleven"]
 
 
@@ -53,6 +57,18 @@ class Walk:
     shots: Path
     problems: list[str] = field(default_factory=list)
     taken: list[str] = field(default_factory=list)
+    #: The page's requests to the host and their answers, since a hand step's click.
+    requests: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        def answered(response: Any) -> None:
+            if "/api/" in response.url:
+                self.requests.append(f"{response.request.method} {response.url.split('?')[0]}"
+                                     f" -> {response.status}")
+
+        self.page.on("response", answered)
+        self.page.on("requestfailed", lambda request: self.requests.append(
+            f"{request.method} {request.url.split('?')[0]} failed: {request.failure}"))
 
     def shot(self, step: str) -> None:
         """A screenshot of the whole page; at a phone's width, its readability measured."""
@@ -84,11 +100,86 @@ class Walk:
         """A piece carried from one square to another with the page's hands: in the
         hand before it goes down (a click on the next square before the page has the
         piece in hand would be a click on an empty square), and out of it after."""
-        held = "document.querySelectorAll('#hand .hand-piece').length"
-        self.click(f'[data-cell="{frm}"]')
-        self.page.wait_for_function(f"{held} === 1")
-        self.click(f'[data-cell="{to}"]')
-        self.page.wait_for_function(f"{held} === 0")
+        self.hand_step(frm, 1, f"the piece on {frm} in the page's hand")
+        self.hand_step(to, 0, f"the piece in hand put down on {to}")
+
+    def hand_step(self, cell: str, held: int, what: str) -> None:
+        """A click on ``cell`` (a piece lifted into the hand: ``held`` 1; the one in
+        hand put down: 0), then the page's hand holding ``held`` pieces.
+
+        First the page shows the square as a person sees it before they click: the
+        piece on it, or empty. The page draws what the table sent it, a moment after
+        the table has it: a click on a square the page does not yet show a piece on
+        lifts nothing. Then the click, and a wait that ends at the first of: the hand
+        so, a menu opened on the square instead, a new error shown. Each wait is
+        bounded at HAND_STEP_MS (a guard far above any load seen); short of the hand
+        so, the step fails with what the page showed (this test once waited 600 s for
+        a hand to empty, and said nothing more)."""
+        from playwright.sync_api import TimeoutError as PageTimeout
+
+        looks = "with a piece" if held else "empty"
+        try:
+            self.page.wait_for_function(
+                """([cell, held]) => {
+                     const pieces = document.querySelector(`[data-cell="${cell}"]`)
+                       .dataset.pieces || "";
+                     return held ? pieces !== "" : pieces === "";
+                   }""", arg=[cell, held], timeout=HAND_STEP_MS)
+        except PageTimeout:
+            raise AssertionError(f"the page never showed {cell} {looks}, to click it for "
+                                 f"{what}:\n" + self.what_the_page_shows()) from None
+        error_before = self.page.inner_text("#error")
+        self.requests.clear()
+        self.click(f'[data-cell="{cell}"]')
+        try:
+            self.page.wait_for_function(
+                """([held, before]) => {
+                     const error = document.getElementById("error");
+                     return document.querySelectorAll("#hand .hand-piece").length === held
+                       || !document.getElementById("cell-menu").hidden
+                       || (!error.hidden && error.textContent !== before);
+                   }""", arg=[held, error_before], timeout=HAND_STEP_MS)
+        except PageTimeout:
+            pass  # said below, with the rest
+        if self.page.locator("#hand .hand-piece").count() != held:
+            raise AssertionError(f"{what} never came after the click on {cell} (shown "
+                                 f"{looks}):\n" + self.what_the_page_shows())
+
+    def what_the_page_shows(self) -> str:
+        """The page's error, its cell menu, its hand and board (the cells as the page
+        drew them) beside the simulated table's stacks, and the requests since the click."""
+        page = self.page.evaluate("""() => {
+            const error = document.getElementById("error");
+            const menu = document.getElementById("cell-menu");
+            const cells = {};
+            for (const c of document.querySelectorAll("#board [data-cell][data-pieces]")) {
+              if (c.dataset.pieces) cells[c.dataset.cell] = c.dataset.pieces.split(" ");
+            }
+            return {
+              error: error.hidden ? null : error.textContent,
+              menu: menu.hidden ? null
+                : [...menu.querySelectorAll("button")].map((b) => b.textContent),
+              hand: [...document.querySelectorAll("#hand .hand-piece")].map(
+                (b) => b.dataset.piece + (b.classList.contains("selected") ? " (chosen)" : "")),
+              cells,
+              conn: document.getElementById("conn").dataset.conn,
+            };
+        }""")
+        stacks = {square: list(stack) for square, stack in self.sim.table.stacks.items() if stack}
+        differ = sorted(sq for sq in set(page["cells"]) | set(stacks)
+                        if page["cells"].get(sq, []) != stacks.get(sq, []))
+        menu = f"open: {page['menu']}" if page["menu"] else "closed"
+        return "\n".join([
+            f"  the page's error: {page['error']!r}",
+            f"  the page's cell menu: {menu}",
+            f"  the page's hand: {page['hand']}",
+            f"  the page's board: {page['cells']}",
+            f"  the simulated table's stacks: {stacks}",
+            f"  squares where they differ: {differ or 'none'}",
+            f"  the page's link to the host: {page['conn']}",
+            f"  requests since the click: {self.requests or 'none'}",
+            f"  the tracker: {self.table.state()['tracker']}",
+        ])
 
 
 # ---- each game's first moves: (a legal move, its takeback put right, an illegal move
@@ -108,8 +199,17 @@ def soccer_shogi(w: Walk) -> None:
     w.says("A7-A3 is not legal")
     w.says("to put it right: move blue from A3 to A7")
     w.shot("illegal-move")
+    # Put right: the piece lifted, the long message gives way to shorter ones, and the
+    # board stays where it was under the finger on its way to A7 (it once moved up
+    # between the press and the release of the click on A7 at a phone's width, and
+    # the click fell on no square).
+    board_at = w.page.locator("#board").bounding_box()
     w.move("A3", "A7")
     w.in_sync(0)
+    from playwright.sync_api import expect
+
+    expect(w.page.locator("#tracker")).to_have_class(re.compile(r"\bquiet\b"))
+    assert w.page.locator("#board").bounding_box() == board_at
 
 
 def masume_tactics(w: Walk) -> None:

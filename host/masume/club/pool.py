@@ -354,6 +354,12 @@ class WorkerPool:
         self.wakes: dict[str, Callable[[], None]] = {}
         self.health = [Health(f"club worker {k}", f"club server {server_id}")
                        for k in range(workers)]
+        #: Each worker's collector as it last told it (masume.heap.report: collections,
+        #: longest pause, objects frozen), asked once a second (:meth:`watch`); None
+        #: until its first answer (the first table's start), and again once its
+        #: process is replaced.
+        self.gc: list[dict[str, Any] | None] = [None] * workers
+        self._gc_asked = [False] * workers
         self._workers = [self._new(k) for k in range(workers)]
 
     def _new(self, slot: int) -> _Worker:
@@ -530,6 +536,7 @@ class WorkerPool:
         code = old.process.exitcode
         how = (f"killed by signal {-code}" if code is not None and code < 0 else
                f"exit code {code}" if code is not None else "gone")
+        self.gc[slot] = None  # the new process's collector starts afresh
         message = self.health[slot].fault(
             f"worker process {pid} died ({how})",
             "its tables start again from their last save in a new worker")
@@ -548,19 +555,38 @@ class WorkerPool:
 
     def watch(self) -> None:
         """On the loop, once a second: a dead worker is said, and replaced, even while
-        none of its tables has anything to do."""
+        none of its tables has anything to do; each live one is asked for its
+        collector's figures (:attr:`gc`, for the health report)."""
         for slot in range(self.size):
             worker, generation = self._workers[slot], self.generation[slot]
             if not worker.process.is_alive():
                 self.lost(slot, generation)
-            elif self.health[slot].state == "recovering":
+                continue
+            if self.health[slot].state == "recovering":
                 self.health[slot].recovered()
+            self._ask_gc(slot)
+
+    def _ask_gc(self, slot: int) -> None:
+        """On the loop: worker ``slot``'s masume.heap.report into :attr:`gc` once it
+        answers (behind the calls already sent it; one question out at a time). Not
+        before a table has bound the pool to the loop (:meth:`bind`): none has work."""
+        if self._gc_asked[slot] or self._closing or self.loop is None:
+            return
+        self._gc_asked[slot] = True
+        generation = self.generation[slot]
+
+        def heard(future: Future[Any]) -> None:
+            self._gc_asked[slot] = False
+            if future.exception() is None and self.generation[slot] == generation:
+                self.gc[slot] = future.result()
+
+        self.submit(slot, heap.report).add_done_callback(heard)
 
     def report(self) -> list[dict[str, Any]]:
         # alive None: a worker starting (its pid not known yet).
         return [dict(self.health[k].to_dict(alive=None if self.pids[k] is None
                                             else _running(self.pids[k] or 0)),
-                     pid=self.pids[k], restarts=self.generation[k])
+                     pid=self.pids[k], restarts=self.generation[k], gc=self.gc[k])
                 for k in range(self.size)]
 
     def close(self) -> None:

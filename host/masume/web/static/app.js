@@ -381,6 +381,25 @@
     "game-over": "game over",
   };
 
+  // The tracker's line is above the board: were it to shrink when a shorter message
+  // comes (a piece lifted after a long "to put it right ..."), the board would jump
+  // up under a finger on its way to the next square, and a tap whose press and
+  // release fall on two squares is a click on no square. So the box keeps the
+  // tallest height it has had at this width; a longer message still makes it grow.
+  let trackerWidth = -1, trackerTallest = 0;
+  function keepTrackerHeight(tr) {
+    if (tr.clientWidth !== trackerWidth) {  // a new width (turned, resized): measured anew
+      trackerWidth = tr.clientWidth;
+      trackerTallest = 0;
+      tr.style.minHeight = "";
+    }
+    const height = tr.offsetHeight;
+    if (height > trackerTallest) {
+      trackerTallest = height;
+      tr.style.minHeight = `${height}px`;
+    }
+  }
+
   function drawPanel() {
     const board = state.board || {};
     const status = state.status || {};
@@ -445,6 +464,7 @@
     const showTracker = (!!tracker.state && tracker.state !== "in-sync") || !!tracker.message;
     tr.classList.toggle("quiet", !showTracker);
     tr.textContent = showTracker ? (tracker.message || TRACKER_TEXT[tracker.state] || tracker.state) : "";
+    keepTrackerHeight(tr);
 
     const outcome = $("outcome");
     outcome.hidden = state.outcome == null;
