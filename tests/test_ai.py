@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from masume.ai import LEVELS, Level, RandomPlayer, SearchPlayer, level, play
+from masume.ai import LEVELS, Level, RandomPlayer, SearchPlayer, acting_side, level, play
 from masume.ai.heuristics import (
     evaluation,
     playable,
@@ -345,3 +345,39 @@ def test_the_search_proves_wins_and_losses() -> None:
     for seed in range(3):
         assert search(checked, "gote", 600.0, rng=random.Random(seed),
                       iterations=10).action == parries[0]
+
+
+def test_minimax_backups_keep_the_best_line() -> None:
+    """Masume Soccer Tactics (implicit minimax backups): after a search every node holds,
+    beside its mean, the value of the best line below it for the searching side: a leaf
+    its evaluation (a kick waiting for the die: the mean over its faces), a node the best
+    child of the side choosing there (the other side's: its lowest for us), chance the
+    mean over its faces once each was drawn. Games without a weight keep none."""
+    position = load_rules("masume-tactics").start()  # the kick-off: kicks, dice below
+    side = acting_side(position)
+    found = Search(position, side, random.Random(2))
+    found.run(600.0, iterations=600)
+    kinds: Counter[str] = Counter()
+    stack: list[Node] = [found.root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children.values())
+        values = [child.minimax for child in node.children.values()]
+        assert node.minimax is not None and None not in values
+        if not node.children:
+            assert node.position is not None
+            kinds["leaf"] += 1
+            assert node.minimax == pytest.approx(found._expected(node.position, 2)[side])
+        elif node.chooser is None:
+            kinds["chance"] += 1
+            if len(values) == node.outcomes:
+                assert node.minimax == pytest.approx(sum(values) / len(values))
+        else:
+            kinds["choice"] += 1
+            assert node.minimax == (max if node.chooser == side else min)(values)
+    assert kinds["leaf"] > 100 and kinds["chance"] > 5 and kinds["choice"] > 5
+    assert found.root.chooser == side
+    elsewhere = midgame("shogi-soccer", 3)
+    other = Search(elsewhere, acting_side(elsewhere), random.Random(2))
+    other.run(600.0, iterations=50)
+    assert all(child.minimax is None for child in other.root.children.values())

@@ -56,6 +56,13 @@ EXPLORATION = 0.7
 #: at 0.02 s); at 0.02, 52 of 60 in the same seeds (docs/benchmarks.md, h-ai7).
 EXPLORATIONS: Mapping[str, float] = {"masume-tactics": 0.1, "shogi-soccer": 0.02}
 
+#: Implicit minimax backups: how much the value of the best line below a child (the
+#: leaves judged by the evaluation) counts beside its mean in selection (0: plain UCT).
+#: Masume Soccer Tactics: a side plays two or three actions a turn among some eighty
+#: each, so a node below the root expands every action before revisiting one, and
+#: its mean is that of its side's random next actions, not of the best (docs/ai.md).
+MINIMAX_WEIGHTS: Mapping[str, float] = {"masume-tactics": 0.5}
+
 _ROW = re.compile(r"[A-Z](\d+)$")
 
 
@@ -399,3 +406,7 @@ def playout_depth(game: str) -> int:
 
 def exploration(game: str) -> float:
     return EXPLORATIONS.get(game, EXPLORATION)
+
+
+def minimax_weight(game: str) -> float:
+    return MINIMAX_WEIGHTS.get(game, 0.0)

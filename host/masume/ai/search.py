@@ -106,6 +106,13 @@ class Node:
     #: Perfect information only: the side that wins from here whatever the other does
     #: (the game over, a win in one the game tells, or proven from the children), or None.
     proven: str | None = None
+    #: Implicit minimax backups (perfect information, where a game sets a weight): the
+    #: value for the searching side of the best line the tree holds below this node (its
+    #: leaf's evaluation until it has children; the chooser's best child, the mean over
+    #: chance's outcomes once each was drawn), and who chooses here (None: chance).
+    minimax: float | None = None
+    chooser: str | None = None
+    outcomes: int = 0
 
 
 @dataclass
@@ -139,11 +146,16 @@ class Search:
         self.evaluate = heuristics.evaluation(position.game)
         self.eager = heuristics.eager(position.game)
         self.exploration = heuristics.exploration(position.game)
+        #: How much a child's minimax value counts beside its mean in selection (0: plain
+        #: UCT). Perfect information only.
+        self.minimax_weight = heuristics.minimax_weight(position.game)
         self.clock = clock
         self.hidden = isinstance(position, HidesInformation)
         if self.hidden and not isinstance(position, SamplesUnseen):
             raise TypeError(f"{position.game} hides cards but cannot draw what a side does "
                             "not see (masume.rules.base.SamplesUnseen): the search would peek")
+        if self.hidden:
+            self.minimax_weight = 0.0
         self.start = position
         self.root = Node(None)
         if not self.hidden:
@@ -239,6 +251,7 @@ class Search:
         while position.outcome() is None and node.proven is None:
             status = position.status()  # one call a step: some engines build it dearly
             if status.awaiting is not None:
+                node.chooser = None
                 outcome = self._draw(node, position)
                 child = node.children.get(outcome)
                 if child is None:
@@ -248,6 +261,7 @@ class Search:
                 path.append(node)
                 continue
             actor = status.deciding or status.to_move
+            node.chooser = actor
             action, expanded = self._select(node, position, actor)
             child = node.children.get(action)
             if child is None:
@@ -271,6 +285,30 @@ class Search:
             visited.visits += 1
             if visited.actor is not None:
                 visited.total += result[visited.actor]
+        if self.minimax_weight:
+            self._back_up_minimax(path, result[self.side])
+
+    def _back_up_minimax(self, path: list[Node], leaf: float) -> None:
+        """Implicit minimax backups (Lanctot, Winands, Pepels, Sturtevant 2014): beside
+        the mean of the values that passed through it, each node keeps the value of the
+        best line below it, the leaves judged by the evaluation: the chooser's best child
+        (its side's highest, the other side's lowest), chance's mean over its outcomes
+        once every one was drawn (before that, the leaf's exact mean over its faces)."""
+        end = path[-1]
+        if not end.children:
+            end.minimax = leaf
+        for node in reversed(path[:-1]):
+            children = [child.minimax for child in node.children.values()
+                        if child.minimax is not None]
+            if not children:
+                continue
+            if node.chooser is None:
+                if node.minimax is None or len(children) >= node.outcomes:
+                    node.minimax = sum(children) / len(children)
+            elif node.chooser == self.side:
+                node.minimax = max(children)
+            else:
+                node.minimax = min(children)
 
     @staticmethod
     def _prove(path: list[Node]) -> None:
@@ -296,7 +334,9 @@ class Search:
         children = node.children
         best: Hashable = None
         fewest = -1.0
-        for outcome in position.legal_actions():
+        outcomes = list(position.legal_actions())
+        node.outcomes = len(outcomes)
+        for outcome in outcomes:
             child = children.get(outcome)
             drawn = (child.visits if child is not None else 0) + self.rng.random()
             if fewest < 0 or drawn < fewest:
@@ -340,6 +380,21 @@ class Search:
         exploration, sqrt = self.exploration, math.sqrt
         best: Hashable = None
         best_score = -1.0
+        weight = self.minimax_weight
+        if weight:
+            side = self.side
+            for action, child in node.children.items():
+                if child.proven is None:
+                    visits = child.visits
+                    minimax = child.minimax
+                    mean = child.total / visits
+                    if minimax is not None:
+                        mean += weight * ((minimax if child.actor == side else 1 - minimax)
+                                          - mean)
+                    score = mean + exploration * sqrt(log_visits / visits)
+                    if score > best_score:
+                        best, best_score = action, score
+            return self._ucb(node, node.children) if best is None else best
         for action, child in node.children.items():
             if child.proven is None:
                 visits = child.visits
