@@ -233,6 +233,51 @@ def test_steps_taken_in_one_go_and_chains_onto_the_free_ball_agree_with_the_full
     assert in_one_go > 100 and onto_the_ball > 0, (in_one_go, onto_the_ball)
 
 
+def test_steps_onto_the_free_ball_and_chains_into_a_keeper_area_agree_with_the_full_test(
+) -> None:
+    # Issue 15, twelfth round: a plain mover's step onto the free ball on a quiet square
+    # is in ``step_sets``' legal set where ``plenty`` holds or a plain step is legal at
+    # the second action, and a plain jumper's chain into a keeper area (no ball taken) is
+    # judged in the listing without ``verdict``. Both must list exactly what the full test
+    # finds legal; both must be met here, at either action.
+    from masume.rules.soccer_shogi.geometry import BB_SQUARES, BB_STEPS, EMPTY
+
+    onto_the_ball, into_an_area = set(), set()
+    for seed, options in ((9, {}), (10, {"keepers_cannot_jump": True})):
+        rng = random.Random(seed)
+        position = RULES.start(**options)
+        for _ in range(300):
+            actions = list(position.legal_actions())
+            if not actions or position.outcome() is not None:
+                position = RULES.start(first=rng.choice(["blue", "red"]), **options)
+                continue
+            fresh = RULES.from_text(position.to_text())
+            quick = fresh._quick_test()
+            if quick is not None and fresh.phase == "play":
+                full = _full_test(RULES.from_text(position.to_text()))
+                listed = {str(a) for a in fresh.legal_actions()}
+                keeper, ball = fresh.keepers[fresh.side], fresh.ball
+                step_legal = (quick.step_sets or (0, 0))[0]
+                if step_legal & BB_SQUARES[ball] and fresh.cells[ball] == EMPTY:
+                    for square in fresh._active_squares:
+                        if quick.plain_from_flags[square] and square != keeper \
+                                and BB_STEPS[square] & BB_SQUARES[ball]:
+                            onto_the_ball.add(fresh.done)
+                            step = f"{SQUARE_NAMES[square]}-{SQUARE_NAMES[ball]}"
+                            assert (step in listed) == (step in full), fresh
+                if quick._may_spare or quick.plain is not None:
+                    for square in fresh._jumpers():
+                        if not quick.plain_from_flags[square] or square == keeper:
+                            continue
+                        for jump, _, end, has_ball in fresh._chains(
+                                square, fresh._chain_setting()):
+                            if not has_ball and quick._areas_free & BB_SQUARES[end]:
+                                into_an_area.add(fresh.done)
+                                assert (str(jump) in listed) == (str(jump) in full), fresh
+            position = position.apply(rng.choice(actions))
+    assert onto_the_ball == {0, 1} and into_an_area == {0, 1}, (onto_the_ball, into_an_area)
+
+
 def test_the_quiet_steps_left_by_a_mover_are_the_other_players_steps() -> None:
     # ``_QuickTest._others`` (issue 15, fifth round) takes a mover's targets off all of
     # them where no other player reaches them; it must be the union over the others.

@@ -150,6 +150,10 @@ _QUIET_BUT = tuple(BB_QUIET & ~BB_SQUARES[ball] for ball in range(50))
 _AREAS_BUT = tuple(BB_BOTH_AREAS & ~BB_SQUARES[ball] for ball in range(50))
 #: A step's flag (``_QuickTest.step_flags``): legal, or not, whatever the mover's verdict.
 _LEGAL, _NOT_LEGAL = 3, 2
+#: The quiet squares (rule 1-4 counts nothing there).
+_QUIET = frozenset(QUIET_SQUARES)
+#: Per square (all 50): the quiet squares a step from it reaches.
+_QUIET_STEPS_AT = tuple(steps & BB_QUIET for steps in _STEPS_AT)
 #: Per side, the codes of its players (active, resting).
 _MINE = ((ACTIVE[0], RESTING[0]), (ACTIVE[1], RESTING[1]))
 #: No square where a move closes a sandwich (``_QuickTest._closers`` where no opponent
@@ -522,11 +526,14 @@ class Position:
         the full test judged, the position it leads to or its effect (a second action's,
         see :meth:`_full_test`); an action the quick test found legal has no entry:
         :meth:`apply` makes it from the action (:meth:`_quick_effect`)."""
-        if self.phase == OVER or self.outcome() is not None:
-            return [], {}
-        if self.phase == GOAL:
-            return [Restart()], {0: Position._start(self.side, self.score, self.options)}
-        if self.phase == TAKE:
+        score, goals = self.score, self.options.goals_to_win
+        # (outcome()'s common case inlined: a position in play, no game over)
+        if self.phase != PLAY or self.resigned >= 0 or score[0] >= goals or score[1] >= goals:
+            if self.phase == OVER or self.outcome() is not None:
+                return [], {}
+            if self.phase == GOAL:
+                return [Restart()], {0: Position._start(self.side, score, self.options)}
+            # the Take
             every, legal = self._take_variants()
             # Should no choice let the turn go on, the steal still happens (docs: "Pass").
             chosen = legal or every
@@ -550,6 +557,7 @@ class Position:
             plain_steps, keeper = b"", self.keepers[self.side]
             step_sets = quick.step_sets
             step_legal, step_open = step_sets if step_sets is not None else (0, -1)
+            mover_decided, keeper_decided = step_sets is not None, plain_step is not None
             extend_actions = actions.extend
             plain_to_set, empty = quick._plain_to, self._empty
             for square in self._active_squares:
@@ -563,13 +571,13 @@ class Position:
                     reach = _STEPS_AT[square]
                     if square != keeper:
                         targets, opened = reach & step_legal, reach & step_open
-                        decided = step_sets is not None
+                        decided = mover_decided
                     else:  # its steps to plain_to's squares have the verdict plain_step
                         targets = reach & plain_to_set
                         opened = reach & empty ^ targets
                         if not plain_step:
                             targets = 0
-                        decided = plain_step is not None
+                        decided = keeper_decided
                     if decided:
                         while opened:
                             low = opened & -opened
@@ -646,21 +654,27 @@ class Position:
         board = list(cells)
         setting = (board, ball if cells[ball] == EMPTY else -1,
                    ball if cells[ball] == ACTIVE[1 - me] else -1)
-        jumpers = self._active_squares
+        jumpers, keeper = self._active_squares, self.keepers[me]
         if self.options.keepers_cannot_jump:
-            keeper = self.keepers[me]
             jumpers = [square for square in jumpers if square != keeper]
         # What the verdicts of a plain jumper's chains read (quick.judge, inlined): a
         # chain that takes no ball, from and to plain squares, has the verdict of its
         # player's plain steps (one that takes the ball too, to a free quiet square: it
         # closes no sandwich).
+        free_flags = None  # (quick.free_flags(), made at the first chain with the ball)
         if quick is not None:
             plain_from, plain, plain_to = quick.plain_from_flags, quick.plain, quick.plain_to_flags
             may_spare = plain is None and quick._may_spare
+            # What the verdict of a plain jumper's chain into a keeper area reads.
+            areas_free, first_free, second_plain = quick._areas_free, quick._may_spare, plain
+            own_none, own_area, empty = quick.own == 0, quick._own_area, self._empty
             if may_spare and quick.plenty:  # every first action leaves a quiet step
                 plain, may_spare = True, False
         else:
             plain_from, plain, plain_to, may_spare = _NO_FLAGS, None, b"", False
+            areas_free, first_free, second_plain, own_none = 0, False, None, False
+            own_area = frozenset()
+            empty = 0
         for square in jumpers:
             for mid, land in _ALL_HOPS[square]:  # _chains's first test, inlined: most have
                 if board[mid] and not board[land]:  # no first hop
@@ -691,8 +705,20 @@ class Position:
                         lone = (spare.bit_length() - 1) >> 3
             for chain in chains:
                 jump, _, end, has_ball = chain
-                if plain_to[end] if not has_ball else quick.free_flags()[end]:
+                if has_ball and free_flags is None:
+                    free_flags = quick.free_flags()
+                if plain_to[end] if not has_ball else free_flags[end]:  # type: ignore[index]
                     verdict = None if end == lone else sure
+                elif has_ball or square == keeper or not areas_free & BB_SQUARES[end]:
+                    verdict = quick.verdict(square, end, end if has_ball else ball)
+                elif first_free:
+                    # Into a keeper area at the first action, the position owing nothing:
+                    # legal where the jumper may step out to a free quiet square with the
+                    # second (``_steps_out``; a chain never ends next to its start: no hop
+                    # changes one parity of file or rank alone).
+                    verdict = True if _QUIET_STEPS_AT[end] & empty else None
+                elif second_plain is not None:  # at the second: as a plain step there
+                    verdict = second_plain and own_none and end in own_area
                 else:
                     verdict = quick.verdict(square, end, end if has_ball else ball)
                 if verdict:
@@ -1630,11 +1656,18 @@ class _QuickTest:
         self._areas_free = areas_free
         self.step_sets: tuple[int, int] | None
         # (plain_to and areas_free are empty squares, disjoint: the ^ take them off.)
+        # A step onto the free ball on a quiet square, taking it, counts as a plain step:
+        # legal at the second action where a plain step is, at the first where
+        # ``plenty`` holds (else ``verdict`` asks ``_others``).
+        ball_step = BB_SQUARES[ball] if cells[ball] == EMPTY and ball in _QUIET \
+            and (self.plain or self.plenty) else 0
         if not bad and done == 0:
-            self.step_sets = (plain_to | areas_free, empty ^ plain_to ^ areas_free)
+            self.step_sets = (plain_to | areas_free | ball_step,
+                              empty ^ plain_to ^ areas_free ^ ball_step)
         elif self.plain:
             legal = areas_free & BB_AREAS[me] if own == 0 else 0
-            self.step_sets = (plain_to | legal, empty ^ plain_to ^ areas_free)
+            self.step_sets = (plain_to | legal | ball_step,
+                              empty ^ plain_to ^ areas_free ^ ball_step)
         else:
             self.step_sets = None if self.plain is None else (0, empty ^ plain_to)
 
@@ -1821,6 +1854,12 @@ class _QuickTest:
 _HOPS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
     tuple(tuple((mid, land, 2 * land) for mid, land in hops) for hops in family)
     for family in _FAMILY_HOPS)
+#: Per family, per square (all 50): its hops as (jumped, landing, the path of that hop,
+#: as ``_search_chains`` writes it: the square, then the landing).
+_FIRST_HOPS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
+    tuple(tuple((mid, land, square << 6 | land) for mid, land in hops)
+          for square, hops in enumerate(family))
+    for family in _FAMILY_HOPS)
 #: Per square (all 50): its parity class, the parities of its file and rank.
 _PARITY: tuple[int, ...] = tuple((s % 5 & 1) << 1 | (s // 5 & 1) for s in range(50))
 #: The last 7 bits of a chain's key in ``_JUMPS`` (see :func:`_search_chains`) for a
@@ -1857,14 +1896,14 @@ def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) 
         # the path to each (read while they grow: breadth first); a path's last 6 bits
         # are its square.
         lands: list[int] | None = None
-        for family in _FAMILY_HOPS:  # (jumped, landing): no state to carry
+        for family, first in zip(_FAMILY_HOPS, _FIRST_HOPS):  # no state to carry
             reached = None
-            for mid, land in family[square]:
+            for mid, land, path in first[square]:
                 if board[mid] and not board[land]:
                     if reached is None:
-                        reached, met = [square << 6 | land], [land]
+                        reached, met = [path], [land]
                     else:
-                        reached.append(square << 6 | land)
+                        reached.append(path)
                         met.append(land)
             if reached is None:
                 continue
