@@ -139,7 +139,11 @@ class Page:
                 held.last.click()
         else:
             self.page.click(f'[data-piece-choice="{piece}"]')  # from the box of spare pieces
-            self.page.wait_for_selector(f'#hand .hand-piece.selected[data-piece="{piece}"]')
+        # The piece chosen before the square is clicked, either way: once, beside
+        # busy-machine, the click on the knight in hand chose nothing (the page had
+        # moved under it, most likely), the pawn lifted last stayed chosen and went
+        # down instead, and the test waited 600 s for a state that could not come.
+        self.page.wait_for_selector(f'#hand .hand-piece.selected[data-piece="{piece}"]')
         count = len(state(self.url)["pieces"].get(square, []))
         held = self.hand_count()
         self.page.click(f'[data-cell="{square}"]')
