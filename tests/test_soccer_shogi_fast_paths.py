@@ -11,13 +11,14 @@ import random
 from masume.rules.soccer_shogi import PIECE_NAMES, PITCH, RULES, SQUARE_NAMES, Position
 
 
-def _positions(count: int = 300, seed: int = 4) -> list[Position]:
+def _positions(count: int = 300, seed: int = 4, **options: bool) -> list[Position]:
+    """``count`` positions of random games (a new game where one ends)."""
     rng, out = random.Random(seed), []
-    position = RULES.start()
+    position = RULES.start(**options)
     while len(out) < count:
         actions = list(position.legal_actions())
         if not actions or position.outcome() is not None:
-            position = RULES.start(first=rng.choice(["blue", "red"]))
+            position = RULES.start(first=rng.choice(["blue", "red"]), **options)
             continue
         out.append(position)
         position = position.apply(rng.choice(actions))
@@ -95,16 +96,9 @@ def test_the_quick_test_agrees_with_the_full_test() -> None:
     # over positions of random games (both sides first, with the rule options too) it
     # must say exactly what the full test says.
     for seed, options in ((5, {}), (6, {"keepers_cannot_jump": True})):
-        rng = random.Random(seed)
-        position = RULES.start(**options)
-        for _ in range(400):
-            actions = list(position.legal_actions())
-            if not actions or position.outcome() is not None:
-                position = RULES.start(first=rng.choice(["blue", "red"]), **options)
-                continue
+        for position in _positions(400, seed, **options):
             fresh = RULES.from_text(position.to_text())
             assert _quick(fresh) == _full_test(RULES.from_text(position.to_text())), fresh
-            position = position.apply(rng.choice(actions))
 
 
 def test_a_position_keeps_the_sets_its_cells_give() -> None:
@@ -202,13 +196,7 @@ def test_steps_taken_in_one_go_and_chains_onto_the_free_ball_agree_with_the_full
 
     in_one_go = onto_the_ball = 0
     for seed, options in ((7, {}), (8, {"keepers_cannot_jump": True})):
-        rng = random.Random(seed)
-        position = RULES.start(**options)
-        for _ in range(300):
-            actions = list(position.legal_actions())
-            if not actions or position.outcome() is not None:
-                position = RULES.start(first=rng.choice(["blue", "red"]), **options)
-                continue
+        for position in _positions(300, seed, **options):
             fresh = RULES.from_text(position.to_text())
             quick = fresh._quick_test()
             if quick is not None and fresh.phase == "play":
@@ -229,7 +217,6 @@ def test_steps_taken_in_one_go_and_chains_onto_the_free_ball_agree_with_the_full
                         if end == free_ball and quick.plain_from_flags[square]:
                             onto_the_ball += 1
                             assert (str(jump) in listed) == (str(jump) in full), fresh
-            position = position.apply(rng.choice(actions))
     assert in_one_go > 100 and onto_the_ball > 0, (in_one_go, onto_the_ball)
 
 
@@ -244,13 +231,7 @@ def test_steps_onto_the_free_ball_and_chains_into_a_keeper_area_agree_with_the_f
 
     onto_the_ball, into_an_area = set(), set()
     for seed, options in ((9, {}), (10, {"keepers_cannot_jump": True})):
-        rng = random.Random(seed)
-        position = RULES.start(**options)
-        for _ in range(300):
-            actions = list(position.legal_actions())
-            if not actions or position.outcome() is not None:
-                position = RULES.start(first=rng.choice(["blue", "red"]), **options)
-                continue
+        for position in _positions(300, seed, **options):
             fresh = RULES.from_text(position.to_text())
             quick = fresh._quick_test()
             if quick is not None and fresh.phase == "play":
@@ -274,7 +255,6 @@ def test_steps_onto_the_free_ball_and_chains_into_a_keeper_area_agree_with_the_f
                             if not has_ball and quick._areas_free & BB_SQUARES[end]:
                                 into_an_area.add(fresh.done)
                                 assert (str(jump) in listed) == (str(jump) in full), fresh
-            position = position.apply(rng.choice(actions))
     assert onto_the_ball == {0, 1} and into_an_area == {0, 1}, (onto_the_ball, into_an_area)
 
 
