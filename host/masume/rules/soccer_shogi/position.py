@@ -1633,7 +1633,7 @@ class _QuickTest:
         #: ``_others`` decides.
         self.plenty = False
         if self._may_spare:
-            self._others(0)  # (square 0 is off the pitch: the targets made)
+            self._make_targets()
             self.plenty = self._twice.bit_count() >= 3  # (one bit a square)
         # What verdict() reads on every call, looked up once.
         self._own_area, self._their_area = KEEPER_AREA[me], KEEPER_AREA[1 - me]
@@ -1726,23 +1726,30 @@ class _QuickTest:
         step from ``frm`` to a square outside this set leaves one of them."""
         return self._others(frm) if self._may_spare else 0
 
-    def _others(self, frm: int) -> int:
-        """The targets of the first action's quiet steps of the players other than ``frm``:
-        all the targets, less those of ``frm``'s steps that no other player's reaches.
+    def _make_targets(self) -> int:
+        """Makes ``_every_target`` and ``_twice``, the targets of the first action's quiet
+        steps reached by one player or more and by two or more; returns the first.
 
         The steps' targets of the quiet players summed, a square's byte counts the players
         reaching it (at most 8: no carry into the next square's), and a byte plus 127 (126)
         reaches its top bit where one (two) or more do."""
+        counts = 0
+        quiet_from = self.plain_from_flags
+        for square in self.position._active_squares:
+            if quiet_from[square]:
+                counts += _STEPS_AT[square]
+        free = self._free
+        every = self._every_target = (counts + _ONE_OR_MORE) >> 7 & free
+        self._twice = (counts + _TWO_OR_MORE) >> 7 & free
+        return every
+
+    def _others(self, frm: int) -> int:
+        """The targets of the first action's quiet steps of the players other than ``frm``:
+        all the targets, less those of ``frm``'s steps that no other player's reaches."""
         every = self._every_target
         quiet_from, position = self.plain_from_flags, self.position
         if every < 0:
-            counts = 0
-            for square in position._active_squares:
-                if quiet_from[square]:
-                    counts += _STEPS_AT[square]
-            free = self._free
-            every = self._every_target = (counts + _ONE_OR_MORE) >> 7 & free
-            self._twice = (counts + _TWO_OR_MORE) >> 7 & free
+            every = self._make_targets()
         if quiet_from[frm] and position.cells[frm] == ACTIVE[position.side]:
             # (frm's targets are among every target: the ^ take off those no other reaches)
             mine = _STEPS_AT[frm] & self._free
