@@ -302,3 +302,64 @@ def test_play_drives_a_board_on_a_serial_port(tmp_path: Path) -> None:
     finally:
         sim.stdin.close()
         sim.wait(timeout=10)
+
+
+#: What the table asks of the players on an empty board (masume.tracker): other tools read it.
+SET_UP = "table: set up the pieces on the lit squares"
+
+
+@pytest.mark.parametrize(("game", "chip", "hands", "read"), [
+    ("soccer-shogi", (), ("lift A7", "place A6 blue"), "blue: A7-A6"),
+    ("soccer-shogi", ("--chip",), ("lift A7", "place A6 blue"), "blue: A7-A6"),
+    ("masume-tactics", (), ("lift G8", "lift G8", "place G8 home-9", "lift E6",
+                            "place E6 ball", "place E6 home-8"), "home: G8 inside SW2"),
+], ids=["soccer-shogi", "soccer-shogi-chip", "masume-tactics"])
+def test_the_simulated_board_stands_its_pieces_unasked(
+        tmp_path: Path, game: str, chip: tuple[str, ...], hands: tuple[str, ...],
+        read: str) -> None:
+    """`--simulate` stands the game's pieces itself: the players are not asked to set
+    them up (they did, and then were told to take every piece off again)."""
+    play = Play(game, "--simulate", *chip, "--no-web", "--games-dir", str(tmp_path))
+    try:
+        play.until("saving to ")
+        for line in hands:
+            play.command(line, 0.05)
+        # The first action read: the table has read the board as it first stood.
+        assert play.until(read.split(": ")[0] + ": ") == read
+        assert not [line for line in play.lines if line.startswith(SET_UP)], play.lines
+    finally:
+        play.stop()
+
+
+def test_a_board_the_players_set_up_is_asked_for(tmp_path: Path) -> None:
+    """A board that comes empty (here `masume sim` without --setup, on its port) is to be
+    set up by the players: the table says so once, with every square, and reads the
+    game from there."""
+    sim = subprocess.Popen([*MASUME, "sim", "--board", "soccer-shogi"], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def hand(line: str) -> None:
+        sim.stdin.write(line + "\n")
+        sim.stdin.flush()
+        assert sim.stdout.readline().startswith("ok")
+
+    try:
+        port = sim.stdout.readline().split(": ", 1)[1].strip()
+        play = Play("soccer-shogi", "--port", port, "--no-web", "--games-dir", str(tmp_path),
+                    stdin=subprocess.DEVNULL)
+        try:
+            assert play.until(SET_UP) == (
+                f"{SET_UP} (12 to go): ball on C5; blue on C5, A7, B7, D7, E7, C8; "
+                "red on C1, A2, B2, C2, D2, E2")
+            for square, pieces in load_rules("soccer-shogi").start().layout().items():
+                for piece in pieces:
+                    hand(f"place {square} {piece}")
+            hand("lift A7")
+            hand("place A6 blue")
+            assert play.until("blue: ") == "blue: A7-A6"
+            assert len([line for line in play.lines if line.startswith(SET_UP)]) == 1
+        finally:
+            play.stop()
+    finally:
+        sim.stdin.close()
+        sim.wait(timeout=10)

@@ -274,15 +274,16 @@ def _set_up(sim: SimulatedBoard, position: AnyPosition,
     pile of cards whose top card is unknown gets a spare card of the set. On a
     resume, where the saved readings name the pieces (identity sensors), they stand
     as the board read them at the last save, as real pieces would have stayed:
-    a move the save holds but had not finished reading is read again."""
+    a move the save holds but had not finished reading is read again. Returns once
+    the board has read them (SimulatedBoard.stand): the table, connected after, finds
+    them standing and asks no one to set them up."""
     from masume.play.cards import set_up
 
     layout = dict(position.layout())
     for square, reading in (readings or {}).items():
         if sim.board.cell(square).sensor == "identity" and isinstance(reading, tuple):
             layout[square] = reading
-    for square, piece in set_up(layout, position):
-        sim.place(square, piece)
+    sim.stand(set_up(layout, position))
 
 
 def _stop_on_sigterm() -> None:

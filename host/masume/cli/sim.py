@@ -4,7 +4,8 @@ With ``--mqtt URL --id ID`` the board talks MQTT to that broker instead (club
 mode, docs/club.md): ``port:`` then shows the broker and the unit id, and
 ``unplug``/``replug`` drop and restore its Wi-Fi; its broker password comes from
 ``--password-file`` or $MASUME_MQTT_PASSWORD, never the URL. ``--setup GAME``
-stands that game's starting pieces on the board first.
+stands that game's starting pieces on the board first (``port:`` is printed once the
+board has read them).
 
 With ``--chip`` the board is the emulated chip instead (masume.sim.chip): the
 firmware's own main.py, hw_chip.py and reader driver on emulated peripherals
@@ -94,8 +95,7 @@ def run(args: argparse.Namespace) -> int:
             from masume.play.cards import set_up
 
             start = load_rules(args.setup).start()
-            for square, piece in set_up(start.layout(), start):  # piles get a spare card
-                sim.place(square, piece)
+            sim.stand(set_up(start.layout(), start))  # piles get a spare card
     except (BoardError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -35,7 +35,7 @@ import tempfile
 import threading
 import time
 import tty
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -61,6 +61,8 @@ TICKS_PERIOD = 1 << 30  # MicroPython's ticks_ms wraps here
 #: Wasmtime fuel for the VM call that runs the board: in effect unlimited.
 FUEL = 10**18
 BOOT_TIMEOUT_S = 30.0
+#: The longest :meth:`SimulatedBoard.stand` waits for the board to read its pieces.
+STAND_TIMEOUT_S = 30.0
 MAX_QUICK_REBOOTS = 3  # firmware that dies this often within a second of booting is broken
 
 # One VM call for the board's whole life (see firmware/hw_sim.serve for why).
@@ -171,6 +173,8 @@ class SimulatedBoard:
         self.failure: str | None = None
         self._booted = threading.Event()
         self._power_cycle = threading.Event()
+        #: Notified after every scan pass (what :meth:`stand` waits on).
+        self._passed = threading.Condition()
         self._session: MicroPythonSession | None = None
         if self.net is None:
             self._plug()
@@ -326,6 +330,22 @@ class SimulatedBoard:
         so far and its debounce. What it reports of them, it has (in its journal)."""
         return self.table.next_instant(self._finished) is None
 
+    def stand(self, pieces: Iterable[tuple[str, str]]) -> None:
+        """Put these (square, piece) down, as hands setting up the board, and return
+        once the board has read them all (each one's debounce decided). A host that
+        connects after finds them standing; one connected while the board was still
+        reading them would ask the players to set up the pieces already there."""
+        for square, piece in pieces:
+            self.place(square, piece)
+        with self._passed:
+            if not self._passed.wait_for(self.caught_up, STAND_TIMEOUT_S):
+                raise RuntimeError("the simulated board did not read the pieces set up on it")
+
+    def _pass_done(self) -> None:
+        """A scan pass is done: wake whoever waits for the board to catch up (stand)."""
+        with self._passed:
+            self._passed.notify_all()
+
     def now_ms(self) -> int:
         """The board time the clock says it is (the board's passes may lag behind)."""
         return self.clock.wall_ms()
@@ -382,6 +402,7 @@ class SimulatedBoard:
         self.collections = collections
         self.lost_passes = lost
         self._finished = self.clock.passed  # the pass before this call is done
+        self._pass_done()
         at = self._next_pass()
         return -1 if at is None else at % TICKS_PERIOD
 

@@ -5,7 +5,7 @@ with a real pseudo-terminal as its USB port.
 
 :class:`ChipBoard` has the interface of :class:`masume.sim.board.SimulatedBoard`
 (place, lift, press, roll, noise, unplug, replug, reboot, port, LEDs, and
-``at``, script, caught_up, now_ms in the chip's board time), whose
+``at``, script, caught_up, stand, now_ms in the chip's board time), whose
 pseudo-terminal and power methods it inherits. What differs is below the
 firmware: nothing calls back into this process but the peripherals' own traffic
 (the bytes on USB, the frames sent down the LED chain, the random source) and,
@@ -305,6 +305,7 @@ class ChipBoard(SimulatedBoard):
         self._seen: dict[int, list[tuple[int, tuple[int, int, int]]]] = {}
         self._booted = threading.Event()
         self._power_cycle = threading.Event()
+        self._passed = threading.Condition()  # notified after every pass (stand)
         self._session = None
         self.on_chain: Callable[[list[tuple[int, int, int]]], None] | None = None  # every frame
         self._plug()
@@ -433,7 +434,8 @@ class ChipBoard(SimulatedBoard):
             news = self._timeline.due(board_us)
             if news:
                 self.applied_us.append(board_us)
-            return news
+        self._pass_done()  # not under the hand's lock: stand's caught_up takes it
+        return news
 
     def _pace(self, board_us: int) -> None:
         """Board time no faster than the wall clock (a board at rest sleeps)."""
