@@ -1,7 +1,10 @@
 """``masume bench rules --game G``: how fast a rules engine is, beside python-chess.
 
-Two figures, each measured for ``seconds`` on the engine and then on python-chess
-in the same run, with the ratio (engine / chess; above 1 means faster):
+Two figures, each measured for ``seconds`` on the engine and on python-chess in the
+same run, with the ratio (engine / chess; above 1 means faster). The two are timed in
+turns of a tenth of a second, each turn going to the one timed less so far, so both
+meet the same stretch of a shared machine's load (timed one after the other, 2 s each,
+the ratio moved 0.82-1.47 from run to run on a noisy machine):
 
 - legal-action generation: positions per second for which the full list of
   legal actions is built. The positions are sampled from random playouts and
@@ -72,8 +75,19 @@ def run(game: str, seconds: float, cpu: bool = False) -> int:
     )
 
     samples = _sample_positions(rules, SAMPLE_SIZE, rng)
-    gen_rate, gen_width = _generation_rate(rules, samples, seconds)
-    play_rate, play_length = _playout_rate(lambda: _engine_playout(rules, rng), seconds)
+    chess_listing: Round | None = None
+    chess_playout: Round | None = None
+    if chess is not None:
+        # Their own seeds: the engine's draws stop on the clock, and the anchor's sample
+        # must be the same positions in every run (their width varied 20 to 28 moves).
+        boards = _sample_boards(chess, SAMPLE_SIZE, random.Random(CHESS_SAMPLE_SEED))
+        chess_rng = random.Random(CHESS_SAMPLE_SEED + 1)
+        chess_listing = lambda: _chess_generation_round(boards)
+        chess_playout = lambda: _timed_playout(lambda: _chess_playout(chess, chess_rng))
+    (gen_rate, gen_width), (chess_gen_rate, chess_width) = _rates(
+        lambda: _generation_round(rules, samples), chess_listing, seconds)
+    (play_rate, play_length), (chess_play_rate, chess_length) = _rates(
+        lambda: _timed_playout(lambda: _engine_playout(rules, rng)), chess_playout, seconds)
     reading = _reading_time(rules, samples, rng, seconds)
     print(f"board readings: {game} two quick actions read in {reading['mean_ms']:.1f} ms each "
           f"({reading['width']:.0f} legal actions before them), the slowest in "
@@ -89,11 +103,6 @@ def run(game: str, seconds: float, cpu: bool = False) -> int:
               f"({play_length:.0f} actions each)")
         return 0
 
-    # Its own seed: the draws before this one stop on the clock, and the anchor's sample
-    # must be the same positions in every run (their width varied 20 to 28 moves).
-    boards = _sample_boards(chess, SAMPLE_SIZE, random.Random(CHESS_SAMPLE_SEED))
-    chess_gen_rate, chess_width = _chess_generation_rate(boards, seconds)
-    chess_play_rate, chess_length = _playout_rate(lambda: _chess_playout(chess, rng), seconds)
     print(
         f"legal actions: {game} {gen_rate:.1f} positions/s ({gen_width:.1f} actions each); "
         f"python-chess {chess_gen_rate:.1f} positions/s ({chess_width:.1f} moves each); "
@@ -135,17 +144,55 @@ def _sample_positions(rules: Rules, count: int, rng: random.Random) -> list[str]
     return texts
 
 
-def _generation_rate(rules: Rules, texts: Sequence[str], seconds: float) -> tuple[float, float]:
-    """(positions per second, mean number of legal actions)."""
-    timed, positions, actions = 0.0, 0, 0
-    while timed < seconds:
-        fresh = [rules.from_text(t) for t in texts]  # untimed: no cached results
-        began = _clock()
-        for position in fresh:
-            actions += sum(1 for _ in position.legal_actions())
-        timed += _clock() - began
-        positions += len(fresh)
-    return positions / timed, actions / positions
+#: One round of a timed figure: (seconds timed, units done, their size), e.g. (0.01, 400
+#: positions listed, 14,320 legal actions in them).
+Round = Callable[[], tuple[float, int, int]]
+
+#: The least time of a turn (rounds of one side in a row). Not one round a turn: each
+#: side would then start every round in caches the other left (python-chess 4 % slower
+#: against Soccer Shogi so, than at 0.05-0.25 s turns: docs/benchmarks.md).
+TURN_SECONDS = 0.1
+
+
+def _rates(ours: Round, theirs: Round | None, seconds: float) -> tuple[
+        tuple[float, float], tuple[float, float]]:
+    """((units per second, mean size) of ``ours``, the same of ``theirs``), each timed
+    for at least ``seconds``, in turns of at least ``TURN_SECONDS``: the next turn goes
+    to the one timed less so far (ours on a tie). ``theirs`` None: ours alone, theirs
+    (0, 0).
+
+    >>> turns = []
+    >>> def side(name, seconds):
+    ...     return lambda: (turns.append(name), (seconds, 1, 3))[1]
+    >>> _rates(side("ours", 0.04), side("theirs", 0.25), 0.5)
+    ((25.0, 3.0), (4.0, 3.0))
+    >>> "".join(name[0] for name in turns)  # 3 rounds make a turn of ours, 1 of theirs
+    'oootooooootoooooo'
+    """
+    totals = [[0.0, 0, 0], [0.0, 0, 0]]
+    sides = (ours, theirs) if theirs is not None else (ours,)
+    while min(total[0] for total in totals[:len(sides)]) < seconds:
+        i = 0 if len(sides) == 1 or totals[0][0] <= totals[1][0] else 1
+        turn = 0.0
+        while turn < TURN_SECONDS:
+            timed, units, size = sides[i]()
+            turn += timed
+            totals[i][1] += units
+            totals[i][2] += size
+        totals[i][0] += turn
+    rates = [(units / timed, size / units) if units else (0.0, 0.0)
+             for timed, units, size in totals]
+    return rates[0], rates[1]
+
+
+def _generation_round(rules: Rules, texts: Sequence[str]) -> tuple[float, int, int]:
+    """One pass over the sample: (seconds, positions, legal actions)."""
+    fresh = [rules.from_text(t) for t in texts]  # untimed: no cached results
+    actions = 0
+    began = _clock()
+    for position in fresh:
+        actions += sum(1 for _ in position.legal_actions())
+    return _clock() - began, len(fresh), actions
 
 
 def _engine_playout(rules: Rules, rng: random.Random) -> int:
@@ -277,16 +324,11 @@ def _lift_time(rules: Rules, texts: Sequence[str], rng: random.Random,
             "cases": cases}
 
 
-def _playout_rate(playout: Callable[[], int], seconds: float) -> tuple[float, float]:
-    """(playouts per second, mean length); at least one playout, however long."""
+def _timed_playout(playout: Callable[[], int]) -> tuple[float, int, int]:
+    """(seconds, 1 playout, its length)."""
     began = _clock()
-    games, moves = 0, 0
-    while True:
-        moves += playout()
-        games += 1
-        elapsed = _clock() - began
-        if elapsed >= seconds:
-            return games / elapsed, moves / games
+    moves = playout()
+    return _clock() - began, 1, moves
 
 
 # ----------------------------------------------------------------- python-chess
@@ -302,15 +344,13 @@ def _sample_boards(chess: Any, count: int, rng: random.Random) -> list[Any]:
     return boards
 
 
-def _chess_generation_rate(boards: Sequence[Any], seconds: float) -> tuple[float, float]:
-    timed, positions, moves = 0.0, 0, 0
-    while timed < seconds:
-        began = _clock()
-        for board in boards:  # python-chess caches nothing between calls
-            moves += sum(1 for _ in board.legal_moves)
-        timed += _clock() - began
-        positions += len(boards)
-    return positions / timed, moves / positions
+def _chess_generation_round(boards: Sequence[Any]) -> tuple[float, int, int]:
+    """One pass over the sample: (seconds, positions, legal moves)."""
+    moves = 0
+    began = _clock()
+    for board in boards:  # python-chess caches nothing between calls
+        moves += sum(1 for _ in board.legal_moves)
+    return _clock() - began, len(boards), moves
 
 
 def _chess_playout(chess: Any, rng: random.Random) -> int:
