@@ -571,6 +571,31 @@ def lambda_re(word: str):
 
 
 @pytest.mark.browser
+def test_the_hand_stays_put_while_the_table_speaks(served, table: FakeTable, chromium) -> None:
+    """A state the table sends that leaves the hand as it was keeps the hand's buttons:
+    a button replaced between a press and its release takes no click (a tap on the
+    hand while the board was read chose nothing)."""
+    from playwright.sync_api import expect
+
+    url = served()
+    with open_page(chromium, url, width=1100, height=800) as (page, errors):
+        page.locator('[data-cell="C5"]').click()
+        held = page.locator("#hand .hand-piece[data-piece='blue']")
+        expect(held).to_have_count(1)
+        held.evaluate("button => { button.dataset.seen = 'before'; }")
+        table.set(leds={"C4": {"rgb": [0, 255, 0], "pattern": "blink"}},
+                  tracker={"state": "lifted", "message": "blue lifted from C5", "squares": []})
+        expect(page.locator('[data-cell="C4"]')).to_have_attribute("data-led", "#00ff00")
+        expect(page.locator("#tracker")).to_have_text("blue lifted from C5")
+        assert held.get_attribute("data-seen") == "before"  # the same button, not redrawn
+        # A change to the hand redraws it.
+        page.locator('[data-piece-choice="red"]').click()
+        expect(page.locator("#hand .hand-piece")).to_have_count(2)
+        expect(page.locator("#hand .hand-piece.selected")).to_have_attribute("data-piece", "red")
+        assert errors == []
+
+
+@pytest.mark.browser
 def test_choices_panel_in_chromium(served, table: FakeTable, chromium) -> None:
     """A few choices are buttons; many get a text box that narrows the list."""
     from playwright.sync_api import expect

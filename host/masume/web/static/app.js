@@ -137,6 +137,7 @@
   let hand = [];              // piece names held by the person at the simulated table
   let selected = -1;          // index in hand of the piece to put down next
   let handKey = null;
+  let handDrawn = null;       // what the hand's buttons show (drawHand redraws on a change)
 
   // The hands of the simulated board: for anyone but a spectator.
   function simulated() {
@@ -740,6 +741,12 @@
   }
 
   function drawHand() {
+    // Redrawn only when what it shows changes, not at every state the table sends: a
+    // button replaced between a press and its release takes no click (a tap on the
+    // hand while a move was read chose nothing).
+    const shown = JSON.stringify([drawn, hand, selected]);
+    if (shown === handDrawn) return;
+    handDrawn = shown;
     const box = $("hand");
     box.textContent = "";
     if (!hand.length) {
