@@ -650,10 +650,11 @@ class Position:
                     if made is not None:
                         found[len(actions)] = made
                         add_action(kick)
-        # _chain_setting and _jumpers, inlined
+        # _chain_setting, _jumpers and _search_chains's choice of search, inlined
         board = list(cells)
-        setting = (board, ball if cells[ball] == EMPTY else -1,
-                   ball if cells[ball] == ACTIVE[1 - me] else -1)
+        free_ball = ball if cells[ball] == EMPTY else -1
+        victim = ball if cells[ball] == ACTIVE[1 - me] else -1
+        still = _still_flags(free_ball, victim)
         jumpers, keeper = self._active_squares, self.keepers[me]
         if self.options.keepers_cannot_jump:
             jumpers = [square for square in jumpers if square != keeper]
@@ -681,10 +682,10 @@ class Position:
                     break
             else:
                 continue
-            chains = _search_chains(square, ball, setting)
+            chains = _still_chains(square, ball, board) if still[square] \
+                else _ball_chains(square, board, free_ball, victim)
             if not plain_from[square]:
-                for chain in chains:
-                    jump, _, end, has_ball = chain
+                for jump, _, end, has_ball in chains:
                     verdict = quick.verdict(square, end, end if has_ball else ball) \
                         if quick is not None else None
                     if verdict:
@@ -703,8 +704,13 @@ class Position:
                     sure = True
                     if not spare & (spare - 1):  # one quiet step left: not onto it
                         lone = (spare.bit_length() - 1) >> 3
-            for chain in chains:
-                jump, _, end, has_ball = chain
+            # The common case first: a chain that takes no ball to a plain square, where
+            # that is legal whatever the square (no quiet step alone left to spare).
+            sure_to = plain_to if sure and lone < 0 else _NO_FLAGS
+            for jump, _, end, has_ball in chains:
+                if sure_to[end] and not has_ball:
+                    add_action(jump)
+                    continue
                 if has_ball and free_flags is None:
                     free_flags = quick.free_flags()
                 if plain_to[end] if not has_ball else free_flags[end]:  # type: ignore[index]
@@ -1869,6 +1875,13 @@ _FIRST_HOPS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
     for family in _FAMILY_HOPS)
 #: Per square (all 50): its parity class, the parities of its file and rank.
 _PARITY: tuple[int, ...] = tuple((s % 5 & 1) << 1 | (s // 5 & 1) for s in range(50))
+#: Per family, its hops and its first hops (what :func:`_still_chains` reads).
+_FAMILIES = tuple(zip(_FAMILY_HOPS, _FIRST_HOPS))
+#: ``_still_flags``' answers: every square; per parity class, the squares outside it;
+#: per parity class, its squares.
+_EVERY_CLASS = bytes([1] * 50)
+_OUTSIDE_CLASS = tuple(bytes(int(_PARITY[s] != parity) for s in range(50)) for parity in range(4))
+_IN_CLASS = tuple(bytes(int(_PARITY[s] == parity) for s in range(50)) for parity in range(4))
 #: The last 7 bits of a chain's key in ``_JUMPS`` (see :func:`_search_chains`) for a
 #: chain that takes no ball, and for one whose jumper had it from the start.
 _NO_BALL, _HELD_BALL = 126, 127
@@ -1877,71 +1890,98 @@ _NO_BALL, _HELD_BALL = 126, 127
 def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) -> list[
         tuple[Jump, int, int, bool]]:
     """``Position._chains`` of the player on ``square`` (``ball``: the ball's square; the
-    ``setting``: ``Position._chain_setting``): a breadth-first search per family
-    (orthogonal, then diagonal) over the chain's states, the path to each kept as an int
-    (6 bits a square, the first highest: a pitch square's index is 5-44, so its top bits
-    are never all 0), extended by one shift and or.
-
-    Where the ball cannot change hands on the way (the jumper has it, or no ball is free
-    and no opponent holds it) a state is the square alone; else it is 2 * square + 1
-    where the jumper has the ball. The shortest path to a state is the first found, the
-    orthogonal one on a tie (a shorter diagonal path replaces it, in its place).
-    """
+    ``setting``: ``Position._chain_setting``): :func:`_still_chains` where the ball cannot
+    change hands on the way, else :func:`_ball_chains`."""
     board, free_ball, victim = setting
+    if _still_flags(free_ball, victim)[square]:
+        return _still_chains(square, ball, board)
+    return _ball_chains(square, board, free_ball, victim)
+
+
+def _still_flags(free_ball: int, victim: int) -> bytes:
+    """Per square (all 50), 1 where no chain of a player there can change the ball's
+    hands (``free_ball``: the free ball's square, ``victim``: the square of the
+    opponent holding it; -1: none): every square where the side to move holds it; where
+    it lies free, the squares of the other parity classes; where an opponent holds it,
+    those of its class.
+
+    A chain keeps its jumper's parity class (each hop moves two files, two ranks or
+    both): it lands only on squares of that class and jumps only over the others'. So a
+    free ball elsewhere is never landed on, an opponent holding the ball in the class
+    never jumped over."""
+    if free_ball >= 0:
+        return _OUTSIDE_CLASS[_PARITY[free_ball]]
+    if victim >= 0:
+        return _IN_CLASS[_PARITY[victim]]
+    return _EVERY_CLASS
+
+
+def _still_chains(square: int, ball: int, board: list[int]) -> list[
+        tuple[Jump, int, int, bool]]:
+    """``Position._chains`` of the player on ``square`` where the ball cannot change hands
+    on the way (``_still_flags``), on ``board`` (the cells as a list): a breadth-first
+    search per family (orthogonal, then diagonal) whose state is the square alone, the
+    path to each kept as an int (6 bits a square, the first highest: a pitch square's
+    index is 5-44, so its top bits are never all 0), extended by one shift and or. The
+    shortest path to a square is the first found, the orthogonal one on a tie (a shorter
+    diagonal path replaces it, in its place).
+
+    The jumper's square is left taken: a chain ending there is no result, and it is no
+    other hop's jumped square (another parity class's)."""
+    # Two lists a family, not a dictionary: the squares met and, in the same place, the
+    # path to each (read while they grow: breadth first); a path's last 6 bits are its
+    # square.
+    lands: list[int] | None = None
+    for family, first in _FAMILIES:
+        reached = None
+        for mid, land, path in first[square]:
+            if board[mid] and not board[land]:
+                if reached is None:
+                    reached, met = [path], [land]
+                else:
+                    reached.append(path)
+                    met.append(land)
+        if reached is None:
+            continue
+        for path in reached:
+            for mid, land in family[path & 63]:
+                if board[mid] and not board[land] and land not in met:
+                    met.append(land)
+                    reached.append(path << 6 | land)
+        if lands is None:
+            lands, routes = met, reached
+            continue
+        for at, path in zip(met, reached):  # the diagonal family: a shorter path replaces
+            if at in lands:
+                i = lands.index(at)
+                if path.bit_length() < routes[i].bit_length():
+                    routes[i] = path
+            else:
+                lands.append(at)
+                routes.append(path)
+    if lands is None:
+        return []
+    code = _HELD_BALL if ball == square else _NO_BALL
+    out = []
+    for path in routes:
+        key = path << 7 | code
+        try:  # (a subscript: no method call; a chain missing is met once)
+            chain = _JUMPS[key]
+        except KeyError:
+            chain = _new_chain(key, -1)
+        out.append(chain)
+    return out
+
+
+def _ball_chains(square: int, board: list[int], free_ball: int, victim: int) -> list[
+        tuple[Jump, int, int, bool]]:
+    """``Position._chains`` of the player on ``square`` where the ball may change hands on
+    the way (``free_ball``: the free ball's square, ``victim``: the square of the opponent
+    holding it; one of them is -1): the search of :func:`_still_chains` over states
+    2 * square + 1 where the jumper has the ball, 2 * square where not, the jumper's square
+    emptied in ``board`` while it runs."""
     best: dict[int, int] | None = None
     queue: list[int]
-    # A chain keeps its jumper's parity class (each hop moves two files, two ranks or
-    # both): it lands only on squares of that class and jumps only over the others'.
-    # So a free ball elsewhere is never landed on, an opponent holding the ball in the
-    # class never jumped over.
-    parity = _PARITY[square]
-    if ball == square or ((free_ball < 0 or _PARITY[free_ball] != parity)
-                          and (victim < 0 or _PARITY[victim] == parity)):
-        # The jumper's square is left taken: a chain ending there is no result, and it
-        # is no other hop's jumped square (another parity class's).
-        # Two lists a family, not a dictionary: the squares met and, in the same place,
-        # the path to each (read while they grow: breadth first); a path's last 6 bits
-        # are its square.
-        lands: list[int] | None = None
-        for family, first in zip(_FAMILY_HOPS, _FIRST_HOPS):  # no state to carry
-            reached = None
-            for mid, land, path in first[square]:
-                if board[mid] and not board[land]:
-                    if reached is None:
-                        reached, met = [path], [land]
-                    else:
-                        reached.append(path)
-                        met.append(land)
-            if reached is None:
-                continue
-            for path in reached:
-                for mid, land in family[path & 63]:
-                    if board[mid] and not board[land] and land not in met:
-                        met.append(land)
-                        reached.append(path << 6 | land)
-            if lands is None:
-                lands, routes = met, reached
-                continue
-            for at, path in zip(met, reached):  # the diagonal family: a shorter path replaces
-                if at in lands:
-                    i = lands.index(at)
-                    if path.bit_length() < routes[i].bit_length():
-                        routes[i] = path
-                else:
-                    lands.append(at)
-                    routes.append(path)
-        if lands is None:
-            return []
-        code = _HELD_BALL if ball == square else _NO_BALL
-        out = []
-        for path in routes:
-            key = path << 7 | code
-            try:  # (a subscript: no method call; a chain missing is met once)
-                chain = _JUMPS[key]
-            except KeyError:
-                chain = _new_chain(key, victim)
-            out.append(chain)
-        return out
     mover = board[square]
     board[square] = EMPTY  # while the jumper is in the air; nothing else empties or fills
     start = 2 * square
