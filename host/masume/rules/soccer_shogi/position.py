@@ -1048,7 +1048,8 @@ class Position:
                          effect.keepers, -1, score, -1, (), options),
                 "",
             )
-        thief_receivers, _ = _sandwich(effect.cells, effect.ball, me)
+        sandwich = _sandwich(effect.cells, effect.ball, me)
+        thief_receivers = sandwich[0]
         if self.done == 0:
             entered = -1
             if (
@@ -1060,7 +1061,8 @@ class Position:
             child = self._carry_sets(_position(
                 effect.cells, effect.ball, me, 1, TAKE if thief_receivers else PLAY,
                 effect.keepers, entered, self.score, -1, effect.flipped, options), effect)
-            if child._has_legal_action() if child.phase == PLAY else child._has_legal_take():
+            if child._has_legal_action() if child.phase == PLAY \
+                    else child._has_legal_take(sandwich):
                 return child, ""
             return None, self._dead_end_reason(effect, entered)
         # The second action ends the turn: the keeper-area rules apply now.
@@ -1078,7 +1080,7 @@ class Position:
             child = self._carry_sets(_position(effect.cells, effect.ball, me, 2, TAKE,
                                                effect.keepers, -1, self.score, -1,
                                                effect.flipped, options), effect)
-            if not child._has_legal_take():
+            if not child._has_legal_take(sandwich):
                 return None, "the ball would end the turn in the keeper area"
             return child, ""
         return self._carry_sets(
@@ -1177,10 +1179,13 @@ class Position:
             legal = {a: p for a, p in variants.items() if p._has_legal_action()}
         return variants, legal
 
-    def _has_legal_take(self) -> bool:
+    def _has_legal_take(
+            self, sandwich: tuple[tuple[int, ...], tuple[int, ...]] | None = None) -> bool:
         """``bool(self._take_variants()[1])``, stopping at the first legal variant, no
-        Take made (the look ahead of an action that closes a sandwich asks only that)."""
-        receivers, run = _sandwich(self.cells, self.ball, self.side)
+        Take made (the look ahead of an action that closes a sandwich asks only that);
+        ``sandwich``: this position's ``_sandwich``, where the caller has it."""
+        receivers, run = _sandwich(self.cells, self.ball, self.side) if sandwich is None \
+            else sandwich
         me = self.side
         if self.done == 2:
             return any(receiver not in KEEPER_AREA[me] for receiver in receivers)
