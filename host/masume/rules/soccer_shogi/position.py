@@ -745,17 +745,18 @@ class Position:
         sets of ``geometry.position_sets`` (a listing reads :meth:`_empty` alone)."""
         return position_sets(self.cells, self.side)[0]
 
-    def _judged_steps(self, quick: _QuickTest | None) -> Iterator[
+    def _judged_steps(self, quick: _QuickTest | None, mover: int = -1) -> Iterator[
             tuple[int, int, Step, tuple[int, int], bool | None]]:
-        """Every step of the side to move, in the order of :meth:`_effects`: (square,
-        target, the Step, (square, target), the quick test's verdict or None).
+        """Every step of the side to move (``mover``: of the player on that square only),
+        in the order of :meth:`_effects`: (square, target, the Step, (square, target), the
+        quick test's verdict or None).
 
         A *plain* step (from and to outside both keeper areas, not touching the ball,
         not where it may close a sandwich) changes nothing the quick test counts, so one
         verdict per position holds for all of them (:attr:`_QuickTest.plain_step`): they
         are judged with two flag reads."""
         cells, ball = self.cells, self.ball
-        for square in self._active_squares:
+        for square in self._active_squares if mover < 0 else (mover,):
             plain_to = b""
             if quick is not None and quick.plain_from_flags[square]:
                 plain_to = quick.plain_to_flags
@@ -859,18 +860,39 @@ class Position:
 
     def _may_end_turn_quickly(self, quick: _QuickTest) -> bool:
         """``any(self._may_end_turn(e) for e in self._effects())``, with the quick test
-        deciding where it can (no effect made for a step it decides)."""
-        for square, target, action, _, verdict in self._judged_steps(quick):
+        deciding where it can (no effect made for a step it decides), and only the actions
+        of the one player that must move where there is one (``_bound_mover``)."""
+        mover = self._bound_mover()
+        for square, target, action, _, verdict in self._judged_steps(quick, mover):
             if verdict or (verdict is None and self._may_end_turn(
                     self._step_effect(square, target, action))):
                 return True
-        for effect in self._kick_and_jump_effects():
+        for effect in self._kick_and_jump_effects(mover):
             if effect.goal:
                 return True
             verdict = quick.judge(effect.mover_from, effect.mover_to, effect.ball)
             if verdict or (verdict is None and self._may_end_turn(effect)):
                 return True
         return False
+
+    def _bound_mover(self) -> int:
+        """At the second action, the square of the one player whose steps and chains may
+        end the turn (rule 1-4), or -1: the player that entered its keeper area with the
+        first (it must leave it with this one), else an active player holding the ball in
+        its own keeper area (only its moves and kicks take the ball out), else the one
+        active player in the opponent's keeper area (only its moves take it out). Any
+        other player's step or chain leaves that player where the turn may not end; a
+        kick that scores is legal whoever kicks (``_may_end_turn``)."""
+        if self.entered >= 0:
+            return self.entered
+        cells, ball, me = self.cells, self.ball, self.side
+        mine = ACTIVE[me]
+        if ball in KEEPER_AREA[me] and cells[ball] == mine:
+            return ball
+        a, b, c = AREA_SQUARES[1 - me]
+        if (cells[a] == mine) + (cells[b] == mine) + (cells[c] == mine) == 1:
+            return a if cells[a] == mine else b if cells[b] == mine else c
+        return -1
 
     def _has_quiet_step(self) -> bool:
         """A shortcut for the common case: with nothing owed under rule 1-4, a step
@@ -913,14 +935,14 @@ class Position:
                 yield from self._step_effects(square)
         yield from self._kick_and_jump_effects()
 
-    def _kick_and_jump_effects(self) -> Iterator[_Effect]:
-        me = self.side
-        mine = ACTIVE[me]
-        cells = self.cells
-        if cells[self.ball] == mine:
+    def _kick_and_jump_effects(self, mover: int = -1) -> Iterator[_Effect]:
+        """The kicks and chains of the side to move (``mover``: the chains of the player
+        on that square only)."""
+        if self.cells[self.ball] == ACTIVE[self.side]:
             yield from self._kick_effects()
         for square in self._jumpers():
-            yield from self._jump_effects(square)
+            if mover < 0 or square == mover:
+                yield from self._jump_effects(square)
 
     def _jumpers(self) -> list[int]:
         """The players that may start a chain (``_chains`` finds none for most)."""
