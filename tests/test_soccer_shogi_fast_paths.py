@@ -410,3 +410,41 @@ def test_a_second_action_position_has_a_legal_action_as_every_effect_says() -> N
                             "score=0-0 entered=C8")
     assert bound._bound_mover() == SQUARE_INDEX["C8"] and bound._has_legal_action()
     assert [str(action) for action in bound.legal_actions()] == ["b(C2-C0)goal"]
+
+
+def test_the_holders_and_the_keepers_chains_have_their_steps_verdicts() -> None:
+    # Stop 30: the listing judges a chain of the ball's holder (with the ball) or of the
+    # keeper in its area (without it) by the flags of its steps (``mover_flags``) where
+    # the flag is 1; the verdict must be what ``verdict`` says of that chain.
+    from masume.rules.soccer_shogi.geometry import SQUARE_INDEX
+    from masume.rules.soccer_shogi.position import _QuickTest, _sandwich
+
+    judged, kinds = 0, set()
+    for seed, options in ((16, {}), (17, {"keepers_cannot_jump": True})):
+        for position in _positions(800, seed, **options):
+            if position.phase != "play" or _sandwich(position.cells, position.ball,
+                                                      position.side)[0]:
+                continue
+            quick, ball = _QuickTest(position), position.ball
+            setting = position._chain_setting()
+            for square in position._jumpers():
+                if quick.plain_from_flags[square]:
+                    continue
+                to_flags, sure, lone = quick.mover_flags(square)
+                for _, _, end, has_ball in position._chains(square, setting):
+                    if to_flags[end] == 1 and has_ball == (square == ball):
+                        assert (None if end == lone else sure) == quick.verdict(
+                            square, end, end if has_ball else ball), (position, square, end)
+                        judged += 1
+                        kinds.add(("holder" if square == ball else "keeper", position.done))
+    assert judged > 300 and len(kinds) == 4, (judged, kinds)
+    # Where a chain takes the ball the flags do not hold: the keeper on B8 takes it on B7
+    # and ends in its area on D8, whose quiet neighbours are all taken (no step out with
+    # the second action): flag 1 and a sure verdict, where ``verdict`` says None.
+    position = RULES.from_text("1B2R/1RRRR/2B2/5/5/BBBB1/5/2R2 blue 0 ball=B7 keepers=B8,C1 "
+                               "score=0-0")
+    quick, keeper, d8 = _QuickTest(position), SQUARE_INDEX["B8"], SQUARE_INDEX["D8"]
+    to_flags, sure, _ = quick.mover_flags(keeper)
+    assert to_flags[d8] == 1 and sure and quick.verdict(keeper, d8, d8) is None
+    assert (d8, True) in [(end, has_ball) for _, _, end, has_ball
+                          in position._chains(keeper, position._chain_setting())]

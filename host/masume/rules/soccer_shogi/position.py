@@ -161,6 +161,8 @@ _MINE = ((ACTIVE[0], RESTING[0]), (ACTIVE[1], RESTING[1]))
 _NO_CLOSERS: dict[int, int] = {}
 #: No square flagged (``bytes`` of 50 zeros).
 _NO_FLAGS = bytes(50)
+#: ``_QuickTest.mover_flags`` where nothing is decided.
+_NO_VERDICT: tuple[bytes, bool | None, int] = (_NO_FLAGS, None, -1)
 #: What a position's pickled or copied state leaves out (``Position.__getstate__``).
 _NOT_COPIED = frozenset(("_hash", "_identities"))
 
@@ -540,6 +542,8 @@ class Position:
             return list(chosen), dict(enumerate(chosen.values()))
         actions: list[Action] = []
         found: dict[int, _Found] = {}
+        # The step flags of the movers that are not plain, and their verdicts (``mover_flags``)
+        mover_verdicts: dict[int, tuple[bytes, bool | None, int]] = {}
         add_action = actions.append
         ball = self.ball
         # _quick_test, inlined: only an opponent holding the ball can be sandwiched
@@ -603,7 +607,7 @@ class Position:
                         to_flags = plain_steps = plain_steps or quick.step_flags()
                     sure, lone = plain_step, -1
                 else:  # the keeper in its area, the ball's holder (or none)
-                    to_flags, sure, lone = quick.mover_flags(square)
+                    to_flags, sure, lone = mover_verdicts[square] = quick.mover_flags(square)
                 for target, action, _ in _STEP_TABLE[square]:
                     if cells[target]:
                         continue
@@ -685,9 +689,18 @@ class Position:
             chains = _still_chains(square, ball, board) if still[square] \
                 else _ball_chains(square, board, free_ball, victim)
             if not plain_from[square]:
+                # The holder's chains (with the ball) and the keeper's in its area (without
+                # it): the verdict of its steps where their flag is 1, which says the same
+                # for any target (see ``mover_flags``; the others assume the target next to
+                # the mover).
+                to_flags, sure, lone = mover_verdicts.get(square, _NO_VERDICT)
+                carries = square == ball
                 for jump, _, end, has_ball in chains:
-                    verdict = quick.verdict(square, end, end if has_ball else ball) \
-                        if quick is not None else None
+                    if to_flags[end] == 1 and has_ball == carries:
+                        verdict = None if end == lone else sure
+                    else:
+                        verdict = quick.verdict(square, end, end if has_ball else ball) \
+                            if quick is not None else None
                     if verdict:
                         add_action(jump)
                     elif verdict is None:
@@ -1737,7 +1750,7 @@ class _QuickTest:
         (a step out of it or within it leaves no count too high); else nothing decided."""
         p = self.position
         if not (self.plain or self._may_spare):
-            return _NO_FLAGS, None, -1
+            return _NO_VERDICT
         if frm == p.ball:
             areas = self._areas_free * (_LEGAL if self._may_spare else _NOT_LEGAL)
             flags = (self._plain_to | areas).to_bytes(50, "little")
@@ -1751,7 +1764,7 @@ class _QuickTest:
                 return flags, True, -1
             sure, lone = self.plain_verdict(frm)
             return flags, sure, lone
-        return _NO_FLAGS, None, -1
+        return _NO_VERDICT
 
     def spare(self, frm: int) -> int:
         """The targets of the quiet steps left for the second action when ``frm`` moves
