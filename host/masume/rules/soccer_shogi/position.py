@@ -1915,8 +1915,15 @@ _FIRST_HOPS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
     for family in _FAMILY_HOPS)
 #: Per square (all 50): its parity class, the parities of its file and rank.
 _PARITY: tuple[int, ...] = tuple((s % 5 & 1) << 1 | (s // 5 & 1) for s in range(50))
-#: Per family, its hops and its first hops (what :func:`_still_chains` reads).
-_FAMILIES = tuple(zip(_FAMILY_HOPS, _FIRST_HOPS))
+#: Per family, per hop (its last two squares, ``path & 4095`` of a path written as
+#: :func:`_still_chains` writes it): the onward hops from its landing, all but the one
+#: back over the same square (it lands where the hop came from: never a new square).
+_ONWARD_HOPS: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
+    tuple(tuple(hop for hop in family[last & 63] if hop[1] != last >> 6)
+          if last & 63 < 50 else () for last in range(4096))
+    for family in _FAMILY_HOPS)
+#: Per family, its onward hops and its first hops (what :func:`_still_chains` reads).
+_FAMILIES = tuple(zip(_ONWARD_HOPS, _FIRST_HOPS))
 #: ``_still_flags``' answers: every square; per parity class, the squares outside it;
 #: per parity class, its squares.
 _EVERY_CLASS = bytes([1] * 50)
@@ -1984,7 +1991,7 @@ def _still_chains(square: int, ball: int, board: list[int]) -> list[
         if reached is None:
             continue
         for path in reached:
-            for mid, land in family[path & 63]:
+            for mid, land in family[path & 4095]:
                 if board[mid] and not board[land] and land not in met:
                     met.append(land)
                     reached.append(path << 6 | land)
