@@ -630,23 +630,32 @@ class Position:
                             add_action(action)
         cells, me = self.cells, self.side
         if cells[ball] == ACTIVE[me]:
+            # quick.kick_verdict, inlined: the verdict of every kick that does not score,
+            # but a pass to a team-mate in the own keeper area (the ball held there) and,
+            # at the first action where ``plenty`` does not decide, the quiet steps left
+            # (``_others``, by the target).
+            by_others = False
+            if quick is None:
+                usual = into_area = None
+            elif self.done != 0:  # (the kicker is not one that entered its area)
+                usual = quick.own <= 1 and quick.their == 0 and self.entered < 0
+                into_area = False
+            else:
+                usual = into_area = None
+                if quick.own <= 1 and quick.their == 0:
+                    usual, by_others = quick.plenty or None, not quick.plenty
+            own_area = KEEPER_AREA[me]
             for kick, target in self._kicks():
                 if target in ALL_GOALS:
                     verdict = True  # a goal: nothing to look ahead to
-                elif quick is None:
-                    verdict = None
-                else:  # quick.kick_verdict, inlined
-                    bad = quick.own > 1 or quick.their > 0 or (
-                        target in quick._own_area and cells[target] in quick._mine)
-                    if self.done != 0:  # (the kicker is not one that entered its area)
-                        verdict = not bad and self.entered < 0
-                    elif bad:
-                        verdict = None
-                    elif quick.plenty:
-                        verdict = True
-                    else:  # (a target other than the ball's: neither empty nor that square)
-                        others = quick._others(target)
-                        verdict = True if others and others != BB_SQUARES[target] else None
+                elif target in own_area and cells[target]:  # (a kick reaches no other piece)
+                    verdict = into_area
+                elif by_others:
+                    # (a target other than the ball's: neither empty nor that square)
+                    others = quick._others(target)  # type: ignore[union-attr]
+                    verdict = True if others and others != BB_SQUARES[target] else None
+                else:
+                    verdict = usual
                 if verdict:
                     add_action(kick)
                 elif verdict is None:
