@@ -1988,7 +1988,7 @@ def _still_chains(square: int, ball: int, board: list[int]) -> list[
     # path to each (read while they grow: breadth first); a path's last 6 bits are its
     # square.
     lands: list[int] | None = None
-    for family, first in _FAMILIES:
+    for onward, first in _FAMILIES:
         reached = None
         for mid, land, path in first[square]:
             if board[mid] and not board[land]:
@@ -1999,8 +1999,8 @@ def _still_chains(square: int, ball: int, board: list[int]) -> list[
                     met.append(land)
         if reached is None:
             continue
-        for path in reached:
-            for mid, land in family[path & 4095]:
+        for path in reached:  # (its last two squares: the hop that reached its square)
+            for mid, land in onward[path & 4095]:
                 if board[mid] and not board[land] and land not in met:
                     met.append(land)
                     reached.append(path << 6 | land)
