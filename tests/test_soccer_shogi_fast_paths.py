@@ -364,3 +364,87 @@ def test_the_chain_search_finds_what_a_search_over_every_state_finds() -> None:
                 if any(has_ball for _, _, has_ball in found) and not held:
                     kinds.add("took the ball")
     assert searched > 500 and len(kinds) == 6, (searched, kinds)
+
+
+def test_a_second_action_position_has_a_legal_action_as_every_effect_says() -> None:
+    # ``Position._may_end_turn_quickly`` (stop 30) tries only the steps and chains of the
+    # one player that must move, where one must (``_bound_mover``: the player that entered
+    # its keeper area, the one holding the ball in its own, the one attacker in the
+    # opponent's), and every kick. Over the positions every first action of random games
+    # leads to (legal or not: those are where a player is bound), it must say what the
+    # turn-end test of every effect says.
+    from masume.rules.soccer_shogi.geometry import KEEPER_AREA, SQUARE_INDEX
+    from masume.rules.soccer_shogi.position import PLAY, _position, _sandwich
+
+    compared, kinds = 0, set()
+    for seed, options in ((14, {}), (15, {"keepers_cannot_jump": True})):
+        for position in _positions(300, seed, **options):
+            if position.phase != "play" or position.done != 0:
+                continue
+            for effect in position._effects():
+                if effect.goal or _sandwich(effect.cells, effect.ball, position.side)[0]:
+                    continue
+                own_area = KEEPER_AREA[position.side]  # (as ``_resolve`` says who entered)
+                entered = effect.mover_to if effect.mover_to in own_area and effect.mover_from \
+                    not in own_area and effect.mover_from != position.keepers[position.side] \
+                    else -1
+                child = _position(effect.cells, effect.ball, position.side, 1, PLAY,
+                                  effect.keepers, entered, position.score, -1,
+                                  effect.flipped, position.options)
+                if child._has_quiet_step() or child._quick_test() is None:
+                    continue  # (decided before the bound player is asked for)
+                expected = any(child._may_end_turn(e) for e in child._effects())
+                assert child._has_legal_action() == expected, (child, effect.action)
+                mover = child._bound_mover()
+                if mover >= 0:
+                    kinds.add("entered" if mover == entered else "holder" if mover == child.ball
+                              else "attacker")
+                    if expected and not any(child._may_end_turn(e) for e in child._effects()
+                                            if not e.goal):
+                        kinds.add("only a goal")
+                compared += 1
+    assert compared > 300 and kinds >= {"entered", "holder", "attacker"}, (compared, kinds)
+    # Random play met none where only a goal ends the turn: C8 entered blue's keeper area
+    # and cannot leave it (its steps and hops blocked), C2's shot is the one legal action.
+    bound = RULES.from_text("2B2/BRRR1/B1B1B/5/5/R3R/2B2/1R3 blue 1 ball=C2 keepers=A7,B1 "
+                            "score=0-0 entered=C8")
+    assert bound._bound_mover() == SQUARE_INDEX["C8"] and bound._has_legal_action()
+    assert [str(action) for action in bound.legal_actions()] == ["b(C2-C0)goal"]
+
+
+def test_the_holders_and_the_keepers_chains_have_their_steps_verdicts() -> None:
+    # Stop 30: the listing judges a chain of the ball's holder (with the ball) or of the
+    # keeper in its area (without it) by the flags of its steps (``mover_flags``) where
+    # the flag is 1; the verdict must be what ``verdict`` says of that chain.
+    from masume.rules.soccer_shogi.geometry import SQUARE_INDEX
+    from masume.rules.soccer_shogi.position import _QuickTest, _sandwich
+
+    judged, kinds = 0, set()
+    for seed, options in ((16, {}), (17, {"keepers_cannot_jump": True})):
+        for position in _positions(800, seed, **options):
+            if position.phase != "play" or _sandwich(position.cells, position.ball,
+                                                      position.side)[0]:
+                continue
+            quick, ball = _QuickTest(position), position.ball
+            setting = position._chain_setting()
+            for square in position._jumpers():
+                if quick.plain_from_flags[square]:
+                    continue
+                to_flags, sure, lone = quick.mover_flags(square)
+                for _, _, end, has_ball in position._chains(square, setting):
+                    if to_flags[end] == 1 and has_ball == (square == ball):
+                        assert (None if end == lone else sure) == quick.verdict(
+                            square, end, end if has_ball else ball), (position, square, end)
+                        judged += 1
+                        kinds.add(("holder" if square == ball else "keeper", position.done))
+    assert judged > 300 and len(kinds) == 4, (judged, kinds)
+    # Where a chain takes the ball the flags do not hold: the keeper on B8 takes it on B7
+    # and ends in its area on D8, whose quiet neighbours are all taken (no step out with
+    # the second action): flag 1 and a sure verdict, where ``verdict`` says None.
+    position = RULES.from_text("1B2R/1RRRR/2B2/5/5/BBBB1/5/2R2 blue 0 ball=B7 keepers=B8,C1 "
+                               "score=0-0")
+    quick, keeper, d8 = _QuickTest(position), SQUARE_INDEX["B8"], SQUARE_INDEX["D8"]
+    to_flags, sure, _ = quick.mover_flags(keeper)
+    assert to_flags[d8] == 1 and sure and quick.verdict(keeper, d8, d8) is None
+    assert (d8, True) in [(end, has_ball) for _, _, end, has_ball
+                          in position._chains(keeper, position._chain_setting())]

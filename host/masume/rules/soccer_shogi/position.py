@@ -161,6 +161,8 @@ _MINE = ((ACTIVE[0], RESTING[0]), (ACTIVE[1], RESTING[1]))
 _NO_CLOSERS: dict[int, int] = {}
 #: No square flagged (``bytes`` of 50 zeros).
 _NO_FLAGS = bytes(50)
+#: ``_QuickTest.mover_flags`` where nothing is decided.
+_NO_VERDICT: tuple[bytes, bool | None, int] = (_NO_FLAGS, None, -1)
 #: What a position's pickled or copied state leaves out (``Position.__getstate__``).
 _NOT_COPIED = frozenset(("_hash", "_identities"))
 
@@ -540,6 +542,8 @@ class Position:
             return list(chosen), dict(enumerate(chosen.values()))
         actions: list[Action] = []
         found: dict[int, _Found] = {}
+        # The step flags of the movers that are not plain, and their verdicts (``mover_flags``)
+        mover_verdicts: dict[int, tuple[bytes, bool | None, int]] = {}
         add_action = actions.append
         ball = self.ball
         # _quick_test, inlined: only an opponent holding the ball can be sandwiched
@@ -603,7 +607,7 @@ class Position:
                         to_flags = plain_steps = plain_steps or quick.step_flags()
                     sure, lone = plain_step, -1
                 else:  # the keeper in its area, the ball's holder (or none)
-                    to_flags, sure, lone = quick.mover_flags(square)
+                    to_flags, sure, lone = mover_verdicts[square] = quick.mover_flags(square)
                 for target, action, _ in _STEP_TABLE[square]:
                     if cells[target]:
                         continue
@@ -626,23 +630,32 @@ class Position:
                             add_action(action)
         cells, me = self.cells, self.side
         if cells[ball] == ACTIVE[me]:
+            # quick.kick_verdict, inlined: the verdict of every kick that does not score,
+            # but a pass to a team-mate in the own keeper area (the ball held there) and,
+            # at the first action where ``plenty`` does not decide, the quiet steps left
+            # (``_others``, by the target).
+            by_others = False
+            if quick is None:
+                usual = into_area = None
+            elif self.done != 0:  # (the kicker is not one that entered its area)
+                usual = quick.own <= 1 and quick.their == 0 and self.entered < 0
+                into_area = False
+            else:
+                usual = into_area = None
+                if quick.own <= 1 and quick.their == 0:
+                    usual, by_others = quick.plenty or None, not quick.plenty
+            own_area = KEEPER_AREA[me]
             for kick, target in self._kicks():
                 if target in ALL_GOALS:
                     verdict = True  # a goal: nothing to look ahead to
-                elif quick is None:
-                    verdict = None
-                else:  # quick.kick_verdict, inlined
-                    bad = quick.own > 1 or quick.their > 0 or (
-                        target in quick._own_area and cells[target] in quick._mine)
-                    if self.done != 0:  # (the kicker is not one that entered its area)
-                        verdict = not bad and self.entered < 0
-                    elif bad:
-                        verdict = None
-                    elif quick.plenty:
-                        verdict = True
-                    else:  # (a target other than the ball's: neither empty nor that square)
-                        others = quick._others(target)
-                        verdict = True if others and others != BB_SQUARES[target] else None
+                elif target in own_area and cells[target]:  # (a kick reaches no other piece)
+                    verdict = into_area
+                elif by_others:
+                    # (a target other than the ball's: neither empty nor that square)
+                    others = quick._others(target)  # type: ignore[union-attr]
+                    verdict = True if others and others != BB_SQUARES[target] else None
+                else:
+                    verdict = usual
                 if verdict:
                     add_action(kick)
                 elif verdict is None:
@@ -650,10 +663,11 @@ class Position:
                     if made is not None:
                         found[len(actions)] = made
                         add_action(kick)
-        # _chain_setting and _jumpers, inlined
+        # _chain_setting, _jumpers and _search_chains's choice of search, inlined
         board = list(cells)
-        setting = (board, ball if cells[ball] == EMPTY else -1,
-                   ball if cells[ball] == ACTIVE[1 - me] else -1)
+        free_ball = ball if cells[ball] == EMPTY else -1
+        victim = ball if cells[ball] == ACTIVE[1 - me] else -1
+        still = _still_flags(free_ball, victim)
         jumpers, keeper = self._active_squares, self.keepers[me]
         if self.options.keepers_cannot_jump:
             jumpers = [square for square in jumpers if square != keeper]
@@ -681,12 +695,21 @@ class Position:
                     break
             else:
                 continue
-            chains = _search_chains(square, ball, setting)
+            chains = _still_chains(square, ball, board) if still[square] \
+                else _ball_chains(square, board, free_ball, victim)
             if not plain_from[square]:
-                for chain in chains:
-                    jump, _, end, has_ball = chain
-                    verdict = quick.verdict(square, end, end if has_ball else ball) \
-                        if quick is not None else None
+                # The holder's chains (with the ball) and the keeper's in its area (without
+                # it): the verdict of its steps where their flag is 1, which says the same
+                # for any target (see ``mover_flags``; the others assume the target next to
+                # the mover).
+                to_flags, sure, lone = mover_verdicts.get(square, _NO_VERDICT)
+                carries = square == ball
+                for jump, _, end, has_ball in chains:
+                    if to_flags[end] == 1 and has_ball == carries:
+                        verdict = None if end == lone else sure
+                    else:
+                        verdict = quick.verdict(square, end, end if has_ball else ball) \
+                            if quick is not None else None
                     if verdict:
                         add_action(jump)
                     elif verdict is None:
@@ -703,8 +726,13 @@ class Position:
                     sure = True
                     if not spare & (spare - 1):  # one quiet step left: not onto it
                         lone = (spare.bit_length() - 1) >> 3
-            for chain in chains:
-                jump, _, end, has_ball = chain
+            # The common case first: a chain that takes no ball to a plain square, where
+            # that is legal whatever the square (no quiet step alone left to spare).
+            sure_to = plain_to if sure and lone < 0 else _NO_FLAGS
+            for jump, _, end, has_ball in chains:
+                if sure_to[end] and not has_ball:
+                    add_action(jump)
+                    continue
                 if has_ball and free_flags is None:
                     free_flags = quick.free_flags()
                 if plain_to[end] if not has_ball else free_flags[end]:  # type: ignore[index]
@@ -739,17 +767,18 @@ class Position:
         sets of ``geometry.position_sets`` (a listing reads :meth:`_empty` alone)."""
         return position_sets(self.cells, self.side)[0]
 
-    def _judged_steps(self, quick: _QuickTest | None) -> Iterator[
+    def _judged_steps(self, quick: _QuickTest | None, mover: int = -1) -> Iterator[
             tuple[int, int, Step, tuple[int, int], bool | None]]:
-        """Every step of the side to move, in the order of :meth:`_effects`: (square,
-        target, the Step, (square, target), the quick test's verdict or None).
+        """Every step of the side to move (``mover``: of the player on that square only),
+        in the order of :meth:`_effects`: (square, target, the Step, (square, target), the
+        quick test's verdict or None).
 
         A *plain* step (from and to outside both keeper areas, not touching the ball,
         not where it may close a sandwich) changes nothing the quick test counts, so one
         verdict per position holds for all of them (:attr:`_QuickTest.plain_step`): they
         are judged with two flag reads."""
         cells, ball = self.cells, self.ball
-        for square in self._active_squares:
+        for square in self._active_squares if mover < 0 else (mover,):
             plain_to = b""
             if quick is not None and quick.plain_from_flags[square]:
                 plain_to = quick.plain_to_flags
@@ -853,18 +882,39 @@ class Position:
 
     def _may_end_turn_quickly(self, quick: _QuickTest) -> bool:
         """``any(self._may_end_turn(e) for e in self._effects())``, with the quick test
-        deciding where it can (no effect made for a step it decides)."""
-        for square, target, action, _, verdict in self._judged_steps(quick):
+        deciding where it can (no effect made for a step it decides), and only the actions
+        of the one player that must move where there is one (``_bound_mover``)."""
+        mover = self._bound_mover()
+        for square, target, action, _, verdict in self._judged_steps(quick, mover):
             if verdict or (verdict is None and self._may_end_turn(
                     self._step_effect(square, target, action))):
                 return True
-        for effect in self._kick_and_jump_effects():
+        for effect in self._kick_and_jump_effects(mover):
             if effect.goal:
                 return True
             verdict = quick.judge(effect.mover_from, effect.mover_to, effect.ball)
             if verdict or (verdict is None and self._may_end_turn(effect)):
                 return True
         return False
+
+    def _bound_mover(self) -> int:
+        """At the second action, the square of the one player whose steps and chains may
+        end the turn (rule 1-4), or -1: the player that entered its keeper area with the
+        first (it must leave it with this one), else an active player holding the ball in
+        its own keeper area (only its moves and kicks take the ball out), else the one
+        active player in the opponent's keeper area (only its moves take it out). Any
+        other player's step or chain leaves that player where the turn may not end; a
+        kick that scores is legal whoever kicks (``_may_end_turn``)."""
+        if self.entered >= 0:
+            return self.entered
+        cells, ball, me = self.cells, self.ball, self.side
+        mine = ACTIVE[me]
+        if ball in KEEPER_AREA[me] and cells[ball] == mine:
+            return ball
+        a, b, c = AREA_SQUARES[1 - me]
+        if (cells[a] == mine) + (cells[b] == mine) + (cells[c] == mine) == 1:
+            return a if cells[a] == mine else b if cells[b] == mine else c
+        return -1
 
     def _has_quiet_step(self) -> bool:
         """A shortcut for the common case: with nothing owed under rule 1-4, a step
@@ -907,14 +957,14 @@ class Position:
                 yield from self._step_effects(square)
         yield from self._kick_and_jump_effects()
 
-    def _kick_and_jump_effects(self) -> Iterator[_Effect]:
-        me = self.side
-        mine = ACTIVE[me]
-        cells = self.cells
-        if cells[self.ball] == mine:
+    def _kick_and_jump_effects(self, mover: int = -1) -> Iterator[_Effect]:
+        """The kicks and chains of the side to move (``mover``: the chains of the player
+        on that square only)."""
+        if self.cells[self.ball] == ACTIVE[self.side]:
             yield from self._kick_effects()
         for square in self._jumpers():
-            yield from self._jump_effects(square)
+            if mover < 0 or square == mover:
+                yield from self._jump_effects(square)
 
     def _jumpers(self) -> list[int]:
         """The players that may start a chain (``_chains`` finds none for most)."""
@@ -1042,7 +1092,8 @@ class Position:
                          effect.keepers, -1, score, -1, (), options),
                 "",
             )
-        thief_receivers, _ = _sandwich(effect.cells, effect.ball, me)
+        sandwich = _sandwich(effect.cells, effect.ball, me)
+        thief_receivers = sandwich[0]
         if self.done == 0:
             entered = -1
             if (
@@ -1054,7 +1105,8 @@ class Position:
             child = self._carry_sets(_position(
                 effect.cells, effect.ball, me, 1, TAKE if thief_receivers else PLAY,
                 effect.keepers, entered, self.score, -1, effect.flipped, options), effect)
-            if child._has_legal_action() if child.phase == PLAY else child._has_legal_take():
+            if child._has_legal_action() if child.phase == PLAY \
+                    else child._has_legal_take(sandwich):
                 return child, ""
             return None, self._dead_end_reason(effect, entered)
         # The second action ends the turn: the keeper-area rules apply now.
@@ -1072,7 +1124,7 @@ class Position:
             child = self._carry_sets(_position(effect.cells, effect.ball, me, 2, TAKE,
                                                effect.keepers, -1, self.score, -1,
                                                effect.flipped, options), effect)
-            if not child._has_legal_take():
+            if not child._has_legal_take(sandwich):
                 return None, "the ball would end the turn in the keeper area"
             return child, ""
         return self._carry_sets(
@@ -1171,10 +1223,13 @@ class Position:
             legal = {a: p for a, p in variants.items() if p._has_legal_action()}
         return variants, legal
 
-    def _has_legal_take(self) -> bool:
+    def _has_legal_take(
+            self, sandwich: tuple[tuple[int, ...], tuple[int, ...]] | None = None) -> bool:
         """``bool(self._take_variants()[1])``, stopping at the first legal variant, no
-        Take made (the look ahead of an action that closes a sandwich asks only that)."""
-        receivers, run = _sandwich(self.cells, self.ball, self.side)
+        Take made (the look ahead of an action that closes a sandwich asks only that);
+        ``sandwich``: this position's ``_sandwich``, where the caller has it."""
+        receivers, run = _sandwich(self.cells, self.ball, self.side) if sandwich is None \
+            else sandwich
         me = self.side
         if self.done == 2:
             return any(receiver not in KEEPER_AREA[me] for receiver in receivers)
@@ -1704,7 +1759,7 @@ class _QuickTest:
         (a step out of it or within it leaves no count too high); else nothing decided."""
         p = self.position
         if not (self.plain or self._may_spare):
-            return _NO_FLAGS, None, -1
+            return _NO_VERDICT
         if frm == p.ball:
             areas = self._areas_free * (_LEGAL if self._may_spare else _NOT_LEGAL)
             flags = (self._plain_to | areas).to_bytes(50, "little")
@@ -1718,7 +1773,7 @@ class _QuickTest:
                 return flags, True, -1
             sure, lone = self.plain_verdict(frm)
             return flags, sure, lone
-        return _NO_FLAGS, None, -1
+        return _NO_VERDICT
 
     def spare(self, frm: int) -> int:
         """The targets of the quiet steps left for the second action when ``frm`` moves
@@ -1869,6 +1924,20 @@ _FIRST_HOPS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
     for family in _FAMILY_HOPS)
 #: Per square (all 50): its parity class, the parities of its file and rank.
 _PARITY: tuple[int, ...] = tuple((s % 5 & 1) << 1 | (s // 5 & 1) for s in range(50))
+#: Per family, per hop (its last two squares, ``path & 4095`` of a path written as
+#: :func:`_still_chains` writes it): the onward hops from its landing, all but the one
+#: back over the same square (it lands where the hop came from: never a new square).
+_ONWARD_HOPS: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
+    tuple(tuple(hop for hop in family[last & 63] if hop[1] != last >> 6)
+          if last & 63 < 50 else () for last in range(4096))
+    for family in _FAMILY_HOPS)
+#: Per family, its onward hops and its first hops (what :func:`_still_chains` reads).
+_FAMILIES = tuple(zip(_ONWARD_HOPS, _FIRST_HOPS))
+#: ``_still_flags``' answers: every square; per parity class, the squares outside it;
+#: per parity class, its squares.
+_EVERY_CLASS = bytes([1] * 50)
+_OUTSIDE_CLASS = tuple(bytes(int(_PARITY[s] != parity) for s in range(50)) for parity in range(4))
+_IN_CLASS = tuple(bytes(int(_PARITY[s] == parity) for s in range(50)) for parity in range(4))
 #: The last 7 bits of a chain's key in ``_JUMPS`` (see :func:`_search_chains`) for a
 #: chain that takes no ball, and for one whose jumper had it from the start.
 _NO_BALL, _HELD_BALL = 126, 127
@@ -1877,71 +1946,98 @@ _NO_BALL, _HELD_BALL = 126, 127
 def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) -> list[
         tuple[Jump, int, int, bool]]:
     """``Position._chains`` of the player on ``square`` (``ball``: the ball's square; the
-    ``setting``: ``Position._chain_setting``): a breadth-first search per family
-    (orthogonal, then diagonal) over the chain's states, the path to each kept as an int
-    (6 bits a square, the first highest: a pitch square's index is 5-44, so its top bits
-    are never all 0), extended by one shift and or.
-
-    Where the ball cannot change hands on the way (the jumper has it, or no ball is free
-    and no opponent holds it) a state is the square alone; else it is 2 * square + 1
-    where the jumper has the ball. The shortest path to a state is the first found, the
-    orthogonal one on a tie (a shorter diagonal path replaces it, in its place).
-    """
+    ``setting``: ``Position._chain_setting``): :func:`_still_chains` where the ball cannot
+    change hands on the way, else :func:`_ball_chains`."""
     board, free_ball, victim = setting
+    if _still_flags(free_ball, victim)[square]:
+        return _still_chains(square, ball, board)
+    return _ball_chains(square, board, free_ball, victim)
+
+
+def _still_flags(free_ball: int, victim: int) -> bytes:
+    """Per square (all 50), 1 where no chain of a player there can change the ball's
+    hands (``free_ball``: the free ball's square, ``victim``: the square of the
+    opponent holding it; -1: none): every square where the side to move holds it; where
+    it lies free, the squares of the other parity classes; where an opponent holds it,
+    those of its class.
+
+    A chain keeps its jumper's parity class (each hop moves two files, two ranks or
+    both): it lands only on squares of that class and jumps only over the others'. So a
+    free ball elsewhere is never landed on, an opponent holding the ball in the class
+    never jumped over."""
+    if free_ball >= 0:
+        return _OUTSIDE_CLASS[_PARITY[free_ball]]
+    if victim >= 0:
+        return _IN_CLASS[_PARITY[victim]]
+    return _EVERY_CLASS
+
+
+def _still_chains(square: int, ball: int, board: list[int]) -> list[
+        tuple[Jump, int, int, bool]]:
+    """``Position._chains`` of the player on ``square`` where the ball cannot change hands
+    on the way (``_still_flags``), on ``board`` (the cells as a list): a breadth-first
+    search per family (orthogonal, then diagonal) whose state is the square alone, the
+    path to each kept as an int (6 bits a square, the first highest: a pitch square's
+    index is 5-44, so its top bits are never all 0), extended by one shift and or. The
+    shortest path to a square is the first found, the orthogonal one on a tie (a shorter
+    diagonal path replaces it, in its place).
+
+    The jumper's square is left taken: a chain ending there is no result, and it is no
+    other hop's jumped square (another parity class's)."""
+    # Two lists a family, not a dictionary: the squares met and, in the same place, the
+    # path to each (read while they grow: breadth first); a path's last 6 bits are its
+    # square.
+    lands: list[int] | None = None
+    for onward, first in _FAMILIES:
+        reached = None
+        for mid, land, path in first[square]:
+            if board[mid] and not board[land]:
+                if reached is None:
+                    reached, met = [path], [land]
+                else:
+                    reached.append(path)
+                    met.append(land)
+        if reached is None:
+            continue
+        for path in reached:  # (its last two squares: the hop that reached its square)
+            for mid, land in onward[path & 4095]:
+                if board[mid] and not board[land] and land not in met:
+                    met.append(land)
+                    reached.append(path << 6 | land)
+        if lands is None:
+            lands, routes = met, reached
+            continue
+        for at, path in zip(met, reached):  # the diagonal family: a shorter path replaces
+            if at in lands:
+                i = lands.index(at)
+                if path.bit_length() < routes[i].bit_length():
+                    routes[i] = path
+            else:
+                lands.append(at)
+                routes.append(path)
+    if lands is None:
+        return []
+    code = _HELD_BALL if ball == square else _NO_BALL
+    out = []
+    for path in routes:
+        key = path << 7 | code
+        try:  # (a subscript: no method call; a chain missing is met once)
+            chain = _JUMPS[key]
+        except KeyError:
+            chain = _new_chain(key, -1)
+        out.append(chain)
+    return out
+
+
+def _ball_chains(square: int, board: list[int], free_ball: int, victim: int) -> list[
+        tuple[Jump, int, int, bool]]:
+    """``Position._chains`` of the player on ``square`` where the ball may change hands on
+    the way (``free_ball``: the free ball's square, ``victim``: the square of the opponent
+    holding it; one of them is -1): the search of :func:`_still_chains` over states
+    2 * square + 1 where the jumper has the ball, 2 * square where not, the jumper's square
+    emptied in ``board`` while it runs."""
     best: dict[int, int] | None = None
     queue: list[int]
-    # A chain keeps its jumper's parity class (each hop moves two files, two ranks or
-    # both): it lands only on squares of that class and jumps only over the others'.
-    # So a free ball elsewhere is never landed on, an opponent holding the ball in the
-    # class never jumped over.
-    parity = _PARITY[square]
-    if ball == square or ((free_ball < 0 or _PARITY[free_ball] != parity)
-                          and (victim < 0 or _PARITY[victim] == parity)):
-        # The jumper's square is left taken: a chain ending there is no result, and it
-        # is no other hop's jumped square (another parity class's).
-        # Two lists a family, not a dictionary: the squares met and, in the same place,
-        # the path to each (read while they grow: breadth first); a path's last 6 bits
-        # are its square.
-        lands: list[int] | None = None
-        for family, first in zip(_FAMILY_HOPS, _FIRST_HOPS):  # no state to carry
-            reached = None
-            for mid, land, path in first[square]:
-                if board[mid] and not board[land]:
-                    if reached is None:
-                        reached, met = [path], [land]
-                    else:
-                        reached.append(path)
-                        met.append(land)
-            if reached is None:
-                continue
-            for path in reached:
-                for mid, land in family[path & 63]:
-                    if board[mid] and not board[land] and land not in met:
-                        met.append(land)
-                        reached.append(path << 6 | land)
-            if lands is None:
-                lands, routes = met, reached
-                continue
-            for at, path in zip(met, reached):  # the diagonal family: a shorter path replaces
-                if at in lands:
-                    i = lands.index(at)
-                    if path.bit_length() < routes[i].bit_length():
-                        routes[i] = path
-                else:
-                    lands.append(at)
-                    routes.append(path)
-        if lands is None:
-            return []
-        code = _HELD_BALL if ball == square else _NO_BALL
-        out = []
-        for path in routes:
-            key = path << 7 | code
-            try:  # (a subscript: no method call; a chain missing is met once)
-                chain = _JUMPS[key]
-            except KeyError:
-                chain = _new_chain(key, victim)
-            out.append(chain)
-        return out
     mover = board[square]
     board[square] = EMPTY  # while the jumper is in the air; nothing else empties or fills
     start = 2 * square
