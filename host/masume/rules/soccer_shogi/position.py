@@ -630,7 +630,8 @@ class Position:
                             add_action(action)
         cells, me = self.cells, self.side
         if cells[ball] == ACTIVE[me]:
-            # quick.kick_verdict, inlined: the verdict of every kick that does not score,
+            # quick.verdict(-1, -1, target), inlined: the verdict of every kick that does
+            # not score (only the ball moves: the counts of rule 1-4 are the position's),
             # but a pass to a team-mate in the own keeper area (the ball held there) and,
             # at the first action where ``plenty`` does not decide, the quiet steps left
             # (``_others``, by the target).
@@ -1842,23 +1843,6 @@ class _QuickTest:
         if spare & (spare - 1):  # two or more targets: one is left whatever the move
             return True, -1
         return True, (spare.bit_length() - 1) >> 3
-
-    def kick_verdict(self, new_ball: int) -> bool | None:
-        """:meth:`verdict` of a kick that does not score (``verdict(-1, -1, new_ball)``):
-        only the ball moves, so the counts of rule 1-4 are the position's, and the ball
-        ends held in the own keeper area only by a team-mate standing there."""
-        p = self.position
-        bad = self.own > 1 or self.their > 0 or (
-            new_ball in self._own_area and p.cells[new_ball] in self._mine)
-        if p.done != 0:  # the second action (the kicker is not one that entered its area)
-            return not bad and p.entered < 0
-        if bad:
-            return None
-        if self.plenty:
-            return True
-        # (a target other than new_ball's: the set is neither empty nor that square)
-        others = self._others(new_ball)
-        return True if others and others != BB_SQUARES[new_ball] else None
 
     def judge(self, frm: int, to: int, new_ball: int) -> bool | None:
         """:meth:`verdict`, for a plain move (see ``Position._judged_steps``) from flags."""
