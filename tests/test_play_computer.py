@@ -933,7 +933,9 @@ def test_the_eyeshield21_computers_hand_on_the_page(make_sim: Any, tmp_path: Pat
         for role in ("table", "home", "spectator"):
             with urllib.request.urlopen(at(web.link(role), "api/state")) as response:
                 text = response.read().decode()
-            assert not any(word in text for word in hidden), role
+            leaked = {word: text[max(0, text.index(word) - 80):text.index(word) + 80]
+                      for word in hidden if word in text}
+            assert not leaked, (role, leaked)
             assert json.loads(text)["advice"]["shown"]["text"] == shown.words
         with open_page(chromium, web.link("home"), width=1100, height=900) as (page, errors):
             page.wait_for_selector("body[data-ready=true]")
