@@ -547,8 +547,9 @@ class Position:
         add_action = actions.append
         ball = self.ball
         # _quick_test, inlined: only an opponent holding the ball can be sandwiched
-        quick = None if self.cells[ball] == ACTIVE[1 - self.side] \
-            and _sandwich(self.cells, ball, self.side)[0] else _QuickTest(self)
+        closers = _closing_squares(self.cells, ball, self.side) \
+            if self.cells[ball] == ACTIVE[1 - self.side] else _NO_CLOSERS
+        quick = None if closers is None else _QuickTest(self, closers)
         if quick is None:  # a sandwich on the board: the full test for every step
             for square, target, action, _, _ in self._judged_steps(quick):
                 made = self._full_test(self._step_effect(square, target, action))
@@ -855,9 +856,11 @@ class Position:
     def _quick_test(self) -> _QuickTest | None:
         """The quick test of this position's actions, or None where it cannot be used
         (a sandwich on the board)."""
-        if _sandwich(self.cells, self.ball, self.side)[0]:
-            return None
-        return _QuickTest(self)
+        cells, ball, me = self.cells, self.ball, self.side
+        if cells[ball] != ACTIVE[1 - me]:
+            return _QuickTest(self, _NO_CLOSERS)
+        closers = _closing_squares(cells, ball, me)
+        return None if closers is None else _QuickTest(self, closers)
 
     def _has_legal_action(self) -> bool:
         """Whether any action is legal, stopping at the first one found."""
@@ -1641,7 +1644,9 @@ class _QuickTest:
                  "own", "plain", "plain_from_flags", "plain_step",
                  "plain_to_flags", "plenty", "position", "step_sets", "their")
 
-    def __init__(self, position: Position) -> None:
+    def __init__(self, position: Position, closers: dict[int, int]) -> None:
+        """``closers``: ``_closing_squares`` of the position where the opponent holds the
+        ball (no sandwich standing), else ``_NO_CLOSERS`` (see ``Position._quick_test``)."""
         self.position = position
         me, ball, cells, done = position.side, position.ball, position.cells, position.done
         empty = position._empty
@@ -1655,8 +1660,7 @@ class _QuickTest:
         free = self._free = empty & _QUIET_BUT[ball]
         #: where a move may close a sandwich on the opponent holding the ball (see
         #: ``_closing_squares``): the full test decides a move that lands there
-        closers = self._closers = _closing_squares(cells, ball, me) \
-            if cells[ball] == ACTIVE[1 - me] else _NO_CLOSERS
+        self._closers = closers
         closing = self._closing = sum([BB_SQUARES[square] for square in closers]) \
             if closers else 0
         #: the targets of plain steps (see ``Position._judged_steps``)
@@ -2115,16 +2119,18 @@ def _steal(path: tuple[int, ...], victim: int) -> int:
     return 0
 
 
-def _closing_squares(cells: tuple[int, ...], ball: int, thief: int) -> dict[int, int]:
+def _closing_squares(cells: tuple[int, ...], ball: int, thief: int) -> dict[int, int] | None:
     """Where a ``thief`` player would close a sandwich on the opponent holding the ball
     (none when none holds it): square -> what closes the other end, a ``thief`` player's
-    square (a move from there closes nothing) or -1 (the end line).
+    square (a move from there closes nothing) or -1 (the end line). None where a sandwich
+    stands already (what :func:`_sandwich` finds: both ends of a line closed, one of them
+    by a ``thief`` player; the quick test is not made then), found on the same walk.
 
     On the holder's file and rank, each end of the holder and the opponents lined up
     with it is the first square past them, or the end of the pitch (rules 3-3 and 3-4:
     closed at an end line behind a corner, ``SANDWICH_LINES``). A move onto an empty
     end closes the sandwich where the other end is closed; only the mover leaves a
-    square, and no sandwich stands before (the quick test is not made then).
+    square, and no sandwich stands before (else the answer is None).
 
     >>> cells = [EMPTY] * 50
     >>> cells[SQUARE_INDEX["C4"]], cells[SQUARE_INDEX["C3"]] = ACTIVE[RED], ACTIVE[BLUE]
@@ -2149,6 +2155,8 @@ def _closing_squares(cells: tuple[int, ...], ball: int, thief: int) -> dict[int,
                     break
             ends.append((end, closes))
         (end_a, closes_a), (end_b, closes_b) = ends
+        if closes_a and closes_b and (end_a >= 0 or end_b >= 0):
+            return None  # (an end closed at a square: closed by a thief player there)
         if end_a >= 0 and cells[end_a] == EMPTY and closes_b:
             out[end_a] = end_b
         if end_b >= 0 and cells[end_b] == EMPTY and closes_a:
