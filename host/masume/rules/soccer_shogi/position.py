@@ -156,6 +156,14 @@ _QUIET = frozenset(QUIET_SQUARES)
 _QUIET_STEPS_AT = tuple(steps & BB_QUIET for steps in _STEPS_AT)
 #: Per side, the codes of its players (active, resting).
 _MINE = ((ACTIVE[0], RESTING[0]), (ACTIVE[1], RESTING[1]))
+#: Per side, its keeper area's three squares (they are consecutive) as a slice of the
+#: cells; and per side, the number of its players in an area by that slice (the cell
+#: codes of its squares, 0-4 each): rule 1-4's counts, one lookup an area.
+_AREA_SLICES = tuple(slice(squares[0], squares[-1] + 1) for squares in AREA_SQUARES)
+assert all(tuple(range(50))[cut] == squares for cut, squares in zip(_AREA_SLICES, AREA_SQUARES))
+_IN_AREA: tuple[dict[tuple[int, ...], int], ...] = tuple(
+    {(a, b, c): (a in mine) + (b in mine) + (c in mine)
+     for a in range(5) for b in range(5) for c in range(5)} for mine in _MINE)
 #: No square where a move closes a sandwich (``_QuickTest._closers`` where no opponent
 #: holds the ball: read, never changed).
 _NO_CLOSERS: dict[int, int] = {}
@@ -1652,10 +1660,9 @@ class _QuickTest:
         empty = position._empty
         #: the side's players in its own keeper area, and in the opponent's
         self._mine = mine = _MINE[me]
-        a, b, c = AREA_SQUARES[me]
-        own = self.own = (cells[a] in mine) + (cells[b] in mine) + (cells[c] in mine)
-        a, b, c = AREA_SQUARES[1 - me]
-        their = self.their = (cells[a] in mine) + (cells[b] in mine) + (cells[c] in mine)
+        in_area = _IN_AREA[me]
+        own = self.own = in_area[cells[_AREA_SLICES[me]]]
+        their = self.their = in_area[cells[_AREA_SLICES[1 - me]]]
         #: the free quiet squares, the targets of the first action's quiet steps
         free = self._free = empty & _QUIET_BUT[ball]
         #: where a move may close a sandwich on the opponent holding the ball (see
