@@ -182,22 +182,28 @@ _KICKS: dict[int, dict[int, tuple[Kick, Kick]]] = {
     for frm in PITCH
 }
 
-#: Per pitch square, its kick rays (``geometry.RAYS``), each square of a ray as: (the
-#: square, the side whose goal it is or -1, the side whose keeper area it is in or -1,
-#: the square guarding a shot from a corner there or -1 (rule 2-2), the Kick, the Kick
-#: free).
-_KICK_RAYS: dict[int, tuple[tuple[tuple[int, int, int, int, Kick, Kick], ...], ...]] = {
-    frm: tuple(
-        tuple((target,
-               BLUE if target in GOAL_SQUARES[BLUE] else RED if target in GOAL_SQUARES[RED]
-               else -1,
-               BLUE if target in KEEPER_AREA[BLUE] else RED if target in KEEPER_AREA[RED]
-               else -1,
-               CORNER_SHOT_GUARD.get((frm, target), -1),
-               *_KICKS[frm][target]) for target in ray)
-        for ray in RAYS[frm])
-    for frm in PITCH
-}
+
+def _kick_ray(frm: int, ray: tuple[int, ...]) -> tuple[
+        tuple[tuple[int, int, Kick, Kick], ...], tuple[int, int, int, Kick] | None]:
+    """A ray of ``_KICK_RAYS``: its pitch squares, up to a goal, each as (the square, the
+    side whose keeper area it is in or -1, the Kick, the Kick free); and the goal it ends
+    in as (the square, the side whose goal it is, the square guarding a shot from a
+    corner there or -1 (rule 2-2), the Kick), or None."""
+    squares: list[tuple[int, int, Kick, Kick]] = []
+    for target in ray:
+        kick, free_kick = _KICKS[frm][target]
+        for goal in (BLUE, RED):
+            if target in GOAL_SQUARES[goal]:
+                return tuple(squares), (target, goal, CORNER_SHOT_GUARD.get((frm, target), -1),
+                                        kick)
+        area = BLUE if target in KEEPER_AREA[BLUE] else RED if target in KEEPER_AREA[RED] \
+            else -1
+        squares.append((target, area, kick, free_kick))
+    return tuple(squares), None
+
+
+#: Per pitch square, its kick rays (``geometry.RAYS``), as :func:`_kick_ray` makes them.
+_KICK_RAYS = {frm: tuple(_kick_ray(frm, ray) for ray in RAYS[frm]) for frm in PITCH}
 
 PLAY, TAKE, GOAL, OVER = "play", "take", "goal", "over"
 
@@ -1025,12 +1031,8 @@ class Position:
         # Rule 1-4: a kick from the own keeper area takes the ball out of it.
         stays = me if frm in KEEPER_AREA[me] else 2
         out = []
-        for ray in _KICK_RAYS[frm]:
-            for target, goal, area, guard, kick, free_kick in ray:
-                if goal >= 0:  # the end of the board: a shot into the opponent's goal
-                    if goal != me and not (guard >= 0 and cells[guard] in opponent_pieces):
-                        out.append((kick, target))
-                    break
+        for squares, shot in _KICK_RAYS[frm]:
+            for target, area, kick, free_kick in squares:
                 occupant = cells[target]
                 if area == stays:
                     if occupant == EMPTY:
@@ -1042,6 +1044,11 @@ class Position:
                 if occupant == mate:
                     out.append((kick, target))
                 break
+            else:  # the end of the board: a shot into the opponent's goal, if the ray has one
+                if shot is not None:
+                    target, goal, guard, kick = shot
+                    if goal != me and not (guard >= 0 and cells[guard] in opponent_pieces):
+                        out.append((kick, target))
         return out
 
     def _jump_effects(self, square: int) -> Iterator[_Effect]:
