@@ -173,6 +173,7 @@ def test_a_sandwich_closes_where_the_ends_of_the_holders_line_say() -> None:
         if cells[ball] != 2 - side or _sandwich(cells, ball, side)[0]:
             continue
         closers = _closing_squares(cells, ball, side)
+        assert closers is not None
         for frm in PITCH:
             if cells[frm] != side + 1:
                 continue
@@ -185,6 +186,42 @@ def test_a_sandwich_closes_where_the_ends_of_the_holders_line_say() -> None:
                 assert closes == (to in closers and closers[to] != frm), (position, frm, to)
                 checked += 1
     assert checked > 1000
+
+
+def test_the_closing_squares_are_none_exactly_where_a_sandwich_stands() -> None:
+    # Issue 15, stop 30, second round: a listing finds a sandwich standing on the board on
+    # the walk that finds the closing squares (``_closing_squares`` says None), no longer
+    # with ``_sandwich`` first. On positions of random games where the opponent of the
+    # side to move holds the ball, and on each with one more active player of the side on
+    # each empty pitch square (most sandwiches are met so), the two agree.
+    from masume.rules.soccer_shogi.geometry import ACTIVE, BLUE, EMPTY, RED, SQUARE_INDEX
+    from masume.rules.soccer_shogi.position import _closing_squares, _sandwich
+
+    standing = clear = 0
+    for position in _positions(600, seed=12):
+        cells, ball, side = position.cells, position.ball, position.side
+        if cells[ball] != ACTIVE[1 - side]:
+            continue
+        for added in (-1, *PITCH):
+            if added >= 0 and cells[added] != EMPTY:
+                continue
+            board = list(cells)
+            if added >= 0:
+                board[added] = ACTIVE[side]
+            after = tuple(board)
+            sandwiched = bool(_sandwich(after, ball, side)[0])
+            assert (_closing_squares(after, ball, side) is None) == sandwiched, (position, added)
+            standing, clear = standing + sandwiched, clear + (not sandwiched)
+    assert standing > 100 and clear > 1000, (standing, clear)
+    # Both ends of a line closed by end lines alone sandwich nothing: the holder on A1 and
+    # its team-mates on the rest of the A file (an end line behind each corner).
+    board = [EMPTY] * 50
+    for name in ("A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8"):
+        board[SQUARE_INDEX[name]] = ACTIVE[RED]
+    board[SQUARE_INDEX["C3"]] = ACTIVE[BLUE]
+    cells, ball = tuple(board), SQUARE_INDEX["A1"]
+    assert _sandwich(cells, ball, BLUE) == ((), ())
+    assert _closing_squares(cells, ball, BLUE) is not None
 
 
 def test_steps_taken_in_one_go_and_chains_onto_the_free_ball_agree_with_the_full_test() -> None:
@@ -417,7 +454,7 @@ def test_the_holders_and_the_keepers_chains_have_their_steps_verdicts() -> None:
     # keeper in its area (without it) by the flags of its steps (``mover_flags``) where
     # the flag is 1; the verdict must be what ``verdict`` says of that chain.
     from masume.rules.soccer_shogi.geometry import SQUARE_INDEX
-    from masume.rules.soccer_shogi.position import _QuickTest, _sandwich
+    from masume.rules.soccer_shogi.position import _sandwich
 
     judged, kinds = 0, set()
     for seed, options in ((16, {}), (17, {"keepers_cannot_jump": True})):
@@ -425,7 +462,8 @@ def test_the_holders_and_the_keepers_chains_have_their_steps_verdicts() -> None:
             if position.phase != "play" or _sandwich(position.cells, position.ball,
                                                       position.side)[0]:
                 continue
-            quick, ball = _QuickTest(position), position.ball
+            quick, ball = position._quick_test(), position.ball
+            assert quick is not None
             setting = position._chain_setting()
             for square in position._jumpers():
                 if quick.plain_from_flags[square]:
@@ -443,7 +481,8 @@ def test_the_holders_and_the_keepers_chains_have_their_steps_verdicts() -> None:
     # the second action): flag 1 and a sure verdict, where ``verdict`` says None.
     position = RULES.from_text("1B2R/1RRRR/2B2/5/5/BBBB1/5/2R2 blue 0 ball=B7 keepers=B8,C1 "
                                "score=0-0")
-    quick, keeper, d8 = _QuickTest(position), SQUARE_INDEX["B8"], SQUARE_INDEX["D8"]
+    quick, keeper, d8 = position._quick_test(), SQUARE_INDEX["B8"], SQUARE_INDEX["D8"]
+    assert quick is not None
     to_flags, sure, _ = quick.mover_flags(keeper)
     assert to_flags[d8] == 1 and sure and quick.verdict(keeper, d8, d8) is None
     assert (d8, True) in [(end, has_ball) for _, _, end, has_ball

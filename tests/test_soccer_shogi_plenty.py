@@ -30,8 +30,8 @@ def test_plenty_changes_no_legal_action(monkeypatch: pytest.MonkeyPatch) -> None
                                    keepers_cannot_jump=rng.random() < 0.5)
             continue
         if position.phase == "play" and position.done == 0:
-            quick = engine._QuickTest(position)
-            if quick.plenty:
+            quick = position._quick_test()
+            if quick is not None and quick.plenty:
                 plenty += 1
                 # what plenty stands for: every player's _others holds three squares or more
                 assert all(quick._others(square).bit_count() >= 3 for square in PITCH)
@@ -42,8 +42,9 @@ def test_plenty_changes_no_legal_action(monkeypatch: pytest.MonkeyPatch) -> None
 
     made = engine._QuickTest.__init__
 
-    def without_plenty(quick: engine._QuickTest, position: engine.Position) -> None:
-        made(quick, position)
+    def without_plenty(quick: engine._QuickTest, position: engine.Position,
+                       closers: dict[int, int]) -> None:
+        made(quick, position, closers)
         quick.plenty = False
 
     monkeypatch.setattr(engine._QuickTest, "__init__", without_plenty)

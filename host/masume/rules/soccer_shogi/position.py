@@ -156,6 +156,14 @@ _QUIET = frozenset(QUIET_SQUARES)
 _QUIET_STEPS_AT = tuple(steps & BB_QUIET for steps in _STEPS_AT)
 #: Per side, the codes of its players (active, resting).
 _MINE = ((ACTIVE[0], RESTING[0]), (ACTIVE[1], RESTING[1]))
+#: Per side, its keeper area's three squares (they are consecutive) as a slice of the
+#: cells; and per side, the number of its players in an area by that slice (the cell
+#: codes of its squares, 0-4 each): rule 1-4's counts, one lookup an area.
+_AREA_SLICES = tuple(slice(squares[0], squares[-1] + 1) for squares in AREA_SQUARES)
+assert all(tuple(range(50))[cut] == squares for cut, squares in zip(_AREA_SLICES, AREA_SQUARES))
+_IN_AREA: tuple[dict[tuple[int, ...], int], ...] = tuple(
+    {(a, b, c): (a in mine) + (b in mine) + (c in mine)
+     for a in range(5) for b in range(5) for c in range(5)} for mine in _MINE)
 #: No square where a move closes a sandwich (``_QuickTest._closers`` where no opponent
 #: holds the ball: read, never changed).
 _NO_CLOSERS: dict[int, int] = {}
@@ -174,22 +182,28 @@ _KICKS: dict[int, dict[int, tuple[Kick, Kick]]] = {
     for frm in PITCH
 }
 
-#: Per pitch square, its kick rays (``geometry.RAYS``), each square of a ray as: (the
-#: square, the side whose goal it is or -1, the side whose keeper area it is in or -1,
-#: the square guarding a shot from a corner there or -1 (rule 2-2), the Kick, the Kick
-#: free).
-_KICK_RAYS: dict[int, tuple[tuple[tuple[int, int, int, int, Kick, Kick], ...], ...]] = {
-    frm: tuple(
-        tuple((target,
-               BLUE if target in GOAL_SQUARES[BLUE] else RED if target in GOAL_SQUARES[RED]
-               else -1,
-               BLUE if target in KEEPER_AREA[BLUE] else RED if target in KEEPER_AREA[RED]
-               else -1,
-               CORNER_SHOT_GUARD.get((frm, target), -1),
-               *_KICKS[frm][target]) for target in ray)
-        for ray in RAYS[frm])
-    for frm in PITCH
-}
+
+def _kick_ray(frm: int, ray: tuple[int, ...]) -> tuple[
+        tuple[tuple[int, int, Kick, Kick], ...], tuple[int, int, int, Kick] | None]:
+    """A ray of ``_KICK_RAYS``: its pitch squares, up to a goal, each as (the square, the
+    side whose keeper area it is in or -1, the Kick, the Kick free); and the goal it ends
+    in as (the square, the side whose goal it is, the square guarding a shot from a
+    corner there or -1 (rule 2-2), the Kick), or None."""
+    squares: list[tuple[int, int, Kick, Kick]] = []
+    for target in ray:
+        kick, free_kick = _KICKS[frm][target]
+        for goal in (BLUE, RED):
+            if target in GOAL_SQUARES[goal]:
+                return tuple(squares), (target, goal, CORNER_SHOT_GUARD.get((frm, target), -1),
+                                        kick)
+        area = BLUE if target in KEEPER_AREA[BLUE] else RED if target in KEEPER_AREA[RED] \
+            else -1
+        squares.append((target, area, kick, free_kick))
+    return tuple(squares), None
+
+
+#: Per pitch square, its kick rays (``geometry.RAYS``), as :func:`_kick_ray` makes them.
+_KICK_RAYS = {frm: tuple(_kick_ray(frm, ray) for ray in RAYS[frm]) for frm in PITCH}
 
 PLAY, TAKE, GOAL, OVER = "play", "take", "goal", "over"
 
@@ -547,8 +561,9 @@ class Position:
         add_action = actions.append
         ball = self.ball
         # _quick_test, inlined: only an opponent holding the ball can be sandwiched
-        quick = None if self.cells[ball] == ACTIVE[1 - self.side] \
-            and _sandwich(self.cells, ball, self.side)[0] else _QuickTest(self)
+        closers = _closing_squares(self.cells, ball, self.side) \
+            if self.cells[ball] == ACTIVE[1 - self.side] else _NO_CLOSERS
+        quick = None if closers is None else _QuickTest(self, closers)
         if quick is None:  # a sandwich on the board: the full test for every step
             for square, target, action, _, _ in self._judged_steps(quick):
                 made = self._full_test(self._step_effect(square, target, action))
@@ -855,9 +870,11 @@ class Position:
     def _quick_test(self) -> _QuickTest | None:
         """The quick test of this position's actions, or None where it cannot be used
         (a sandwich on the board)."""
-        if _sandwich(self.cells, self.ball, self.side)[0]:
-            return None
-        return _QuickTest(self)
+        cells, ball, me = self.cells, self.ball, self.side
+        if cells[ball] != ACTIVE[1 - me]:
+            return _QuickTest(self, _NO_CLOSERS)
+        closers = _closing_squares(cells, ball, me)
+        return None if closers is None else _QuickTest(self, closers)
 
     def _has_legal_action(self) -> bool:
         """Whether any action is legal, stopping at the first one found."""
@@ -1014,12 +1031,8 @@ class Position:
         # Rule 1-4: a kick from the own keeper area takes the ball out of it.
         stays = me if frm in KEEPER_AREA[me] else 2
         out = []
-        for ray in _KICK_RAYS[frm]:
-            for target, goal, area, guard, kick, free_kick in ray:
-                if goal >= 0:  # the end of the board: a shot into the opponent's goal
-                    if goal != me and not (guard >= 0 and cells[guard] in opponent_pieces):
-                        out.append((kick, target))
-                    break
+        for squares, shot in _KICK_RAYS[frm]:
+            for target, area, kick, free_kick in squares:
                 occupant = cells[target]
                 if area == stays:
                     if occupant == EMPTY:
@@ -1031,6 +1044,11 @@ class Position:
                 if occupant == mate:
                     out.append((kick, target))
                 break
+            else:  # the end of the board: a shot into the opponent's goal, if the ray has one
+                if shot is not None:
+                    target, goal, guard, kick = shot
+                    if goal != me and not (guard >= 0 and cells[guard] in opponent_pieces):
+                        out.append((kick, target))
         return out
 
     def _jump_effects(self, square: int) -> Iterator[_Effect]:
@@ -1641,22 +1659,22 @@ class _QuickTest:
                  "own", "plain", "plain_from_flags", "plain_step",
                  "plain_to_flags", "plenty", "position", "step_sets", "their")
 
-    def __init__(self, position: Position) -> None:
+    def __init__(self, position: Position, closers: dict[int, int]) -> None:
+        """``closers``: ``_closing_squares`` of the position where the opponent holds the
+        ball (no sandwich standing), else ``_NO_CLOSERS`` (see ``Position._quick_test``)."""
         self.position = position
         me, ball, cells, done = position.side, position.ball, position.cells, position.done
         empty = position._empty
         #: the side's players in its own keeper area, and in the opponent's
         self._mine = mine = _MINE[me]
-        a, b, c = AREA_SQUARES[me]
-        own = self.own = (cells[a] in mine) + (cells[b] in mine) + (cells[c] in mine)
-        a, b, c = AREA_SQUARES[1 - me]
-        their = self.their = (cells[a] in mine) + (cells[b] in mine) + (cells[c] in mine)
+        in_area = _IN_AREA[me]
+        own = self.own = in_area[cells[_AREA_SLICES[me]]]
+        their = self.their = in_area[cells[_AREA_SLICES[1 - me]]]
         #: the free quiet squares, the targets of the first action's quiet steps
         free = self._free = empty & _QUIET_BUT[ball]
         #: where a move may close a sandwich on the opponent holding the ball (see
         #: ``_closing_squares``): the full test decides a move that lands there
-        closers = self._closers = _closing_squares(cells, ball, me) \
-            if cells[ball] == ACTIVE[1 - me] else _NO_CLOSERS
+        self._closers = closers
         closing = self._closing = sum([BB_SQUARES[square] for square in closers]) \
             if closers else 0
         #: the targets of plain steps (see ``Position._judged_steps``)
@@ -2115,16 +2133,18 @@ def _steal(path: tuple[int, ...], victim: int) -> int:
     return 0
 
 
-def _closing_squares(cells: tuple[int, ...], ball: int, thief: int) -> dict[int, int]:
+def _closing_squares(cells: tuple[int, ...], ball: int, thief: int) -> dict[int, int] | None:
     """Where a ``thief`` player would close a sandwich on the opponent holding the ball
     (none when none holds it): square -> what closes the other end, a ``thief`` player's
-    square (a move from there closes nothing) or -1 (the end line).
+    square (a move from there closes nothing) or -1 (the end line). None where a sandwich
+    stands already (what :func:`_sandwich` finds: both ends of a line closed, one of them
+    by a ``thief`` player; the quick test is not made then), found on the same walk.
 
     On the holder's file and rank, each end of the holder and the opponents lined up
     with it is the first square past them, or the end of the pitch (rules 3-3 and 3-4:
     closed at an end line behind a corner, ``SANDWICH_LINES``). A move onto an empty
     end closes the sandwich where the other end is closed; only the mover leaves a
-    square, and no sandwich stands before (the quick test is not made then).
+    square, and no sandwich stands before (else the answer is None).
 
     >>> cells = [EMPTY] * 50
     >>> cells[SQUARE_INDEX["C4"]], cells[SQUARE_INDEX["C3"]] = ACTIVE[RED], ACTIVE[BLUE]
@@ -2149,6 +2169,8 @@ def _closing_squares(cells: tuple[int, ...], ball: int, thief: int) -> dict[int,
                     break
             ends.append((end, closes))
         (end_a, closes_a), (end_b, closes_b) = ends
+        if closes_a and closes_b and (end_a >= 0 or end_b >= 0):
+            return None  # (an end closed at a square: closed by a thief player there)
         if end_a >= 0 and cells[end_a] == EMPTY and closes_b:
             out[end_a] = end_b
         if end_b >= 0 and cells[end_b] == EMPTY and closes_a:
