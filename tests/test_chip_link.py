@@ -64,9 +64,11 @@ def reading_of(chip, square: str) -> object:
     return bool(stack) if chip.board.cell(square).sensor == "presence" else stack
 
 
-# The issue's check is 90 rounds (over 2000 changes) on both boards; shogi-soccer runs
-# 30 here to keep the suite's time (90 passed too: docs/benchmarks.md, "Emulated chip").
-@pytest.mark.parametrize(("board", "rounds"), [("shogi-soccer", 30), ("masume-tactics", 90)])
+# The issue's check is 90 rounds (over 2000 changes) on both boards; the suite runs 30
+# (some 700 changes, three unplugs, ten rolls on the Tactics table) to keep its time: 90
+# passed on both (docs/benchmarks.md, "Emulated chip"), and their chip runs below real
+# time on a loaded machine (masume-tactics' 90 took 140 s beside busy-machine).
+@pytest.mark.parametrize(("board", "rounds"), [("shogi-soccer", 30), ("masume-tactics", 30)])
 def test_thousands_of_changes_arrive_once_in_order_through_noise_and_unplugging(
     make_sim, connect, board: str, rounds: int
 ) -> None:
