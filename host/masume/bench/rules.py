@@ -149,8 +149,9 @@ def _sample_positions(rules: Rules, count: int, rng: random.Random) -> list[str]
 Round = Callable[[], tuple[float, int, int]]
 
 #: The least time of a turn (rounds of one side in a row). Not one round a turn: each
-#: side would then start every round in caches the other left (python-chess 4 % slower
-#: against Soccer Shogi so, than at 0.05-0.25 s turns: docs/benchmarks.md).
+#: side would then start every round in caches the other left (one round a turn made
+#: python-chess some 4 % slower against Soccer Shogi than turns of 0.05-0.25 s did:
+#: docs/benchmarks.md).
 TURN_SECONDS = 0.1
 
 
