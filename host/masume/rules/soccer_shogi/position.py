@@ -1080,13 +1080,8 @@ class Position:
         board = setting[0]
         for mid, land in _ALL_HOPS[square]:  # most players have no first hop: nothing set up
             if board[mid] and not board[land]:
-                return self._search_chains(square, setting)
+                return _search_chains(square, self.ball, setting)
         return []
-
-    def _search_chains(self, square: int, setting: tuple[list[int], int, int]) -> list[
-            tuple[Jump, int, int, bool]]:
-        """:meth:`_chains` of a player with a first hop (:func:`_search_chains`)."""
-        return _search_chains(square, self.ball, setting)
 
     def _chain_setting(self) -> tuple[list[int], int, int]:
         """What the chain searches of one listing read: the cells as a list (a search
@@ -1940,7 +1935,7 @@ _FAMILIES = tuple(zip(_ONWARD_HOPS, _FIRST_HOPS))
 _EVERY_CLASS = bytes([1] * 50)
 _OUTSIDE_CLASS = tuple(bytes(int(_PARITY[s] != parity) for s in range(50)) for parity in range(4))
 _IN_CLASS = tuple(bytes(int(_PARITY[s] == parity) for s in range(50)) for parity in range(4))
-#: The last 7 bits of a chain's key in ``_JUMPS`` (see :func:`_search_chains`) for a
+#: The last 7 bits of a chain's key in ``_JUMPS`` (see :func:`_ball_chains`) for a
 #: chain that takes no ball, and for one whose jumper had it from the start.
 _NO_BALL, _HELD_BALL = 126, 127
 
@@ -2101,7 +2096,7 @@ def _ball_chains(square: int, board: list[int], free_ball: int, victim: int) -> 
 
 
 def _new_chain(key: int, victim: int) -> tuple[Jump, int, int, bool]:
-    """The chain of a key of ``_JUMPS`` (see ``Position._search_chains``), kept there."""
+    """The chain of a key of ``_JUMPS`` (see :func:`_ball_chains`), kept there."""
     if len(_JUMPS) >= 1 << 16:  # bounded: chains are many, few are met
         _JUMPS.clear()
     squares = _path_squares(key >> 7)
