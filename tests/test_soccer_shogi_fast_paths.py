@@ -7,8 +7,10 @@ import copy
 import dataclasses
 import pickle
 import random
+from collections.abc import Iterator
 
 from masume.rules.soccer_shogi import PIECE_NAMES, PITCH, RULES, SQUARE_NAMES, Position
+from masume.rules.soccer_shogi.position import _QuickTest
 
 
 def _positions(count: int = 300, seed: int = 4, **options: bool) -> list[Position]:
@@ -89,6 +91,20 @@ def _resolved(position: Position) -> dict[str, str]:
 
 def _quick(position: Position) -> dict[str, str]:
     return {str(a): position.apply(a).to_text() for a in position.legal_actions()}
+
+
+def _listed_beside_full(seeds: tuple[int, int]) -> Iterator[
+        tuple[Position, _QuickTest, list[str], dict[str, str]]]:
+    """Positions of random games in play where the quick test is used (300 a seed, the
+    second seed's with ``keepers_cannot_jump``), each made afresh from its text: (the
+    position, its quick test, its legal actions as listed, :func:`_full_test`'s)."""
+    for seed, options in zip(seeds, ({}, {"keepers_cannot_jump": True})):
+        for position in _positions(300, seed, **options):
+            fresh = RULES.from_text(position.to_text())
+            quick = fresh._quick_test()
+            if quick is not None and fresh.phase == "play":
+                full = _full_test(RULES.from_text(position.to_text()))
+                yield fresh, quick, [str(a) for a in fresh.legal_actions()], full
 
 
 def test_the_quick_test_agrees_with_the_full_test() -> None:
@@ -232,28 +248,22 @@ def test_steps_taken_in_one_go_and_chains_onto_the_free_ball_agree_with_the_full
     from masume.rules.soccer_shogi.geometry import BB_STEPS, EMPTY
 
     in_one_go = onto_the_ball = 0
-    for seed, options in ((7, {}), (8, {"keepers_cannot_jump": True})):
-        for position in _positions(300, seed, **options):
-            fresh = RULES.from_text(position.to_text())
-            quick = fresh._quick_test()
-            if quick is not None and fresh.phase == "play":
-                full = _full_test(RULES.from_text(position.to_text()))
-                listed = [str(a) for a in fresh.legal_actions()]
-                step_legal, step_open = quick.step_sets or (0, -1)
-                for square in fresh._active_squares:
-                    name = SQUARE_NAMES[square]
-                    if quick.plain_from_flags[square] and square != fresh.keepers[fresh.side] \
-                            and not BB_STEPS[square] & step_open:
-                        in_one_go += 1
-                        mine = [a for a in listed if "-" in a and a.split("-")[0] == name]
-                        assert mine == [a for a in full if "-" in a and a.split("-")[0] == name \
-                                        and not a.startswith("b(")], fresh
-                free_ball = fresh.ball if fresh.cells[fresh.ball] == EMPTY else -1
-                for square in fresh._jumpers():
-                    for jump, _, end, _ in fresh._chains(square, fresh._chain_setting()):
-                        if end == free_ball and quick.plain_from_flags[square]:
-                            onto_the_ball += 1
-                            assert (str(jump) in listed) == (str(jump) in full), fresh
+    for fresh, quick, listed, full in _listed_beside_full((7, 8)):
+        step_legal, step_open = quick.step_sets or (0, -1)
+        for square in fresh._active_squares:
+            name = SQUARE_NAMES[square]
+            if quick.plain_from_flags[square] and square != fresh.keepers[fresh.side] \
+                    and not BB_STEPS[square] & step_open:
+                in_one_go += 1
+                mine = [a for a in listed if "-" in a and a.split("-")[0] == name]
+                assert mine == [a for a in full if "-" in a and a.split("-")[0] == name \
+                                and not a.startswith("b(")], fresh
+        free_ball = fresh.ball if fresh.cells[fresh.ball] == EMPTY else -1
+        for square in fresh._jumpers():
+            for jump, _, end, _ in fresh._chains(square, fresh._chain_setting()):
+                if end == free_ball and quick.plain_from_flags[square]:
+                    onto_the_ball += 1
+                    assert (str(jump) in listed) == (str(jump) in full), fresh
     assert in_one_go > 100 and onto_the_ball > 0, (in_one_go, onto_the_ball)
 
 
@@ -267,31 +277,24 @@ def test_steps_onto_the_free_ball_and_chains_into_a_keeper_area_agree_with_the_f
     from masume.rules.soccer_shogi.geometry import BB_SQUARES, BB_STEPS, EMPTY
 
     onto_the_ball, into_an_area = set(), set()
-    for seed, options in ((9, {}), (10, {"keepers_cannot_jump": True})):
-        for position in _positions(300, seed, **options):
-            fresh = RULES.from_text(position.to_text())
-            quick = fresh._quick_test()
-            if quick is not None and fresh.phase == "play":
-                full = _full_test(RULES.from_text(position.to_text()))
-                listed = {str(a) for a in fresh.legal_actions()}
-                keeper, ball = fresh.keepers[fresh.side], fresh.ball
-                step_legal = (quick.step_sets or (0, 0))[0]
-                if step_legal & BB_SQUARES[ball] and fresh.cells[ball] == EMPTY:
-                    for square in fresh._active_squares:
-                        if quick.plain_from_flags[square] and square != keeper \
-                                and BB_STEPS[square] & BB_SQUARES[ball]:
-                            onto_the_ball.add(fresh.done)
-                            step = f"{SQUARE_NAMES[square]}-{SQUARE_NAMES[ball]}"
-                            assert (step in listed) == (step in full), fresh
-                if quick._may_spare or quick.plain is not None:
-                    for square in fresh._jumpers():
-                        if not quick.plain_from_flags[square] or square == keeper:
-                            continue
-                        for jump, _, end, has_ball in fresh._chains(
-                                square, fresh._chain_setting()):
-                            if not has_ball and quick._areas_free & BB_SQUARES[end]:
-                                into_an_area.add(fresh.done)
-                                assert (str(jump) in listed) == (str(jump) in full), fresh
+    for fresh, quick, listed, full in _listed_beside_full((9, 10)):
+        keeper, ball = fresh.keepers[fresh.side], fresh.ball
+        step_legal = (quick.step_sets or (0, 0))[0]
+        if step_legal & BB_SQUARES[ball] and fresh.cells[ball] == EMPTY:
+            for square in fresh._active_squares:
+                if quick.plain_from_flags[square] and square != keeper \
+                        and BB_STEPS[square] & BB_SQUARES[ball]:
+                    onto_the_ball.add(fresh.done)
+                    step = f"{SQUARE_NAMES[square]}-{SQUARE_NAMES[ball]}"
+                    assert (step in listed) == (step in full), fresh
+        if quick._may_spare or quick.plain is not None:
+            for square in fresh._jumpers():
+                if not quick.plain_from_flags[square] or square == keeper:
+                    continue
+                for jump, _, end, has_ball in fresh._chains(square, fresh._chain_setting()):
+                    if not has_ball and quick._areas_free & BB_SQUARES[end]:
+                        into_an_area.add(fresh.done)
+                        assert (str(jump) in listed) == (str(jump) in full), fresh
     assert onto_the_ball == {0, 1} and into_an_area == {0, 1}, (onto_the_ball, into_an_area)
 
 
