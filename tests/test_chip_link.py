@@ -168,7 +168,10 @@ def test_masume_sim_chip_as_a_user_runs_it_with_a_dead_reader() -> None:
             if line == "place 1-K ball":  # the second change must come after the first
                 monitor_line = monitor.stdout.readline()
         assert answers == "ok lift 1-K ball"
-        out, err = monitor.communicate(timeout=120)
+        # Through the same text streams as readline: communicate() reads the pipes
+        # beneath them and would miss what readline has already buffered.
+        monitor.wait(timeout=120)
+        out, err = monitor.stdout.read(), monitor.stderr.read()
         events = [json.loads(x) for x in [monitor_line, *out.splitlines()]]
         assert [(e["square"], e["reading"]) for e in events] == [("1-K", ["ball"]), ("1-K", [])]
         err = "".join(said) + err
