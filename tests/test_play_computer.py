@@ -11,6 +11,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 import threading
@@ -875,6 +876,12 @@ def test_a_discard_nobody_sees_from_the_computers_hand(make_sim: Any, tmp_path: 
         hands.close()
 
 
+def _named(word: str, text: str) -> bool:
+    """Whether ``text`` names ``word`` as a whole (a copy id "S30.2", a card's name): not
+    as a part of another word or id ("Jin" in "Jinx")."""
+    return re.search(rf"(?<![\w.]){re.escape(word)}(?![\w.])", text) is not None
+
+
 @pytest.mark.browser
 def test_the_eyeshield21_computers_hand_on_the_page(make_sim: Any, tmp_path: Path,
                                                     chromium) -> None:
@@ -925,8 +932,18 @@ def test_the_eyeshield21_computers_hand_on_the_page(make_sim: Any, tmp_path: Pat
         assert shown is not None and shown.card and other, hands.game.notations()
         slot, (cell,) = shown.slot, shown.lit.put
         held = hands.on_slots()
-        cards = hands.game.position.card_set
-        hidden = [word for copy in held for word in (copy, cards.copy(copy).card.name)]
+        position = hands.game.position
+        cards = position.card_set
+        # A held copy's id is secret; its card's name only while no other copy of that
+        # card is public (the demo decks hold up to three): face up on the mat, put away,
+        # or named by an action played.
+        played = " ".join(hands.game.notations())
+        public = ({copy for _, copy, face_up in position.cells if face_up}
+                  | {copy for gone in position.gone for copy in gone}
+                  | {copy for deck in position.table.decks for copy in deck.copies
+                     if _named(copy, played)})
+        public_names = {cards.copy(copy).card.name for copy in public - held}
+        hidden = [*held, *({cards.copy(copy).card.name for copy in held} - public_names)]
         assert shown.words.startswith("?@") or "?" in shown.words.split(":")[0]
         assert f"a face-down card, the one on its hand slot {slot}, laid " in shown.words
         assert shown.words.endswith(f" on {cell}")
@@ -934,7 +951,7 @@ def test_the_eyeshield21_computers_hand_on_the_page(make_sim: Any, tmp_path: Pat
             with urllib.request.urlopen(at(web.link(role), "api/state")) as response:
                 text = response.read().decode()
             leaked = {word: text[max(0, text.index(word) - 80):text.index(word) + 80]
-                      for word in hidden if word in text}
+                      for word in hidden if _named(word, text)}
             assert not leaked, (role, leaked)
             assert json.loads(text)["advice"]["shown"]["text"] == shown.words
         with open_page(chromium, web.link("home"), width=1100, height=900) as (page, errors):
@@ -944,7 +961,7 @@ def test_the_eyeshield21_computers_hand_on_the_page(make_sim: Any, tmp_path: Pat
             expect(says.locator(".face-down")).to_have_count(1)
             for where in ("#computer-says", "#board", "#moves"):
                 text = page.locator(where).inner_text()
-                assert not any(word in text for word in hidden), (where, text)
+                assert not any(_named(word, text) for word in hidden), (where, text)
             # Another card of its hand laid there: flagged, taken back.
             count = len(hands.game.actions)
             wrong = hands.sim.lift(other)
@@ -952,7 +969,7 @@ def test_the_eyeshield21_computers_hand_on_the_page(make_sim: Any, tmp_path: Pat
             hands.wait(lambda: NOT_THE_COMPUTERS in hands.session.core.notice, "the flag")
             message = hands.session.state()["tracker"]["message"]
             assert f"not the card on its hand slot {slot}" in message
-            assert not any(word in message for word in hidden), message
+            assert not any(_named(word, message) for word in hidden), message
             expect(says).to_contain_text(f"not the card on its hand slot {slot}")
             assert len(hands.game.actions) == count
             # Put back, then the card chosen laid: the computer's action, recorded.
