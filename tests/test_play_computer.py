@@ -879,7 +879,7 @@ def test_a_discard_nobody_sees_from_the_computers_hand(make_sim: Any, tmp_path: 
 def _named(word: str, text: str) -> bool:
     """Whether ``text`` names ``word`` as a whole (a copy id "S30.2", a card's name): not
     as a part of another word or id ("Jin" in "Jinx")."""
-    return re.search(rf"(?<![\w.]){re.escape(word)}(?![\w.])", text) is not None
+    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text) is not None
 
 
 @pytest.mark.browser
