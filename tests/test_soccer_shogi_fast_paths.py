@@ -490,3 +490,28 @@ def test_the_holders_and_the_keepers_chains_have_their_steps_verdicts() -> None:
     assert to_flags[d8] == 1 and sure and quick.verdict(keeper, d8, d8) is None
     assert (d8, True) in [(end, has_ball) for _, _, end, has_ball
                           in position._chains(keeper, position._chain_setting())]
+
+
+def test_a_plain_jumpers_chain_back_to_its_square_has_its_plain_verdict() -> None:
+    # Issue 15 (h-chains3): a plain jumper's chain that takes the ball and ends back on
+    # the jumper's square is judged in the listing by the player's plain verdict
+    # (``plain_verdict``), without ``verdict``. It must be what ``verdict`` says of that
+    # chain, and the listing must list it exactly where the full test finds it legal;
+    # met legal at both actions, not legal at the second (random play meets no first
+    # action where the verdict is None: the position owing something, or no quiet step
+    # to spare).
+    judged, kinds = 0, set()
+    for fresh, quick, listed, full in _listed_beside_full((11, 12)):
+        setting = fresh._chain_setting()
+        for square in fresh._jumpers():
+            if not quick.plain_from_flags[square]:
+                continue
+            for jump, _, end, has_ball in fresh._chains(square, setting):
+                if end == square:
+                    assert has_ball, (fresh, jump)  # (without the ball: never back)
+                    sure = quick.plain_verdict(square)[0]
+                    assert sure == quick.verdict(square, square, square), (fresh, jump)
+                    assert (str(jump) in listed) == (str(jump) in full), (fresh, jump)
+                    judged += 1
+                    kinds.add((fresh.done, str(jump) in listed))
+    assert judged > 100 and kinds == {(0, True), (1, True), (1, False)}, (judged, kinds)

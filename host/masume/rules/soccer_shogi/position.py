@@ -749,9 +749,15 @@ class Position:
                 if sure_to[end] and not has_ball:
                     add_action(jump)
                     continue
-                if has_ball and free_flags is None:
+                if has_ball and free_flags is None and end != square:
                     free_flags = quick.free_flags()
-                if plain_to[end] if not has_ball else free_flags[end]:  # type: ignore[index]
+                # A chain back to its start took the ball (one without it never ends
+                # there): the player stays on its quiet square, rule 1-4's counts are the
+                # position's and the ball, no team-mate's before, is its own, so
+                # ``verdict`` says what it says of the player's plain moves (``lone`` is
+                # an empty square: never this one).
+                if end == square or (plain_to[end] if not has_ball
+                                     else free_flags[end]):  # type: ignore[index]
                     verdict = None if end == lone else sure
                 elif has_ball or square == keeper or not areas_free & BB_SQUARES[end]:
                     verdict = quick.verdict(square, end, end if has_ball else ball)
