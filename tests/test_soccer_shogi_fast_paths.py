@@ -382,7 +382,10 @@ def test_the_chain_search_finds_what_a_search_over_every_state_finds() -> None:
     # alone where the ball cannot change hands on the way (the jumper has it; a free
     # ball, or an opponent holding it, on a square no chain of that jumper lands on or
     # jumps), and leaves the jumper's square taken then: the same chains, in the same order.
-    from masume.rules.soccer_shogi.position import _PARITY, _search_chains
+    # Since h-chains3 it asks ``_still_chains`` first wherever the ball lies, which says
+    # None at the first hop that takes it: where its class lets a chain take the ball
+    # and none does, the chains are that search's.
+    from masume.rules.soccer_shogi.position import _PARITY, _search_chains, _still_chains
 
     searched, kinds = 0, set()
     for position in _positions(600, seed=12):
@@ -403,7 +406,12 @@ def test_the_chain_search_finds_what_a_search_over_every_state_finds() -> None:
                           if free_ball >= 0 else "holder" if victim >= 0 else "no ball")
                 if any(has_ball for _, _, has_ball in found) and not held:
                     kinds.add("took the ball")
-    assert searched > 500 and len(kinds) == 6, (searched, kinds)
+                elif (free_ball >= 0 and _PARITY[free_ball] == _PARITY[square]
+                      or victim >= 0 and _PARITY[victim] != _PARITY[square]):
+                    assert _still_chains(square, position.ball, board, free_ball,
+                                         victim) is not None, (position, square)
+                    kinds.add("the ball's class, none took it")
+    assert searched > 500 and len(kinds) == 7, (searched, kinds)
 
 
 def test_a_second_action_position_has_a_legal_action_as_every_effect_says() -> None:

@@ -679,11 +679,10 @@ class Position:
                     if made is not None:
                         found[len(actions)] = made
                         add_action(kick)
-        # _chain_setting, _jumpers and _search_chains's choice of search, inlined
+        # _chain_setting, _jumpers and _search_chains's two searches, inlined
         board = list(cells)
         free_ball = ball if cells[ball] == EMPTY else -1
         victim = ball if cells[ball] == ACTIVE[1 - me] else -1
-        still = _still_flags(free_ball, victim)
         jumpers, keeper = self._active_squares, self.keepers[me]
         if self.options.keepers_cannot_jump:
             jumpers = [square for square in jumpers if square != keeper]
@@ -711,8 +710,9 @@ class Position:
                     break
             else:
                 continue
-            chains = _still_chains(square, ball, board) if still[square] \
-                else _ball_chains(square, board, free_ball, victim)
+            chains = _still_chains(square, ball, board, free_ball, victim)
+            if chains is None:
+                chains = _ball_chains(square, board, free_ball, victim)
             if not plain_from[square]:
                 # The holder's chains (with the ball) and the keeper's in its area (without
                 # it): the verdict of its steps where their flag is 1, which says the same
@@ -1936,11 +1936,6 @@ _ONWARD_HOPS: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
     for family in _FAMILY_HOPS)
 #: Per family, its onward hops and its first hops (what :func:`_still_chains` reads).
 _FAMILIES = tuple(zip(_ONWARD_HOPS, _FIRST_HOPS))
-#: ``_still_flags``' answers: every square; per parity class, the squares outside it;
-#: per parity class, its squares.
-_EVERY_CLASS = bytes([1] * 50)
-_OUTSIDE_CLASS = tuple(bytes(int(_PARITY[s] != parity) for s in range(50)) for parity in range(4))
-_IN_CLASS = tuple(bytes(int(_PARITY[s] == parity) for s in range(50)) for parity in range(4))
 #: The last 7 bits of a chain's key in ``_JUMPS`` (see :func:`_ball_chains`) for a
 #: chain that takes no ball, and for one whose jumper had it from the start.
 _NO_BALL, _HELD_BALL = 126, 127
@@ -1949,44 +1944,38 @@ _NO_BALL, _HELD_BALL = 126, 127
 def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) -> list[
         tuple[Jump, int, int, bool]]:
     """``Position._chains`` of the player on ``square`` (``ball``: the ball's square; the
-    ``setting``: ``Position._chain_setting``): :func:`_still_chains` where the ball cannot
-    change hands on the way, else :func:`_ball_chains`."""
+    ``setting``: ``Position._chain_setting``): :func:`_still_chains`, or where a chain
+    changes the ball's hands on the way, :func:`_ball_chains`."""
     board, free_ball, victim = setting
-    if _still_flags(free_ball, victim)[square]:
-        return _still_chains(square, ball, board)
-    return _ball_chains(square, board, free_ball, victim)
+    chains = _still_chains(square, ball, board, free_ball, victim)
+    if chains is None:
+        return _ball_chains(square, board, free_ball, victim)
+    return chains
 
 
-def _still_flags(free_ball: int, victim: int) -> bytes:
-    """Per square (all 50), 1 where no chain of a player there can change the ball's
-    hands (``free_ball``: the free ball's square, ``victim``: the square of the
-    opponent holding it; -1: none): every square where the side to move holds it; where
-    it lies free, the squares of the other parity classes; where an opponent holds it,
-    those of its class.
-
-    A chain keeps its jumper's parity class (each hop moves two files, two ranks or
-    both): it lands only on squares of that class and jumps only over the others'. So a
-    free ball elsewhere is never landed on, an opponent holding the ball in the class
-    never jumped over."""
-    if free_ball >= 0:
-        return _OUTSIDE_CLASS[_PARITY[free_ball]]
-    if victim >= 0:
-        return _IN_CLASS[_PARITY[victim]]
-    return _EVERY_CLASS
-
-
-def _still_chains(square: int, ball: int, board: list[int]) -> list[
-        tuple[Jump, int, int, bool]]:
-    """``Position._chains`` of the player on ``square`` where the ball cannot change hands
-    on the way (``_still_flags``), on ``board`` (the cells as a list): a breadth-first
-    search per family (orthogonal, then diagonal) whose state is the square alone, the
-    path to each kept as an int (6 bits a square, the first highest: a pitch square's
-    index is 5-44, so its top bits are never all 0), extended by one shift and or. The
-    shortest path to a square is the first found, the orthogonal one on a tie (a shorter
-    diagonal path replaces it, in its place).
+def _still_chains(square: int, ball: int, board: list[int], free_ball: int,
+                  victim: int) -> list[tuple[Jump, int, int, bool]] | None:
+    """``Position._chains`` of the player on ``square`` where no chain changes the ball's
+    hands on the way, on ``board`` (the cells as a list); None where one does (a hop lands
+    on ``free_ball``, the free ball's square, or jumps ``victim``, the square of the
+    opponent holding it; -1: none): the state search of :func:`_ball_chains` says those.
+    A breadth-first search per family (orthogonal, then diagonal) whose state is the
+    square alone, the path to each kept as an int (6 bits a square, the first highest: a
+    pitch square's index is 5-44, so its top bits are never all 0), extended by one shift
+    and or. The shortest path to a square is the first found, the orthogonal one on a tie
+    (a shorter diagonal path replaces it, in its place).
 
     The jumper's square is left taken: a chain ending there is no result, and it is no
-    other hop's jumped square (another parity class's)."""
+    other hop's jumped square (another parity class's). Where no chain takes the ball,
+    the states without it are all :func:`_ball_chains` meets, in the same order: the
+    same chains. (A hop that takes it is looked for before the test of squares met: one
+    onto a square met, over the holder, is a new state there.)
+
+    Most searches meet no ball, and cost no more for the two tests: a chain keeps its
+    jumper's parity class (each hop moves two files, two ranks or both), landing only on
+    its squares and jumping only the others', and of the searches where the ball's
+    class allows, most meet it not (0.8 of 1.16 a listing, the bench's sample); the rest
+    pay for the part of this search made before the hop that takes the ball."""
     # Two lists a family, not a dictionary: the squares met and, in the same place, the
     # path to each (read while they grow: breadth first); a path's last 6 bits are its
     # square.
@@ -1995,6 +1984,8 @@ def _still_chains(square: int, ball: int, board: list[int]) -> list[
         reached = None
         for mid, land, path in first[square]:
             if board[mid] and not board[land]:
+                if land == free_ball or mid == victim:
+                    return None
                 if reached is None:
                     reached, met = [path], [land]
                 else:
@@ -2004,7 +1995,11 @@ def _still_chains(square: int, ball: int, board: list[int]) -> list[
             continue
         for path in reached:  # (its last two squares: the hop that reached its square)
             for mid, land in onward[path & 4095]:
-                if board[mid] and not board[land] and land not in met:
+                if board[mid] and not board[land]:
+                    if land == free_ball or mid == victim:
+                        return None
+                    if land in met:
+                        continue
                     met.append(land)
                     reached.append(path << 6 | land)
         if lands is None:
@@ -2034,9 +2029,10 @@ def _still_chains(square: int, ball: int, board: list[int]) -> list[
 
 def _ball_chains(square: int, board: list[int], free_ball: int, victim: int) -> list[
         tuple[Jump, int, int, bool]]:
-    """``Position._chains`` of the player on ``square`` where the ball may change hands on
-    the way (``free_ball``: the free ball's square, ``victim``: the square of the opponent
-    holding it; one of them is -1): the search of :func:`_still_chains` over states
+    """``Position._chains`` of the player on ``square`` where a chain changes the ball's
+    hands on the way (where :func:`_still_chains` says None; ``free_ball``: the free ball's
+    square, ``victim``: the square of the opponent holding it; one of them is -1; any
+    player's chains where neither is): the search of :func:`_still_chains` over states
     2 * square + 1 where the jumper has the ball, 2 * square where not, the jumper's square
     emptied in ``board`` while it runs."""
     best: dict[int, int] | None = None
