@@ -385,7 +385,12 @@ def test_the_chain_search_finds_what_a_search_over_every_state_finds() -> None:
     # Since h-chains3 it asks ``_still_chains`` first wherever the ball lies, which says
     # None at the first hop that takes it: where its class lets a chain take the ball
     # and none does, the chains are that search's.
-    from masume.rules.soccer_shogi.position import _PARITY, _search_chains, _still_chains
+    from masume.rules.soccer_shogi.position import (
+        _FIRST_HOP_STARTS,
+        _PARITY,
+        _search_chains,
+        _still_chains,
+    )
 
     searched, kinds = 0, set()
     for position in _positions(600, seed=12):
@@ -408,8 +413,10 @@ def test_the_chain_search_finds_what_a_search_over_every_state_finds() -> None:
                     kinds.add("took the ball")
                 elif (free_ball >= 0 and _PARITY[free_ball] == _PARITY[square]
                       or victim >= 0 and _PARITY[victim] != _PARITY[square]):
-                    assert _still_chains(square, position.ball, board, free_ball,
-                                         victim) is not None, (position, square)
+                    start = next(start for mid, land, start in _FIRST_HOP_STARTS[square]
+                                 if board[mid] and not board[land])
+                    assert _still_chains(square, position.ball, board, free_ball, victim,
+                                         start) is not None, (position, square)
                     kinds.add("the ball's class, none took it")
     assert searched > 500 and len(kinds) == 7, (searched, kinds)
 

@@ -705,12 +705,14 @@ class Position:
             own_area = frozenset()
             empty = 0
         for square in jumpers:
-            for mid, land in _ALL_HOPS[square]:  # _chains's first test, inlined: most have
-                if board[mid] and not board[land]:  # no first hop
+            # _search_chains's first test, inlined: most players have no first hop; the
+            # search goes on from the first one found
+            for mid, land, start in _FIRST_HOP_STARTS[square]:
+                if board[mid] and not board[land]:
                     break
             else:
                 continue
-            chains = _still_chains(square, ball, board, free_ball, victim)
+            chains = _still_chains(square, ball, board, free_ball, victim, start)
             if chains is None:
                 chains = _ball_chains(square, board, free_ball, victim)
             if not plain_from[square]:
@@ -1083,11 +1085,7 @@ class Position:
         from the path (the first hop over its holder), found only for a chain that
         took it.
         """
-        board = setting[0]
-        for mid, land in _ALL_HOPS[square]:  # most players have no first hop: nothing set up
-            if board[mid] and not board[land]:
-                return _search_chains(square, self.ball, setting)
-        return []
+        return _search_chains(square, self.ball, setting)
 
     def _chain_setting(self) -> tuple[list[int], int, int]:
         """What the chain searches of one listing read: the cells as a list (a search
@@ -1936,6 +1934,25 @@ _ONWARD_HOPS: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
     for family in _FAMILY_HOPS)
 #: Per family, its onward hops and its first hops (what :func:`_still_chains` reads).
 _FAMILIES = tuple(zip(_ONWARD_HOPS, _FIRST_HOPS))
+#: Where a search starts (see ``_FIRST_HOP_STARTS``): from the orthogonal family, both
+#: families; from the diagonal one, that one alone.
+_FAMILIES_FROM = (_FAMILIES, _FAMILIES[1:])
+
+#: A square's first hop, as :func:`_still_chains` starts from it: its family, jumped
+#: square and landing, its path, and the family's hops after it from that square (as
+#: ``_FIRST_HOPS`` has them; those before it are no hops).
+_Start = tuple[int, int, int, int, tuple[tuple[int, int, int], ...]]
+
+#: Per square (all 50), its hops of both families in ``_ALL_HOPS``' order, each as
+#: (jumped, landing, the search's start where it is the square's first hop): the test
+#: for a first hop finds where the search starts, which tests no hop twice.
+_FIRST_HOP_STARTS: tuple[tuple[tuple[int, int, _Start], ...], ...] = tuple(
+    tuple((mid, land, (family, mid, land, path, _FIRST_HOPS[family][square][k + 1:]))
+          for family in (0, 1)
+          for k, (mid, land, path) in enumerate(_FIRST_HOPS[family][square]))
+    for square in range(50))
+assert all(tuple(hop[:2] for hop in hops) == all_hops
+           for hops, all_hops in zip(_FIRST_HOP_STARTS, _ALL_HOPS))
 #: The last 7 bits of a chain's key in ``_JUMPS`` (see :func:`_ball_chains`) for a
 #: chain that takes no ball, and for one whose jumper had it from the start.
 _NO_BALL, _HELD_BALL = 126, 127
@@ -1944,17 +1961,23 @@ _NO_BALL, _HELD_BALL = 126, 127
 def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) -> list[
         tuple[Jump, int, int, bool]]:
     """``Position._chains`` of the player on ``square`` (``ball``: the ball's square; the
-    ``setting``: ``Position._chain_setting``): :func:`_still_chains`, or where a chain
+    ``setting``: ``Position._chain_setting``): none without a first hop (most players have
+    none: nothing set up), else :func:`_still_chains` from that hop, or where a chain
     changes the ball's hands on the way, :func:`_ball_chains`."""
     board, free_ball, victim = setting
-    chains = _still_chains(square, ball, board, free_ball, victim)
+    for mid, land, start in _FIRST_HOP_STARTS[square]:
+        if board[mid] and not board[land]:
+            break
+    else:
+        return []
+    chains = _still_chains(square, ball, board, free_ball, victim, start)
     if chains is None:
         return _ball_chains(square, board, free_ball, victim)
     return chains
 
 
-def _still_chains(square: int, ball: int, board: list[int], free_ball: int,
-                  victim: int) -> list[tuple[Jump, int, int, bool]] | None:
+def _still_chains(square: int, ball: int, board: list[int], free_ball: int, victim: int,
+                  start: _Start) -> list[tuple[Jump, int, int, bool]] | None:
     """``Position._chains`` of the player on ``square`` where no chain changes the ball's
     hands on the way, on ``board`` (the cells as a list); None where one does (a hop lands
     on ``free_ball``, the free ball's square, or jumps ``victim``, the square of the
@@ -1975,14 +1998,23 @@ def _still_chains(square: int, ball: int, board: list[int], free_ball: int,
     jumper's parity class (each hop moves two files, two ranks or both), landing only on
     its squares and jumping only the others', and of the searches where the ball's
     class allows, most meet it not (0.8 of 1.16 a listing, the bench's sample); the rest
-    pay for the part of this search made before the hop that takes the ball."""
+    pay for the part of this search made before the hop that takes the ball.
+
+    The search starts at ``start``, the square's first hop (``_FIRST_HOP_STARTS``): its
+    family's hops before it are none, and that family's search is the first made."""
     # Two lists a family, not a dictionary: the squares met and, in the same place, the
     # path to each (read while they grow: breadth first); a path's last 6 bits are its
     # square.
+    family, mid, land, path, hops = start
+    if land == free_ball or mid == victim:
+        return None
+    reached: list[int] | None = [path]
+    met = [land]
     lands: list[int] | None = None
-    for onward, first in _FAMILIES:
-        reached = None
-        for mid, land, path in first[square]:
+    for onward, first in _FAMILIES_FROM[family]:
+        if lands is not None:  # the diagonal family after the orthogonal one
+            reached, hops = None, first[square]
+        for mid, land, path in hops:
             if board[mid] and not board[land]:
                 if land == free_ball or mid == victim:
                     return None
@@ -2013,8 +2045,6 @@ def _still_chains(square: int, ball: int, board: list[int], free_ball: int,
             else:
                 lands.append(at)
                 routes.append(path)
-    if lands is None:
-        return []
     code = _HELD_BALL if ball == square else _NO_BALL
     out = []
     for path in routes:
