@@ -106,6 +106,10 @@ _cached = cached
 #: the square the ball was taken from and whether the jumper ends with the ball:
 #: actions are immutable, so are these.
 _JUMPS: dict[int, tuple[Jump, int, int, bool]] = {}
+#: The same chains where the ball changes no hands, by their path alone: those of a
+#: player without the ball, and those of its holder (:func:`_still_chains` reads them
+#: with no key to make); emptied with ``_JUMPS``.
+_STILL_JUMPS: tuple[dict[int, tuple[Jump, int, int, bool]], ...] = ({}, {})
 
 #: Per pitch square, each step from it: (target, the Step, (square, target)).
 _STEP_TABLE: dict[int, tuple[tuple[int, Step, tuple[int, int]], ...]] = {
@@ -2045,14 +2049,14 @@ def _still_chains(square: int, ball: int, board: list[int], free_ball: int, vict
             else:
                 lands.append(at)
                 routes.append(path)
-    code = _HELD_BALL if ball == square else _NO_BALL
+    held = ball == square
+    by_path = _STILL_JUMPS[held]
     out = []
     for path in routes:
-        key = path << 7 | code
         try:  # (a subscript: no method call; a chain missing is met once)
-            chain = _JUMPS[key]
+            chain = by_path[path]
         except KeyError:
-            chain = _new_chain(key, -1)
+            chain = by_path[path] = _new_chain(path << 7 | (_HELD_BALL if held else _NO_BALL), -1)
         out.append(chain)
     return out
 
@@ -2131,6 +2135,8 @@ def _new_chain(key: int, victim: int) -> tuple[Jump, int, int, bool]:
     """The chain of a key of ``_JUMPS`` (see :func:`_ball_chains`), kept there."""
     if len(_JUMPS) >= 1 << 16:  # bounded: chains are many, few are met
         _JUMPS.clear()
+        for by_path in _STILL_JUMPS:
+            by_path.clear()
     squares = _path_squares(key >> 7)
     stolen = (key >> 1) & 63 != 63
     jump = Jump(tuple(SQUARE_NAMES[i] for i in squares), _steal(squares, victim) if stolen else 0)
