@@ -2055,8 +2055,9 @@ def _still_chains(square: int, ball: int, board: list[int], free_ball: int, vict
     for path in routes:
         try:  # (a subscript: no method call; a chain missing is met once)
             chain = by_path[path]
-        except KeyError:
-            chain = by_path[path] = _new_chain(path << 7 | (_HELD_BALL if held else _NO_BALL), -1)
+        except KeyError:  # (the state search may have made it: one Jump a chain)
+            key = path << 7 | (_HELD_BALL if held else _NO_BALL)
+            chain = by_path[path] = _JUMPS.get(key) or _new_chain(key, -1)
         out.append(chain)
     return out
 
