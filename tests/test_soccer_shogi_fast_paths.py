@@ -382,7 +382,15 @@ def test_the_chain_search_finds_what_a_search_over_every_state_finds() -> None:
     # alone where the ball cannot change hands on the way (the jumper has it; a free
     # ball, or an opponent holding it, on a square no chain of that jumper lands on or
     # jumps), and leaves the jumper's square taken then: the same chains, in the same order.
-    from masume.rules.soccer_shogi.position import _PARITY, _search_chains
+    # Since h-chains3 it asks ``_still_chains`` first wherever the ball lies, which says
+    # None at the first hop that takes it: where its class lets a chain take the ball
+    # and none does, the chains are that search's.
+    from masume.rules.soccer_shogi.position import (
+        _FIRST_HOP_STARTS,
+        _PARITY,
+        _search_chains,
+        _still_chains,
+    )
 
     searched, kinds = 0, set()
     for position in _positions(600, seed=12):
@@ -403,7 +411,14 @@ def test_the_chain_search_finds_what_a_search_over_every_state_finds() -> None:
                           if free_ball >= 0 else "holder" if victim >= 0 else "no ball")
                 if any(has_ball for _, _, has_ball in found) and not held:
                     kinds.add("took the ball")
-    assert searched > 500 and len(kinds) == 6, (searched, kinds)
+                elif (free_ball >= 0 and _PARITY[free_ball] == _PARITY[square]
+                      or victim >= 0 and _PARITY[victim] != _PARITY[square]):
+                    start = next(start for mid, land, start in _FIRST_HOP_STARTS[square]
+                                 if board[mid] and not board[land])
+                    assert _still_chains(square, position.ball, board, free_ball, victim,
+                                         start) is not None, (position, square)
+                    kinds.add("the ball's class, none took it")
+    assert searched > 500 and len(kinds) == 7, (searched, kinds)
 
 
 def test_a_second_action_position_has_a_legal_action_as_every_effect_says() -> None:
@@ -490,3 +505,28 @@ def test_the_holders_and_the_keepers_chains_have_their_steps_verdicts() -> None:
     assert to_flags[d8] == 1 and sure and quick.verdict(keeper, d8, d8) is None
     assert (d8, True) in [(end, has_ball) for _, _, end, has_ball
                           in position._chains(keeper, position._chain_setting())]
+
+
+def test_a_plain_jumpers_chain_back_to_its_square_has_its_plain_verdict() -> None:
+    # Issue 15 (h-chains3): a plain jumper's chain that takes the ball and ends back on
+    # the jumper's square is judged in the listing by the player's plain verdict
+    # (``plain_verdict``), without ``verdict``. It must be what ``verdict`` says of that
+    # chain, and the listing must list it exactly where the full test finds it legal;
+    # met legal at both actions, not legal at the second (random play meets no first
+    # action where the verdict is None: the position owing something, or no quiet step
+    # to spare).
+    judged, kinds = 0, set()
+    for fresh, quick, listed, full in _listed_beside_full((11, 12)):
+        setting = fresh._chain_setting()
+        for square in fresh._jumpers():
+            if not quick.plain_from_flags[square]:
+                continue
+            for jump, _, end, has_ball in fresh._chains(square, setting):
+                if end == square:
+                    assert has_ball, (fresh, jump)  # (without the ball: never back)
+                    sure = quick.plain_verdict(square)[0]
+                    assert sure == quick.verdict(square, square, square), (fresh, jump)
+                    assert (str(jump) in listed) == (str(jump) in full), (fresh, jump)
+                    judged += 1
+                    kinds.add((fresh.done, str(jump) in listed))
+    assert judged > 100 and kinds == {(0, True), (1, True), (1, False)}, (judged, kinds)

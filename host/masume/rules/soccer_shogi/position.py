@@ -106,6 +106,10 @@ _cached = cached
 #: the square the ball was taken from and whether the jumper ends with the ball:
 #: actions are immutable, so are these.
 _JUMPS: dict[int, tuple[Jump, int, int, bool]] = {}
+#: The same chains where the ball changes no hands, by their path alone: those of a
+#: player without the ball, and those of its holder (:func:`_still_chains` reads them
+#: with no key to make); emptied with ``_JUMPS``.
+_STILL_JUMPS: tuple[dict[int, tuple[Jump, int, int, bool]], ...] = ({}, {})
 
 #: Per pitch square, each step from it: (target, the Step, (square, target)).
 _STEP_TABLE: dict[int, tuple[tuple[int, Step, tuple[int, int]], ...]] = {
@@ -679,11 +683,10 @@ class Position:
                     if made is not None:
                         found[len(actions)] = made
                         add_action(kick)
-        # _chain_setting, _jumpers and _search_chains's choice of search, inlined
+        # _chain_setting, _jumpers and _search_chains's two searches, inlined
         board = list(cells)
         free_ball = ball if cells[ball] == EMPTY else -1
         victim = ball if cells[ball] == ACTIVE[1 - me] else -1
-        still = _still_flags(free_ball, victim)
         jumpers, keeper = self._active_squares, self.keepers[me]
         if self.options.keepers_cannot_jump:
             jumpers = [square for square in jumpers if square != keeper]
@@ -706,13 +709,16 @@ class Position:
             own_area = frozenset()
             empty = 0
         for square in jumpers:
-            for mid, land in _ALL_HOPS[square]:  # _chains's first test, inlined: most have
-                if board[mid] and not board[land]:  # no first hop
+            # _search_chains's first test, inlined: most players have no first hop; the
+            # search goes on from the first one found
+            for mid, land, start in _FIRST_HOP_STARTS[square]:
+                if board[mid] and not board[land]:
                     break
             else:
                 continue
-            chains = _still_chains(square, ball, board) if still[square] \
-                else _ball_chains(square, board, free_ball, victim)
+            chains = _still_chains(square, ball, board, free_ball, victim, start)
+            if chains is None:
+                chains = _ball_chains(square, board, free_ball, victim)
             if not plain_from[square]:
                 # The holder's chains (with the ball) and the keeper's in its area (without
                 # it): the verdict of its steps where their flag is 1, which says the same
@@ -749,9 +755,15 @@ class Position:
                 if sure_to[end] and not has_ball:
                     add_action(jump)
                     continue
-                if has_ball and free_flags is None:
+                if has_ball and free_flags is None and end != square:
                     free_flags = quick.free_flags()
-                if plain_to[end] if not has_ball else free_flags[end]:  # type: ignore[index]
+                # A chain back to its start took the ball (one without it never ends
+                # there): the player stays on its quiet square, rule 1-4's counts are the
+                # position's and the ball, no team-mate's before, is its own, so
+                # ``verdict`` says what it says of the player's plain moves (``lone`` is
+                # an empty square: never this one).
+                if end == square or (plain_to[end] if not has_ball
+                                     else free_flags[end]):  # type: ignore[index]
                     verdict = None if end == lone else sure
                 elif has_ball or square == keeper or not areas_free & BB_SQUARES[end]:
                     verdict = quick.verdict(square, end, end if has_ball else ball)
@@ -1077,11 +1089,7 @@ class Position:
         from the path (the first hop over its holder), found only for a chain that
         took it.
         """
-        board = setting[0]
-        for mid, land in _ALL_HOPS[square]:  # most players have no first hop: nothing set up
-            if board[mid] and not board[land]:
-                return _search_chains(square, self.ball, setting)
-        return []
+        return _search_chains(square, self.ball, setting)
 
     def _chain_setting(self) -> tuple[list[int], int, int]:
         """What the chain searches of one listing read: the cells as a list (a search
@@ -1930,11 +1938,25 @@ _ONWARD_HOPS: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
     for family in _FAMILY_HOPS)
 #: Per family, its onward hops and its first hops (what :func:`_still_chains` reads).
 _FAMILIES = tuple(zip(_ONWARD_HOPS, _FIRST_HOPS))
-#: ``_still_flags``' answers: every square; per parity class, the squares outside it;
-#: per parity class, its squares.
-_EVERY_CLASS = bytes([1] * 50)
-_OUTSIDE_CLASS = tuple(bytes(int(_PARITY[s] != parity) for s in range(50)) for parity in range(4))
-_IN_CLASS = tuple(bytes(int(_PARITY[s] == parity) for s in range(50)) for parity in range(4))
+#: Where a search starts (see ``_FIRST_HOP_STARTS``): from the orthogonal family, both
+#: families; from the diagonal one, that one alone.
+_FAMILIES_FROM = (_FAMILIES, _FAMILIES[1:])
+
+#: A square's first hop, as :func:`_still_chains` starts from it: its family, jumped
+#: square and landing, its path, and the family's hops after it from that square (as
+#: ``_FIRST_HOPS`` has them; those before it are no hops).
+_Start = tuple[int, int, int, int, tuple[tuple[int, int, int], ...]]
+
+#: Per square (all 50), its hops of both families in ``_ALL_HOPS``' order, each as
+#: (jumped, landing, the search's start where it is the square's first hop): the test
+#: for a first hop finds where the search starts, which tests no hop twice.
+_FIRST_HOP_STARTS: tuple[tuple[tuple[int, int, _Start], ...], ...] = tuple(
+    tuple((mid, land, (family, mid, land, path, _FIRST_HOPS[family][square][k + 1:]))
+          for family in (0, 1)
+          for k, (mid, land, path) in enumerate(_FIRST_HOPS[family][square]))
+    for square in range(50))
+assert all(tuple(hop[:2] for hop in hops) == all_hops
+           for hops, all_hops in zip(_FIRST_HOP_STARTS, _ALL_HOPS))
 #: The last 7 bits of a chain's key in ``_JUMPS`` (see :func:`_ball_chains`) for a
 #: chain that takes no ball, and for one whose jumper had it from the start.
 _NO_BALL, _HELD_BALL = 126, 127
@@ -1943,52 +1965,63 @@ _NO_BALL, _HELD_BALL = 126, 127
 def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) -> list[
         tuple[Jump, int, int, bool]]:
     """``Position._chains`` of the player on ``square`` (``ball``: the ball's square; the
-    ``setting``: ``Position._chain_setting``): :func:`_still_chains` where the ball cannot
-    change hands on the way, else :func:`_ball_chains`."""
+    ``setting``: ``Position._chain_setting``): none without a first hop (most players have
+    none: nothing set up), else :func:`_still_chains` from that hop, or where a chain
+    changes the ball's hands on the way, :func:`_ball_chains`."""
     board, free_ball, victim = setting
-    if _still_flags(free_ball, victim)[square]:
-        return _still_chains(square, ball, board)
-    return _ball_chains(square, board, free_ball, victim)
+    for mid, land, start in _FIRST_HOP_STARTS[square]:
+        if board[mid] and not board[land]:
+            break
+    else:
+        return []
+    chains = _still_chains(square, ball, board, free_ball, victim, start)
+    if chains is None:
+        return _ball_chains(square, board, free_ball, victim)
+    return chains
 
 
-def _still_flags(free_ball: int, victim: int) -> bytes:
-    """Per square (all 50), 1 where no chain of a player there can change the ball's
-    hands (``free_ball``: the free ball's square, ``victim``: the square of the
-    opponent holding it; -1: none): every square where the side to move holds it; where
-    it lies free, the squares of the other parity classes; where an opponent holds it,
-    those of its class.
-
-    A chain keeps its jumper's parity class (each hop moves two files, two ranks or
-    both): it lands only on squares of that class and jumps only over the others'. So a
-    free ball elsewhere is never landed on, an opponent holding the ball in the class
-    never jumped over."""
-    if free_ball >= 0:
-        return _OUTSIDE_CLASS[_PARITY[free_ball]]
-    if victim >= 0:
-        return _IN_CLASS[_PARITY[victim]]
-    return _EVERY_CLASS
-
-
-def _still_chains(square: int, ball: int, board: list[int]) -> list[
-        tuple[Jump, int, int, bool]]:
-    """``Position._chains`` of the player on ``square`` where the ball cannot change hands
-    on the way (``_still_flags``), on ``board`` (the cells as a list): a breadth-first
-    search per family (orthogonal, then diagonal) whose state is the square alone, the
-    path to each kept as an int (6 bits a square, the first highest: a pitch square's
-    index is 5-44, so its top bits are never all 0), extended by one shift and or. The
-    shortest path to a square is the first found, the orthogonal one on a tie (a shorter
-    diagonal path replaces it, in its place).
+def _still_chains(square: int, ball: int, board: list[int], free_ball: int, victim: int,
+                  start: _Start) -> list[tuple[Jump, int, int, bool]] | None:
+    """``Position._chains`` of the player on ``square`` where no chain changes the ball's
+    hands on the way, on ``board`` (the cells as a list); None where one does (a hop lands
+    on ``free_ball``, the free ball's square, or jumps ``victim``, the square of the
+    opponent holding it; -1: none): the state search of :func:`_ball_chains` says those.
+    A breadth-first search per family (orthogonal, then diagonal) whose state is the
+    square alone, the path to each kept as an int (6 bits a square, the first highest: a
+    pitch square's index is 5-44, so its top bits are never all 0), extended by one shift
+    and or. The shortest path to a square is the first found, the orthogonal one on a tie
+    (a shorter diagonal path replaces it, in its place).
 
     The jumper's square is left taken: a chain ending there is no result, and it is no
-    other hop's jumped square (another parity class's)."""
+    other hop's jumped square (another parity class's). Where no chain takes the ball,
+    the states without it are all :func:`_ball_chains` meets, in the same order: the
+    same chains. (A hop that takes it is looked for before the test of squares met: one
+    onto a square met, over the holder, is a new state there.)
+
+    Most searches meet no ball, and cost no more for the two tests: a chain keeps its
+    jumper's parity class (each hop moves two files, two ranks or both), landing only on
+    its squares and jumping only the others', and of the searches where the ball's
+    class allows, most meet it not (0.8 of 1.16 a listing, the bench's sample); the rest
+    pay for the part of this search made before the hop that takes the ball.
+
+    The search starts at ``start``, the square's first hop (``_FIRST_HOP_STARTS``): its
+    family's hops before it are none, and that family's search is the first made."""
     # Two lists a family, not a dictionary: the squares met and, in the same place, the
     # path to each (read while they grow: breadth first); a path's last 6 bits are its
     # square.
+    family, mid, land, path, hops = start
+    if land == free_ball or mid == victim:
+        return None
+    reached: list[int] | None = [path]
+    met = [land]
     lands: list[int] | None = None
-    for onward, first in _FAMILIES:
-        reached = None
-        for mid, land, path in first[square]:
+    for onward, first in _FAMILIES_FROM[family]:
+        if lands is not None:  # the diagonal family after the orthogonal one
+            reached, hops = None, first[square]
+        for mid, land, path in hops:
             if board[mid] and not board[land]:
+                if land == free_ball or mid == victim:
+                    return None
                 if reached is None:
                     reached, met = [path], [land]
                 else:
@@ -1998,7 +2031,11 @@ def _still_chains(square: int, ball: int, board: list[int]) -> list[
             continue
         for path in reached:  # (its last two squares: the hop that reached its square)
             for mid, land in onward[path & 4095]:
-                if board[mid] and not board[land] and land not in met:
+                if board[mid] and not board[land]:
+                    if land == free_ball or mid == victim:
+                        return None
+                    if land in met:
+                        continue
                     met.append(land)
                     reached.append(path << 6 | land)
         if lands is None:
@@ -2012,25 +2049,25 @@ def _still_chains(square: int, ball: int, board: list[int]) -> list[
             else:
                 lands.append(at)
                 routes.append(path)
-    if lands is None:
-        return []
-    code = _HELD_BALL if ball == square else _NO_BALL
+    held = ball == square
+    by_path = _STILL_JUMPS[held]
     out = []
     for path in routes:
-        key = path << 7 | code
         try:  # (a subscript: no method call; a chain missing is met once)
-            chain = _JUMPS[key]
-        except KeyError:
-            chain = _new_chain(key, -1)
+            chain = by_path[path]
+        except KeyError:  # (the state search may have made it: one Jump a chain)
+            key = path << 7 | (_HELD_BALL if held else _NO_BALL)
+            chain = by_path[path] = _JUMPS.get(key) or _new_chain(key, -1)
         out.append(chain)
     return out
 
 
 def _ball_chains(square: int, board: list[int], free_ball: int, victim: int) -> list[
         tuple[Jump, int, int, bool]]:
-    """``Position._chains`` of the player on ``square`` where the ball may change hands on
-    the way (``free_ball``: the free ball's square, ``victim``: the square of the opponent
-    holding it; one of them is -1): the search of :func:`_still_chains` over states
+    """``Position._chains`` of the player on ``square`` where a chain changes the ball's
+    hands on the way (where :func:`_still_chains` says None; ``free_ball``: the free ball's
+    square, ``victim``: the square of the opponent holding it; one of them is -1; any
+    player's chains where neither is): the search of :func:`_still_chains` over states
     2 * square + 1 where the jumper has the ball, 2 * square where not, the jumper's square
     emptied in ``board`` while it runs."""
     best: dict[int, int] | None = None
@@ -2099,6 +2136,8 @@ def _new_chain(key: int, victim: int) -> tuple[Jump, int, int, bool]:
     """The chain of a key of ``_JUMPS`` (see :func:`_ball_chains`), kept there."""
     if len(_JUMPS) >= 1 << 16:  # bounded: chains are many, few are met
         _JUMPS.clear()
+        for by_path in _STILL_JUMPS:
+            by_path.clear()
     squares = _path_squares(key >> 7)
     stolen = (key >> 1) & 63 != 63
     jump = Jump(tuple(SQUARE_NAMES[i] for i in squares), _steal(squares, victim) if stolen else 0)
