@@ -636,8 +636,8 @@ class Position:
                 # holder) alike, from the sets of their flags (``mover_steps``).
                 reach = _STEPS_AT[square]
                 if plain_from[square]:
-                    if square != keeper:
-                        targets, opened = reach & step_legal, reach & step_open
+                    if square != keeper:  # (step_open is mostly empty: no set operation)
+                        targets, opened = reach & step_legal, step_open and reach & step_open
                         decided = mover_decided
                     else:  # its steps to plain_to's squares have the verdict plain_step
                         targets = reach & plain_to_set
@@ -1732,7 +1732,7 @@ class _QuickTest:
     read; the others ask :meth:`verdict`.
     """
 
-    __slots__ = ("_areas_free", "_closers", "_every_target", "_free", "_keeper",
+    __slots__ = ("_areas_free", "_closers", "_counts", "_every_target", "_free", "_keeper",
                  "_may_spare", "_mine", "_own_area", "_plain_to", "_their_area", "_twice",
                  "own", "plain", "plain_from_flags", "plain_step",
                  "plain_to_flags", "plenty", "position", "step_sets", "their")
@@ -1765,8 +1765,10 @@ class _QuickTest:
         #: the targets of plain steps (see ``Position._judged_steps``), and the keeper
         #: areas' free squares (see ``step_sets``), neither where a sandwich may close
         areas_free = empty & areas_but
+        closing = 0
         if closers:
-            closing = sum(map(BB_SQUARES.__getitem__, closers))
+            for square in closers:
+                closing |= BB_SQUARES[square]
             plain_to = free & ~closing
             areas_free &= ~closing
         else:
@@ -1776,8 +1778,8 @@ class _QuickTest:
         self.plain_to_flags = plain_to.to_bytes(50, "little")
         bad = own > 1 or their > 0 or (ball in own_area and cells[ball] in mine)
         #: the targets of the first action's quiet steps, all, and those of two players
-        #: or more: made with ``plenty`` below, or when first asked for (``_others``;
-        #: -1: not yet)
+        #: or more, and the count of players reaching each: made with ``plenty`` below
+        #: (all but the first), or when first asked for (``_others``; -1: not yet)
         self._every_target = -1
         #: the verdict of a plain step (a plain mover's to a ``plain_to`` square): at the
         #: second action ``plain``; at the first, where the position owes nothing, legal:
@@ -1802,32 +1804,44 @@ class _QuickTest:
         #: close). At the first action a step into an area is legal: the mover may step
         #: back out with the second (its square is quiet and left empty; ``_steps_out``);
         #: at the second, a step into the own area is legal while the area holds none of
-        #: the side's players, one into the other area never. (plain_to and areas_free
-        #: are empty squares, disjoint: the ^ take them off.) A step onto the free ball
-        #: on a quiet square, taking it, counts as a plain step (``ball_step``): legal
-        #: at the second action where a plain step is, at the first where ``plenty``
-        #: holds (else ``verdict`` asks ``_others``).
+        #: the side's players, one into the other area never. A step onto the free ball
+        #: on a quiet square, taking it, counts as a plain step: legal at the second
+        #: action where a plain step is, at the first where ``plenty`` holds (else
+        #: ``verdict`` asks ``_others``). (The quiet squares and the areas' are the
+        #: pitch: the free squares that are neither ``plain_to``'s nor ``areas_free``'s
+        #: are those ``closing`` holds, only where an opponent holds the ball, and the
+        #: free ball's square; the sets are made from that, without a set operation in
+        #: the common case.)
+        ball_free = cells[ball] == EMPTY
         if position.done:
             plain = self.plain = self.plain_step = not bad and position.entered < 0
             self._may_spare = self.plenty = False
-            if plain:
-                ball_step = BB_SQUARES[ball] if cells[ball] == EMPTY and ball in _QUIET else 0
-                legal = areas_free & BB_AREAS[me] if own == 0 else 0
-                self.step_sets = (plain_to | legal | ball_step,
-                                  empty ^ plain_to ^ areas_free ^ ball_step)
-            else:
+            self._counts = -1
+            if not plain:
                 self.step_sets = (0, empty ^ plain_to)
+            else:
+                legal = plain_to | areas_free & BB_AREAS[me] if own == 0 else plain_to
+                if not ball_free:
+                    self.step_sets = (legal, closing)
+                elif ball in _QUIET:
+                    self.step_sets = (legal | BB_SQUARES[ball], 0)
+                else:
+                    self.step_sets = (legal, BB_SQUARES[ball])
         elif bad:
             self.plain = self.plain_step = self.step_sets = None
             self._may_spare = self.plenty = False
+            self._counts = -1
         else:
             self.plain, self.plain_step, self._may_spare = None, True, True
-            self._make_targets()
-            plenty = self.plenty = self._twice.bit_count() >= 3  # (one bit a square)
-            ball_step = BB_SQUARES[ball] if plenty and cells[ball] == EMPTY \
-                and ball in _QUIET else 0
-            self.step_sets = (plain_to | areas_free | ball_step,
-                              empty ^ plain_to ^ areas_free ^ ball_step)
+            counts = self._counts = self._quiet_counts()
+            twice = self._twice = (counts + _TWO_OR_MORE) >> 7 & free
+            plenty = self.plenty = twice.bit_count() >= 3  # (one bit a square)
+            if not ball_free:
+                self.step_sets = (empty ^ closing, closing) if closing else (empty, 0)
+            elif plenty and ball in _QUIET:
+                self.step_sets = (empty, 0)
+            else:
+                self.step_sets = (empty ^ BB_SQUARES[ball], BB_SQUARES[ball])
 
     def free_flags(self) -> bytes:
         """Where a chain of a plain mover that takes the ball may end with its player's
@@ -1899,21 +1913,28 @@ class _QuickTest:
         return self._others(frm) if self._may_spare else 0
 
     def _make_targets(self) -> int:
-        """Makes ``_every_target`` and ``_twice``, the targets of the first action's quiet
-        steps reached by one player or more and by two or more; returns the first.
+        """Makes ``_every_target`` (and ``_twice``, where the constructor did not), the
+        targets of the first action's quiet steps reached by one player or more (and by
+        two or more); returns the first.
 
-        The steps' targets of the quiet players summed, a square's byte counts the players
-        reaching it (at most 8: no carry into the next square's), and a byte plus 127 (126)
-        reaches its top bit where one (two) or more do."""
+        A square's byte of ``_quiet_counts`` counts the players reaching it, and a byte
+        plus 127 (126) reaches its top bit where one (two) or more do."""
+        counts, free = self._counts, self._free
+        if counts < 0:
+            counts = self._counts = self._quiet_counts()
+            self._twice = (counts + _TWO_OR_MORE) >> 7 & free
+        every = self._every_target = (counts + _ONE_OR_MORE) >> 7 & free
+        return every
+
+    def _quiet_counts(self) -> int:
+        """The steps' targets of the quiet players summed: a square's byte counts the
+        players reaching it (at most 8: no carry into the next square's)."""
         counts = 0
         quiet_from = self.plain_from_flags
         for square in self.position._active_squares:
             if quiet_from[square]:
                 counts += _STEPS_AT[square]
-        free = self._free
-        every = self._every_target = (counts + _ONE_OR_MORE) >> 7 & free
-        self._twice = (counts + _TWO_OR_MORE) >> 7 & free
-        return every
+        return counts
 
     def _others(self, frm: int) -> int:
         """The targets of the first action's quiet steps of the players other than ``frm``:
@@ -2256,17 +2277,19 @@ def _closing_squares(cells: tuple[int, ...], ball: int, thief: int) -> dict[int,
     victims = (ACTIVE[victim], RESTING[victim])
     closer = ACTIVE[thief]
     out: dict[int, int] = {}
-    for axis in SANDWICH_LINES[ball]:
-        ends = []  # per side: (the first square past the run, or -1 at the pitch's edge,
-        # and whether it closes)
-        for line, ends_at_end_line in axis:
-            end, closes = -1, ends_at_end_line
-            for square in line:
-                if cells[square] not in victims:
-                    end, closes = square, cells[square] == closer
-                    break
-            ends.append((end, closes))
-        (end_a, closes_a), (end_b, closes_b) = ends
+    for (line_a, closes_a), (line_b, closes_b) in SANDWICH_LINES[ball]:
+        # Per side: the first square past the run, or -1 at the pitch's edge (where the
+        # end line may close it), and whether it closes (the two sides written out: no
+        # loop over them, nor a list of their ends).
+        end_a = end_b = -1
+        for square in line_a:
+            if cells[square] not in victims:
+                end_a, closes_a = square, cells[square] == closer
+                break
+        for square in line_b:
+            if cells[square] not in victims:
+                end_b, closes_b = square, cells[square] == closer
+                break
         if closes_a and closes_b and (end_a >= 0 or end_b >= 0):
             return None  # (an end closed at a square: closed by a thief player there)
         if end_a >= 0 and cells[end_a] == EMPTY and closes_b:
