@@ -530,3 +530,57 @@ def test_a_plain_jumpers_chain_back_to_its_square_has_its_plain_verdict() -> Non
                     judged += 1
                     kinds.add((fresh.done, str(jump) in listed))
     assert judged > 100 and kinds == {(0, True), (1, True), (1, False)}, (judged, kinds)
+
+
+def test_the_kicks_listed_a_ray_at_a_time_are_the_legal_kicks_in_order() -> None:
+    # Stop 31: where every kick but a pass into the own keeper area is legal, the listing
+    # reads each kick ray's kicks up to its first occupied square in one go
+    # (``_KICK_LINES``); they must be ``_kicks``' that the full test finds legal, in order.
+    from masume.rules.soccer_shogi.actions import Kick
+    from masume.rules.soccer_shogi.geometry import ACTIVE
+
+    listed = 0
+    for seed, options in ((18, {}), (19, {"keepers_cannot_jump": True})):
+        for position in _positions(800, seed, **options):
+            if position.phase != "play" or position.cells[position.ball] != ACTIVE[position.side]:
+                continue
+            fresh = RULES.from_text(position.to_text())
+            kicks = [action for action in fresh.legal_actions() if isinstance(action, Kick)]
+            legal = [kick for kick, target in fresh._kicks()
+                     if fresh._resolve(fresh._kick_effect(kick, target))[0] is not None]
+            assert kicks == legal, position
+            listed += len(kicks)
+    assert listed > 2000, listed
+
+
+def test_the_holders_and_the_keepers_step_sets_are_their_flags() -> None:
+    # Stop 31: the listing takes the steps of the ball's holder and of the keeper in its
+    # area in one go from the sets of ``mover_steps``, as a plain mover's: the legal set
+    # must be the flagged targets whose verdict is sure and legal, the open set those
+    # without a flag (-1: a flagged step needs the full test).
+    from masume.rules.soccer_shogi.geometry import BB_SQUARES, PITCH
+
+    kinds = set()
+    for seed in (20, 21):
+        for position in _positions(600, seed):
+            quick = position._quick_test() if position.phase == "play" else None
+            if quick is None:
+                continue
+            for square in position._active_squares:
+                if quick.plain_from_flags[square]:
+                    continue
+                flags, sure, lone, legal, unflagged = quick.mover_steps(square)
+                assert (flags, sure, lone) == quick.mover_flags(square)
+                if unflagged < 0:
+                    assert lone >= 0 or sure is None
+                    continue
+                kinds.add((square == position.ball, position.done, flags != bytes(50)))
+                for target in PITCH:
+                    bit = BB_SQUARES[target]
+                    if not position._empty & bit:
+                        assert not (legal | unflagged) & bit
+                        continue
+                    flag = flags[target]
+                    assert bool(unflagged & bit) == (flag == 0), (position, square, target)
+                    assert bool(legal & bit) == (flag == 3 or flag == 1 and bool(sure))
+    assert len(kinds) >= 5, kinds

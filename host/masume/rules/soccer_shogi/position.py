@@ -26,6 +26,7 @@ from .geometry import (
     ALL_GOALS,
     AREA_SQUARES,
     BB_AREAS,
+    BB_PITCH,
     BB_QUIET,
     BB_SQUARES,
     BB_STEPS,
@@ -154,6 +155,9 @@ _QUIET_BUT = tuple(BB_QUIET & ~BB_SQUARES[ball] for ball in range(50))
 _AREAS_BUT = tuple(BB_BOTH_AREAS & ~BB_SQUARES[ball] for ball in range(50))
 #: A step's flag (``_QuickTest.step_flags``): legal, or not, whatever the mover's verdict.
 _LEGAL, _NOT_LEGAL = 3, 2
+#: Per square of the ball: what the quick test reads by it (``_QUIET_BUT``, ``_AREAS_BUT``,
+#: ``_PLAIN_FROM``).
+_BALL_READS = tuple(zip(_QUIET_BUT, _AREAS_BUT, _PLAIN_FROM))
 #: The quiet squares (rule 1-4 counts nothing there).
 _QUIET = frozenset(QUIET_SQUARES)
 #: Per square (all 50): the quiet squares a step from it reaches.
@@ -168,6 +172,10 @@ assert all(tuple(range(50))[cut] == squares for cut, squares in zip(_AREA_SLICES
 _IN_AREA: tuple[dict[tuple[int, ...], int], ...] = tuple(
     {(a, b, c): (a in mine) + (b in mine) + (c in mine)
      for a in range(5) for b in range(5) for c in range(5)} for mine in _MINE)
+#: Per side, what ``_QuickTest`` reads by it: ``_IN_AREA``, the slices of its area and the
+#: opponent's, its codes (``_MINE``), its keeper area and the opponent's.
+_SIDE_READS = tuple((_IN_AREA[me], _AREA_SLICES[me], _AREA_SLICES[1 - me], _MINE[me],
+                     KEEPER_AREA[me], KEEPER_AREA[1 - me]) for me in (BLUE, RED))
 #: No square where a move closes a sandwich (``_QuickTest._closers`` where no opponent
 #: holds the ball: read, never changed).
 _NO_CLOSERS: dict[int, int] = {}
@@ -208,6 +216,45 @@ def _kick_ray(frm: int, ray: tuple[int, ...]) -> tuple[
 
 #: Per pitch square, its kick rays (``geometry.RAYS``), as :func:`_kick_ray` makes them.
 _KICK_RAYS = {frm: tuple(_kick_ray(frm, ray) for ray in RAYS[frm]) for frm in PITCH}
+
+#: A kick line (see :func:`_kick_line`): its pitch squares as a set, whether its squares
+#: rise (by index), per square that stops the ball (all 50; -1: none, the line's end) the
+#: free kicks before it and the pass to a team-mate there, and the shot at its end.
+_KickLine = tuple[int, bool, tuple[tuple[Kick, ...], ...],
+                  tuple[tuple[Kick, bool] | None, ...], tuple[Kick, int] | None]
+
+
+def _kick_line(side: int, frm: int, squares: tuple[tuple[int, int, Kick, Kick], ...],
+               shot: tuple[int, int, int, Kick] | None) -> _KickLine:
+    """A ray of ``_KICK_RAYS`` for a kick of ``side`` from ``frm``, as ``_generated`` reads
+    it: the first occupied square found from the set of the ray's squares, all the ray's
+    kicks up to there are read in one go. Per stopping square, the free kicks before it
+    (not into the own keeper area from it: rule 1-4) and the pass to a team-mate there
+    as (the Kick, whether into the own keeper area), None where a kick from the own area
+    may not end there; per ray, the shot at its end as (the Kick, the square guarding a
+    corner shot or -1) where it is into the opponent's goal, else None (``_kicks``)."""
+    stays = side if frm in KEEPER_AREA[side] else 2
+    frees: list[tuple[Kick, ...]] = [()] * 51  # [50], read as [-1]: no square stops the ball
+    passes: list[tuple[Kick, bool] | None] = [None] * 50
+    free: list[Kick] = []
+    for target, area, kick, free_kick in squares:
+        frees[target] = tuple(free)
+        if area != stays:
+            passes[target] = (kick, area == side)
+            free.append(free_kick)
+    frees[50] = tuple(free)
+    bb = sum(BB_SQUARES[target] for target, _, _, _ in squares)
+    rising = len(squares) < 2 or squares[0][0] < squares[1][0]
+    on_goal = None
+    if shot is not None and shot[1] != side:
+        on_goal = (shot[3], shot[2])
+    return bb, rising, tuple(frees), tuple(passes), on_goal
+
+
+#: Per side, per pitch square: its kick lines (:func:`_kick_line`), in ``_KICK_RAYS``' order.
+_KICK_LINES: tuple[dict[int, tuple[_KickLine, ...]], ...] = tuple(
+    {frm: tuple(_kick_line(side, frm, squares, shot) for squares, shot in rays)
+     for frm, rays in _KICK_RAYS.items()} for side in (BLUE, RED))
 
 PLAY, TAKE, GOAL, OVER = "play", "take", "goal", "over"
 
@@ -589,11 +636,12 @@ class Position:
                 # ball's square, where a sandwich may close; the keeper's into an area):
                 # those judged first; where none needs the full test, its legal steps in
                 # one go, from the set of their targets (``_plain_steps``). (A plain mover
-                # does not hold the ball.)
+                # does not hold the ball.) The others (the keeper in its area, the ball's
+                # holder) alike, from the sets of their flags (``mover_steps``).
+                reach = _STEPS_AT[square]
                 if plain_from[square]:
-                    reach = _STEPS_AT[square]
-                    if square != keeper:
-                        targets, opened = reach & step_legal, reach & step_open
+                    if square != keeper:  # (step_open is mostly empty: no set operation)
+                        targets, opened = reach & step_legal, step_open and reach & step_open
                         decided = mover_decided
                     else:  # its steps to plain_to's squares have the verdict plain_step
                         targets = reach & plain_to_set
@@ -601,22 +649,29 @@ class Position:
                         if not plain_step:
                             targets = 0
                         decided = keeper_decided
-                    if decided:
-                        while opened:
-                            low = opened & -opened
-                            target = (low.bit_length() - 1) >> 3
-                            verdict = verdict_of(square, target, target if ball == target else ball)
-                            if verdict is None:
-                                break
-                            if verdict:
-                                targets |= low
-                            opened ^= low
-                        else:
-                            try:
-                                extend_actions(_PLAIN_STEPS_AT[square][targets])
-                            except KeyError:
-                                extend_actions(_plain_steps(square, targets))
-                            continue
+                else:
+                    to_flags, sure, lone, legal_to, unflagged = quick.mover_steps(square)
+                    mover_verdicts[square] = to_flags, sure, lone
+                    targets, opened = reach & legal_to, reach & unflagged
+                    decided = unflagged >= 0
+                if decided:
+                    while opened:
+                        low = opened & -opened
+                        target = (low.bit_length() - 1) >> 3
+                        # a dribble carries the ball; a step onto the free ball takes it
+                        verdict = verdict_of(
+                            square, target, target if ball == square or ball == target else ball)
+                        if verdict is None:
+                            break
+                        if verdict:
+                            targets |= low
+                        opened ^= low
+                    else:
+                        try:
+                            extend_actions(_PLAIN_STEPS_AT[square][targets])
+                        except KeyError:
+                            extend_actions(_plain_steps(square, targets))
+                        continue
                 # A mover's steps whose verdict its class decides (see ``step_flags``):
                 # one flag read a step.
                 if plain_from[square]:
@@ -626,7 +681,7 @@ class Position:
                         to_flags = plain_steps = plain_steps or quick.step_flags()
                     sure, lone = plain_step, -1
                 else:  # the keeper in its area, the ball's holder (or none)
-                    to_flags, sure, lone = mover_verdicts[square] = quick.mover_flags(square)
+                    to_flags, sure, lone = mover_verdicts[square]
                 for target, action, _ in _STEP_TABLE[square]:
                     if cells[target]:
                         continue
@@ -664,25 +719,53 @@ class Position:
                 usual = into_area = None
                 if quick.own <= 1 and quick.their == 0:
                     usual, by_others = quick.plenty or None, not quick.plenty
-            own_area = KEEPER_AREA[me]
-            for kick, target in self._kicks():
-                if target in ALL_GOALS:
-                    verdict = True  # a goal: nothing to look ahead to
-                elif target in own_area and cells[target]:  # (a kick reaches no other piece)
-                    verdict = into_area
-                elif by_others:
-                    # (a target other than the ball's: neither empty nor that square)
-                    others = quick._others(target)  # type: ignore[union-attr]
-                    verdict = True if others and others != BB_SQUARES[target] else None
-                else:
-                    verdict = usual
-                if verdict:
-                    add_action(kick)
-                elif verdict is None:
-                    made = self._full_test(self._kick_effect(kick, target))
-                    if made is not None:
-                        found[len(actions)] = made
+            if usual and not by_others:
+                # _kicks, inlined, a ray at a time: the kicks up to the first occupied
+                # square in one go (``_KICK_LINES``), all legal but a pass into the own
+                # keeper area (the ball held there: ``into_area``).
+                occupied, mate = BB_PITCH ^ self._empty, ACTIVE[me]
+                for line, rising, frees, passes, shot in _KICK_LINES[me][ball]:
+                    stop = line & occupied
+                    if not stop:  # the ray's end: a shot where it is at the opponent's goal
+                        actions.extend(frees[-1])
+                        if shot is not None:
+                            kick, guard = shot
+                            if guard < 0 or cells[guard] != ACTIVE[1 - me] \
+                                    and cells[guard] != RESTING[1 - me]:
+                                add_action(kick)
+                        continue
+                    at = (stop & -stop if rising else stop).bit_length() >> 3
+                    actions.extend(frees[at])
+                    passed = passes[at]
+                    if passed is not None and cells[at] == mate:
+                        kick, into_own = passed
+                        if not into_own or into_area:
+                            add_action(kick)
+                        elif into_area is None:
+                            made = self._full_test(self._kick_effect(kick, at))
+                            if made is not None:
+                                found[len(actions)] = made
+                                add_action(kick)
+            else:
+                own_area = KEEPER_AREA[me]
+                for kick, target in self._kicks():
+                    if target in ALL_GOALS:
+                        verdict = True  # a goal: nothing to look ahead to
+                    elif target in own_area and cells[target]:  # (a kick reaches no other piece)
+                        verdict = into_area
+                    elif by_others:
+                        # (a target other than the ball's: neither empty nor that square)
+                        others = quick._others(target)  # type: ignore[union-attr]
+                        verdict = True if others and others != BB_SQUARES[target] else None
+                    else:
+                        verdict = usual
+                    if verdict:
                         add_action(kick)
+                    elif verdict is None:
+                        made = self._full_test(self._kick_effect(kick, target))
+                        if made is not None:
+                            found[len(actions)] = made
+                            add_action(kick)
         # _chain_setting, _jumpers and _search_chains's two searches, inlined
         board = list(cells)
         free_ball = ball if cells[ball] == EMPTY else -1
@@ -1657,96 +1740,116 @@ class _QuickTest:
     read; the others ask :meth:`verdict`.
     """
 
-    __slots__ = ("_areas_free", "_closers", "_closing", "_every_target", "_free", "_keeper",
+    __slots__ = ("_areas_free", "_closers", "_counts", "_every_target", "_free", "_keeper",
                  "_may_spare", "_mine", "_own_area", "_plain_to", "_their_area", "_twice",
                  "own", "plain", "plain_from_flags", "plain_step",
                  "plain_to_flags", "plenty", "position", "step_sets", "their")
+
+    plain: bool | None
+    plain_step: bool | None
+    step_sets: tuple[int, int] | None
 
     def __init__(self, position: Position, closers: dict[int, int]) -> None:
         """``closers``: ``_closing_squares`` of the position where the opponent holds the
         ball (no sandwich standing), else ``_NO_CLOSERS`` (see ``Position._quick_test``)."""
         self.position = position
-        me, ball, cells, done = position.side, position.ball, position.cells, position.done
+        me, ball, cells = position.side, position.ball, position.cells
         empty = position._empty
-        #: the side's players in its own keeper area, and in the opponent's
-        self._mine = mine = _MINE[me]
-        in_area = _IN_AREA[me]
-        own = self.own = in_area[cells[_AREA_SLICES[me]]]
-        their = self.their = in_area[cells[_AREA_SLICES[1 - me]]]
+        #: the side's players in its own keeper area, and in the opponent's (rule 1-4's
+        #: counts); the side's codes and the areas, which verdict() reads on every call
+        in_area, own_cut, their_cut, mine, own_area, self._their_area = _SIDE_READS[me]
+        self._mine, self._own_area = mine, own_area
+        own = self.own = in_area[cells[own_cut]]
+        their = self.their = in_area[cells[their_cut]]
+        self._keeper = position.keepers[me]
+        #: the squares of plain movers, as one byte per square (a set's bytes: square i
+        #: is byte i), read with one index per square
+        quiet_but, areas_but, self.plain_from_flags = _BALL_READS[ball]
         #: the free quiet squares, the targets of the first action's quiet steps
-        free = self._free = empty & _QUIET_BUT[ball]
+        free = self._free = empty & quiet_but
         #: where a move may close a sandwich on the opponent holding the ball (see
         #: ``_closing_squares``): the full test decides a move that lands there
         self._closers = closers
-        closing = self._closing = sum([BB_SQUARES[square] for square in closers]) \
-            if closers else 0
-        #: the targets of plain steps (see ``Position._judged_steps``)
-        plain_to = self._plain_to = free & ~closing if closing else free
-        #: the squares of plain movers, and the targets of plain steps, as one byte per
-        #: square (a set's bytes: square i is byte i), read with one index per square
-        self.plain_from_flags = _PLAIN_FROM[ball]
+        #: the targets of plain steps (see ``Position._judged_steps``), and the keeper
+        #: areas' free squares (see ``step_sets``), neither where a sandwich may close
+        areas_free = empty & areas_but
+        closing = 0
+        if closers:
+            for square in closers:
+                closing |= BB_SQUARES[square]
+            plain_to = free & ~closing
+            areas_free &= ~closing
+        else:
+            plain_to = free
+        self._plain_to, self._areas_free = plain_to, areas_free
+        #: the targets of plain steps, as flags
         self.plain_to_flags = plain_to.to_bytes(50, "little")
-        bad = own > 1 or their > 0 or (ball in KEEPER_AREA[me] and cells[ball] in mine)
+        bad = own > 1 or their > 0 or (ball in own_area and cells[ball] in mine)
+        #: the targets of the first action's quiet steps, all, and those of two players
+        #: or more, and the count of players reaching each: made with ``plenty`` below
+        #: (all but the first), or when first asked for (``_others``; -1: not yet)
+        self._every_target = -1
         #: the verdict of a plain step (a plain mover's to a ``plain_to`` square): at the
         #: second action ``plain``; at the first, where the position owes nothing, legal:
         #: the mover may step back with the second (a quiet step, ``_has_quiet_step``)
-        self.plain: bool | None = None
-        self.plain_step: bool | None
-        if done != 0:
-            self.plain = self.plain_step = not bad and position.entered < 0
-        else:
-            self.plain_step = True if not bad else None
-        self._may_spare = done == 0 and not bad
-        #: the targets of the first action's quiet steps, all, and those of two players
-        #: or more: made with ``plenty`` below, or when first asked for (``_others``;
-        #: -1: not yet)
-        self._every_target, self._twice = -1, 0
-        #: whether three squares or more are the targets of two players' quiet steps or
-        #: more: then whichever player moves first, and to whichever two squares it and
-        #: the ball go, a quiet step is left for the second action (``_others`` holds
-        #: those targets, whatever ``frm``): every use of ``_others`` says legal. Made
-        #: with the targets where the position owes nothing at the first action (a
-        #: listing then asks ``_others`` eight times on average); else False, and
-        #: ``_others`` decides.
-        self.plenty = False
-        if self._may_spare:
-            self._make_targets()
-            self.plenty = self._twice.bit_count() >= 3  # (one bit a square)
-        # What verdict() reads on every call, looked up once.
-        self._own_area, self._their_area = KEEPER_AREA[me], KEEPER_AREA[1 - me]
-        self._keeper = position.keepers[me]
-        #: per target of a plain mover's step (not the keeper's): 1 its verdict is the
-        #: mover's (``plain``, or ``plain_verdict``), _LEGAL, _NOT_LEGAL, or 0: ask
+        #:
+        #: ``plenty``: whether three squares or more are the targets of two players'
+        #: quiet steps or more: then whichever player moves first, and to whichever two
+        #: squares it and the ball go, a quiet step is left for the second action
+        #: (``_others`` holds those targets, whatever ``frm``): every use of ``_others``
+        #: says legal. Made with the targets where the position owes nothing at the
+        #: first action (a listing then asks ``_others`` eight times on average); else
+        #: False, and ``_others`` decides.
+        #:
+        #: ``step_sets``: a plain mover's steps (not the keeper's) as two sets: the
+        #: targets where its step is legal, and the free targets ``step_flags`` leaves
+        #: to :meth:`verdict` (None: every step goes to the full test). A mover with no
+        #: step of the second set takes its steps in one go (``_plain_steps``). Per
+        #: target of a plain mover's step (``step_flags``): 1 its verdict is the mover's
+        #: (``plain``, or ``plain_verdict``), _LEGAL, _NOT_LEGAL, or 0: ask
         #: :meth:`verdict`. Where the position owes nothing (rule 1-4), the keeper areas'
         #: free squares are decided too (not the ball's square, nor where a sandwich may
         #: close). At the first action a step into an area is legal: the mover may step
         #: back out with the second (its square is quiet and left empty; ``_steps_out``);
         #: at the second, a step into the own area is legal while the area holds none of
-        #: the side's players, one into the other area never.
-        #: ``step_sets``: a plain mover's steps (not the keeper's) as two sets: the
-        #: targets where its step is legal, and the free targets ``step_flags`` leaves
-        #: to :meth:`verdict` (None: every step goes to the full test). A mover with no
-        #: step of the second set takes its steps in one go (``_plain_steps``).
-        areas_free = empty & _AREAS_BUT[ball]
-        if closing:
-            areas_free &= ~closing
-        self._areas_free = areas_free
-        self.step_sets: tuple[int, int] | None
-        # (plain_to and areas_free are empty squares, disjoint: the ^ take them off.)
-        # A step onto the free ball on a quiet square, taking it, counts as a plain step:
-        # legal at the second action where a plain step is, at the first where
-        # ``plenty`` holds (else ``verdict`` asks ``_others``).
-        ball_step = BB_SQUARES[ball] if cells[ball] == EMPTY and ball in _QUIET \
-            and (self.plain or self.plenty) else 0
-        if not bad and done == 0:
-            self.step_sets = (plain_to | areas_free | ball_step,
-                              empty ^ plain_to ^ areas_free ^ ball_step)
-        elif self.plain:
-            legal = areas_free & BB_AREAS[me] if own == 0 else 0
-            self.step_sets = (plain_to | legal | ball_step,
-                              empty ^ plain_to ^ areas_free ^ ball_step)
+        #: the side's players, one into the other area never. A step onto the free ball
+        #: on a quiet square, taking it, counts as a plain step: legal at the second
+        #: action where a plain step is, at the first where ``plenty`` holds (else
+        #: ``verdict`` asks ``_others``). (The quiet squares and the areas' are the
+        #: pitch: the free squares that are neither ``plain_to``'s nor ``areas_free``'s
+        #: are those ``closing`` holds, only where an opponent holds the ball, and the
+        #: free ball's square; the sets are made from that, without a set operation in
+        #: the common case.)
+        ball_free = cells[ball] == EMPTY
+        if position.done:
+            plain = self.plain = self.plain_step = not bad and position.entered < 0
+            self._may_spare = self.plenty = False
+            self._counts = -1
+            if not plain:
+                self.step_sets = (0, empty ^ plain_to)
+            else:
+                legal = plain_to | areas_free & BB_AREAS[me] if own == 0 else plain_to
+                if not ball_free:
+                    self.step_sets = (legal, closing)
+                elif ball in _QUIET:
+                    self.step_sets = (legal | BB_SQUARES[ball], 0)
+                else:
+                    self.step_sets = (legal, BB_SQUARES[ball])
+        elif bad:
+            self.plain = self.plain_step = self.step_sets = None
+            self._may_spare = self.plenty = False
+            self._counts = -1
         else:
-            self.step_sets = None if self.plain is None else (0, empty ^ plain_to)
+            self.plain, self.plain_step, self._may_spare = None, True, True
+            counts = self._counts = self._quiet_counts()
+            twice = self._twice = (counts + _TWO_OR_MORE) >> 7 & free
+            plenty = self.plenty = twice.bit_count() >= 3  # (one bit a square)
+            if not ball_free:
+                self.step_sets = (empty ^ closing, closing) if closing else (empty, 0)
+            elif plenty and ball in _QUIET:
+                self.step_sets = (empty, 0)
+            else:
+                self.step_sets = (empty ^ BB_SQUARES[ball], BB_SQUARES[ball])
 
     def free_flags(self) -> bytes:
         """Where a chain of a plain mover that takes the ball may end with its player's
@@ -1779,23 +1882,37 @@ class _QuickTest:
         a quiet square changes nothing counted, one into an area is legal at the first
         action, as a plain mover's, not at the second) and the keeper alone in its area
         (a step out of it or within it leaves no count too high); else nothing decided."""
+        flags, sure, lone, _, _ = self.mover_steps(frm)
+        return flags, sure, lone
+
+    def mover_steps(self, frm: int) -> tuple[bytes, bool | None, int, int, int]:
+        """:meth:`mover_flags`, and the sets of its flags as ``step_sets`` are to a plain
+        mover: the targets where the step is legal, and the free targets without a flag
+        (ask :meth:`verdict`); -1 for the second where a flagged step needs the full test
+        (its verdict None: ``lone``'s, or every one's), its steps then judged one by one."""
         p = self.position
         if not (self.plain or self._may_spare):
-            return _NO_VERDICT
+            return _NO_FLAGS, None, -1, 0, p._empty
+        plain_to, areas_free = self._plain_to, self._areas_free
         if frm == p.ball:
-            areas = self._areas_free * (_LEGAL if self._may_spare else _NOT_LEGAL)
-            flags = (self._plain_to | areas).to_bytes(50, "little")
-            if self.plain:
-                return flags, True, -1
-            sure, lone = self.plain_verdict(frm)
-            return flags, sure, lone
-        if frm == self._keeper and frm in self._own_area:
-            flags = (self._plain_to | self._areas_free & BB_AREAS[p.side]).to_bytes(50, "little")
-            if self.plain:
-                return flags, True, -1
-            sure, lone = self.plain_verdict(frm)
-            return flags, sure, lone
-        return _NO_VERDICT
+            ones = plain_to
+            if self._may_spare:
+                flagged = legal = ones | areas_free
+                flags = (ones | areas_free * _LEGAL).to_bytes(50, "little")
+            else:
+                flagged, legal = ones | areas_free, ones
+                flags = (ones | areas_free * _NOT_LEGAL).to_bytes(50, "little")
+        elif frm == self._keeper and frm in self._own_area:
+            flagged = legal = ones = plain_to | areas_free & BB_AREAS[p.side]
+            flags = ones.to_bytes(50, "little")
+        else:
+            return _NO_FLAGS, None, -1, 0, p._empty
+        sure, lone = (True, -1) if self.plain else self.plain_verdict(frm)
+        if lone >= 0 or sure is None:
+            return flags, sure, lone, 0, -1
+        if not sure:  # (only the legal flags' steps are)
+            legal ^= ones
+        return flags, sure, lone, legal, p._empty ^ flagged
 
     def spare(self, frm: int) -> int:
         """The targets of the quiet steps left for the second action when ``frm`` moves
@@ -1804,21 +1921,28 @@ class _QuickTest:
         return self._others(frm) if self._may_spare else 0
 
     def _make_targets(self) -> int:
-        """Makes ``_every_target`` and ``_twice``, the targets of the first action's quiet
-        steps reached by one player or more and by two or more; returns the first.
+        """Makes ``_every_target`` (and ``_twice``, where the constructor did not), the
+        targets of the first action's quiet steps reached by one player or more (and by
+        two or more); returns the first.
 
-        The steps' targets of the quiet players summed, a square's byte counts the players
-        reaching it (at most 8: no carry into the next square's), and a byte plus 127 (126)
-        reaches its top bit where one (two) or more do."""
+        A square's byte of ``_quiet_counts`` counts the players reaching it, and a byte
+        plus 127 (126) reaches its top bit where one (two) or more do."""
+        counts, free = self._counts, self._free
+        if counts < 0:
+            counts = self._counts = self._quiet_counts()
+            self._twice = (counts + _TWO_OR_MORE) >> 7 & free
+        every = self._every_target = (counts + _ONE_OR_MORE) >> 7 & free
+        return every
+
+    def _quiet_counts(self) -> int:
+        """The steps' targets of the quiet players summed: a square's byte counts the
+        players reaching it (at most 8: no carry into the next square's)."""
         counts = 0
         quiet_from = self.plain_from_flags
         for square in self.position._active_squares:
             if quiet_from[square]:
                 counts += _STEPS_AT[square]
-        free = self._free
-        every = self._every_target = (counts + _ONE_OR_MORE) >> 7 & free
-        self._twice = (counts + _TWO_OR_MORE) >> 7 & free
-        return every
+        return counts
 
     def _others(self, frm: int) -> int:
         """The targets of the first action's quiet steps of the players other than ``frm``:
@@ -2192,17 +2316,19 @@ def _closing_squares(cells: tuple[int, ...], ball: int, thief: int) -> dict[int,
     victims = (ACTIVE[victim], RESTING[victim])
     closer = ACTIVE[thief]
     out: dict[int, int] = {}
-    for axis in SANDWICH_LINES[ball]:
-        ends = []  # per side: (the first square past the run, or -1 at the pitch's edge,
-        # and whether it closes)
-        for line, ends_at_end_line in axis:
-            end, closes = -1, ends_at_end_line
-            for square in line:
-                if cells[square] not in victims:
-                    end, closes = square, cells[square] == closer
-                    break
-            ends.append((end, closes))
-        (end_a, closes_a), (end_b, closes_b) = ends
+    for (line_a, closes_a), (line_b, closes_b) in SANDWICH_LINES[ball]:
+        # Per side: the first square past the run, or -1 at the pitch's edge (where the
+        # end line may close it), and whether it closes (the two sides written out: no
+        # loop over them, nor a list of their ends).
+        end_a = end_b = -1
+        for square in line_a:
+            if cells[square] not in victims:
+                end_a, closes_a = square, cells[square] == closer
+                break
+        for square in line_b:
+            if cells[square] not in victims:
+                end_b, closes_b = square, cells[square] == closer
+                break
         if closes_a and closes_b and (end_a >= 0 or end_b >= 0):
             return None  # (an end closed at a square: closed by a thief player there)
         if end_a >= 0 and cells[end_a] == EMPTY and closes_b:
