@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Union
 
@@ -688,8 +688,9 @@ class Position:
                     if made is not None:
                         found[len(actions)] = made
                         add_action(kick)
-        # _chain_setting, _jumpers and _search_chains's two searches, inlined
-        board = list(cells)
+        # _chain_setting, _jumpers and _search_chains's two searches, inlined; the square
+        # search reads the cells as they are, the state search (0.4 a listing) a list
+        # of them it may write to
         free_ball = ball if cells[ball] == EMPTY else -1
         victim = ball if cells[ball] == ACTIVE[1 - me] else -1
         jumpers, keeper = self._active_squares, self.keepers[me]
@@ -717,13 +718,13 @@ class Position:
             # _search_chains's first test, inlined: most players have no first hop; the
             # search goes on from the first one found
             for mid, land, start in _FIRST_HOP_STARTS[square]:
-                if board[mid] and not board[land]:
+                if cells[mid] and not cells[land]:
                     break
             else:
                 continue
-            chains = _still_chains(square, ball, board, free_ball, victim, start)
+            chains = _still_chains(square, ball, cells, free_ball, victim, start)
             if chains is None:
-                chains = _ball_chains(square, board, free_ball, victim)
+                chains = _ball_chains(square, list(cells), free_ball, victim)
             if not plain_from[square]:
                 # The holder's chains (with the ball) and the keeper's in its area (without
                 # it): the verdict of its steps where their flag is 1, which says the same
@@ -1982,12 +1983,12 @@ def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) 
     return chains
 
 
-def _still_chains(square: int, ball: int, board: list[int], free_ball: int, victim: int,
+def _still_chains(square: int, ball: int, board: Sequence[int], free_ball: int, victim: int,
                   start: _Start) -> list[tuple[Jump, int, int, bool]] | None:
     """``Position._chains`` of the player on ``square`` where no chain changes the ball's
-    hands on the way, on ``board`` (the cells as a list); None where one does (a hop lands
-    on ``free_ball``, the free ball's square, or jumps ``victim``, the square of the
-    opponent holding it; -1: none): the state search of :func:`_ball_chains` says those.
+    hands on the way, on ``board`` (the cells, or a list of them); None where one does (a
+    hop lands on ``free_ball``, the free ball's square, or jumps ``victim``, the square of
+    the opponent holding it; -1: none): the state search of :func:`_ball_chains` says those.
     A breadth-first search per family (orthogonal, then diagonal) whose state is the
     square alone, the path to each kept as an int (6 bits a square, the first highest: a
     pitch square's index is 5-44, so its top bits are never all 0), extended by one shift
