@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Union
 
@@ -111,6 +111,11 @@ _JUMPS: dict[int, tuple[Jump, int, int, bool]] = {}
 #: player without the ball, and those of its holder (:func:`_still_chains` reads them
 #: with no key to make); emptied with ``_JUMPS``.
 _STILL_JUMPS: tuple[dict[int, tuple[Jump, int, int, bool]], ...] = ({}, {})
+#: The chains that take the ball and end with it, by their path alone, per square the
+#: ball was taken from (the last: a free ball; ``_TAKEN_JUMPS[victim]`` with -1 for
+#: none): :func:`_ball_chains` reads them; emptied with ``_JUMPS``.
+_TAKEN_JUMPS: tuple[dict[int, tuple[Jump, int, int, bool]], ...] = tuple(
+    {} for _ in range(51))
 
 #: Per pitch square, each step from it: (target, the Step, (square, target)).
 _STEP_TABLE: dict[int, tuple[tuple[int, Step, tuple[int, int]], ...]] = {
@@ -766,8 +771,9 @@ class Position:
                         if made is not None:
                             found[len(actions)] = made
                             add_action(kick)
-        # _chain_setting, _jumpers and _search_chains's two searches, inlined
-        board = list(cells)
+        # _chain_setting, _jumpers and _search_chains's two searches, inlined; the square
+        # search reads the cells as they are, the state search (0.4 a listing) a list
+        # of them it may write to
         free_ball = ball if cells[ball] == EMPTY else -1
         victim = ball if cells[ball] == ACTIVE[1 - me] else -1
         jumpers, keeper = self._active_squares, self.keepers[me]
@@ -795,13 +801,13 @@ class Position:
             # _search_chains's first test, inlined: most players have no first hop; the
             # search goes on from the first one found
             for mid, land, start in _FIRST_HOP_STARTS[square]:
-                if board[mid] and not board[land]:
+                if cells[mid] and not cells[land]:
                     break
             else:
                 continue
-            chains = _still_chains(square, ball, board, free_ball, victim, start)
+            chains = _still_chains(square, ball, cells, free_ball, victim, start)
             if chains is None:
-                chains = _ball_chains(square, board, free_ball, victim)
+                chains = _ball_chains(square, list(cells), free_ball, victim)
             if not plain_from[square]:
                 # The holder's chains (with the ball) and the keeper's in its area (without
                 # it): the verdict of its steps where their flag is 1, which says the same
@@ -2060,12 +2066,9 @@ _ONWARD_HOPS: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
     tuple(tuple(hop for hop in family[last & 63] if hop[1] != last >> 6)
           if last & 63 < 50 else () for last in range(4096))
     for family in _FAMILY_HOPS)
-#: Per family, its onward hops and its first hops (what :func:`_still_chains` reads).
-_FAMILIES = tuple(zip(_ONWARD_HOPS, _FIRST_HOPS))
-#: Where a search starts (see ``_FIRST_HOP_STARTS``): from the orthogonal family, both
-#: families; from the diagonal one, that one alone.
-_FAMILIES_FROM = (_FAMILIES, _FAMILIES[1:])
-
+#: Per family, what :func:`_ball_chains` reads: every hop from a square (``_HOPS``)
+#: and the onward hops after a hop (``_ONWARD_HOPS``).
+_BALL_FAMILIES = tuple(zip(_HOPS, _ONWARD_HOPS))
 #: A square's first hop, as :func:`_still_chains` starts from it: its family, jumped
 #: square and landing, its path, and the family's hops after it from that square (as
 #: ``_FIRST_HOPS`` has them; those before it are no hops).
@@ -2104,12 +2107,12 @@ def _search_chains(square: int, ball: int, setting: tuple[list[int], int, int]) 
     return chains
 
 
-def _still_chains(square: int, ball: int, board: list[int], free_ball: int, victim: int,
+def _still_chains(square: int, ball: int, board: Sequence[int], free_ball: int, victim: int,
                   start: _Start) -> list[tuple[Jump, int, int, bool]] | None:
     """``Position._chains`` of the player on ``square`` where no chain changes the ball's
-    hands on the way, on ``board`` (the cells as a list); None where one does (a hop lands
-    on ``free_ball``, the free ball's square, or jumps ``victim``, the square of the
-    opponent holding it; -1: none): the state search of :func:`_ball_chains` says those.
+    hands on the way, on ``board`` (the cells, or a list of them); None where one does (a
+    hop lands on ``free_ball``, the free ball's square, or jumps ``victim``, the square of
+    the opponent holding it; -1: none): the state search of :func:`_ball_chains` says those.
     A breadth-first search per family (orthogonal, then diagonal) whose state is the
     square alone, the path to each kept as an int (6 bits a square, the first highest: a
     pitch square's index is 5-44, so its top bits are never all 0), extended by one shift
@@ -2132,17 +2135,32 @@ def _still_chains(square: int, ball: int, board: list[int], free_ball: int, vict
     family's hops before it are none, and that family's search is the first made."""
     # Two lists a family, not a dictionary: the squares met and, in the same place, the
     # path to each (read while they grow: breadth first); a path's last 6 bits are its
-    # square.
+    # square. The start's family first, then, after the orthogonal one, the diagonal one:
+    # written out twice, not as a loop over the families (no test of which family runs,
+    # no lists swapped; a second family with no first hop costs its four tests alone).
     family, mid, land, path, hops = start
     if land == free_ball or mid == victim:
         return None
-    reached: list[int] | None = [path]
-    met = [land]
-    lands: list[int] | None = None
-    for onward, first in _FAMILIES_FROM[family]:
-        if lands is not None:  # the diagonal family after the orthogonal one
-            reached, hops = None, first[square]
-        for mid, land, path in hops:
+    routes, lands = [path], [land]
+    for mid, land, path in hops:
+        if board[mid] and not board[land]:
+            if land == free_ball or mid == victim:
+                return None
+            routes.append(path)
+            lands.append(land)
+    onward = _ONWARD_HOPS[family]
+    for path in routes:  # (its last two squares: the hop that reached its square)
+        for mid, land in onward[path & 4095]:
+            if board[mid] and not board[land]:
+                if land == free_ball or mid == victim:
+                    return None
+                if land in lands:
+                    continue
+                lands.append(land)
+                routes.append(path << 6 | land)
+    if family == 0:
+        reached: list[int] | None = None
+        for mid, land, path in _FIRST_HOPS[1][square]:
             if board[mid] and not board[land]:
                 if land == free_ball or mid == victim:
                     return None
@@ -2151,28 +2169,25 @@ def _still_chains(square: int, ball: int, board: list[int], free_ball: int, vict
                 else:
                     reached.append(path)
                     met.append(land)
-        if reached is None:
-            continue
-        for path in reached:  # (its last two squares: the hop that reached its square)
-            for mid, land in onward[path & 4095]:
-                if board[mid] and not board[land]:
-                    if land == free_ball or mid == victim:
-                        return None
-                    if land in met:
-                        continue
-                    met.append(land)
-                    reached.append(path << 6 | land)
-        if lands is None:
-            lands, routes = met, reached
-            continue
-        for at, path in zip(met, reached):  # the diagonal family: a shorter path replaces
-            if at in lands:
-                i = lands.index(at)
-                if path.bit_length() < routes[i].bit_length():
-                    routes[i] = path
-            else:
-                lands.append(at)
-                routes.append(path)
+        if reached is not None:
+            onward = _ONWARD_HOPS[1]
+            for path in reached:
+                for mid, land in onward[path & 4095]:
+                    if board[mid] and not board[land]:
+                        if land == free_ball or mid == victim:
+                            return None
+                        if land in met:
+                            continue
+                        met.append(land)
+                        reached.append(path << 6 | land)
+            for at, path in zip(met, reached):  # a shorter diagonal path replaces
+                if at in lands:
+                    i = lands.index(at)
+                    if path.bit_length() < routes[i].bit_length():
+                        routes[i] = path
+                else:
+                    lands.append(at)
+                    routes.append(path)
     held = ball == square
     by_path = _STILL_JUMPS[held]
     out = []
@@ -2199,37 +2214,57 @@ def _ball_chains(square: int, board: list[int], free_ball: int, victim: int) -> 
     mover = board[square]
     board[square] = EMPTY  # while the jumper is in the air; nothing else empties or fills
     start = 2 * square
-    for hops in _HOPS:
+    for hops, onward in _BALL_FAMILIES:
         paths = None
+        # The queue holds a state that took the ball as its complement (~state, < 0): it
+        # tries every hop, the one back too (back with the ball: a new state); any
+        # other state tries its hop's onward hops alone (the hop back reaches the state
+        # it came from).
         for mid, land, state in hops[square]:
             if board[mid] and not board[land]:
+                if paths is None:
+                    paths = {start: square}
+                    queue = []
                 if land == free_ball or mid == victim:
                     state += 1
-                if paths is None:
-                    paths = {start: square, state: square << 6 | land}
-                    queue = [state]
+                    queue.append(~state)
                 else:
-                    paths[state] = square << 6 | land
                     queue.append(state)
+                paths[state] = square << 6 | land
         if paths is None:
             continue
         for state in queue:
-            path = paths[state] << 6
-            if state & 1:  # the jumper has the ball: every state after has it too
+            if state < 0:
+                state = ~state
+                path = paths[state] << 6
                 for mid, land, new in hops[state >> 1]:
                     if board[mid] and not board[land]:
                         new += 1
                         if new not in paths:
                             paths[new] = path | land
                             queue.append(new)
+                continue
+            path = paths[state]
+            if state & 1:  # the jumper has the ball: every state after has it too
+                for mid, land in onward[path & 4095]:
+                    if board[mid] and not board[land]:
+                        new = 2 * land + 1
+                        if new not in paths:
+                            paths[new] = path << 6 | land
+                            queue.append(new)
             else:
-                for mid, land, new in hops[state >> 1]:
+                for mid, land in onward[path & 4095]:
                     if board[mid] and not board[land]:
                         if land == free_ball or mid == victim:
-                            new += 1
-                        if new not in paths:
-                            paths[new] = path | land
-                            queue.append(new)
+                            new = 2 * land + 1
+                            if new not in paths:
+                                paths[new] = path << 6 | land
+                                queue.append(~new)
+                        else:
+                            new = 2 * land
+                            if new not in paths:
+                                paths[new] = path << 6 | land
+                                queue.append(new)
         del paths[start]
         if best is None:
             best = paths
@@ -2245,13 +2280,17 @@ def _ball_chains(square: int, board: list[int], free_ball: int, victim: int) -> 
     # holder, the holder's square (where it was taken is the path's first hop over
     # it), 63 for none; and 1 where the jumper ends with the ball.
     with_ball = (victim if victim >= 0 else 63) << 1 | 1
+    # Read by path from the tables of the chains with the ball taken from ``victim``
+    # and of those without it (the still search's: no key to make but on a miss).
+    taken, kept = _TAKEN_JUMPS[victim], _STILL_JUMPS[False]
     out = []
     for state, path in best.items():
-        key = path << 7 | (with_ball if state & 1 else _NO_BALL)
+        by_path = taken if state & 1 else kept
         try:
-            chain = _JUMPS[key]
+            chain = by_path[path]
         except KeyError:
-            chain = _new_chain(key, victim)
+            key = path << 7 | (with_ball if state & 1 else _NO_BALL)
+            chain = by_path[path] = _JUMPS.get(key) or _new_chain(key, victim)
         out.append(chain)
     return out
 
@@ -2260,7 +2299,7 @@ def _new_chain(key: int, victim: int) -> tuple[Jump, int, int, bool]:
     """The chain of a key of ``_JUMPS`` (see :func:`_ball_chains`), kept there."""
     if len(_JUMPS) >= 1 << 16:  # bounded: chains are many, few are met
         _JUMPS.clear()
-        for by_path in _STILL_JUMPS:
+        for by_path in (*_STILL_JUMPS, *_TAKEN_JUMPS):
             by_path.clear()
     squares = _path_squares(key >> 7)
     stolen = (key >> 1) & 63 != 63
