@@ -557,8 +557,11 @@ def test_the_holders_and_the_keepers_step_sets_are_their_flags() -> None:
     # Stop 31: the listing takes the steps of the ball's holder and of the keeper in its
     # area in one go from the sets of ``mover_steps``, as a plain mover's: the legal set
     # must be the flagged targets whose verdict is sure and legal, the open set those
-    # without a flag (-1: a flagged step needs the full test).
-    from masume.rules.soccer_shogi.geometry import BB_SQUARES, PITCH
+    # without a flag (-1: a flagged step needs the full test). Second round: a player
+    # alone in its own area, and every mover at the second action where the position
+    # owes something (no flags, ``_owing_steps``): each step's verdict outside the open
+    # set is the legal set's.
+    from masume.rules.soccer_shogi.geometry import BB_SQUARES, BB_STEPS, PITCH
 
     kinds = set()
     for seed in (20, 21):
@@ -574,13 +577,20 @@ def test_the_holders_and_the_keepers_step_sets_are_their_flags() -> None:
                 if unflagged < 0:
                     assert lone >= 0 or sure is None
                     continue
-                kinds.add((square == position.ball, position.done, flags != bytes(50)))
+                kinds.add((square == position.ball, square == position.keepers[position.side],
+                           position.done, flags != bytes(50)))
                 for target in PITCH:
                     bit = BB_SQUARES[target]
                     if not position._empty & bit:
                         assert not (legal | unflagged) & bit
                         continue
+                    if BB_STEPS[square] & bit and not unflagged & bit:
+                        new_ball = target if position.ball in (square, target) else position.ball
+                        assert quick.verdict(square, target, new_ball) == bool(legal & bit), \
+                            (position, square, target)
+                    if flags == bytes(50):  # (_owing_steps: the sets alone)
+                        continue
                     flag = flags[target]
                     assert bool(unflagged & bit) == (flag == 0), (position, square, target)
                     assert bool(legal & bit) == (flag == 3 or flag == 1 and bool(sure))
-    assert len(kinds) >= 5, kinds
+    assert len(kinds) >= 9, kinds

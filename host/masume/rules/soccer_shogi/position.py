@@ -628,6 +628,7 @@ class Position:
             step_sets = quick.step_sets
             step_legal, step_open = step_sets if step_sets is not None else (0, -1)
             mover_decided, keeper_decided = step_sets is not None, plain_step is not None
+            second = self.done != 0
             extend_actions = actions.extend
             plain_to_set, empty = quick._plain_to, self._empty
             for square in self._active_squares:
@@ -636,11 +637,13 @@ class Position:
                 # ball's square, where a sandwich may close; the keeper's into an area):
                 # those judged first; where none needs the full test, its legal steps in
                 # one go, from the set of their targets (``_plain_steps``). (A plain mover
-                # does not hold the ball.) The others (the keeper in its area, the ball's
+                # does not hold the ball.) The others (a player in its own area, the ball's
                 # holder) alike, from the sets of their flags (``mover_steps``).
                 reach = _STEPS_AT[square]
                 if plain_from[square]:
-                    if square != keeper:  # (step_open is mostly empty: no set operation)
+                    # (at the second action the keeper's steps are judged as any plain
+                    # mover's: only the first's lets it enter its area unlike the others)
+                    if square != keeper or second:  # (step_open mostly empty: no set op)
                         targets, opened = reach & step_legal, step_open and reach & step_open
                         decided = mover_decided
                     else:  # its steps to plain_to's squares have the verdict plain_step
@@ -680,7 +683,7 @@ class Position:
                     else:
                         to_flags = plain_steps = plain_steps or quick.step_flags()
                     sure, lone = plain_step, -1
-                else:  # the keeper in its area, the ball's holder (or none)
+                else:  # a player in its own area, the ball's holder (or none)
                     to_flags, sure, lone = mover_verdicts[square]
                 for target, action, _ in _STEP_TABLE[square]:
                     if cells[target]:
@@ -1880,8 +1883,9 @@ class _QuickTest:
         mover that is not plain, where its class decides when the position owes nothing
         (rule 1-4): the holder of the ball (then outside the keeper areas: a dribble to
         a quiet square changes nothing counted, one into an area is legal at the first
-        action, as a plain mover's, not at the second) and the keeper alone in its area
-        (a step out of it or within it leaves no count too high); else nothing decided."""
+        action, as a plain mover's, not at the second) and a player alone in its own area,
+        the keeper or another (a step out of it or within it leaves no count too high:
+        :meth:`verdict` tells neither from the other there); else nothing decided."""
         flags, sure, lone, _, _ = self.mover_steps(frm)
         return flags, sure, lone
 
@@ -1889,9 +1893,13 @@ class _QuickTest:
         """:meth:`mover_flags`, and the sets of its flags as ``step_sets`` are to a plain
         mover: the targets where the step is legal, and the free targets without a flag
         (ask :meth:`verdict`); -1 for the second where a flagged step needs the full test
-        (its verdict None: ``lone``'s, or every one's), its steps then judged one by one."""
+        (its verdict None: ``lone``'s, or every one's), its steps then judged one by one.
+        At the second action where the position owes something, the sets alone
+        (:meth:`_owing_steps`)."""
         p = self.position
         if not (self.plain or self._may_spare):
+            if p.done:
+                return self._owing_steps(frm)
             return _NO_FLAGS, None, -1, 0, p._empty
         plain_to, areas_free = self._plain_to, self._areas_free
         if frm == p.ball:
@@ -1902,7 +1910,7 @@ class _QuickTest:
             else:
                 flagged, legal = ones | areas_free, ones
                 flags = (ones | areas_free * _NOT_LEGAL).to_bytes(50, "little")
-        elif frm == self._keeper and frm in self._own_area:
+        elif frm in self._own_area:
             flagged = legal = ones = plain_to | areas_free & BB_AREAS[p.side]
             flags = ones.to_bytes(50, "little")
         else:
@@ -1913,6 +1921,33 @@ class _QuickTest:
         if not sure:  # (only the legal flags' steps are)
             legal ^= ones
         return flags, sure, lone, legal, p._empty ^ flagged
+
+    def _owing_steps(self, frm: int) -> tuple[bytes, bool | None, int, int, int]:
+        """:meth:`mover_steps` at the second action where the position owes something
+        (rule 1-4's counts too high, or a player that entered its own keeper area must
+        leave it): no flags (a chain asks :meth:`verdict`), the sets alone. A step is
+        legal where the turn may then end: only the player that entered moves (not back
+        into its area); a step out to a quiet square where the counts without the mover
+        are right, into the own area where they are none there (not with the ball:
+        held there), into the opponent's never. The full test decides where a sandwich
+        may close, :meth:`verdict` the free ball's square."""
+        p = self.position
+        ball, cells, own_area, entered = p.ball, p.cells, self._own_area, p.entered
+        plain_to, areas_free = self._plain_to, self._areas_free
+        opened = p._empty ^ plain_to ^ areas_free \
+            if self._closers or cells[ball] == EMPTY else 0
+        if entered >= 0 and frm != entered:
+            return _NO_FLAGS, None, -1, 0, opened
+        own = self.own - (frm in own_area)
+        if own > 1 or self.their - (frm in self._their_area) > 0:
+            return _NO_FLAGS, None, -1, 0, opened
+        if frm == ball:  # a dribble: the ball goes with the mover
+            return _NO_FLAGS, None, -1, plain_to, opened
+        if ball in own_area and cells[ball] in self._mine:  # held there by a team-mate
+            return _NO_FLAGS, None, -1, 0, opened
+        if own == 0 and entered < 0:
+            return _NO_FLAGS, None, -1, plain_to | areas_free & BB_AREAS[p.side], opened
+        return _NO_FLAGS, None, -1, plain_to, opened
 
     def spare(self, frm: int) -> int:
         """The targets of the quiet steps left for the second action when ``frm`` moves
