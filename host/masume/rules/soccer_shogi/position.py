@@ -628,7 +628,7 @@ class Position:
             step_sets = quick.step_sets
             step_legal, step_open = step_sets if step_sets is not None else (0, -1)
             mover_decided, keeper_decided = step_sets is not None, plain_step is not None
-            second = self.done != 0
+            second, me = self.done != 0, self.side
             extend_actions = actions.extend
             plain_to_set, empty = quick._plain_to, self._empty
             for square in self._active_squares:
@@ -651,6 +651,13 @@ class Position:
                         opened = reach & empty ^ targets
                         if not plain_step:
                             targets = 0
+                        elif opened and (quick.own or quick.plenty):
+                            # Into its area where the position owes nothing: legal where
+                            # a team-mate stands there (the keeper may step back out) or
+                            # a quiet step is left whatever the move (``plenty``).
+                            into = opened & quick._areas_free & BB_AREAS[me]
+                            targets |= into
+                            opened ^= into
                         decided = keeper_decided
                 else:
                     to_flags, sure, lone, legal_to, unflagged = quick.mover_steps(square)
