@@ -596,33 +596,36 @@ def test_the_holders_and_the_keepers_step_sets_are_their_flags() -> None:
     assert len(kinds) >= 9, kinds
 
 
-def test_the_keepers_steps_outside_its_area_are_a_plain_movers_or_decided() -> None:
-    # Second round: the keeper on a quiet square steps as a plain mover at the second
-    # action (``step_sets``: legal or open); at the first, where the position owes
-    # nothing, its steps into its area are legal where a team-mate stands there or
-    # ``plenty`` holds (not where a sandwich may close, nor onto the ball).
+def test_the_plain_movers_steps_at_the_second_action_and_the_keepers_into_its_area() -> None:
+    # Second round: at the second action a plain mover's steps (the keeper's on a quiet
+    # square too) are legal or open as ``step_sets`` says (none legal where ``plain`` is
+    # not: only where a sandwich may close, the full test); at the first, where the
+    # position owes nothing, the keeper's steps into its area are legal where a team-mate
+    # stands there or ``plenty`` holds (not where a sandwich may close, nor onto the ball).
     from masume.rules.soccer_shogi.geometry import BB_AREAS, BB_SQUARES, BB_STEPS, PITCH
 
     seen = set()
     for seed in (20, 21):
         for position in _positions(600, seed):
             quick = position._quick_test() if position.phase == "play" else None
-            keeper, ball = position.keepers[position.side], position.ball
-            if quick is None or keeper not in position._active_squares \
-                    or not quick.plain_from_flags[keeper]:
+            if quick is None:
                 continue
-            for target in PITCH:
-                bit = BB_SQUARES[target]
-                if not BB_STEPS[keeper] & bit & position._empty:
+            keeper, ball = position.keepers[position.side], position.ball
+            for square in position._active_squares:
+                if not quick.plain_from_flags[square]:
                     continue
-                verdict = quick.verdict(keeper, target, target if target == ball else ball)
-                if position.done:
-                    legal, opened = quick.step_sets
-                    if not opened & bit:
-                        assert verdict == bool(legal & bit), (position, target)
-                        seen.add("second")
-                elif quick.plain_step and (quick.own or quick.plenty) \
-                        and quick._areas_free & BB_AREAS[position.side] & bit:
-                    assert verdict is True, (position, target)
-                    seen.add("first")
-    assert seen == {"first", "second"}
+                for target in PITCH:
+                    bit = BB_SQUARES[target]
+                    if not BB_STEPS[square] & bit & position._empty:
+                        continue
+                    verdict = quick.verdict(square, target, target if target == ball else ball)
+                    if position.done:
+                        legal, opened = quick.step_sets
+                        if not opened & bit:
+                            assert verdict == bool(legal & bit), (position, square, target)
+                            seen.add(("second", square == keeper, quick.plain))
+                    elif square == keeper and quick.plain_step and (quick.own or quick.plenty) \
+                            and quick._areas_free & BB_AREAS[position.side] & bit:
+                        assert verdict is True, (position, target)
+                        seen.add(("first", True, None))
+    assert len(seen) == 5, seen

@@ -1811,9 +1811,10 @@ class _QuickTest:
         #: first action (a listing then asks ``_others`` eight times on average); else
         #: False, and ``_others`` decides.
         #:
-        #: ``step_sets``: a plain mover's steps (not the keeper's) as two sets: the
-        #: targets where its step is legal, and the free targets ``step_flags`` leaves
-        #: to :meth:`verdict` (None: every step goes to the full test). A mover with no
+        #: ``step_sets``: a plain mover's steps (the keeper's at the second action only)
+        #: as two sets: the targets where its step is legal, and the free targets left
+        #: to :meth:`verdict` (None: every step goes to the full test; at the second
+        #: action, where ``plain`` is not, only where a sandwich may close). A mover with no
         #: step of the second set takes its steps in one go (``_plain_steps``). Per
         #: target of a plain mover's step (``step_flags``): 1 its verdict is the mover's
         #: (``plain``, or ``plain_verdict``), _LEGAL, _NOT_LEGAL, or 0: ask
@@ -1835,8 +1836,8 @@ class _QuickTest:
             plain = self.plain = self.plain_step = not bad and position.entered < 0
             self._may_spare = self.plenty = False
             self._counts = -1
-            if not plain:
-                self.step_sets = (0, empty ^ plain_to)
+            if not plain:  # (a plain step changes no count: none is legal)
+                self.step_sets = (0, closing)
             else:
                 legal = plain_to | areas_free & BB_AREAS[me] if own == 0 else plain_to
                 if not ball_free:
