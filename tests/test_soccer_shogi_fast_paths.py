@@ -629,3 +629,27 @@ def test_the_plain_movers_steps_at_the_second_action_and_the_keepers_into_its_ar
                         assert verdict is True, (position, target)
                         seen.add(("first", True, None))
     assert len(seen) == 5, seen
+
+
+def test_the_kicks_where_plenty_does_not_decide_go_a_ray_at_a_time() -> None:
+    # Second round: at the first action, where the position owes nothing and ``plenty``
+    # does not hold, the kicks are still listed a ray at a time where the quiet steps'
+    # targets are two squares or more: every free kick is then legal (a free square's
+    # ``_others`` is all of them), and the listing is the full test's.
+    from masume.rules.soccer_shogi.geometry import ACTIVE, ALL_GOALS
+
+    free_kicks = 0
+    for fresh, quick, listed, full in _listed_beside_full((9, 10)):
+        me, ball = fresh.side, fresh.ball
+        if fresh.done or fresh.cells[ball] != ACTIVE[me] or quick.plenty \
+                or quick.own > 1 or quick.their:
+            continue
+        targets = quick._make_targets()
+        if not targets & (targets - 1):
+            continue
+        for kick, target in fresh._kicks():
+            if target not in ALL_GOALS and not fresh.cells[target]:
+                assert quick.verdict(-1, -1, target) is True, (fresh, kick)
+                free_kicks += 1
+        assert listed == list(full), fresh
+    assert free_kicks >= 20, free_kicks

@@ -729,10 +729,20 @@ class Position:
                 usual = into_area = None
                 if quick.own <= 1 and quick.their == 0:
                     usual, by_others = quick.plenty or None, not quick.plenty
-            if usual and not by_others:
+                    if by_others:
+                        # A free target's ``_others`` is every quiet step's target (no
+                        # player's there): where two squares or more, every free kick
+                        # leaves one (a pass asks ``_others`` of the team-mate's square).
+                        quiet_targets = quick._every_target
+                        if quiet_targets < 0:
+                            quiet_targets = quick._make_targets()
+                        if quiet_targets & (quiet_targets - 1):
+                            usual = True
+            if usual:
                 # _kicks, inlined, a ray at a time: the kicks up to the first occupied
                 # square in one go (``_KICK_LINES``), all legal but a pass into the own
-                # keeper area (the ball held there: ``into_area``).
+                # keeper area (the ball held there: ``into_area``) and, ``by_others``, a
+                # pass where the team-mate's steps are the only quiet ones left.
                 occupied, mate = BB_PITCH ^ self._empty, ACTIVE[me]
                 for line, rising, frees, passes, shot in _KICK_LINES[me][ball]:
                     stop = line & occupied
@@ -749,9 +759,17 @@ class Position:
                     passed = passes[at]
                     if passed is not None and cells[at] == mate:
                         kick, into_own = passed
-                        if not into_own or into_area:
+                        if not (into_own or by_others) or into_area:
                             add_action(kick)
-                        elif into_area is None:
+                            continue
+                        if into_own:
+                            verdict = into_area
+                        else:  # (quick.verdict(-1, -1, at), as in the loop below)
+                            others = quick._others(at)  # type: ignore[union-attr]
+                            verdict = True if others and others != BB_SQUARES[at] else None
+                        if verdict:
+                            add_action(kick)
+                        elif verdict is None:
                             made = self._full_test(self._kick_effect(kick, at))
                             if made is not None:
                                 found[len(actions)] = made
