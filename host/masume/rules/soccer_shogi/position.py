@@ -643,9 +643,15 @@ class Position:
                 if plain_from[square]:
                     # (at the second action the keeper's steps are judged as any plain
                     # mover's: only the first's lets it enter its area unlike the others)
-                    if square != keeper or second:  # (step_open mostly empty: no set op)
-                        targets, opened = reach & step_legal, step_open and reach & step_open
-                        decided = mover_decided
+                    if square != keeper or second:
+                        targets = reach & step_legal
+                        if not step_open:  # (mostly: all its steps decided, in one go)
+                            try:
+                                extend_actions(_PLAIN_STEPS_AT[square][targets])
+                            except KeyError:
+                                extend_actions(_plain_steps(square, targets))
+                            continue
+                        opened, decided = reach & step_open, mover_decided
                     else:  # its steps to plain_to's squares have the verdict plain_step
                         targets = reach & plain_to_set
                         opened = reach & empty ^ targets
@@ -1792,7 +1798,8 @@ class _QuickTest:
         self._keeper = position.keepers[me]
         #: the squares of plain movers, as one byte per square (a set's bytes: square i
         #: is byte i), read with one index per square
-        quiet_but, areas_but, self.plain_from_flags = _BALL_READS[ball]
+        quiet_but, areas_but, quiet_from = _BALL_READS[ball]
+        self.plain_from_flags = quiet_from
         #: the free quiet squares, the targets of the first action's quiet steps
         free = self._free = empty & quiet_but
         #: where a move may close a sandwich on the opponent holding the ball (see
@@ -1870,7 +1877,11 @@ class _QuickTest:
             self._counts = -1
         else:
             self.plain, self.plain_step, self._may_spare = None, True, True
-            counts = self._counts = self._quiet_counts()
+            counts = 0  # _quiet_counts, inlined
+            for square in position._active_squares:
+                if quiet_from[square]:
+                    counts += _STEPS_AT[square]
+            self._counts = counts
             twice = self._twice = (counts + _TWO_OR_MORE) >> 7 & free
             plenty = self.plenty = twice.bit_count() >= 3  # (one bit a square)
             if not ball_free:
