@@ -1952,7 +1952,8 @@ class _QuickTest:
             flags = ones.to_bytes(50, "little")
         else:
             return _NO_FLAGS, None, -1, 0, p._empty
-        sure, lone = (True, -1) if self.plain else self.plain_verdict(frm)
+        # (plain_verdict's first answers, inlined)
+        sure, lone = (True, -1) if self.plain or self.plenty else self.plain_verdict(frm)
         if lone >= 0 or sure is None:
             return flags, sure, lone, 0, -1
         if not sure:  # (only the legal flags' steps are)
