@@ -561,8 +561,11 @@ def test_the_holders_and_the_keepers_step_sets_are_their_flags() -> None:
     # Stop 31: the listing takes the steps of the ball's holder and of the keeper in its
     # area in one go from the sets of ``mover_steps``, as a plain mover's: the legal set
     # must be the flagged targets whose verdict is sure and legal, the open set those
-    # without a flag (-1: a flagged step needs the full test).
-    from masume.rules.soccer_shogi.geometry import BB_SQUARES, PITCH
+    # without a flag (-1: a flagged step needs the full test). Second round: a player
+    # alone in its own area, and every mover at the second action where the position
+    # owes something (no flags, ``_owing_steps``): each step's verdict outside the open
+    # set is the legal set's.
+    from masume.rules.soccer_shogi.geometry import BB_SQUARES, BB_STEPS, PITCH
 
     kinds = set()
     for seed in (20, 21):
@@ -578,13 +581,79 @@ def test_the_holders_and_the_keepers_step_sets_are_their_flags() -> None:
                 if unflagged < 0:
                     assert lone >= 0 or sure is None
                     continue
-                kinds.add((square == position.ball, position.done, flags != bytes(50)))
+                kinds.add((square == position.ball, square == position.keepers[position.side],
+                           position.done, flags != bytes(50)))
                 for target in PITCH:
                     bit = BB_SQUARES[target]
                     if not position._empty & bit:
                         assert not (legal | unflagged) & bit
                         continue
+                    if BB_STEPS[square] & bit and not unflagged & bit:
+                        new_ball = target if position.ball in (square, target) else position.ball
+                        assert quick.verdict(square, target, new_ball) == bool(legal & bit), \
+                            (position, square, target)
+                    if flags == bytes(50):  # (_owing_steps: the sets alone)
+                        continue
                     flag = flags[target]
                     assert bool(unflagged & bit) == (flag == 0), (position, square, target)
                     assert bool(legal & bit) == (flag == 3 or flag == 1 and bool(sure))
-    assert len(kinds) >= 5, kinds
+    assert len(kinds) >= 9, kinds
+
+
+def test_the_plain_movers_steps_at_the_second_action_and_the_keepers_into_its_area() -> None:
+    # Second round: at the second action a plain mover's steps (the keeper's on a quiet
+    # square too) are legal or open as ``step_sets`` says (none legal where ``plain`` is
+    # not: only where a sandwich may close, the full test); at the first, where the
+    # position owes nothing, the keeper's steps into its area are legal where a team-mate
+    # stands there or ``plenty`` holds (not where a sandwich may close, nor onto the ball).
+    from masume.rules.soccer_shogi.geometry import BB_AREAS, BB_SQUARES, BB_STEPS, PITCH
+
+    seen = set()
+    for seed in (20, 21):
+        for position in _positions(600, seed):
+            quick = position._quick_test() if position.phase == "play" else None
+            if quick is None:
+                continue
+            keeper, ball = position.keepers[position.side], position.ball
+            for square in position._active_squares:
+                if not quick.plain_from_flags[square]:
+                    continue
+                for target in PITCH:
+                    bit = BB_SQUARES[target]
+                    if not BB_STEPS[square] & bit & position._empty:
+                        continue
+                    verdict = quick.verdict(square, target, target if target == ball else ball)
+                    if position.done:
+                        legal, opened = quick.step_sets
+                        if not opened & bit:
+                            assert verdict == bool(legal & bit), (position, square, target)
+                            seen.add(("second", square == keeper, quick.plain))
+                    elif square == keeper and quick.plain_step and (quick.own or quick.plenty) \
+                            and quick._areas_free & BB_AREAS[position.side] & bit:
+                        assert verdict is True, (position, target)
+                        seen.add(("first", True, None))
+    assert len(seen) == 5, seen
+
+
+def test_the_kicks_where_plenty_does_not_decide_go_a_ray_at_a_time() -> None:
+    # Second round: at the first action, where the position owes nothing and ``plenty``
+    # does not hold, the kicks are still listed a ray at a time where the quiet steps'
+    # targets are two squares or more: every free kick is then legal (a free square's
+    # ``_others`` is all of them), and the listing is the full test's.
+    from masume.rules.soccer_shogi.geometry import ACTIVE, ALL_GOALS
+
+    free_kicks = 0
+    for fresh, quick, listed, full in _listed_beside_full((9, 10)):
+        me, ball = fresh.side, fresh.ball
+        if fresh.done or fresh.cells[ball] != ACTIVE[me] or quick.plenty \
+                or quick.own > 1 or quick.their:
+            continue
+        targets = quick._make_targets()
+        if not targets & (targets - 1):
+            continue
+        for kick, target in fresh._kicks():
+            if target not in ALL_GOALS and not fresh.cells[target]:
+                assert quick.verdict(-1, -1, target) is True, (fresh, kick)
+                free_kicks += 1
+        assert listed == list(full), fresh
+    assert free_kicks >= 20, free_kicks

@@ -633,6 +633,7 @@ class Position:
             step_sets = quick.step_sets
             step_legal, step_open = step_sets if step_sets is not None else (0, -1)
             mover_decided, keeper_decided = step_sets is not None, plain_step is not None
+            second, me = self.done != 0, self.side
             extend_actions = actions.extend
             plain_to_set, empty = quick._plain_to, self._empty
             for square in self._active_squares:
@@ -641,18 +642,33 @@ class Position:
                 # ball's square, where a sandwich may close; the keeper's into an area):
                 # those judged first; where none needs the full test, its legal steps in
                 # one go, from the set of their targets (``_plain_steps``). (A plain mover
-                # does not hold the ball.) The others (the keeper in its area, the ball's
+                # does not hold the ball.) The others (a player in its own area, the ball's
                 # holder) alike, from the sets of their flags (``mover_steps``).
                 reach = _STEPS_AT[square]
                 if plain_from[square]:
-                    if square != keeper:  # (step_open is mostly empty: no set operation)
-                        targets, opened = reach & step_legal, step_open and reach & step_open
-                        decided = mover_decided
+                    # (at the second action the keeper's steps are judged as any plain
+                    # mover's: only the first's lets it enter its area unlike the others)
+                    if square != keeper or second:
+                        targets = reach & step_legal
+                        if not step_open:  # (mostly: all its steps decided, in one go)
+                            try:
+                                extend_actions(_PLAIN_STEPS_AT[square][targets])
+                            except KeyError:
+                                extend_actions(_plain_steps(square, targets))
+                            continue
+                        opened, decided = reach & step_open, mover_decided
                     else:  # its steps to plain_to's squares have the verdict plain_step
                         targets = reach & plain_to_set
                         opened = reach & empty ^ targets
                         if not plain_step:
                             targets = 0
+                        elif opened and (quick.own or quick.plenty):
+                            # Into its area where the position owes nothing: legal where
+                            # a team-mate stands there (the keeper may step back out) or
+                            # a quiet step is left whatever the move (``plenty``).
+                            into = opened & quick._areas_free & BB_AREAS[me]
+                            targets |= into
+                            opened ^= into
                         decided = keeper_decided
                 else:
                     to_flags, sure, lone, legal_to, unflagged = quick.mover_steps(square)
@@ -685,7 +701,7 @@ class Position:
                     else:
                         to_flags = plain_steps = plain_steps or quick.step_flags()
                     sure, lone = plain_step, -1
-                else:  # the keeper in its area, the ball's holder (or none)
+                else:  # a player in its own area, the ball's holder (or none)
                     to_flags, sure, lone = mover_verdicts[square]
                 for target, action, _ in _STEP_TABLE[square]:
                     if cells[target]:
@@ -724,10 +740,20 @@ class Position:
                 usual = into_area = None
                 if quick.own <= 1 and quick.their == 0:
                     usual, by_others = quick.plenty or None, not quick.plenty
-            if usual and not by_others:
+                    if by_others:
+                        # A free target's ``_others`` is every quiet step's target (no
+                        # player's there): where two squares or more, every free kick
+                        # leaves one (a pass asks ``_others`` of the team-mate's square).
+                        quiet_targets = quick._every_target
+                        if quiet_targets < 0:
+                            quiet_targets = quick._make_targets()
+                        if quiet_targets & (quiet_targets - 1):
+                            usual = True
+            if usual:
                 # _kicks, inlined, a ray at a time: the kicks up to the first occupied
                 # square in one go (``_KICK_LINES``), all legal but a pass into the own
-                # keeper area (the ball held there: ``into_area``).
+                # keeper area (the ball held there: ``into_area``) and, ``by_others``, a
+                # pass where the team-mate's steps are the only quiet ones left.
                 occupied, mate = BB_PITCH ^ self._empty, ACTIVE[me]
                 for line, rising, frees, passes, shot in _KICK_LINES[me][ball]:
                     stop = line & occupied
@@ -744,9 +770,17 @@ class Position:
                     passed = passes[at]
                     if passed is not None and cells[at] == mate:
                         kick, into_own = passed
-                        if not into_own or into_area:
+                        if not (into_own or by_others) or into_area:
                             add_action(kick)
-                        elif into_area is None:
+                            continue
+                        if into_own:
+                            verdict = into_area
+                        else:  # (quick.verdict(-1, -1, at), as in the loop below)
+                            others = quick._others(at)  # type: ignore[union-attr]
+                            verdict = True if others and others != BB_SQUARES[at] else None
+                        if verdict:
+                            add_action(kick)
+                        elif verdict is None:
                             made = self._full_test(self._kick_effect(kick, at))
                             if made is not None:
                                 found[len(actions)] = made
@@ -1770,7 +1804,8 @@ class _QuickTest:
         self._keeper = position.keepers[me]
         #: the squares of plain movers, as one byte per square (a set's bytes: square i
         #: is byte i), read with one index per square
-        quiet_but, areas_but, self.plain_from_flags = _BALL_READS[ball]
+        quiet_but, areas_but, quiet_from = _BALL_READS[ball]
+        self.plain_from_flags = quiet_from
         #: the free quiet squares, the targets of the first action's quiet steps
         free = self._free = empty & quiet_but
         #: where a move may close a sandwich on the opponent holding the ball (see
@@ -1807,9 +1842,10 @@ class _QuickTest:
         #: first action (a listing then asks ``_others`` eight times on average); else
         #: False, and ``_others`` decides.
         #:
-        #: ``step_sets``: a plain mover's steps (not the keeper's) as two sets: the
-        #: targets where its step is legal, and the free targets ``step_flags`` leaves
-        #: to :meth:`verdict` (None: every step goes to the full test). A mover with no
+        #: ``step_sets``: a plain mover's steps (the keeper's at the second action only)
+        #: as two sets: the targets where its step is legal, and the free targets left
+        #: to :meth:`verdict` (None: every step goes to the full test; at the second
+        #: action, where ``plain`` is not, only where a sandwich may close). A mover with no
         #: step of the second set takes its steps in one go (``_plain_steps``). Per
         #: target of a plain mover's step (``step_flags``): 1 its verdict is the mover's
         #: (``plain``, or ``plain_verdict``), _LEGAL, _NOT_LEGAL, or 0: ask
@@ -1831,8 +1867,8 @@ class _QuickTest:
             plain = self.plain = self.plain_step = not bad and position.entered < 0
             self._may_spare = self.plenty = False
             self._counts = -1
-            if not plain:
-                self.step_sets = (0, empty ^ plain_to)
+            if not plain:  # (a plain step changes no count: none is legal)
+                self.step_sets = (0, closing)
             else:
                 legal = plain_to | areas_free & BB_AREAS[me] if own == 0 else plain_to
                 if not ball_free:
@@ -1847,7 +1883,11 @@ class _QuickTest:
             self._counts = -1
         else:
             self.plain, self.plain_step, self._may_spare = None, True, True
-            counts = self._counts = self._quiet_counts()
+            counts = 0  # _quiet_counts, inlined
+            for square in position._active_squares:
+                if quiet_from[square]:
+                    counts += _STEPS_AT[square]
+            self._counts = counts
             twice = self._twice = (counts + _TWO_OR_MORE) >> 7 & free
             plenty = self.plenty = twice.bit_count() >= 3  # (one bit a square)
             if not ball_free:
@@ -1886,8 +1926,9 @@ class _QuickTest:
         mover that is not plain, where its class decides when the position owes nothing
         (rule 1-4): the holder of the ball (then outside the keeper areas: a dribble to
         a quiet square changes nothing counted, one into an area is legal at the first
-        action, as a plain mover's, not at the second) and the keeper alone in its area
-        (a step out of it or within it leaves no count too high); else nothing decided."""
+        action, as a plain mover's, not at the second) and a player alone in its own area,
+        the keeper or another (a step out of it or within it leaves no count too high:
+        :meth:`verdict` tells neither from the other there); else nothing decided."""
         flags, sure, lone, _, _ = self.mover_steps(frm)
         return flags, sure, lone
 
@@ -1895,9 +1936,13 @@ class _QuickTest:
         """:meth:`mover_flags`, and the sets of its flags as ``step_sets`` are to a plain
         mover: the targets where the step is legal, and the free targets without a flag
         (ask :meth:`verdict`); -1 for the second where a flagged step needs the full test
-        (its verdict None: ``lone``'s, or every one's), its steps then judged one by one."""
+        (its verdict None: ``lone``'s, or every one's), its steps then judged one by one.
+        At the second action where the position owes something, the sets alone
+        (:meth:`_owing_steps`)."""
         p = self.position
         if not (self.plain or self._may_spare):
+            if p.done:
+                return self._owing_steps(frm)
             return _NO_FLAGS, None, -1, 0, p._empty
         plain_to, areas_free = self._plain_to, self._areas_free
         if frm == p.ball:
@@ -1908,17 +1953,45 @@ class _QuickTest:
             else:
                 flagged, legal = ones | areas_free, ones
                 flags = (ones | areas_free * _NOT_LEGAL).to_bytes(50, "little")
-        elif frm == self._keeper and frm in self._own_area:
+        elif frm in self._own_area:
             flagged = legal = ones = plain_to | areas_free & BB_AREAS[p.side]
             flags = ones.to_bytes(50, "little")
         else:
             return _NO_FLAGS, None, -1, 0, p._empty
-        sure, lone = (True, -1) if self.plain else self.plain_verdict(frm)
+        # (plain_verdict's first answers, inlined)
+        sure, lone = (True, -1) if self.plain or self.plenty else self.plain_verdict(frm)
         if lone >= 0 or sure is None:
             return flags, sure, lone, 0, -1
         if not sure:  # (only the legal flags' steps are)
             legal ^= ones
         return flags, sure, lone, legal, p._empty ^ flagged
+
+    def _owing_steps(self, frm: int) -> tuple[bytes, bool | None, int, int, int]:
+        """:meth:`mover_steps` at the second action where the position owes something
+        (rule 1-4's counts too high, or a player that entered its own keeper area must
+        leave it): no flags (a chain asks :meth:`verdict`), the sets alone. A step is
+        legal where the turn may then end: only the player that entered moves (not back
+        into its area); a step out to a quiet square where the counts without the mover
+        are right, into the own area where they are none there (not with the ball:
+        held there), into the opponent's never. The full test decides where a sandwich
+        may close, :meth:`verdict` the free ball's square."""
+        p = self.position
+        ball, cells, own_area, entered = p.ball, p.cells, self._own_area, p.entered
+        plain_to, areas_free = self._plain_to, self._areas_free
+        opened = p._empty ^ plain_to ^ areas_free \
+            if self._closers or cells[ball] == EMPTY else 0
+        if entered >= 0 and frm != entered:
+            return _NO_FLAGS, None, -1, 0, opened
+        own = self.own - (frm in own_area)
+        if own > 1 or self.their - (frm in self._their_area) > 0:
+            return _NO_FLAGS, None, -1, 0, opened
+        if frm == ball:  # a dribble: the ball goes with the mover
+            return _NO_FLAGS, None, -1, plain_to, opened
+        if ball in own_area and cells[ball] in self._mine:  # held there by a team-mate
+            return _NO_FLAGS, None, -1, 0, opened
+        if own == 0 and entered < 0:
+            return _NO_FLAGS, None, -1, plain_to | areas_free & BB_AREAS[p.side], opened
+        return _NO_FLAGS, None, -1, plain_to, opened
 
     def spare(self, frm: int) -> int:
         """The targets of the quiet steps left for the second action when ``frm`` moves
