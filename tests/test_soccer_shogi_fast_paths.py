@@ -387,10 +387,13 @@ def test_the_chain_search_finds_what_a_search_over_every_state_finds() -> None:
     # and none does, the chains are that search's.
     from masume.rules.soccer_shogi.position import (
         _FIRST_HOP_STARTS,
-        _PARITY,
         _search_chains,
         _still_chains,
     )
+
+    # A square's parity class (the parities of its file and rank): a chain keeps its
+    # jumper's, landing only on its squares and jumping only the others'.
+    parity = tuple((s % 5 & 1) << 1 | (s // 5 & 1) for s in range(50))
 
     searched, kinds = 0, set()
     for position in _positions(600, seed=12):
@@ -407,7 +410,7 @@ def test_the_chain_search_finds_what_a_search_over_every_state_finds() -> None:
                 searched += 1
                 held = position.ball == square
                 kinds.add("held" if held else "free, elsewhere" if free_ball >= 0 and
-                          _PARITY[free_ball] != _PARITY[square] else "free, in the class"
+                          parity[free_ball] != parity[square] else "free, in the class"
                           if free_ball >= 0 else "holder" if victim >= 0 else "no ball")
                 if any(has_ball for _, _, has_ball in found) and not held:
                     kinds.add("took the ball")
@@ -415,8 +418,8 @@ def test_the_chain_search_finds_what_a_search_over_every_state_finds() -> None:
                     # tries the hop back: back over the same piece, with the ball)
                     if any(has_ball and end == square for _, end, has_ball in found):
                         kinds.add("back to its start with the ball")
-                elif (free_ball >= 0 and _PARITY[free_ball] == _PARITY[square]
-                      or victim >= 0 and _PARITY[victim] != _PARITY[square]):
+                elif (free_ball >= 0 and parity[free_ball] == parity[square]
+                      or victim >= 0 and parity[victim] != parity[square]):
                     start = next(start for mid, land, start in _FIRST_HOP_STARTS[square]
                                  if board[mid] and not board[land])
                     assert _still_chains(square, position.ball, board, free_ball, victim,

@@ -2130,8 +2130,6 @@ _FIRST_HOPS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
     tuple(tuple((mid, land, square << 6 | land) for mid, land in hops)
           for square, hops in enumerate(family))
     for family in _FAMILY_HOPS)
-#: Per square (all 50): its parity class, the parities of its file and rank.
-_PARITY: tuple[int, ...] = tuple((s % 5 & 1) << 1 | (s // 5 & 1) for s in range(50))
 #: Per family, per hop (its last two squares, ``path & 4095`` of a path written as
 #: :func:`_still_chains` writes it): the onward hops from its landing, all but the one
 #: back over the same square (it lands where the hop came from: never a new square).
