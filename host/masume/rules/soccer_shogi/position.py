@@ -186,7 +186,7 @@ _SIDE_READS = tuple((_IN_AREA[me], _AREA_SLICES[me], _AREA_SLICES[1 - me], _MINE
 _NO_CLOSERS: dict[int, int] = {}
 #: No square flagged (``bytes`` of 50 zeros).
 _NO_FLAGS = bytes(50)
-#: ``_QuickTest.mover_flags`` where nothing is decided.
+#: ``_QuickTest.mover_steps``' flags and verdict where nothing is decided.
 _NO_VERDICT: tuple[bytes, bool | None, int] = (_NO_FLAGS, None, -1)
 #: What a position's pickled or copied state leaves out (``Position.__getstate__``).
 _NOT_COPIED = frozenset(("_hash", "_identities"))
@@ -612,7 +612,7 @@ class Position:
             return list(chosen), dict(enumerate(chosen.values()))
         actions: list[Action] = []
         found: dict[int, _Found] = {}
-        # The step flags of the movers that are not plain, and their verdicts (``mover_flags``)
+        # The step flags of the movers that are not plain, and their verdicts (``mover_steps``)
         mover_verdicts: dict[int, tuple[bytes, bool | None, int]] = {}
         add_action = actions.append
         ball = self.ball
@@ -845,7 +845,7 @@ class Position:
             if not plain_from[square]:
                 # The holder's chains (with the ball) and the keeper's in its area (without
                 # it): the verdict of its steps where their flag is 1, which says the same
-                # for any target (see ``mover_flags``; the others assume the target next to
+                # for any target (see ``mover_steps``; the others assume the target next to
                 # the mover).
                 to_flags, sure, lone = mover_verdicts.get(square, _NO_VERDICT)
                 carries = square == ball
@@ -1776,7 +1776,7 @@ class _QuickTest:
     the holder and the opponents lined up with it on its file or rank), as does every
     action where a sandwich stands on the board already. The sets of squares involved
     are bitboards (``geometry.BB_*``), read per square as byte flags: a step whose
-    verdict its mover's class decides (``step_flags``, ``mover_flags``) is one flag
+    verdict its mover's class decides (``step_flags``, ``mover_steps``) is one flag
     read; the others ask :meth:`verdict`.
     """
 
@@ -1921,19 +1921,15 @@ class _QuickTest:
                     * _NOT_LEGAL).to_bytes(50, "little")
         return self.plain_to_flags
 
-    def mover_flags(self, frm: int) -> tuple[bytes, bool | None, int]:
-        """What ``step_flags`` and :meth:`plain_verdict` are to a plain mover, for a
-        mover that is not plain, where its class decides when the position owes nothing
-        (rule 1-4): the holder of the ball (then outside the keeper areas: a dribble to
-        a quiet square changes nothing counted, one into an area is legal at the first
-        action, as a plain mover's, not at the second) and a player alone in its own area,
-        the keeper or another (a step out of it or within it leaves no count too high:
-        :meth:`verdict` tells neither from the other there); else nothing decided."""
-        flags, sure, lone, _, _ = self.mover_steps(frm)
-        return flags, sure, lone
-
     def mover_steps(self, frm: int) -> tuple[bytes, bool | None, int, int, int]:
-        """:meth:`mover_flags`, and the sets of its flags as ``step_sets`` are to a plain
+        """What ``step_flags`` and :meth:`plain_verdict` are to a plain mover (the flags,
+        ``sure`` and ``lone``), for a mover that is not plain, where its class decides
+        when the position owes nothing (rule 1-4): the holder of the ball (then outside
+        the keeper areas: a dribble to a quiet square changes nothing counted, one into an
+        area is legal at the first action, as a plain mover's, not at the second) and a
+        player alone in its own area, the keeper or another (a step out of it or within it
+        leaves no count too high: :meth:`verdict` tells neither from the other there);
+        else nothing decided. Then the sets of its flags, as ``step_sets`` are to a plain
         mover: the targets where the step is legal, and the free targets without a flag
         (ask :meth:`verdict`); -1 for the second where a flagged step needs the full test
         (its verdict None: ``lone``'s, or every one's), its steps then judged one by one.
