@@ -93,6 +93,16 @@ def _quick(position: Position) -> dict[str, str]:
     return {str(a): position.apply(a).to_text() for a in position.legal_actions()}
 
 
+def _quick_tested(count: int, *seeds: int) -> Iterator[tuple[Position, _QuickTest]]:
+    """Positions of random games (``count`` a seed) in play where the quick test is used,
+    each with its quick test."""
+    for seed in seeds:
+        for position in _positions(count, seed):
+            quick = position._quick_test() if position.phase == "play" else None
+            if quick is not None:
+                yield position, quick
+
+
 def _listed_beside_full(seeds: tuple[int, int]) -> Iterator[
         tuple[Position, _QuickTest, list[str], dict[str, str]]]:
     """Positions of random games in play where the quick test is used (300 a seed, the
@@ -304,10 +314,7 @@ def test_the_quiet_steps_left_by_a_mover_are_the_other_players_steps() -> None:
     from masume.rules.soccer_shogi.geometry import BB_STEPS
 
     compared = 0
-    for position in _positions(200, seed=9):
-        quick = position._quick_test() if position.phase == "play" else None
-        if quick is None:
-            continue
+    for position, quick in _quick_tested(200, 9):
         steps = {square: BB_STEPS[square] & quick._free for square in position._active_squares
                  if quick.plain_from_flags[square]}
         for frm in position._active_squares:
@@ -571,34 +578,30 @@ def test_the_holders_and_the_keepers_step_sets_are_their_flags() -> None:
     from masume.rules.soccer_shogi.geometry import BB_SQUARES, BB_STEPS, PITCH
 
     kinds = set()
-    for seed in (20, 21):
-        for position in _positions(600, seed):
-            quick = position._quick_test() if position.phase == "play" else None
-            if quick is None:
+    for position, quick in _quick_tested(600, 20, 21):
+        for square in position._active_squares:
+            if quick.plain_from_flags[square]:
                 continue
-            for square in position._active_squares:
-                if quick.plain_from_flags[square]:
+            flags, sure, lone, legal, unflagged = quick.mover_steps(square)
+            if unflagged < 0:
+                assert lone >= 0 or sure is None
+                continue
+            kinds.add((square == position.ball, square == position.keepers[position.side],
+                       position.done, flags != bytes(50)))
+            for target in PITCH:
+                bit = BB_SQUARES[target]
+                if not position._empty & bit:
+                    assert not (legal | unflagged) & bit
                     continue
-                flags, sure, lone, legal, unflagged = quick.mover_steps(square)
-                if unflagged < 0:
-                    assert lone >= 0 or sure is None
+                if BB_STEPS[square] & bit and not unflagged & bit:
+                    new_ball = target if position.ball in (square, target) else position.ball
+                    assert quick.verdict(square, target, new_ball) == bool(legal & bit), \
+                        (position, square, target)
+                if flags == bytes(50):  # (_owing_steps: the sets alone)
                     continue
-                kinds.add((square == position.ball, square == position.keepers[position.side],
-                           position.done, flags != bytes(50)))
-                for target in PITCH:
-                    bit = BB_SQUARES[target]
-                    if not position._empty & bit:
-                        assert not (legal | unflagged) & bit
-                        continue
-                    if BB_STEPS[square] & bit and not unflagged & bit:
-                        new_ball = target if position.ball in (square, target) else position.ball
-                        assert quick.verdict(square, target, new_ball) == bool(legal & bit), \
-                            (position, square, target)
-                    if flags == bytes(50):  # (_owing_steps: the sets alone)
-                        continue
-                    flag = flags[target]
-                    assert bool(unflagged & bit) == (flag == 0), (position, square, target)
-                    assert bool(legal & bit) == (flag == 3 or flag == 1 and bool(sure))
+                flag = flags[target]
+                assert bool(unflagged & bit) == (flag == 0), (position, square, target)
+                assert bool(legal & bit) == (flag == 3 or flag == 1 and bool(sure))
     assert len(kinds) >= 9, kinds
 
 
@@ -611,29 +614,25 @@ def test_the_plain_movers_steps_at_the_second_action_and_the_keepers_into_its_ar
     from masume.rules.soccer_shogi.geometry import BB_AREAS, BB_SQUARES, BB_STEPS, PITCH
 
     seen = set()
-    for seed in (20, 21):
-        for position in _positions(600, seed):
-            quick = position._quick_test() if position.phase == "play" else None
-            if quick is None:
+    for position, quick in _quick_tested(600, 20, 21):
+        keeper, ball = position.keepers[position.side], position.ball
+        for square in position._active_squares:
+            if not quick.plain_from_flags[square]:
                 continue
-            keeper, ball = position.keepers[position.side], position.ball
-            for square in position._active_squares:
-                if not quick.plain_from_flags[square]:
+            for target in PITCH:
+                bit = BB_SQUARES[target]
+                if not BB_STEPS[square] & bit & position._empty:
                     continue
-                for target in PITCH:
-                    bit = BB_SQUARES[target]
-                    if not BB_STEPS[square] & bit & position._empty:
-                        continue
-                    verdict = quick.verdict(square, target, target if target == ball else ball)
-                    if position.done:
-                        legal, opened = quick.step_sets
-                        if not opened & bit:
-                            assert verdict == bool(legal & bit), (position, square, target)
-                            seen.add(("second", square == keeper, quick.plain))
-                    elif square == keeper and quick.plain_step and (quick.own or quick.plenty) \
-                            and quick._areas_free & BB_AREAS[position.side] & bit:
-                        assert verdict is True, (position, target)
-                        seen.add(("first", True, None))
+                verdict = quick.verdict(square, target, target if target == ball else ball)
+                if position.done:
+                    legal, opened = quick.step_sets
+                    if not opened & bit:
+                        assert verdict == bool(legal & bit), (position, square, target)
+                        seen.add(("second", square == keeper, quick.plain))
+                elif square == keeper and quick.plain_step and (quick.own or quick.plenty) \
+                        and quick._areas_free & BB_AREAS[position.side] & bit:
+                    assert verdict is True, (position, target)
+                    seen.add(("first", True, None))
     assert len(seen) == 5, seen
 
 
