@@ -32,7 +32,8 @@ def _plain_layout(position: Position) -> dict[str, tuple[str, ...]]:
     for i in PITCH:
         cell = position.cells[i]
         if cell:
-            out[SQUARE_NAMES[i]] = ("ball", PIECE_NAMES[cell]) if i == position.ball else (PIECE_NAMES[cell],)
+            piece = PIECE_NAMES[cell]
+            out[SQUARE_NAMES[i]] = ("ball", piece) if i == position.ball else (piece,)
     if not position.cells[position.ball]:
         out[SQUARE_NAMES[position.ball]] = ("ball",)
     return out
@@ -259,7 +260,7 @@ def test_steps_taken_in_one_go_and_chains_onto_the_free_ball_agree_with_the_full
 
     in_one_go = onto_the_ball = 0
     for fresh, quick, listed, full in _listed_beside_full((7, 8)):
-        step_legal, step_open = quick.step_sets or (0, -1)
+        _, step_open = quick.step_sets or (0, -1)
         for square in fresh._active_squares:
             name = SQUARE_NAMES[square]
             if quick.plain_from_flags[square] and square != fresh.keepers[fresh.side] \
